@@ -1,0 +1,106 @@
+/**
+ * Opening keel's one SQLite file: WAL, foreign keys, busy timeout, secure delete, file mode 0600,
+ * the `keel_fold` SQL function the FTS triggers call, and the migrations.
+ *
+ * @module
+ */
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { KeelError } from './errors.js';
+import { migrate } from './migrations.js';
+import { foldForIndex } from './text.js';
+
+/** Options for {@link openDatabase}. */
+export interface OpenOptions {
+  /** How long a writer waits for another process's lock, in ms. Default 15000. */
+  busyTimeoutMs?: number;
+  /** Open without applying migrations (used by tests that migrate step by step). */
+  migrate?: boolean;
+  /** Clock for `applied_at`; ms since epoch. */
+  now?: () => number;
+  /** Open read-only (no migrations, no writes). */
+  readonly?: boolean;
+}
+
+/** Registers the SQL functions the schema's triggers rely on. */
+export function registerFunctions(db: Database.Database): void {
+  db.function('keel_fold', { deterministic: true }, (text: unknown) =>
+    typeof text === 'string' ? foldForIndex(text) : '',
+  );
+}
+
+function isCorruption(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
+}
+
+/**
+ * Opens (creating if needed) a keel database file and brings its schema up to date.
+ *
+ * @param path - the database file; its folder is created with mode 0700 and the file with 0600.
+ * @throws KeelError `DB_OPEN_FAILED` (cannot create or open), `DB_CORRUPT` (not a SQLite file or
+ *   damaged), `FTS5_UNAVAILABLE`, `SCHEMA_FROM_FUTURE` (written by a newer keel).
+ */
+export function openDatabase(path: string, options: OpenOptions = {}): Database.Database {
+  const now = options.now ?? Date.now;
+  let db: Database.Database;
+  try {
+    if (path !== ':memory:' && !options.readonly) {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      closeSync(openSync(path, 'a', 0o600));
+      chmodSync(path, 0o600);
+    }
+    db = new Database(path, {
+      readonly: options.readonly ?? false,
+      fileMustExist: options.readonly ?? false,
+      timeout: options.busyTimeoutMs ?? 15_000,
+    });
+  } catch (err) {
+    throw new KeelError('DB_OPEN_FAILED', `cannot open ${path}: ${(err as Error).message}`, {
+      cause: err,
+      details: { path },
+    });
+  }
+  try {
+    if (!options.readonly) db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('secure_delete = ON');
+    registerFunctions(db);
+    const fts = db.prepare(`SELECT sqlite_compileoption_used('ENABLE_FTS5') AS on_`).get() as {
+      on_: number;
+    };
+    if (!fts.on_) throw new KeelError('FTS5_UNAVAILABLE', 'this SQLite build has no FTS5');
+    if (options.migrate !== false && !options.readonly) migrate(db, now());
+    else db.prepare('SELECT count(*) FROM sqlite_master').get();
+  } catch (err) {
+    db.close();
+    if (KeelError.isInstance(err)) throw err;
+    if (isCorruption(err)) {
+      throw new KeelError(
+        'DB_CORRUPT',
+        `${path} is not a usable keel database: ${(err as Error).message}`,
+        {
+          cause: err,
+          details: { path },
+        },
+      );
+    }
+    throw new KeelError('DB_OPEN_FAILED', `cannot open ${path}: ${(err as Error).message}`, {
+      cause: err,
+      details: { path },
+    });
+  }
+  if (path !== ':memory:' && !options.readonly) {
+    // WAL and shared-memory side files hold the same data: keep them private too.
+    for (const side of [`${path}-wal`, `${path}-shm`]) {
+      try {
+        chmodSync(side, 0o600);
+      } catch {
+        // not created yet; SQLite creates them with the main file's mode.
+      }
+    }
+  }
+  return db;
+}

@@ -1,0 +1,98 @@
+/**
+ * keel's one error type. Every failure a caller can act on carries a stable `code`; the CLI prints
+ * the code and the one-line `fix` from {@link ERROR_FIXES}.
+ *
+ * @module
+ */
+
+/** The stable error codes. Codes are never renamed; new ones are added at the end. */
+export type KeelErrorCode =
+  /** The database was written by a newer keel (its schema version is above the newest migration). */
+  | 'SCHEMA_FROM_FUTURE'
+  /** The database file could not be opened (permissions, missing folder, locked by another tool). */
+  | 'DB_OPEN_FAILED'
+  /** The file is not a SQLite database, or SQLite reports it damaged. */
+  | 'DB_CORRUPT'
+  /** The SQLite build lacks FTS5, which recall needs. */
+  | 'FTS5_UNAVAILABLE'
+  /** Caller input failed validation (bad kind, bad key, empty value, bad option). */
+  | 'INVALID_INPUT'
+  /** A value or message is larger than the store accepts. */
+  | 'TOO_LARGE'
+  /** No row with that id. */
+  | 'NOT_FOUND'
+  /** The row exists but is in a state the operation cannot apply to (e.g. confirming a retracted fact). */
+  | 'INVALID_STATE'
+  /** An import file is not in the named format. */
+  | 'IMPORT_FORMAT'
+  /** A file could not be read. */
+  | 'FILE_UNREADABLE'
+  /** The journal's hash chain or a store invariant is broken (see `keel verify`). */
+  | 'INTEGRITY'
+  /** Another keel process held the database lock for longer than the busy timeout. */
+  | 'BUSY';
+
+/** One line a person can act on, per code. */
+export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
+  SCHEMA_FROM_FUTURE:
+    'This database was written by a newer keel; upgrade keel (git pull && npm start).',
+  DB_OPEN_FAILED: 'Check that KEEL_HOME points to a folder you can write to.',
+  DB_CORRUPT:
+    'The database file is damaged or not a keel database; move it aside and restore from a backup.',
+  FTS5_UNAVAILABLE: 'Reinstall dependencies (pnpm install) so better-sqlite3 is built with FTS5.',
+  INVALID_INPUT: 'Check the arguments; `keel help <verb>` shows the expected form.',
+  TOO_LARGE: 'Shorten the text; keel stores at most the sizes listed in the README.',
+  NOT_FOUND: 'Check the id; `keel recall` or `keel review` list ids.',
+  INVALID_STATE: 'Look at the fact with `keel history <kind>/<key>`; only some states allow this.',
+  IMPORT_FORMAT: 'Check the file and the --format flag (locomo or longmemeval).',
+  FILE_UNREADABLE: 'Check the path and its permissions.',
+  INTEGRITY: 'Run `keel verify` for the full report; restore from a backup if rows were altered.',
+  BUSY: 'Another keel process is writing; try again in a moment.',
+};
+
+const MARKER = Symbol.for('keel.error');
+
+/**
+ * The one error class keel throws for expected failures.
+ *
+ * @example
+ * throw new KeelError('NOT_FOUND', 'no fact f42');
+ */
+export class KeelError extends Error {
+  /** Stable machine-readable code. */
+  readonly code: KeelErrorCode;
+  /** Structured context (ids, paths, versions); safe to print. */
+  readonly details: unknown;
+  readonly [MARKER] = true;
+
+  constructor(
+    code: KeelErrorCode,
+    message: string,
+    options: { details?: unknown; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'KeelError';
+    this.code = code;
+    this.details = options.details;
+  }
+
+  /** The one-line fix for this error's code. */
+  get fix(): string {
+    return ERROR_FIXES[this.code];
+  }
+
+  /** True for any KeelError, even one from another copy of this module. */
+  static isInstance(value: unknown): value is KeelError {
+    return typeof value === 'object' && value !== null && MARKER in value;
+  }
+
+  /** A plain object for `--json` output. */
+  toJSON(): { code: KeelErrorCode; message: string; fix: string; details?: unknown } {
+    return {
+      code: this.code,
+      message: this.message,
+      fix: this.fix,
+      ...(this.details === undefined ? {} : { details: this.details }),
+    };
+  }
+}

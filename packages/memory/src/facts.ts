@@ -1,0 +1,64 @@
+/**
+ * The one accessor for reading facts. Current beliefs are read through the `active_facts` view
+ * (an allowlist on status = 'active'); raw-table reads below are for history and audit only.
+ *
+ * @module
+ */
+import { type StoreContext, stmt } from './context.js';
+import type { Fact, Scope, Slot, Status } from './types.js';
+
+/** The current value of a slot, or undefined. */
+export function activeFact(ctx: StoreContext, slot: Slot): Fact | undefined {
+  return stmt(ctx.db, 'SELECT * FROM active_facts WHERE scope = ? AND kind = ? AND key = ?').get(
+    slot.scope,
+    slot.kind,
+    slot.key,
+  ) as Fact | undefined;
+}
+
+/** Every current belief in a scope, strongest first. */
+export function activeFacts(ctx: StoreContext, scope?: Scope): Fact[] {
+  return (
+    scope
+      ? stmt(ctx.db, 'SELECT * FROM active_facts WHERE scope = ? ORDER BY confidence DESC, id').all(
+          scope,
+        )
+      : stmt(ctx.db, 'SELECT * FROM active_facts ORDER BY confidence DESC, id').all()
+  ) as Fact[];
+}
+
+/** Audit read: a fact row in any status. */
+export function factById(ctx: StoreContext, id: number): Fact | undefined {
+  return stmt(ctx.db, 'SELECT * FROM facts WHERE id = ?').get(id) as Fact | undefined;
+}
+
+/** Audit read: the rows of a slot in the given statuses. */
+export function slotRows(ctx: StoreContext, slot: Slot, statuses: readonly Status[]): Fact[] {
+  const rows = stmt(
+    ctx.db,
+    'SELECT * FROM facts WHERE scope = ? AND kind = ? AND key = ? ORDER BY id DESC',
+  ).all(slot.scope, slot.kind, slot.key) as Fact[];
+  return rows.filter((r) => statuses.includes(r.status));
+}
+
+/**
+ * History read: every version of a slot, newest first, with the links between them. Includes
+ * superseded, retracted, rejected and pending rows.
+ */
+export function history(ctx: StoreContext, slot: Slot): Fact[] {
+  return stmt(
+    ctx.db,
+    'SELECT * FROM facts WHERE scope = ? AND kind = ? AND key = ? ORDER BY created_at DESC, id DESC',
+  ).all(slot.scope, slot.kind, slot.key) as Fact[];
+}
+
+/** Episode ids that support a fact, oldest first. */
+export function evidenceEpisodes(ctx: StoreContext, factId: number): number[] {
+  return (
+    stmt(ctx.db, 'SELECT episode_id FROM fact_evidence WHERE fact_id = ? ORDER BY id').all(
+      factId,
+    ) as {
+      episode_id: number;
+    }[]
+  ).map((r) => r.episode_id);
+}

@@ -1,0 +1,69 @@
+/**
+ * `@keel/memory`: keel's store. One SQLite file; numbered migrations; facts with slots,
+ * confidence, evidence and supersession; episodes; tombstones; a hash-chained journal; the write
+ * review with its evidence gate; lexical recall; decay and prune; verification; import.
+ *
+ * Imports no other keel package.
+ *
+ * @module
+ */
+export { type Clock, type StoreContext, stmt } from './context.js';
+export { type OpenOptions, openDatabase, registerFunctions } from './db.js';
+export { type EpisodeInput, MAX_EPISODE_CHARS } from './episodes.js';
+export { ERROR_FIXES, KeelError, type KeelErrorCode } from './errors.js';
+export type { ImportOptions, ImportResult } from './import/import.js';
+export {
+  type ImportedTurn,
+  type ImportFormat,
+  type ParsedImport,
+  parseImport,
+  parseLocomoDate,
+  parseLongMemEvalDate,
+} from './import/parsers.js';
+export { GENESIS_HASH, type JournalBreak, type JournalEntry, verifyJournal } from './journal.js';
+export {
+  type ForgetResult,
+  type OwnerActionOptions,
+  type PendingItem,
+  PURGED,
+  type ReviewQueue,
+  WEAK_BELIEF_THRESHOLD,
+} from './lifecycle.js';
+export { DECAY_GRACE_WEEKS, DECAY_PER_WEEK, type DecayChange, PRUNE_BELOW } from './maintenance.js';
+export {
+  LATEST_VERSION,
+  MIGRATIONS,
+  type Migration,
+  migrate,
+  schemaVersion,
+} from './migrations.js';
+export {
+  EPISODE_HALF_LIFE_MS,
+  type EpisodeResult,
+  type FactResult,
+  KEY_BOOST,
+  type Provenance,
+  type RecallMode,
+  type RecallOptions,
+  type RecallResponse,
+  type RecallResult,
+  RRF_K,
+} from './recall.js';
+export { findSecret, looksLikeInjection } from './scan.js';
+export { DB_FILENAME, MemoryStore, parseFactId, parseSlot, type StoreOptions } from './store.js';
+export { foldForIndex, ftsMatch, humanAge, normalizeValue, queryTerms, valueHash } from './text.js';
+export * from './types.js';
+export type { VerifyProblem, VerifyReport } from './verify.js';
+export {
+  authority,
+  confidenceCeiling,
+  FIRST_SIGHTING_CAP,
+  isOwnerSource,
+  MAX_VALUE_CHARS,
+  NON_OWNER_MAX,
+  normalizeKey,
+  REPEAT_STEP,
+  type RememberInput,
+  STRONG_CONFIDENCE,
+  type WriteResult,
+} from './write.js';

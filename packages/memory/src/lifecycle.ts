@@ -1,0 +1,360 @@
+/**
+ * The owner's review surface and forgetting: list what needs a decision, confirm, reject, forget,
+ * and purge. Every state has an exit: a pending row leaves by confirm or reject; an active row by
+ * supersession, forget, reject or prune.
+ *
+ * @module
+ */
+import { type StoreContext, stmt } from './context.js';
+import { addEpisode } from './episodes.js';
+import { KeelError } from './errors.js';
+import { activeFact, factById, slotRows } from './facts.js';
+import { appendJournal } from './journal.js';
+import type { Actor, Fact } from './types.js';
+import { isOwnerSource } from './write.js';
+
+/** Confidence below which a non-owner belief is listed for review. */
+export const WEAK_BELIEF_THRESHOLD = 0.75;
+
+/** A pending conflict with the value it contradicts. */
+export interface PendingItem {
+  fact: Fact;
+  /** The current value it contradicts, if the slot still has one. */
+  current: Fact | null;
+}
+
+/** What `review` lists. */
+export interface ReviewQueue {
+  pending: PendingItem[];
+  /** Active beliefs not from the owner with confidence below the threshold, weakest first. */
+  weak: Fact[];
+  threshold: number;
+}
+
+/** Lists pending conflicts and weakly evidenced beliefs. */
+export function reviewQueue(ctx: StoreContext, threshold = WEAK_BELIEF_THRESHOLD): ReviewQueue {
+  // Pending rows are not current beliefs; this audit read is the review surface itself.
+  const pending = (
+    stmt(
+      ctx.db,
+      `SELECT * FROM facts WHERE status = 'pending' ORDER BY created_at, id`,
+    ).all() as Fact[]
+  ).map((fact) => ({ fact, current: activeFact(ctx, fact) ?? null }));
+  const weak = stmt(
+    ctx.db,
+    `SELECT * FROM active_facts
+     WHERE confidence < ? AND source NOT IN ('owner_stated', 'owner_confirmed')
+     ORDER BY confidence, id`,
+  ).all(threshold) as Fact[];
+  return { pending, weak, threshold };
+}
+
+function loadFact(ctx: StoreContext, id: number): Fact {
+  const fact = factById(ctx, id);
+  if (!fact) throw new KeelError('NOT_FOUND', `no fact ${id}`, { details: { id } });
+  return fact;
+}
+
+function ownerEpisode(ctx: StoreContext, text: string, channel: string): number {
+  return addEpisode(ctx, { kind: 'command', channel, role: 'owner', text, actor: 'owner' }).id;
+}
+
+/** Options shared by the owner's verbs. */
+export interface OwnerActionOptions {
+  /** Channel the owner acted from (terminal, cli, discord). Default "cli". */
+  channel?: string;
+}
+
+/**
+ * The owner confirms a belief: it becomes `owner_confirmed` at confidence 1.0. A pending conflict
+ * becomes the current value and supersedes what it contradicted.
+ *
+ * @returns the confirmed fact and the one it superseded, if any.
+ * @throws KeelError `NOT_FOUND`, `INVALID_STATE` (not active or pending).
+ */
+export function confirm(
+  ctx: StoreContext,
+  id: number,
+  options: OwnerActionOptions = {},
+): { fact: Fact; superseded: Fact | null } {
+  const run = ctx.db.transaction(() => {
+    const now = ctx.now();
+    const fact = loadFact(ctx, id);
+    if (fact.status !== 'active' && fact.status !== 'pending') {
+      throw new KeelError(
+        'INVALID_STATE',
+        `fact ${id} is ${fact.status}; only active or pending facts can be confirmed`,
+      );
+    }
+    const episodeId = ownerEpisode(ctx, `confirm f${id}`, options.channel ?? 'cli');
+    let superseded: Fact | null = null;
+    if (fact.status === 'pending') {
+      const current = activeFact(ctx, fact);
+      if (current) {
+        stmt(
+          ctx.db,
+          `UPDATE facts SET status = 'superseded', superseded_by_id = ?, updated_at = ?,
+             valid_to = coalesce(valid_to, ?), status_reason = 'owner confirmed another value' WHERE id = ?`,
+        ).run(id, now, now, current.id);
+        superseded = factById(ctx, current.id)!;
+      }
+      // Other pending rows for the same slot and value are resolved by this confirmation.
+      for (const p of slotRows(ctx, fact, ['pending'])) {
+        if (p.id !== id && p.value_hash === fact.value_hash) {
+          stmt(
+            ctx.db,
+            `UPDATE facts SET status = 'superseded', superseded_by_id = ?, updated_at = ?,
+               status_reason = 'resolved: the same value was confirmed' WHERE id = ?`,
+          ).run(id, now, p.id);
+        }
+      }
+    }
+    stmt(
+      ctx.db,
+      'INSERT OR IGNORE INTO fact_evidence (fact_id, episode_id, source, observed_at) VALUES (?, ?, ?, ?)',
+    ).run(id, episodeId, 'owner_confirmed', now);
+    stmt(
+      ctx.db,
+      `UPDATE facts SET status = 'active', source = 'owner_confirmed', confidence = 1.0,
+         evidence_count = (SELECT count(*) FROM fact_evidence WHERE fact_id = ?),
+         supersedes_id = coalesce(?, supersedes_id), conflicts_with_id = NULL,
+         last_seen_at = ?, updated_at = ?, status_reason = 'confirmed by the owner' WHERE id = ?`,
+    ).run(id, superseded?.id ?? null, now, now, id);
+    const after = factById(ctx, id)!;
+    appendJournal(ctx.db, {
+      at: now,
+      actor: 'owner',
+      op: 'confirm',
+      entity: 'fact',
+      entityId: id,
+      payload: {
+        before: { status: fact.status, source: fact.source, confidence: fact.confidence },
+        after,
+        superseded: superseded?.id ?? null,
+      },
+    });
+    return { fact: after, superseded };
+  });
+  return run.immediate();
+}
+
+function tombstone(
+  ctx: StoreContext,
+  fact: Fact,
+  reason: 'forgotten' | 'purged' | 'pruned' | 'rejected',
+  now: number,
+) {
+  stmt(
+    ctx.db,
+    `INSERT INTO tombstones (scope, kind, key, value_hash, reason, fact_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(fact.scope, fact.kind, fact.key, fact.value_hash, reason, fact.id, now);
+}
+
+/**
+ * Moves an active or pending fact to `status` and leaves a tombstone so that no later observed or
+ * inferred write can bring the value back. Used by reject, forget and prune.
+ *
+ * @throws KeelError `NOT_FOUND`, `INVALID_STATE`.
+ */
+export function retire(
+  ctx: StoreContext,
+  id: number,
+  how: {
+    status: 'rejected' | 'retracted';
+    reason: 'rejected' | 'forgotten' | 'pruned';
+    actor: Actor;
+    why: string;
+  },
+): Fact {
+  const now = ctx.now();
+  const fact = loadFact(ctx, id);
+  if (fact.status !== 'active' && fact.status !== 'pending') {
+    throw new KeelError('INVALID_STATE', `fact ${id} is already ${fact.status}`);
+  }
+  stmt(
+    ctx.db,
+    `UPDATE facts SET status = ?, updated_at = ?, valid_to = coalesce(valid_to, ?), status_reason = ? WHERE id = ?`,
+  ).run(how.status, now, now, how.why, id);
+  tombstone(ctx, fact, how.reason, now);
+  const after = factById(ctx, id)!;
+  appendJournal(ctx.db, {
+    at: now,
+    actor: how.actor,
+    op: how.reason === 'rejected' ? 'reject' : how.reason === 'pruned' ? 'prune' : 'forget',
+    entity: 'fact',
+    entityId: id,
+    payload: {
+      before: { status: fact.status },
+      after: { status: after.status },
+      reason: how.why,
+      value: fact.value,
+    },
+  });
+  return after;
+}
+
+/**
+ * The owner rejects a belief: `rejected` plus a tombstone.
+ *
+ * @throws KeelError `NOT_FOUND`, `INVALID_STATE`.
+ */
+export function reject(ctx: StoreContext, id: number, options: OwnerActionOptions = {}): Fact {
+  return ctx.db
+    .transaction(() => {
+      ownerEpisode(ctx, `reject f${id}`, options.channel ?? 'cli');
+      return retire(ctx, id, {
+        status: 'rejected',
+        reason: 'rejected',
+        actor: 'owner',
+        why: 'rejected by the owner',
+      });
+    })
+    .immediate();
+}
+
+/** What `forget` did. */
+export interface ForgetResult {
+  fact: Fact;
+  purged: boolean;
+  /** Rows of the slot whose value was erased (the fact and earlier versions with the same value). */
+  erasedFacts: number[];
+  /** Journal entries whose payload was redacted. */
+  redactedJournal: number;
+  /** Episodes whose text contained the value and had it redacted. */
+  redactedEpisodes: number[];
+}
+
+/** The text that replaces a purged value. */
+export const PURGED = '[purged]';
+
+/**
+ * Forgets a fact: `retracted` plus a tombstone, so a later observed or inferred write of the value
+ * is ignored (an owner_stated write may restore it). With `purge`, the value is also erased from
+ * every fact row of the slot that held it, from the FTS index, from the journal's payloads and
+ * from the episodes it was stated in; its hash is kept so the tombstone still works.
+ *
+ * @throws KeelError `NOT_FOUND`, `INVALID_STATE` (already gone and not purging).
+ */
+export function forget(
+  ctx: StoreContext,
+  id: number,
+  options: OwnerActionOptions & { purge?: boolean } = {},
+): ForgetResult {
+  const result = ctx.db
+    .transaction((): ForgetResult => {
+      const now = ctx.now();
+      let fact = loadFact(ctx, id);
+      ownerEpisode(
+        ctx,
+        `forget f${id}${options.purge ? ' --purge' : ''}`,
+        options.channel ?? 'cli',
+      );
+      if (fact.status === 'active' || fact.status === 'pending') {
+        fact = retire(ctx, id, {
+          status: 'retracted',
+          reason: 'forgotten',
+          actor: 'owner',
+          why: 'forgotten by the owner',
+        });
+      } else if (!options.purge) {
+        throw new KeelError(
+          'INVALID_STATE',
+          `fact ${id} is already ${fact.status}; use --purge to erase its value`,
+        );
+      }
+      if (!options.purge)
+        return { fact, purged: false, erasedFacts: [], redactedJournal: 0, redactedEpisodes: [] };
+      if (fact.purged_at !== null) {
+        return { fact, purged: true, erasedFacts: [], redactedJournal: 0, redactedEpisodes: [] };
+      }
+      const value = fact.value;
+      // Every non-current row of the slot holding this value (history included) is erased.
+      const rows = (
+        stmt(
+          ctx.db,
+          'SELECT * FROM facts WHERE scope = ? AND kind = ? AND key = ? AND value_hash = ?',
+        ).all(fact.scope, fact.kind, fact.key, fact.value_hash) as Fact[]
+      ).filter((r) => r.status !== 'active' && r.status !== 'pending');
+      for (const r of rows) {
+        stmt(ctx.db, 'UPDATE facts SET value = ?, purged_at = ?, updated_at = ? WHERE id = ?').run(
+          PURGED,
+          now,
+          now,
+          r.id,
+        );
+      }
+      tombstone(ctx, fact, 'purged', now);
+      // The journal: every payload that names these rows or carries the value.
+      const needle = JSON.stringify(value).slice(1, -1);
+      const ids = rows.map((r) => r.id);
+      const entries = stmt(
+        ctx.db,
+        `SELECT seq, payload FROM journal WHERE instr(payload, ?) > 0`,
+      ).all(needle) as {
+        seq: number;
+        payload: string;
+      }[];
+      let redactedJournal = 0;
+      for (const e of entries) {
+        stmt(ctx.db, 'UPDATE journal SET payload = ?, redacted_at = ? WHERE seq = ?').run(
+          e.payload.split(needle).join(PURGED),
+          now,
+          e.seq,
+        );
+        redactedJournal++;
+      }
+      // Episodes the value was stated in (its evidence) lose the value's text.
+      const redactedEpisodes: number[] = [];
+      const evidence = ids.length
+        ? (ctx.db
+            .prepare(
+              `SELECT DISTINCT e.id, e.text FROM fact_evidence fe JOIN episodes e ON e.id = fe.episode_id
+               WHERE fe.fact_id IN (${ids.map(() => '?').join(',')})`,
+            )
+            .all(...ids) as { id: number; text: string }[])
+        : [];
+      for (const ep of evidence) {
+        if (!ep.text.includes(value)) continue;
+        stmt(ctx.db, 'UPDATE episodes SET text = ?, redacted_at = ? WHERE id = ?').run(
+          ep.text.split(value).join(PURGED),
+          now,
+          ep.id,
+        );
+        redactedEpisodes.push(ep.id);
+      }
+      appendJournal(ctx.db, {
+        at: now,
+        actor: 'owner',
+        op: 'purge',
+        entity: 'fact',
+        entityId: id,
+        payload: {
+          erased_facts: ids,
+          value_hash: fact.value_hash,
+          redacted_journal: redactedJournal,
+          redacted_episodes: redactedEpisodes,
+        },
+      });
+      return {
+        fact: factById(ctx, id)!,
+        purged: true,
+        erasedFacts: ids,
+        redactedJournal,
+        redactedEpisodes,
+      };
+    })
+    .immediate();
+  if (result.purged && result.erasedFacts.length > 0) {
+    // Merge FTS segments so deleted tokens are gone from disk, and fold the WAL into the file.
+    ctx.db.exec(`INSERT INTO facts_fts (facts_fts) VALUES ('optimize')`);
+    ctx.db.exec(`INSERT INTO episodes_fts (episodes_fts) VALUES ('optimize')`);
+    ctx.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+  return result;
+}
+
+/** True when a fact's source lets it decay and be pruned (never the owner's word). */
+export function isDecayable(fact: Pick<Fact, 'source' | 'evidence_count'>): boolean {
+  return !isOwnerSource(fact.source) && fact.evidence_count === 1;
+}

@@ -1,0 +1,235 @@
+/**
+ * The one place that decides what is recalled.
+ *
+ * Candidates come from the FTS5 indexes over the whole store (never a recency window): BM25 over
+ * active facts and, as a separate arm, over episodes. Within each arm, ranks are fused by
+ * reciprocal rank fusion (k = 60; Cormack, Clarke & Büttcher, SIGIR 2009), so a second arm
+ * (embeddings) can join without recalibrating scores. Then:
+ *
+ * - facts: × (0.7 + 0.3 · confidence), × 1.3 when a query term hits the fact's kind/key; no
+ *   recency term (a preference does not fade for being old);
+ * - episodes: × (0.6 + 0.4 · 0.5^(age / 30 days)), a 30-day half-life recency term.
+ *
+ * Recall bumps `access_count` and `last_accessed_at` of the facts it returns (a documented side
+ * effect: use slows decay; it never raises confidence).
+ *
+ * @module
+ */
+import { type StoreContext, stmt } from './context.js';
+import { KeelError } from './errors.js';
+import { evidenceEpisodes } from './facts.js';
+import { ftsMatch, humanAge, queryTerms } from './text.js';
+import type { Episode, Fact, Kind, Role, Scope, Source, Status } from './types.js';
+
+/** Reciprocal rank fusion constant (Cormack et al. 2009). */
+export const RRF_K = 60;
+/** Multiplier for a fact whose kind/key a query term hits. */
+export const KEY_BOOST = 1.3;
+/** Episode recency half-life, ms (30 days). */
+export const EPISODE_HALF_LIFE_MS = 30 * 86_400_000;
+
+/** How recall ran: lexical (BM25 only) or hybrid (BM25 + embeddings). */
+export type RecallMode = 'lexical' | 'hybrid';
+
+/** Options for {@link recall}. */
+export interface RecallOptions {
+  /** Results to return, 1..200. Default 10. */
+  limit?: number;
+  /** Only facts or only episodes. */
+  type?: 'fact' | 'episode';
+  /** Fact scope, filtered before scoring. Default "owner". */
+  scope?: Scope;
+  /** Bump access counters (default true). */
+  touch?: boolean;
+  /** Include the supporting episode ids of each fact (default true). */
+  withEvidence?: boolean;
+}
+
+/** Where an episode came from. */
+export interface Provenance {
+  channel: string;
+  role: Role;
+  speaker: string | null;
+  /** When it was said, ms since epoch. */
+  occurred_at: number;
+  /** E.g. the LoCoMo dia_id "D1:3", or a LongMemEval "session#turn". */
+  source_id: string | null;
+  source_doc: string | null;
+  session: string | null;
+}
+
+/** One recalled fact. */
+export interface FactResult {
+  type: 'fact';
+  id: number;
+  /** Short reference, e.g. "f42". */
+  ref: string;
+  scope: Scope;
+  kind: Kind;
+  key: string;
+  value: string;
+  confidence: number;
+  evidence_count: number;
+  source: Source;
+  status: Status;
+  /** Fused score (higher is better); comparable only within one response. */
+  score: number;
+  /** ms since the fact was last seen. */
+  age_ms: number;
+  age: string;
+  valid_from: number | null;
+  /** Episode ids that support it. */
+  evidence?: number[];
+}
+
+/** One recalled episode. */
+export interface EpisodeResult {
+  type: 'episode';
+  id: number;
+  ref: string;
+  text: string;
+  score: number;
+  age_ms: number;
+  age: string;
+  provenance: Provenance;
+}
+
+export type RecallResult = FactResult | EpisodeResult;
+
+/** What {@link recall} returns. */
+export interface RecallResponse {
+  mode: RecallMode;
+  query: string;
+  /** The terms searched for after stopwords and punctuation were dropped. */
+  terms: string[];
+  results: RecallResult[];
+}
+
+/** Ranks from scores where lower is better (BM25 in SQLite), ties sharing a rank (1-based). */
+function ranks(scores: number[]): number[] {
+  const out: number[] = [];
+  let rank = 0;
+  for (let i = 0; i < scores.length; i++) {
+    if (i === 0 || scores[i] !== scores[i - 1]) rank = i + 1;
+    out.push(rank);
+  }
+  return out;
+}
+
+/**
+ * Recalls facts and episodes for a query, best first.
+ *
+ * @throws KeelError `INVALID_INPUT` for a non-string query or a limit outside 1..200.
+ */
+export function recall(
+  ctx: StoreContext,
+  query: string,
+  options: RecallOptions = {},
+): RecallResponse {
+  if (typeof query !== 'string') throw new KeelError('INVALID_INPUT', 'query must be text');
+  const limit = options.limit ?? 10;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
+    throw new KeelError('INVALID_INPUT', 'limit must be a whole number from 1 to 200');
+  }
+  const terms = queryTerms(query);
+  const match = ftsMatch(terms);
+  const response: RecallResponse = { mode: 'lexical', query, terms, results: [] };
+  if (!match) return response;
+  const now = ctx.now();
+  const depth = Math.max(limit * 3, 30);
+  const scope = options.scope ?? 'owner';
+
+  const results: RecallResult[] = [];
+  if (options.type !== 'episode') {
+    const rows = stmt(
+      ctx.db,
+      `SELECT f.*, bm25(facts_fts) AS bm FROM facts_fts
+       JOIN active_facts f ON f.id = facts_fts.rowid
+       WHERE facts_fts MATCH ? AND f.scope = ?
+       ORDER BY bm LIMIT ?`,
+    ).all(match, scope, depth) as (Fact & { bm: number })[];
+    if (rows.length > 0) {
+      const keyHits = new Set(
+        (
+          stmt(ctx.db, `SELECT rowid AS id FROM facts_fts WHERE facts_fts MATCH ?`).all(
+            `{key} : (${match})`,
+          ) as { id: number }[]
+        ).map((r) => r.id),
+      );
+      const r = ranks(rows.map((x) => x.bm));
+      rows.forEach((f, i) => {
+        const rrf = 1 / (RRF_K + r[i]!);
+        const score = rrf * (0.7 + 0.3 * f.confidence) * (keyHits.has(f.id) ? KEY_BOOST : 1);
+        results.push({
+          type: 'fact',
+          id: f.id,
+          ref: `f${f.id}`,
+          scope: f.scope,
+          kind: f.kind,
+          key: f.key,
+          value: f.value,
+          confidence: f.confidence,
+          evidence_count: f.evidence_count,
+          source: f.source,
+          status: f.status,
+          score,
+          age_ms: now - f.last_seen_at,
+          age: humanAge(now - f.last_seen_at),
+          valid_from: f.valid_from,
+        });
+      });
+    }
+  }
+  if (options.type !== 'fact') {
+    const rows = stmt(
+      ctx.db,
+      `SELECT e.*, m.bm FROM (
+         SELECT rowid AS id, bm25(episodes_fts) AS bm FROM episodes_fts
+         WHERE episodes_fts MATCH ? ORDER BY bm LIMIT ?
+       ) m JOIN episodes e ON e.id = m.id ORDER BY m.bm`,
+    ).all(match, depth) as (Episode & { bm: number })[];
+    const r = ranks(rows.map((x) => x.bm));
+    rows.forEach((e, i) => {
+      const rrf = 1 / (RRF_K + r[i]!);
+      const age = Math.max(0, now - e.occurred_at);
+      const recency = 0.5 ** (age / EPISODE_HALF_LIFE_MS);
+      results.push({
+        type: 'episode',
+        id: e.id,
+        ref: `e${e.id}`,
+        text: e.text,
+        score: rrf * (0.6 + 0.4 * recency),
+        age_ms: age,
+        age: humanAge(age),
+        provenance: {
+          channel: e.channel,
+          role: e.role,
+          speaker: e.speaker,
+          occurred_at: e.occurred_at,
+          source_id: e.source_id,
+          source_doc: e.source_doc,
+          session: e.session_key,
+        },
+      });
+    });
+  }
+  // Stable: equal scores keep arm order (facts first), then BM25 order.
+  results.sort((a, b) => b.score - a.score);
+  response.results = results.slice(0, limit);
+
+  const facts = response.results.filter((x): x is FactResult => x.type === 'fact');
+  if (options.withEvidence !== false)
+    for (const f of facts) f.evidence = evidenceEpisodes(ctx, f.id);
+  if (options.touch !== false && facts.length > 0) {
+    const bump = stmt(
+      ctx.db,
+      'UPDATE facts SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?',
+    );
+    ctx.db
+      .transaction(() => {
+        for (const f of facts) bump.run(now, f.id);
+      })
+      .immediate();
+  }
+  return response;
+}

@@ -1,0 +1,115 @@
+/**
+ * `keel verify`: walks the journal's hash chain and checks the store's invariants, reporting every
+ * break. Nothing is skipped silently and nothing is repaired here.
+ *
+ * @module
+ */
+import type { StoreContext } from './context.js';
+import { type JournalBreak, verifyJournal } from './journal.js';
+import { LATEST_VERSION, schemaVersion } from './migrations.js';
+
+/** One broken invariant. */
+export interface VerifyProblem {
+  check: string;
+  detail: string;
+}
+
+/** The verification report. */
+export interface VerifyReport {
+  ok: boolean;
+  schemaVersion: number;
+  journal: { entries: number; breaks: JournalBreak[] };
+  problems: VerifyProblem[];
+  counts: { facts: number; active: number; episodes: number; tombstones: number };
+}
+
+const count = (ctx: StoreContext, sql: string) => (ctx.db.prepare(sql).get() as { n: number }).n;
+
+/** Runs every check. */
+export function verify(ctx: StoreContext): VerifyReport {
+  const problems: VerifyProblem[] = [];
+  const add = (check: string, detail: string) => problems.push({ check, detail });
+
+  const integrity = ctx.db.pragma('integrity_check') as { integrity_check: string }[];
+  for (const r of integrity)
+    if (r.integrity_check !== 'ok') add('sqlite_integrity', r.integrity_check);
+  const fk = ctx.db.pragma('foreign_key_check') as {
+    table: string;
+    rowid: number;
+    parent: string;
+  }[];
+  for (const r of fk)
+    add('foreign_keys', `${r.table} row ${r.rowid} points at a missing ${r.parent}`);
+
+  const version = schemaVersion(ctx.db);
+  if (version !== LATEST_VERSION)
+    add('schema', `schema version ${version}, expected ${LATEST_VERSION}`);
+
+  for (const r of ctx.db
+    .prepare(
+      `SELECT scope, kind, key, count(*) AS n FROM facts WHERE status = 'active'
+       GROUP BY scope, kind, key HAVING n > 1`,
+    )
+    .all() as { scope: string; kind: string; key: string; n: number }[]) {
+    add('one_active_per_slot', `${r.scope}:${r.kind}/${r.key} has ${r.n} active rows`);
+  }
+  for (const r of ctx.db
+    .prepare(
+      `SELECT f.id, f.evidence_count AS claimed, (SELECT count(*) FROM fact_evidence e WHERE e.fact_id = f.id) AS actual
+       FROM facts f WHERE claimed <> actual`,
+    )
+    .all() as { id: number; claimed: number; actual: number }[]) {
+    add('evidence_count', `fact ${r.id} claims ${r.claimed} pieces of evidence, has ${r.actual}`);
+  }
+  for (const r of ctx.db
+    .prepare(
+      `SELECT id, confidence, source FROM facts
+       WHERE source NOT IN ('owner_stated', 'owner_confirmed') AND confidence > 0.95`,
+    )
+    .all() as { id: number; confidence: number; source: string }[]) {
+    add('evidence_gate', `fact ${r.id} (${r.source}) holds confidence ${r.confidence} > 0.95`);
+  }
+  for (const r of ctx.db
+    .prepare(
+      `SELECT a.id FROM facts a JOIN facts b ON b.id = a.superseded_by_id
+       WHERE a.status = 'superseded' AND b.supersedes_id IS NOT a.id AND b.status <> 'superseded'`,
+    )
+    .all() as { id: number }[]) {
+    add('supersession_chain', `fact ${r.id}'s successor does not link back to it`);
+  }
+  const missingFts = ctx.db
+    .prepare('SELECT id FROM active_facts EXCEPT SELECT rowid FROM facts_fts')
+    .all() as { id: number }[];
+  for (const r of missingFts) add('facts_fts', `active fact ${r.id} is not in the full-text index`);
+  const extraFts = ctx.db
+    .prepare('SELECT rowid AS id FROM facts_fts EXCEPT SELECT id FROM active_facts')
+    .all() as { id: number }[];
+  for (const r of extraFts) add('facts_fts', `index holds fact ${r.id}, which is not active`);
+  const epIndexed = count(ctx, 'SELECT count(*) AS n FROM episodes_fts');
+  const epExpected = count(ctx, `SELECT count(*) AS n FROM episodes WHERE kind = 'conversation'`);
+  if (epIndexed !== epExpected) {
+    add('episodes_fts', `index holds ${epIndexed} episodes, expected ${epExpected}`);
+  }
+  for (const table of ['facts_fts', 'episodes_fts']) {
+    try {
+      ctx.db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('integrity-check', 0)`).run();
+    } catch (err) {
+      add(table, `FTS5 integrity-check failed: ${(err as Error).message}`);
+    }
+  }
+  const journal = verifyJournal(ctx.db);
+  for (const b of journal.breaks) add('journal', `entry ${b.seq}: ${b.problem} (${b.detail})`);
+
+  return {
+    ok: problems.length === 0,
+    schemaVersion: version,
+    journal,
+    problems,
+    counts: {
+      facts: count(ctx, 'SELECT count(*) AS n FROM facts'),
+      active: count(ctx, 'SELECT count(*) AS n FROM active_facts'),
+      episodes: count(ctx, 'SELECT count(*) AS n FROM episodes'),
+      tombstones: count(ctx, 'SELECT count(*) AS n FROM tombstones WHERE lifted_at IS NULL'),
+    },
+  };
+}

@@ -1,0 +1,297 @@
+// Sets up whatever is missing so that keel can run: the pinned pnpm, the dependencies, the build.
+// Plain Node ESM with no dependencies (it runs before anything is installed).
+//
+//   node scripts/setup.mjs [--quiet]      (what `npm start` runs before opening the terminal)
+//   import { setup, runPnpm } from './setup.mjs'   (what scripts/test.mjs does)
+//
+// Everything it prints, and everything its child processes print, goes to stderr:
+// stdout of `npm start` belongs to the keel terminal.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { exitIfInterrupted, isWindows, ROOT, readRootPackageJson, run, say } from './lib.mjs';
+
+const PREFIX = 'keel setup:';
+const log = (message) => say(PREFIX, message);
+
+export const STAMP_FILE = join(ROOT, 'node_modules', '.keel-install-stamp');
+
+/** A setup step failed; `message` says why and `hint` what to do. */
+export class SetupError extends Error {
+  constructor(step, message, hint) {
+    super(message);
+    this.name = 'SetupError';
+    this.step = step;
+    this.hint = hint;
+  }
+  /** The one line we print for it. */
+  get line() {
+    return this.hint ? `${this.message} — ${this.hint}` : this.message;
+  }
+}
+
+/**
+ * How pnpm is invoked. Filled in by setup(): `pnpm` on PATH, an absolute path to a
+ * freshly installed global pnpm, or `npx --yes pnpm@<version>` as the last resort.
+ */
+export const pnpm = { command: 'pnpm', args: [], label: 'pnpm' };
+
+/** Run pnpm (as setup() resolved it) with these arguments; see lib.mjs run() for options. */
+export function runPnpm(args, options) {
+  return run(pnpm.command, [...pnpm.args, ...args], options);
+}
+
+/** The pnpm version wanted by the root package.json `packageManager` field, e.g. "12.4.2". */
+export function wantedPnpmVersion() {
+  const field = readRootPackageJson().packageManager ?? '';
+  const match = /^pnpm@(\d+\.\d+\.\d+[^+\s]*)/.exec(field);
+  if (!match) {
+    throw new SetupError(
+      'pnpm',
+      `package.json "packageManager" is "${field}", expected "pnpm@<version>"`,
+      'restore the packageManager field in the root package.json',
+    );
+  }
+  return match[1];
+}
+
+async function versionOf(command, args) {
+  const result = await run(command, [...args, '--version'], { silent: true, stdin: 'ignore' });
+  if (result.code !== 0) return null;
+  const lines = result.output.trim().split(/\r?\n/).reverse();
+  return lines.find((line) => /^\d+\.\d+\.\d+/.test(line.trim()))?.trim() ?? null;
+}
+
+function lastErrorLine(output) {
+  const lines = output
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+  return (
+    lines.find((line) => /npm (error|ERR!) code /.test(line)) ??
+    lines.find((line) => /E[A-Z]{3,}/.test(line)) ??
+    lines.at(-1) ??
+    'no output'
+  );
+}
+
+async function resolvePnpm(quiet) {
+  const wanted = wantedPnpmVersion();
+  const found = await versionOf('pnpm', []);
+  if (found === wanted) {
+    Object.assign(pnpm, { command: 'pnpm', args: [], label: 'pnpm' });
+    if (!quiet) log(`pnpm ${wanted}`);
+    return;
+  }
+
+  log(
+    `${found ? `pnpm is ${found}` : 'pnpm not found'}; installing pnpm@${wanted} (npm install -g)`,
+  );
+  const install = await run('npm', ['install', '-g', `pnpm@${wanted}`], {
+    silent: true,
+    stdin: 'ignore',
+  });
+  exitIfInterrupted(install);
+  if (install.code === 0) {
+    if ((await versionOf('pnpm', [])) === wanted) {
+      Object.assign(pnpm, { command: 'pnpm', args: [], label: 'pnpm' });
+      return;
+    }
+    // Installed, but the global bin directory is not (first) on PATH: call it by its path.
+    const prefix = await run('npm', ['prefix', '-g'], { silent: true, stdin: 'ignore' });
+    const dir = prefix.output.trim();
+    const bin = isWindows ? join(dir, 'pnpm.cmd') : join(dir, 'bin', 'pnpm');
+    if (prefix.code === 0 && dir && (await versionOf(bin, [])) === wanted) {
+      Object.assign(pnpm, { command: bin, args: [], label: bin });
+      log(`using ${bin} (npm's global bin directory is not on PATH)`);
+      return;
+    }
+    log(`pnpm@${wanted} was installed globally but is not the pnpm on PATH; trying npx`);
+  } else {
+    log(`npm install -g failed (${lastErrorLine(install.output)}); using npx pnpm@${wanted}`);
+  }
+
+  const npxArgs = ['--yes', `pnpm@${wanted}`];
+  if ((await versionOf('npx', npxArgs)) === wanted) {
+    Object.assign(pnpm, { command: 'npx', args: npxArgs, label: `npx pnpm@${wanted}` });
+    return;
+  }
+  throw new SetupError(
+    'pnpm',
+    `could not get pnpm@${wanted} (npm install -g and npx both failed)`,
+    `check that the npm registry is reachable, then install it yourself: npm install -g pnpm@${wanted}`,
+  );
+}
+
+/** Directory holding Node's C headers (include/node/node.h) for node-gyp, if any. */
+function nodeHeadersDir() {
+  const candidates = [dirname(dirname(process.execPath)), '/usr'];
+  return candidates.find((dir) => existsSync(join(dir, 'include', 'node', 'node.h'))) ?? null;
+}
+
+function installEnv() {
+  const env = { ...process.env };
+  const hasNodedir = Object.keys(env).some((key) => key.toLowerCase() === 'npm_config_nodedir');
+  // better-sqlite3 compiles with node-gyp, which would otherwise download the headers;
+  // pnpm 12 does not read nodedir from .npmrc, so pass it through the environment.
+  const headers = hasNodedir ? null : nodeHeadersDir();
+  if (headers) env.npm_config_nodedir = headers;
+  if (process.stderr.isTTY && env.FORCE_COLOR === undefined) env.FORCE_COLOR = '1';
+  return env;
+}
+
+function sha256(file) {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+function readStamp() {
+  try {
+    return readFileSync(STAMP_FILE, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+/** Why `pnpm install` is needed, or null when node_modules matches the lockfile. */
+export function installReason() {
+  const lockfile = join(ROOT, 'pnpm-lock.yaml');
+  if (!existsSync(lockfile)) {
+    throw new SetupError(
+      'install',
+      'pnpm-lock.yaml is missing',
+      'restore it (git checkout pnpm-lock.yaml) or create it with `pnpm install`',
+    );
+  }
+  if (!existsSync(join(ROOT, 'node_modules', '.modules.yaml'))) return 'node_modules is missing';
+  const stamp = readStamp();
+  if (stamp === null) return 'no record of a completed install';
+  if (stamp !== sha256(lockfile)) return 'pnpm-lock.yaml changed since the last install';
+  return null;
+}
+
+/** Turn pnpm install's output into "reason — what to do". */
+export function explainInstallFailure(output, code) {
+  const text = output;
+  const has = (re) => re.test(text);
+  if (
+    has(
+      /ERR_PNPM_OUTDATED_LOCKFILE|ERR_PNPM_LOCKFILE_CONFIG_MISMATCH|Cannot install with "frozen-lockfile"/i,
+    )
+  ) {
+    return [
+      'pnpm-lock.yaml does not match the package.json files',
+      'run `pnpm install` to update the lockfile (and commit it), then rerun',
+    ];
+  }
+  if (has(/ERR_PNPM_UNSUPPORTED_ENGINE|Unsupported engine/i)) {
+    return [
+      `a package does not support Node ${process.version}`,
+      'use Node 20 or 22 (see "engines" in package.json), then rerun',
+    ];
+  }
+  if (has(/ENOSPC/)) return ['the disk is full', 'free some space, then rerun'];
+  if (
+    has(
+      /ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNREFUSED|ECONNRESET|ERR_PNPM_META_FETCH_FAIL|ERR_PNPM_FETCH_|ERR_SOCKET_TIMEOUT|getaddrinfo|self.signed certificate|UNABLE_TO_GET_ISSUER/i,
+    )
+  ) {
+    return [
+      'could not download packages from the npm registry',
+      'check the network connection or proxy settings (HTTPS_PROXY), then rerun',
+    ];
+  }
+  if (has(/gyp ERR!|better-sqlite3.*(Failed|Exit status [1-9]|ELIFECYCLE)/i)) {
+    const headers = nodeHeadersDir();
+    return [
+      'better-sqlite3 failed to compile its native module',
+      `install a C++ toolchain and python3 (Debian/Ubuntu: apt-get install build-essential python3${
+        headers ? '' : ' libnode-dev'
+      }), then rerun`,
+    ];
+  }
+  if (has(/EACCES|EPERM/)) {
+    return [
+      'permission denied while writing node_modules or the pnpm store',
+      `make ${ROOT} and your home directory writable by you, then rerun`,
+    ];
+  }
+  return [
+    `pnpm install --frozen-lockfile failed (exit code ${code})`,
+    'see the pnpm output above, fix the cause, then rerun',
+  ];
+}
+
+async function installDependencies(quiet) {
+  const reason = installReason();
+  if (!reason) {
+    if (!quiet) log('dependencies up to date');
+    return;
+  }
+  log(`installing dependencies (${reason})`);
+  rmSync(STAMP_FILE, { force: true });
+  const result = await runPnpm(['install', '--frozen-lockfile'], {
+    env: installEnv(),
+    capture: true,
+    stdoutToStderr: true,
+  });
+  exitIfInterrupted(result);
+  if (result.code !== 0) {
+    const [message, hint] = result.error
+      ? [
+          `could not run ${pnpm.label}: ${result.error.message}`,
+          'check the pnpm install, then rerun',
+        ]
+      : explainInstallFailure(result.output, result.code);
+    throw new SetupError('install', message, hint);
+  }
+  writeFileSync(STAMP_FILE, `${sha256(join(ROOT, 'pnpm-lock.yaml'))}\n`);
+}
+
+async function build(quiet) {
+  if (!quiet) log('building (turbo run build)');
+  const args = ['exec', 'turbo', 'run', 'build'];
+  if (quiet) args.push('--output-logs=errors-only');
+  const result = await runPnpm(args, { stdoutToStderr: true });
+  exitIfInterrupted(result);
+  if (result.code !== 0) {
+    throw new SetupError(
+      'build',
+      `the build failed (turbo run build exited with ${result.code ?? result.signal})`,
+      'fix the errors shown above, then rerun',
+    );
+  }
+}
+
+/**
+ * Make sure pnpm, the dependencies and the build are in place.
+ * Throws SetupError when a step fails. With continueOnBuildFailure, a failed build does
+ * not throw; it is returned as `buildError` (the tests run from sources and can still run).
+ */
+export async function setup({ quiet = false, continueOnBuildFailure = false } = {}) {
+  const started = Date.now();
+  await resolvePnpm(quiet);
+  await installDependencies(quiet);
+  let buildError = null;
+  try {
+    await build(quiet);
+  } catch (error) {
+    if (!(continueOnBuildFailure && error instanceof SetupError)) throw error;
+    buildError = error;
+    log(error.line);
+  }
+  if (!quiet && !buildError) log(`ready (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+  return { pnpm: { ...pnpm }, buildError };
+}
+
+const invokedDirectly =
+  process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+
+if (invokedDirectly) {
+  const quiet = process.argv.includes('--quiet');
+  setup({ quiet }).catch((error) => {
+    if (error instanceof SetupError) log(error.line);
+    else log(`unexpected error: ${error?.stack ?? error}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,129 @@
+// `npm test`: set up, lint, type-check, run every test, and end with one summary line:
+//   N passed, N failed[, N skipped]
+// Extra arguments (`npm test -- <args>`) go to vitest. KEEL_TEST_SKIP_LINT=1 skips the
+// lint and type checks. Exits non-zero if any step failed; every step runs regardless,
+// so one run shows everything that is wrong.
+// Plain Node ESM with no dependencies (it runs before anything is installed).
+import { readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { exitIfInterrupted, ROOT, say } from './lib.mjs';
+import { runPnpm, SetupError, setup } from './setup.mjs';
+
+const PREFIX = 'keel test:';
+const log = (message) => say(PREFIX, message);
+
+export const RESULTS_FILE = join(ROOT, '.test-results', 'vitest.json');
+
+const count = (value) => (Number.isFinite(value) ? value : 0);
+
+/** The summary line for a vitest JSON report (null: there is none, vitest crashed). */
+export function summarize(report) {
+  if (!report || typeof report !== 'object') return { line: '0 passed, 1 failed', failed: 1 };
+  const passed = count(report.numPassedTests);
+  const failed = count(report.numFailedTests);
+  const skipped = count(report.numPendingTests) + count(report.numTodoTests);
+  const line = `${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`;
+  return { line, failed };
+}
+
+/** The parsed vitest JSON report, or null when it is missing or unreadable. */
+export function readReport(file = RESULTS_FILE) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+async function step(name, args, failures) {
+  const result = await runPnpm(args);
+  exitIfInterrupted(result);
+  if (result.code !== 0) {
+    failures.push(name);
+    log(`${name} failed`);
+  }
+}
+
+async function main(extraArgs) {
+  const failures = [];
+
+  try {
+    const { buildError } = await setup({ continueOnBuildFailure: true });
+    if (buildError) failures.push('build');
+  } catch (error) {
+    say('keel setup:', error instanceof SetupError ? error.line : `unexpected error: ${error}`);
+    log('setup failed, no tests were run');
+    console.log(summarize(null).line);
+    return 1;
+  }
+
+  // biome-ignore lint/suspicious/noUndeclaredEnvVars: read by this script, not by a turbo task
+  if (process.env.KEEL_TEST_SKIP_LINT === '1') {
+    log('skipping lint and type checks (KEEL_TEST_SKIP_LINT=1)');
+  } else {
+    log('lint and format check (biome check .)');
+    await step('lint (biome check)', ['exec', 'biome', 'check', '.'], failures);
+    log('type check (turbo run typecheck, tsc -p tsconfig.json)');
+    await step('typecheck (turbo run typecheck)', ['exec', 'turbo', 'run', 'typecheck'], failures);
+    await step(
+      'typecheck (tsc -p tsconfig.json)',
+      ['exec', 'tsc', '-p', 'tsconfig.json'],
+      failures,
+    );
+  }
+
+  // A stale report must not stand in for a run that crashed before writing one.
+  rmSync(RESULTS_FILE, { force: true });
+  log('tests (vitest run)');
+  const vitest = await runPnpm([
+    'exec',
+    'vitest',
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${RESULTS_FILE}`,
+    ...extraArgs,
+  ]);
+  exitIfInterrupted(vitest);
+  const report = readReport();
+  const { line, failed } = summarize(report);
+  if (!report) {
+    failures.push('vitest');
+    log(`vitest wrote no report (exit code ${vitest.code ?? vitest.signal}): counted as 1 failure`);
+  } else if (vitest.code !== 0) {
+    failures.push('vitest');
+    if (failed === 0) {
+      const suites = count(report.numFailedTestSuites);
+      log(
+        `vitest exited with code ${vitest.code ?? vitest.signal} although no test failed` +
+          (suites > 0
+            ? ` (${suites} test file(s) failed to load or run: see above)`
+            : ' (an unhandled error or no test files: see above)'),
+      );
+    }
+  } else if (failed > 0) {
+    failures.push('vitest');
+  }
+
+  if (failures.length > 0) log(`FAILED: ${failures.join(', ')}`);
+  // The last line of output, on stdout.
+  console.log(line);
+  return failures.length > 0 ? 1 : 0;
+}
+
+const invokedDirectly =
+  process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+
+if (invokedDirectly) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error) => {
+      log(`unexpected error: ${error?.stack ?? error}`);
+      console.log(summarize(null).line);
+      process.exitCode = 1;
+    },
+  );
+}
