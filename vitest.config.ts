@@ -9,6 +9,7 @@ export default defineConfig({
       '@keel/memory': src('./packages/memory/src/index.ts'),
       '@keel/gate': src('./packages/gate/src/index.ts'),
       '@keel/agent': src('./packages/agent/src/index.ts'),
+      '@keel/prompt': src('./packages/prompt/src/index.ts'),
     },
   },
   test: {

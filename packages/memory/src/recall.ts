@@ -92,6 +92,11 @@ export interface EpisodeResult {
   age_ms: number;
   age: string;
   provenance: Provenance;
+  /**
+   * Beliefs this episode is evidence for, with their status now. An episode whose belief was
+   * superseded, retracted or rejected is what was said then, not what is true now.
+   */
+  supports: { id: number; status: Status }[];
 }
 
 export type RecallResult = FactResult | EpisodeResult;
@@ -201,6 +206,7 @@ export function recall(
         score: rrf * (0.6 + 0.4 * recency),
         age_ms: age,
         age: humanAge(age),
+        supports: [],
         provenance: {
           channel: e.channel,
           role: e.role,
@@ -218,6 +224,19 @@ export function recall(
   response.results = results.slice(0, limit);
 
   const facts = response.results.filter((x): x is FactResult => x.type === 'fact');
+  const episodes = response.results.filter((x): x is EpisodeResult => x.type === 'episode');
+  if (episodes.length > 0) {
+    // Audit read (any status): which beliefs each episode supports, so stale ones are marked.
+    const byEpisode = new Map(episodes.map((e) => [e.id, e]));
+    const rows = ctx.db
+      .prepare(
+        `SELECT fe.episode_id, f.id, f.status FROM fact_evidence fe JOIN facts f ON f.id = fe.fact_id
+         WHERE fe.episode_id IN (${episodes.map(() => '?').join(',')}) ORDER BY f.id`,
+      )
+      .all(...episodes.map((e) => e.id)) as { episode_id: number; id: number; status: Status }[];
+    for (const r of rows)
+      byEpisode.get(r.episode_id)?.supports.push({ id: r.id, status: r.status });
+  }
   if (options.withEvidence !== false)
     for (const f of facts) f.evidence = evidenceEpisodes(ctx, f.id);
   if (options.touch !== false && facts.length > 0) {

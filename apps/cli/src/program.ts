@@ -1,0 +1,474 @@
+/**
+ * The `keel` command: every memory verb, each a thin adapter over `@keel/memory`, and with no verb
+ * the terminal client. Every verb takes `--json`.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { historyLine } from '@keel/agent';
+import {
+  type Fact,
+  type ImportFormat,
+  KeelError,
+  LATEST_VERSION,
+  MemoryStore,
+  parseFactId,
+  parseImport,
+  parseSlot,
+  SOURCES,
+  type Source,
+} from '@keel/memory';
+import { formatFactLine, formatResultLine } from '@keel/prompt';
+import { SingleBar } from 'cli-progress';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { type Config, loadConfig } from './config.js';
+import { EXIT, emit, reportError } from './output.js';
+import { runTerminal } from './terminal.js';
+
+/** The fields of a fact the CLI prints in `--json`. */
+function factJson(f: Fact) {
+  return {
+    id: f.id,
+    scope: f.scope,
+    kind: f.kind,
+    key: f.key,
+    value: f.value,
+    confidence: f.confidence,
+    evidence_count: f.evidence_count,
+    source: f.source,
+    status: f.status,
+    created_at: f.created_at,
+    last_seen_at: f.last_seen_at,
+    valid_from: f.valid_from,
+    supersedes_id: f.supersedes_id,
+    superseded_by_id: f.superseded_by_id,
+    conflicts_with_id: f.conflicts_with_id,
+    status_reason: f.status_reason,
+  };
+}
+
+function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number ≥ 1');
+  return n;
+}
+
+function parseDate(value: string): number {
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) throw new InvalidArgumentError('must be a date such as 2026-03-01');
+  return t;
+}
+
+function parseConfidence(value: string): number {
+  const n = Number(value);
+  if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError('must be a number from 0 to 1');
+  return n;
+}
+
+/** Runs `fn` with an open store and closes it. */
+function withStore<T>(config: Config, fn: (store: MemoryStore) => T): T {
+  const store = MemoryStore.open(config.dbPath);
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Builds the `keel` program. Actions set `process.exitCode`; nothing calls `process.exit` so
+ * output is always flushed.
+ */
+export function buildProgram(config: Config = loadConfig()): Command {
+  const program = new Command('keel')
+    .description(
+      'keel: a personal agent that remembers honestly. With no verb, opens the terminal.',
+    )
+    .option('--json', 'print JSON')
+    .showHelpAfterError('(keel --help lists every verb)')
+    .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) })
+    .exitOverride();
+
+  const json = (cmd: Command): boolean => Boolean(cmd.optsWithGlobals().json);
+  /** Wraps an action so KeelErrors print their code and fix. */
+  const action =
+    <A extends unknown[]>(fn: (...args: A) => unknown) =>
+    async (...args: A): Promise<void> => {
+      const cmd = args[args.length - 1] as Command;
+      try {
+        const code = await fn(...args);
+        if (typeof code === 'number') process.exitCode = code;
+      } catch (err) {
+        process.exitCode = reportError(err, json(cmd));
+      }
+    };
+
+  program.action(
+    action((_opts: unknown, cmd: Command) => runTerminal(config, { json: json(cmd) })),
+  );
+
+  program
+    .command('remember')
+    .description('store a belief: keel remember <kind>/<key> <value…>')
+    .argument('<slot>', 'kind/key, e.g. preference/coffee')
+    .argument('<value...>', 'the value')
+    .addOption(
+      new Option('--source <source>', 'who says so').choices([...SOURCES]).default('owner_stated'),
+    )
+    .option('--episode <id>', 'the episode this comes from (default: a new one)', parsePositiveInt)
+    .option('--valid-from <date>', 'true since (e.g. 2026-03-01)', parseDate)
+    .option(
+      '--confidence <0..1>',
+      'requested confidence (the evidence gate caps it)',
+      parseConfidence,
+    )
+    .addOption(
+      new Option('--scope <scope>', 'whose belief').choices(['owner', 'agent']).default('owner'),
+    )
+    .action(
+      action(
+        (
+          slotRef: string,
+          words: string[],
+          opts: {
+            source: Source;
+            episode?: number;
+            validFrom?: number;
+            confidence?: number;
+            scope: 'owner' | 'agent';
+          },
+          cmd: Command,
+        ) =>
+          withStore(config, (store) => {
+            const slot = parseSlot(slotRef, opts.scope);
+            const r = store.remember({
+              ...slot,
+              value: words.join(' '),
+              source: opts.source,
+              channel: 'cli',
+              ...(opts.episode === undefined ? {} : { episodeId: opts.episode }),
+              ...(opts.validFrom === undefined ? {} : { validFrom: opts.validFrom }),
+              ...(opts.confidence === undefined ? {} : { confidence: opts.confidence }),
+            });
+            emit(
+              json(cmd),
+              {
+                decision: r.decision,
+                reason: r.reason,
+                episode_id: r.episodeId,
+                fact: r.fact && factJson(r.fact),
+              },
+              () => `${r.decision}: ${r.reason}${r.fact ? `\n${formatFactLine(r.fact)}` : ''}`,
+            );
+          }),
+      ),
+    );
+
+  program
+    .command('recall')
+    .description('what keel remembers about a query, best first')
+    .argument('<query...>', 'the query (any text; it is never passed to FTS5 as syntax)')
+    .option('--limit <n>', 'results to return (1-200)', parsePositiveInt, 10)
+    .addOption(
+      new Option('--type <type>', 'only facts or only episodes').choices(['fact', 'episode']),
+    )
+    .action(
+      action((words: string[], opts: { limit: number; type?: 'fact' | 'episode' }, cmd: Command) =>
+        withStore(config, (store) => {
+          const r = store.recall(words.join(' '), {
+            limit: opts.limit,
+            ...(opts.type ? { type: opts.type } : {}),
+          });
+          emit(json(cmd), r, () =>
+            [
+              `recall: ${r.mode}`,
+              ...(r.results.length ? r.results.map(formatResultLine) : ['nothing found']),
+            ].join('\n'),
+          );
+        }),
+      ),
+    );
+
+  program
+    .command('history')
+    .description('every version of a belief, newest first, with the links between them')
+    .argument('<slot>', 'kind/key')
+    .action(
+      action((slotRef: string, _opts: unknown, cmd: Command) =>
+        withStore(config, (store) => {
+          const slot = parseSlot(slotRef);
+          const versions = store.history(slot);
+          emit(json(cmd), { slot, versions: versions.map(factJson) }, () =>
+            versions.length ? versions.map(historyLine).join('\n') : `no history for ${slotRef}`,
+          );
+        }),
+      ),
+    );
+
+  program
+    .command('forget')
+    .description(
+      'retract a belief (it will not be re-learned); --purge erases its value everywhere',
+    )
+    .argument('<id>', 'fact id, e.g. 42 or f42')
+    .option('--purge', 'erase the value from facts, the index, the journal and its episodes')
+    .action(
+      action((ref: string, opts: { purge?: boolean }, cmd: Command) =>
+        withStore(config, (store) => {
+          const r = store.forget(parseFactId(ref), { purge: Boolean(opts.purge), channel: 'cli' });
+          emit(
+            json(cmd),
+            {
+              fact: factJson(r.fact),
+              purged: r.purged,
+              erased_facts: r.erasedFacts,
+              redacted_journal: r.redactedJournal,
+              redacted_episodes: r.redactedEpisodes,
+            },
+            () =>
+              r.purged
+                ? `forgot and purged f${r.fact.id}: ${r.erasedFacts.length} row(s), ${r.redactedJournal} journal entries, ${r.redactedEpisodes.length} episode(s) redacted`
+                : `forgot f${r.fact.id} (retracted; a tombstone keeps it from coming back)`,
+          );
+        }),
+      ),
+    );
+
+  program
+    .command('review')
+    .description('pending conflicts and weakly evidenced beliefs')
+    .option(
+      '--threshold <0..1>',
+      'list non-owner beliefs below this confidence',
+      parseConfidence,
+      0.75,
+    )
+    .action(
+      action((opts: { threshold: number }, cmd: Command) =>
+        withStore(config, (store) => {
+          const q = store.review(opts.threshold);
+          emit(
+            json(cmd),
+            {
+              threshold: q.threshold,
+              pending: q.pending.map((p) => ({
+                fact: factJson(p.fact),
+                contradicts: p.current && factJson(p.current),
+              })),
+              weak: q.weak.map(factJson),
+            },
+            () => {
+              const lines: string[] = [];
+              for (const p of q.pending) {
+                lines.push(`pending ${formatFactLine(p.fact)}`);
+                if (p.current) lines.push(`   contradicts ${formatFactLine(p.current)}`);
+              }
+              for (const f of q.weak) lines.push(`weak    ${formatFactLine(f)}`);
+              if (lines.length) lines.push('keel confirm <id> accepts; keel reject <id> drops.');
+              return lines.length ? lines.join('\n') : 'nothing to review';
+            },
+          );
+        }),
+      ),
+    );
+
+  program
+    .command('confirm')
+    .description('confirm a belief: owner_confirmed at 1.0, superseding what it contradicted')
+    .argument('<id>', 'fact id')
+    .action(
+      action((ref: string, _opts: unknown, cmd: Command) =>
+        withStore(config, (store) => {
+          const r = store.confirm(parseFactId(ref), { channel: 'cli' });
+          emit(
+            json(cmd),
+            { fact: factJson(r.fact), superseded: r.superseded && factJson(r.superseded) },
+            () =>
+              `confirmed ${formatFactLine(r.fact)}${r.superseded ? `\nsupersedes f${r.superseded.id}` : ''}`,
+          );
+        }),
+      ),
+    );
+
+  program
+    .command('reject')
+    .description('reject a belief: rejected, with a tombstone so it does not come back')
+    .argument('<id>', 'fact id')
+    .action(
+      action((ref: string, _opts: unknown, cmd: Command) =>
+        withStore(config, (store) => {
+          const f = store.reject(parseFactId(ref), { channel: 'cli' });
+          emit(json(cmd), { fact: factJson(f) }, () => `rejected f${f.id}`);
+        }),
+      ),
+    );
+
+  program
+    .command('import')
+    .description('import a conversation; every turn becomes an episode (rerunning adds nothing)')
+    .argument('<file>', 'a JSON file')
+    .addOption(
+      new Option('--format <format>', 'the file format')
+        .choices(['locomo', 'longmemeval'])
+        .makeOptionMandatory(),
+    )
+    .action(
+      action((file: string, opts: { format: ImportFormat }, cmd: Command) =>
+        importFile(config, file, opts.format, json(cmd)),
+      ),
+    );
+
+  program
+    .command('verify')
+    .description('walk the journal chain and check every invariant; exit 1 on any break')
+    .action(
+      action((_opts: unknown, cmd: Command) =>
+        withStore(config, (store) => {
+          const r = store.verify();
+          emit(json(cmd), r, () =>
+            [
+              `journal: ${r.journal.entries} entries, ${r.journal.breaks.length} break(s)`,
+              `facts: ${r.counts.facts} (${r.counts.active} active), episodes: ${r.counts.episodes}, tombstones: ${r.counts.tombstones}`,
+              ...r.problems.map((p) => `BROKEN ${p.check}: ${p.detail}`),
+              r.ok ? 'ok' : `${r.problems.length} problem(s)`,
+            ].join('\n'),
+          );
+          return r.ok ? EXIT.ok : EXIT.failed;
+        }),
+      ),
+    );
+
+  program
+    .command('doctor')
+    .description('what is configured and what is degraded')
+    .action(action((_opts: unknown, cmd: Command) => doctor(config, json(cmd))));
+
+  return program;
+}
+
+function importFile(config: Config, file: string, format: ImportFormat, asJson: boolean): void {
+  let bytes: Buffer;
+  try {
+    if (!statSync(file).isFile()) throw new Error('not a file');
+    bytes = readFileSync(file);
+  } catch (err) {
+    throw new KeelError('FILE_UNREADABLE', `cannot read ${file}: ${(err as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    throw new KeelError('IMPORT_FORMAT', `${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = parseImport(data, format);
+  withStore(config, (store) => {
+    const showBar = !asJson && process.stderr.isTTY;
+    const bar = new SingleBar({
+      format: 'importing [{bar}] {percentage}% | {value}/{total} turns | {eta_formatted} left',
+      stream: process.stderr,
+    });
+    if (showBar) bar.start(parsed.turns.length, 0);
+    const started = performance.now();
+    const r = store.importTurns(parsed, {
+      path: file,
+      fileSha256: createHash('sha256').update(bytes).digest('hex'),
+      onProgress: (done) => showBar && bar.update(done),
+    });
+    if (showBar) bar.stop();
+    const seconds = (performance.now() - started) / 1000;
+    emit(
+      asJson,
+      {
+        ...r,
+        seconds: Math.round(seconds * 1000) / 1000,
+        turns_per_second: Math.round(r.total / Math.max(seconds, 1e-6)),
+      },
+      () =>
+        [
+          `imported ${r.added} new turn(s) of ${r.total} from ${file} (${r.existing} already stored) in ${seconds.toFixed(2)} s`,
+          ...(r.skipped.length
+            ? [
+                `skipped ${r.skipped.length} malformed turn(s), e.g. ${r.skipped[0]!.where}: ${r.skipped[0]!.reason}`,
+              ]
+            : []),
+        ].join('\n'),
+    );
+  });
+}
+
+function doctor(config: Config, asJson: boolean): number {
+  const report = withStore(config, (store) => {
+    const sqlite = (store.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+    const stats = store.stats();
+    const mode = stats.mode;
+    return {
+      home: config.home,
+      database: config.dbPath,
+      schema_version: LATEST_VERSION,
+      sqlite,
+      fts5: true,
+      vectors: {
+        available: false,
+        reason: 'no embedder in this version of keel; recall is lexical (BM25)',
+      },
+      embedder: null,
+      recall_mode: mode,
+      model: config.anthropicKeySet
+        ? {
+            configured: false,
+            reason:
+              'ANTHROPIC_API_KEY is set, but this version of keel has no model provider yet: running offline',
+          }
+        : {
+            configured: false,
+            reason: 'no model configured (set ANTHROPIC_API_KEY): running offline',
+          },
+      ollama_host: config.ollamaHost,
+      counts: {
+        facts: stats.facts,
+        active: stats.active,
+        pending: stats.pending,
+        episodes: stats.episodes,
+      },
+      degraded: ['vectors: lexical-only recall', 'model: offline terminal'],
+    };
+  });
+  emit(asJson, report, () =>
+    [
+      `data folder   ${report.home}`,
+      `database      ${report.database} (schema ${report.schema_version}, SQLite ${report.sqlite})`,
+      'full-text     FTS5 ok',
+      `vectors       off: ${report.vectors.reason}`,
+      `recall mode   ${report.recall_mode}`,
+      `model         ${report.model.reason}`,
+      `memory        ${report.counts.active} active beliefs (${report.counts.pending} pending), ${report.counts.episodes} episodes`,
+    ].join('\n'),
+  );
+  return EXIT.ok;
+}
+
+/** Runs the program on `argv` and resolves to the exit code. */
+export async function main(argv: string[] = process.argv): Promise<number> {
+  const program = buildProgram();
+  const wantsJson = argv.includes('--json');
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (
+        err.code === 'commander.helpDisplayed' ||
+        err.code === 'commander.version' ||
+        err.exitCode === 0
+      ) {
+        return EXIT.ok;
+      }
+      return reportError(
+        new KeelError('INVALID_INPUT', err.message.replace(/^error:\s*/, '')),
+        wantsJson,
+      );
+    }
+    return reportError(err, wantsJson);
+  }
+  return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+}

@@ -1,0 +1,170 @@
+/**
+ * Import throughput: the LoCoMo file (`--data`) and a synthetic 100k-turn corpus in LoCoMo's
+ * shape, each parsed (`JSON.parse` + `parseImport`, timed apart) and written with
+ * `store.importTurns` into a fresh store. Prints turns/s and the database size after import.
+ *
+ * Run alone: `node --import tsx bench/import.ts [--data <locomo.json>] [--quick]`.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { type ImportResult, type ParsedImport, parseImport } from '@keel/memory';
+import {
+  type BenchOptions,
+  databaseBytes,
+  displayPath,
+  heading,
+  int,
+  isMain,
+  makeCorpusModel,
+  makeLocomoCorpus,
+  ms,
+  openStore,
+  parseBenchArgs,
+  percentile,
+  type SummaryRow,
+  time,
+  withTempDir,
+} from './lib.js';
+
+/** Target import throughput, turns per second. */
+const TARGET_TURNS_PER_S = 5000;
+/** Fresh-store imports of the (small) LoCoMo file; the median is reported. */
+const LOCOMO_REPEATS = 5;
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+interface ImportRun {
+  result: ImportResult;
+  importMs: number;
+  bytes: number;
+  walBeforeCheckpoint: number;
+}
+
+/** Imports `parsed` into a new store file `name` in `dir`, timing only `importTurns`. */
+function importInto(dir: string, name: string, parsed: ParsedImport, text: string): ImportRun {
+  const store = openStore(dir, name);
+  try {
+    const { ms: importMs, result } = time(() =>
+      store.importTurns(parsed, { path: name, fileSha256: sha256(text) }),
+    );
+    return { result, importMs, ...databaseBytes(store) };
+  } finally {
+    store.close();
+  }
+}
+
+/** Parses a LoCoMo JSON text, timing `JSON.parse` and `parseImport` apart. */
+function parseTimed(text: string): { parsed: ParsedImport; jsonMs: number; parseMs: number } {
+  const json = time(() => JSON.parse(text) as unknown);
+  const parsed = time(() => parseImport(json.result, 'locomo'));
+  return { parsed: parsed.result, jsonMs: json.ms, parseMs: parsed.ms };
+}
+
+/**
+ * Runs the import benchmark in a fresh temp folder and prints its figures.
+ *
+ * @returns rows for the final summary table.
+ */
+export async function benchImport(options: BenchOptions): Promise<SummaryRow[]> {
+  heading('import: throughput');
+  return withTempDir((dir) => {
+    const rows: SummaryRow[] = [];
+
+    // LoCoMo file: small, so imported LOCOMO_REPEATS times into fresh stores; median reported.
+    const text = readFileSync(options.data, 'utf8');
+    const { parsed, jsonMs, parseMs } = parseTimed(text);
+    const runs = Array.from({ length: LOCOMO_REPEATS }, (_, i) =>
+      importInto(dir, `locomo-${i}.db`, parsed, text),
+    );
+    const median = percentile(
+      runs.map((r) => r.importMs),
+      50,
+    );
+    const run = runs[0]!;
+    const locomoRate = parsed.turns.length / (median / 1000);
+    console.log(
+      `LoCoMo ${displayPath(options.data)}: ${int(Buffer.byteLength(text))} bytes, ${parsed.docs.length} sample(s), ` +
+        `${int(parsed.turns.length)} turns (${parsed.skipped.length} skipped by the parser)`,
+    );
+    console.log(
+      `  parse     JSON.parse ${ms(jsonMs)} + parseImport ${ms(parseMs)} = ${int(parsed.turns.length / ((jsonMs + parseMs) / 1000))} turns/s`,
+    );
+    console.log(
+      `  import    median of ${LOCOMO_REPEATS} fresh stores ${ms(median)} (runs: ${runs.map((r) => r.importMs.toFixed(1)).join(', ')} ms) ` +
+        `= ${int(locomoRate)} turns/s; added ${int(run.result.added)}`,
+    );
+    console.log(
+      `  database  ${int(run.bytes)} bytes after checkpoint (${int(run.bytes / parsed.turns.length)} bytes/turn; WAL was ${int(run.walBeforeCheckpoint)} bytes)`,
+    );
+    rows.push({
+      bench: 'import',
+      metric: `LoCoMo import (${int(parsed.turns.length)} turns)`,
+      value: `${int(locomoRate)} turns/s`,
+      target: '≥ 5,000 turns/s',
+      met: locomoRate >= TARGET_TURNS_PER_S,
+    });
+
+    // Synthetic corpus.
+    const size = options.quick ? 10_000 : 100_000;
+    const gen = time(() => {
+      const json = JSON.stringify(makeLocomoCorpus(makeCorpusModel(), size));
+      return json;
+    });
+    const synth = parseTimed(gen.result);
+    const speakers = new Set(synth.parsed.turns.map((t) => t.speaker)).size;
+    const sessions = new Set(synth.parsed.turns.map((t) => t.sessionKey)).size;
+    const first = synth.parsed.turns[0]!.occurredAt;
+    const last = synth.parsed.turns.reduce((m, t) => Math.max(m, t.occurredAt), first);
+    const words = synth.parsed.turns.reduce((n, t) => n + t.text.split(' ').length, 0);
+    console.log(
+      `\nsynthetic corpus: ${int(size)} turns, ${synth.parsed.docs.length} conversations, ${int(sessions)} sessions, ` +
+        `${speakers} speakers, ${(words / size).toFixed(1)} words/turn, ` +
+        `${new Date(first).toISOString().slice(0, 10)}..${new Date(last).toISOString().slice(0, 10)}, ` +
+        `${int(Buffer.byteLength(gen.result))} bytes of JSON (generated in ${ms(gen.ms)})`,
+    );
+    console.log(
+      `  parse     JSON.parse ${ms(synth.jsonMs)} + parseImport ${ms(synth.parseMs)} = ${int(size / ((synth.jsonMs + synth.parseMs) / 1000))} turns/s`,
+    );
+    const big = importInto(dir, 'synthetic.db', synth.parsed, gen.result);
+    const rate = size / (big.importMs / 1000);
+    console.log(
+      `  import    ${ms(big.importMs)} = ${int(rate)} turns/s; added ${int(big.result.added)}`,
+    );
+    console.log(
+      `  database  ${int(big.bytes)} bytes after checkpoint (${int(big.bytes / size)} bytes/turn; WAL was ${int(big.walBeforeCheckpoint)} bytes)`,
+    );
+    const verdict = (r: number) =>
+      r >= TARGET_TURNS_PER_S
+        ? 'met'
+        : `missed by ${int(TARGET_TURNS_PER_S - r)} turns/s (${((100 * r) / TARGET_TURNS_PER_S).toFixed(0)}% of target)`;
+    console.log(
+      `\ntarget ≥ ${int(TARGET_TURNS_PER_S)} turns/s: LoCoMo ${verdict(locomoRate)}; synthetic ${verdict(rate)}`,
+    );
+    rows.push(
+      {
+        bench: 'import',
+        metric: `synthetic import (${int(size)} turns)`,
+        value: `${int(rate)} turns/s`,
+        target: '≥ 5,000 turns/s',
+        met: rate >= TARGET_TURNS_PER_S,
+      },
+      {
+        bench: 'import',
+        metric: `synthetic parse (${int(size)} turns)`,
+        value: `${int(size / ((synth.jsonMs + synth.parseMs) / 1000))} turns/s`,
+        target: '',
+      },
+      {
+        bench: 'import',
+        metric: `database size (${int(size)} turns)`,
+        value: `${int(big.bytes)} bytes`,
+        target: '',
+      },
+    );
+    return rows;
+  });
+}
+
+if (isMain(import.meta.url)) await benchImport(parseBenchArgs());

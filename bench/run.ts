@@ -1,0 +1,70 @@
+/**
+ * Runs keel's benchmarks in order (remember, import, recall, locomo) and prints a summary table.
+ *
+ * Usage: `pnpm bench [--data <locomo.json>] [--quick] [--only <name>]`, or
+ * `node --import tsx bench/run.ts ...` from the repository root. Benchmarks print figures; the
+ * run never fails because a figure misses its target.
+ *
+ * @module
+ */
+import { benchImport } from './import.js';
+import {
+  BENCH_NAMES,
+  type BenchName,
+  type BenchOptions,
+  displayPath,
+  heading,
+  parseBenchArgs,
+  printTable,
+  type SummaryRow,
+} from './lib.js';
+import { benchLocomo } from './locomo.js';
+import { benchRecall } from './recall.js';
+import { benchRemember } from './remember.js';
+
+const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]>> = {
+  remember: benchRemember,
+  import: benchImport,
+  recall: benchRecall,
+  locomo: benchLocomo,
+};
+
+/**
+ * Runs the selected benchmarks one after another and prints the summary.
+ *
+ * @returns every summary row, in run order.
+ */
+export async function runAll(options: BenchOptions): Promise<SummaryRow[]> {
+  const names = options.only ? [options.only] : BENCH_NAMES;
+  console.log(
+    `keel benchmarks: ${names.join(', ')}${options.quick ? ' (--quick)' : ''}; ` +
+      `node ${process.version}, ${process.platform}/${process.arch}; data ${displayPath(options.data)}`,
+  );
+  const rows: SummaryRow[] = [];
+  const durations: [string, number][] = [];
+  const t0 = performance.now();
+  for (const name of names) {
+    const start = performance.now();
+    rows.push(...(await BENCHES[name](options)));
+    durations.push([name, (performance.now() - start) / 1000]);
+  }
+  const total = (performance.now() - t0) / 1000;
+
+  heading('summary');
+  printTable(
+    ['benchmark', 'figure', 'value', 'target', 'vs target'],
+    rows.map((r) => [
+      r.bench,
+      r.metric,
+      r.value,
+      r.target,
+      r.met === undefined ? '' : r.met ? 'met' : 'MISSED',
+    ]),
+  );
+  console.log(
+    `\ntime: ${durations.map(([n, s]) => `${n} ${s.toFixed(1)} s`).join(', ')}; total ${total.toFixed(1)} s`,
+  );
+  return rows;
+}
+
+await runAll(parseBenchArgs());

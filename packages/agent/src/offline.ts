@@ -1,0 +1,227 @@
+/**
+ * The owner session with no model configured. Each line the owner types is an episode; explicit
+ * "remember that …" statements become owner_stated facts; anything else gets the most relevant
+ * memories back with their confidence and source; slash commands reach the memory verbs. It says
+ * plainly that no model is configured.
+ *
+ * Front doors (terminal, later Discord) hand lines to {@link OfflineSession.handle} and print the
+ * reply: they hold no memory logic of their own.
+ *
+ * @module
+ */
+import { captureExplicit } from '@keel/gate';
+import {
+  type Fact,
+  KeelError,
+  type MemoryStore,
+  parseFactId,
+  parseSlot,
+  type RecallResponse,
+  type WriteResult,
+} from '@keel/memory';
+import { formatFactLine, formatResultLine } from '@keel/prompt';
+
+/** The sentence every offline reply leans on. */
+export const OFFLINE_NOTICE =
+  'No model is configured, so keel is offline: it stores what you say, remembers what you ask it to, and shows what it recalls. Set ANTHROPIC_API_KEY to talk to Claude.';
+
+/** Help text for the slash commands. */
+export const SLASH_HELP = [
+  '/recall <query>          what keel remembers about something',
+  '/history <kind>/<key>    every version of a belief, newest first',
+  '/review                  pending conflicts and weak beliefs to confirm or reject',
+  '/confirm <id>            make a belief yours (owner_confirmed, 1.0)',
+  '/reject <id>             reject a belief (it will not come back)',
+  '/forget <id> [--purge]   retract a belief; --purge erases its value everywhere',
+  '/help                    this list',
+  '/quit                    leave',
+].join('\n');
+
+/** What one line produced. */
+export interface TurnReply {
+  /** Text to show the owner. */
+  text: string;
+  /** The owner's line as stored (absent for slash commands). */
+  episodeId?: number;
+  /** The write, when the line was an explicit "remember that …". */
+  write?: WriteResult;
+  /** The recall behind the reply, when there was one. */
+  recall?: RecallResponse;
+  /** Set for `/quit`. */
+  quit?: boolean;
+}
+
+/** Options for {@link OfflineSession}. */
+export interface OfflineSessionOptions {
+  /** The front door's channel name (terminal, discord). */
+  channel: string;
+  /** How many memories a reply shows. Default 5. */
+  recallLimit?: number;
+}
+
+const DECISION_WORDS: Record<WriteResult['decision'], string> = {
+  create: 'Noted',
+  corroborate: 'I already knew that; noted again',
+  update: 'Updated (the old value is kept in history)',
+  conflict: 'That contradicts what I have; held for your review',
+  ignore: 'Not stored',
+};
+
+/** The offline owner session. */
+export class OfflineSession {
+  private readonly limit: number;
+
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly options: OfflineSessionOptions,
+  ) {
+    this.limit = options.recallLimit ?? 5;
+  }
+
+  /** The greeting a front door shows when the session opens. */
+  banner(): string {
+    const s = this.store.stats();
+    return [
+      `keel · offline · recall: ${s.mode} · ${s.active} beliefs, ${s.episodes} episodes`,
+      OFFLINE_NOTICE,
+      'Say "remember that …" to keep something; /help lists commands.',
+    ].join('\n');
+  }
+
+  /**
+   * Handles one line from the owner.
+   *
+   * @throws never for bad input: errors become the reply text (with their code).
+   */
+  handle(line: string): TurnReply {
+    const text = line.replace(/\r?\n$/, '');
+    if (!text.trim()) return { text: '' };
+    try {
+      if (text.trim().startsWith('/')) return this.command(text.trim());
+      return this.say(text);
+    } catch (err) {
+      if (KeelError.isInstance(err))
+        return { text: `error ${err.code}: ${err.message}\nfix: ${err.fix}` };
+      throw err;
+    }
+  }
+
+  private say(text: string): TurnReply {
+    const episode = this.store.addEpisode({
+      kind: 'conversation',
+      channel: this.options.channel,
+      role: 'owner',
+      text,
+    });
+    const capture = captureExplicit(text);
+    if (capture) {
+      const write = this.store.remember({
+        kind: capture.kind,
+        key: capture.key,
+        value: capture.value,
+        source: 'owner_stated',
+        episodeId: episode.id,
+        actor: 'owner',
+      });
+      const lines = [`${DECISION_WORDS[write.decision]}: ${write.reason}.`];
+      if (write.fact) lines.push(formatFactLine({ ...write.fact, age_ms: 0 }));
+      return { text: lines.join('\n'), episodeId: episode.id, write };
+    }
+    const recall = this.store.recall(text, { limit: this.limit + 1 });
+    recall.results = recall.results
+      .filter((r) => !(r.type === 'episode' && r.id === episode.id))
+      .slice(0, this.limit);
+    const lines = [`(offline: no model configured) Stored your message as e${episode.id}.`];
+    if (recall.results.length === 0) lines.push('Nothing I remember relates to that yet.');
+    else {
+      lines.push(`What I remember that relates (recall: ${recall.mode}):`);
+      for (const r of recall.results) lines.push(`  ${formatResultLine(r)}`);
+    }
+    return { text: lines.join('\n'), episodeId: episode.id, recall };
+  }
+
+  private command(line: string): TurnReply {
+    const [name = '', ...rest] = line.slice(1).split(/\s+/);
+    const arg = rest.join(' ').trim();
+    const need = (what: string) => {
+      if (!arg) throw new KeelError('INVALID_INPUT', `/${name} needs ${what}`);
+      return arg;
+    };
+    switch (name.toLowerCase()) {
+      case 'help':
+      case '?':
+        return { text: SLASH_HELP };
+      case 'quit':
+      case 'exit':
+        return { text: 'Bye.', quit: true };
+      case 'recall': {
+        const recall = this.store.recall(need('a query'), { limit: 10 });
+        const lines = recall.results.map(formatResultLine);
+        return {
+          text: [`recall: ${recall.mode}`, ...(lines.length ? lines : ['nothing found'])].join(
+            '\n',
+          ),
+          recall,
+        };
+      }
+      case 'history': {
+        const rows = this.store.history(parseSlot(need('kind/key')));
+        if (rows.length === 0) return { text: `no history for ${arg}` };
+        return { text: rows.map((f) => `${historyLine(f)}`).join('\n') };
+      }
+      case 'review': {
+        const q = this.store.review();
+        const lines: string[] = [];
+        if (q.pending.length) {
+          lines.push('Pending conflicts (/confirm <id> to accept, /reject <id> to drop):');
+          for (const p of q.pending) {
+            lines.push(`  ${formatFactLine(p.fact)}`);
+            if (p.current) lines.push(`      contradicts ${formatFactLine(p.current)}`);
+          }
+        }
+        if (q.weak.length) {
+          lines.push(`Weak beliefs (confidence < ${q.threshold}):`);
+          for (const f of q.weak) lines.push(`  ${formatFactLine(f)}`);
+        }
+        return { text: lines.length ? lines.join('\n') : 'Nothing to review.' };
+      }
+      case 'confirm': {
+        const r = this.store.confirm(parseFactId(need('a fact id')), {
+          channel: this.options.channel,
+        });
+        return {
+          text: `Confirmed: ${formatFactLine(r.fact)}${r.superseded ? `\n  (supersedes f${r.superseded.id}: ${r.superseded.value})` : ''}`,
+        };
+      }
+      case 'reject': {
+        const f = this.store.reject(parseFactId(need('a fact id')), {
+          channel: this.options.channel,
+        });
+        return { text: `Rejected f${f.id}; it will not come back unless you say so.` };
+      }
+      case 'forget': {
+        const purge = /(^|\s)--purge(\s|$)/.test(arg);
+        const id = parseFactId(need('a fact id').replace('--purge', '').trim());
+        const r = this.store.forget(id, { purge, channel: this.options.channel });
+        return {
+          text: purge
+            ? `Forgot and purged f${id}: erased from ${r.erasedFacts.length} row(s), ${r.redactedJournal} journal entr${r.redactedJournal === 1 ? 'y' : 'ies'}, ${r.redactedEpisodes.length} episode(s).`
+            : `Forgot f${id}; it will not be re-learned unless you say it again.`,
+        };
+      }
+      default:
+        return { text: `unknown command /${name}\n${SLASH_HELP}` };
+    }
+  }
+}
+
+/** One version of a belief in a history listing. */
+export function historyLine(f: Fact): string {
+  const links = [
+    f.supersedes_id ? `supersedes f${f.supersedes_id}` : '',
+    f.superseded_by_id ? `superseded by f${f.superseded_by_id}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return `${formatFactLine(f)} [${f.status}${links ? `; ${links}` : ''}] since ${new Date(f.created_at).toISOString()}`;
+}

@@ -1,0 +1,59 @@
+/**
+ * How a memory is written out for a reader (the model or the owner): every fact line carries its
+ * id, kind/key, value, confidence, evidence count, source and age, so a guess never reads as a
+ * fact.
+ *
+ * @module
+ */
+import type { EpisodeResult, FactResult, RecallResult } from '@keel/memory';
+import { humanAge } from '@keel/memory';
+
+/** The fields of a fact that a line shows. */
+export type FactLineInput = Pick<
+  FactResult,
+  'id' | 'kind' | 'key' | 'value' | 'confidence' | 'evidence_count' | 'source'
+> & { status?: string; age_ms?: number };
+
+/**
+ * One fact as a line, e.g.
+ * `[f42] preference/coffee: oat flat white (conf 0.70, seen 1x, observed, 3d ago)`.
+ * A fact that is not active says its status instead of passing for current.
+ */
+export function formatFactLine(f: FactLineInput): string {
+  const parts = [
+    `conf ${f.confidence.toFixed(2)}`,
+    `seen ${f.evidence_count}x`,
+    f.source,
+    ...(f.age_ms === undefined
+      ? []
+      : [f.age_ms < 60_000 ? 'just now' : `${humanAge(f.age_ms)} ago`]),
+    ...(f.status && f.status !== 'active' ? [f.status.toUpperCase()] : []),
+  ];
+  return `[f${f.id}] ${f.kind}/${f.key}: ${oneLine(f.value)} (${parts.join(', ')})`;
+}
+
+/** One recalled episode as a line: `[e17] Caroline, 8 May 2023 (D1:3): text`. */
+export function formatEpisodeLine(e: EpisodeResult, maxChars = 240): string {
+  const p = e.provenance;
+  const who = p.speaker ?? p.role;
+  const when = new Date(p.occurred_at).toISOString().slice(0, 10);
+  const src = p.source_id ? ` ${p.source_id}` : '';
+  const stale = e.supports.filter((s) => s.status !== 'active' && s.status !== 'pending');
+  const note = stale.length
+    ? ` (said then; ${stale.map((s) => `f${s.id} is ${s.status}`).join(', ')})`
+    : '';
+  return `[e${e.id}] ${who}, ${when}${src}: ${truncate(oneLine(e.text), maxChars)}${note}`;
+}
+
+/** A recall result of either type as a line. */
+export function formatResultLine(r: RecallResult): string {
+  return r.type === 'fact' ? formatFactLine(r) : formatEpisodeLine(r);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,301 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FIXTURES, keel, tempHome } from '../support/cli.js';
+
+interface FactJson {
+  id: number;
+  kind: string;
+  key: string;
+  value: string;
+  confidence: number;
+  evidence_count: number;
+  source: string;
+  status: string;
+}
+interface RememberJson {
+  decision: string;
+  reason: string;
+  fact: FactJson;
+}
+interface RecallJson {
+  mode: string;
+  results: {
+    type: string;
+    id: number;
+    value?: string;
+    text?: string;
+    confidence?: number;
+    provenance?: { source_id: string | null; speaker: string | null; occurred_at: number };
+  }[];
+}
+
+let home: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ home, cleanup } = tempHome());
+});
+afterEach(() => cleanup());
+
+describe('keel remember / recall / history', () => {
+  it('remembers, corroborates and recalls with confidence and source', () => {
+    const first = keel(home, ['remember', 'preference/coffee', 'oat', 'flat', 'white', '--json']);
+    expect(first.status).toBe(0);
+    const a = first.json<RememberJson>();
+    expect(a.decision).toBe('create');
+    expect(a.fact).toMatchObject({
+      kind: 'preference',
+      key: 'coffee',
+      value: 'oat flat white',
+      confidence: 1,
+      evidence_count: 1,
+      source: 'owner_stated',
+      status: 'active',
+    });
+    const again = keel(home, [
+      'remember',
+      'preference/coffee',
+      'Oat flat white.',
+      '--json',
+    ]).json<RememberJson>();
+    expect(again.decision).toBe('corroborate');
+    expect(again.fact.evidence_count).toBe(2);
+
+    keel(home, ['remember', 'profile/city', 'Lisbon', '--json']);
+    const r = keel(home, [
+      'recall',
+      'what',
+      'coffee',
+      'do',
+      'I',
+      'like?',
+      '--json',
+    ]).json<RecallJson>();
+    expect(r.mode).toBe('lexical');
+    expect(r.results[0]).toMatchObject({ type: 'fact', value: 'oat flat white', confidence: 1 });
+    expect(r.results.some((x) => x.value === 'Lisbon')).toBe(false);
+    const city = keel(home, ['recall', 'Lisbon', '--json']).json<RecallJson>();
+    expect(city.results[0]).toMatchObject({ type: 'fact', value: 'Lisbon' });
+  });
+
+  it('an observed write is capped by the evidence gate; a conflict waits for review', () => {
+    const obs = keel(home, [
+      'remember',
+      'fact/gym',
+      'Tuesdays',
+      '--source',
+      'observed',
+      '--confidence',
+      '1',
+      '--json',
+    ]).json<RememberJson>();
+    expect(obs.fact.confidence).toBe(0.7);
+    keel(home, ['remember', 'preference/band', 'The', 'Lanterns']);
+    const c = keel(home, [
+      'remember',
+      'preference/band',
+      'Paper',
+      'Owls',
+      '--source',
+      'observed',
+      '--json',
+    ]).json<RememberJson>();
+    expect(c.decision).toBe('conflict');
+    expect(c.fact.status).toBe('pending');
+    const review = keel(home, ['review', '--json']).json<{
+      pending: { fact: FactJson; contradicts: FactJson }[];
+      weak: FactJson[];
+    }>();
+    expect(review.pending.map((p) => p.fact.value)).toEqual(['Paper Owls']);
+    expect(review.pending[0]!.contradicts.value).toBe('The Lanterns');
+    expect(review.weak.map((f) => f.value)).toEqual(['Tuesdays']);
+
+    const confirmed = keel(home, ['confirm', `f${c.fact.id}`, '--json']).json<{
+      fact: FactJson;
+      superseded: FactJson;
+    }>();
+    expect(confirmed.fact).toMatchObject({
+      value: 'Paper Owls',
+      source: 'owner_confirmed',
+      confidence: 1,
+      status: 'active',
+    });
+    expect(confirmed.superseded.value).toBe('The Lanterns');
+    const h = keel(home, ['history', 'preference/band', '--json']).json<{ versions: FactJson[] }>();
+    expect(h.versions.map((v) => [v.value, v.status])).toEqual([
+      ['Paper Owls', 'active'],
+      ['The Lanterns', 'superseded'],
+    ]);
+  });
+
+  it('forget --purge erases the value and keeps the store verifiable', () => {
+    const f = keel(home, [
+      'remember',
+      'profile/locker',
+      'combination',
+      'zanzibar-4417',
+      '--json',
+    ]).json<RememberJson>();
+    keel(home, ['remember', 'profile/gym', 'zanzibar', 'fitness', 'club']);
+    const out = keel(home, ['forget', String(f.fact.id), '--purge', '--json']);
+    expect(out.status).toBe(0);
+    const r = keel(home, ['recall', 'zanzibar', '--json']).json<RecallJson>();
+    // The control still comes back; the purged value does not.
+    expect(r.results.map((x) => x.value ?? x.text)).toEqual(['zanzibar fitness club']);
+    const db = new Database(join(home, 'keel.db'), { readonly: true });
+    const leaks = db
+      .prepare(
+        `SELECT (SELECT count(*) FROM facts WHERE value LIKE '%4417%') + (SELECT count(*) FROM journal WHERE payload LIKE '%4417%') + (SELECT count(*) FROM episodes WHERE text LIKE '%4417%') AS n`,
+      )
+      .get() as { n: number };
+    db.close();
+    expect(leaks.n).toBe(0);
+    expect(readFileSync(join(home, 'keel.db')).includes('zanzibar-4417')).toBe(false);
+    expect(keel(home, ['verify']).status).toBe(0);
+    const back = keel(home, [
+      'remember',
+      'profile/locker',
+      'combination',
+      'zanzibar-4417',
+      '--source',
+      'observed',
+      '--json',
+    ]).json<RememberJson>();
+    expect(back.decision).toBe('ignore');
+  });
+
+  it('the database file is private (mode 0600)', () => {
+    keel(home, ['remember', 'note/x', 'y']);
+    expect(statSync(join(home, 'keel.db')).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('errors print a code and a fix and exit non-zero', () => {
+  it.each([
+    [['remember', 'nokind/x', 'y'], 'INVALID_INPUT'],
+    [['remember', 'preference/x', ''], 'INVALID_INPUT'],
+    [['confirm', 'f999'], 'NOT_FOUND'],
+    [['forget', 'abc'], 'INVALID_INPUT'],
+    [['import', '/nonexistent.json', '--format', 'locomo'], 'FILE_UNREADABLE'],
+    [['recall'], 'INVALID_INPUT'],
+    [['no-such-verb'], 'INVALID_INPUT'],
+  ])('keel %j → %s', (args, code) => {
+    const human = keel(home, args);
+    expect(human.status).not.toBe(0);
+    expect(human.stderr).toContain(`error ${code}:`);
+    expect(human.stderr).toMatch(/\nfix: .+/);
+    const json = keel(home, [...args, '--json']);
+    expect(json.status).not.toBe(0);
+    expect(json.json<{ error: { code: string; fix: string } }>().error.code).toBe(code);
+  });
+
+  it('a value with FTS5 syntax, emoji and CJK is stored and found', () => {
+    const v = "NEAR(“multi-agent” AND don't) ^x* 🎉 我喜欢喝绿茶";
+    expect(keel(home, ['remember', 'note/weird', v]).status).toBe(0);
+    for (const q of ['multi-agent', "don't", 'NEAR', '绿茶', '"AND" OR (NEAR*)^']) {
+      const r = keel(home, ['recall', q, '--json']);
+      expect(r.status).toBe(0);
+      expect(r.json<RecallJson>().results[0]?.value, q).toBe(v);
+    }
+    const emoji = keel(home, ['recall', '🎉🎉', '--json']);
+    expect(emoji.status).toBe(0);
+    expect(emoji.json<RecallJson>().results).toEqual([]);
+  });
+});
+
+describe('keel import', () => {
+  it('imports LoCoMo conv-26 once, with provenance; a second import adds nothing', () => {
+    const file = join(FIXTURES, 'locomo/conv-26.json');
+    const raw = JSON.parse(readFileSync(file, 'utf8')) as {
+      conversation: Record<string, unknown>;
+    }[];
+    const expected = Object.entries(raw[0]!.conversation)
+      .filter(([k, v]) => /^session_\d+$/.test(k) && Array.isArray(v))
+      .reduce((n, [, v]) => n + (v as unknown[]).length, 0);
+    const first = keel(home, ['import', file, '--format', 'locomo', '--json']);
+    expect(first.status).toBe(0);
+    expect(first.json()).toMatchObject({ total: expected, added: expected, existing: 0 });
+    const second = keel(home, ['import', file, '--format', 'locomo', '--json']).json();
+    expect(second).toMatchObject({ total: expected, added: 0, existing: expected });
+
+    const r = keel(home, [
+      'recall',
+      'LGBTQ support group',
+      '--type',
+      'episode',
+      '--limit',
+      '5',
+      '--json',
+    ]).json<RecallJson>();
+    const d13 = r.results.find((x) => x.provenance?.source_id === 'D1:3');
+    expect(d13, 'the turn where Caroline mentions the support group').toBeDefined();
+    expect(d13!.provenance!.speaker).toBe('Caroline');
+    expect(new Date(d13!.provenance!.occurred_at).toISOString().slice(0, 10)).toBe('2023-05-08');
+    expect(keel(home, ['verify']).status).toBe(0);
+  });
+
+  it('imports a LongMemEval question with session provenance', () => {
+    const file = join(FIXTURES, 'longmemeval/44_d6233ab6.json');
+    const q = JSON.parse(readFileSync(file, 'utf8')) as { haystack_sessions: unknown[][] };
+    const expected = q.haystack_sessions.reduce((n, s) => n + s.length, 0);
+    const out = keel(home, ['import', file, '--format', 'longmemeval', '--json']);
+    expect(out.status).toBe(0);
+    expect(out.json()).toMatchObject({ total: expected, added: expected });
+    expect(keel(home, ['import', file, '--format', 'longmemeval', '--json']).json()).toMatchObject({
+      added: 0,
+    });
+  });
+
+  it('the wrong format is IMPORT_FORMAT and stores nothing', () => {
+    const out = keel(home, [
+      'import',
+      join(FIXTURES, 'locomo/conv-26.json'),
+      '--format',
+      'longmemeval',
+      '--json',
+    ]);
+    expect(out.status).not.toBe(0);
+    expect(out.json<{ error: { code: string } }>().error.code).toBe('IMPORT_FORMAT');
+    const doctor = keel(home, ['doctor', '--json']).json<{ counts: { episodes: number } }>();
+    expect(doctor.counts.episodes).toBe(0);
+  });
+});
+
+describe('keel verify and doctor', () => {
+  it('verify exits 1 and names the entry when the journal was tampered with', () => {
+    keel(home, ['remember', 'preference/tea', 'green']);
+    keel(home, ['remember', 'preference/tea', 'black']);
+    expect(keel(home, ['verify']).status).toBe(0);
+    const db = new Database(join(home, 'keel.db'));
+    db.exec('DROP TRIGGER journal_redact_only');
+    db.prepare(
+      `UPDATE journal SET payload = replace(payload, 'black', 'white') WHERE op = 'update'`,
+    ).run();
+    const seq = (db.prepare(`SELECT seq FROM journal WHERE op = 'update'`).get() as { seq: number })
+      .seq;
+    db.close();
+    const out = keel(home, ['verify', '--json']);
+    expect(out.status).toBe(1);
+    const report = out.json<{
+      ok: boolean;
+      journal: { breaks: { seq: number; problem: string }[] };
+    }>();
+    expect(report.ok).toBe(false);
+    expect(report.journal.breaks).toEqual([
+      expect.objectContaining({ seq, problem: 'payload_hash' }),
+    ]);
+  });
+
+  it('doctor says what is degraded', () => {
+    const d = keel(home, ['doctor', '--json']);
+    expect(d.status).toBe(0);
+    expect(d.json()).toMatchObject({
+      home,
+      fts5: true,
+      recall_mode: 'lexical',
+      vectors: { available: false },
+      model: { configured: false },
+    });
+  });
+});
