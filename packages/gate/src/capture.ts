@@ -112,7 +112,7 @@ export function captureExplicit(text: string): Capture | null {
     const m = re.exec(line);
     if (!m) continue;
     const statement = cleanStatement(m[1]!);
-    if (!statement) return null;
+    if (!statement || /^that$/i.test(statement)) return null;
     if (trigger === 'call_me') {
       return { trigger, statement, kind: 'profile', key: 'preferred_name', value: statement };
     }

@@ -6,6 +6,7 @@
 import { type StoreContext, stmt } from './context.js';
 import { KeelError } from './errors.js';
 import { appendJournal } from './journal.js';
+import { redactSecrets } from './scan.js';
 import { sha256 } from './text.js';
 import {
   type Actor,
@@ -58,14 +59,14 @@ const INSERT_EPISODE = `INSERT INTO episodes
   (kind, channel, role, speaker, text, occurred_at, created_at, source_id, source_doc, session_key, meta)
   VALUES (@kind, @channel, @role, @speaker, @text, @occurred_at, @created_at, @source_id, @source_doc, @session_key, @meta)`;
 
-/** Row parameters for an insert. */
+/** Row parameters for an insert. Secrets in the text are withheld (see {@link redactSecrets}). */
 export function episodeRow(input: EpisodeInput, now: number) {
   return {
     kind: input.kind ?? 'conversation',
     channel: input.channel,
     role: input.role,
     speaker: input.speaker ?? null,
-    text: input.text,
+    text: redactSecrets(input.text),
     occurred_at: input.occurredAt ?? now,
     created_at: now,
     source_id: input.sourceId ?? null,

@@ -262,11 +262,7 @@ describe('forget --purge', () => {
     expect(store.verify().ok).toBe(true);
   });
 
-  // BUG: lifecycle.ts:318 redacts an evidence episode only when its text contains the stored value
-  // byte for byte. The store counts "dr. quillfeather on elm street!" as the same value (same
-  // hash; it corroborated the fact), yet that episode keeps the text and stays in episodes_fts
-  // after the purge, so "is it gone?" is not an honest yes.
-  it.fails('purge erases a value stated in another case/punctuation from its evidence episodes', () => {
+  it('purge erases a value stated in another case/punctuation from its evidence episodes', () => {
     const { store, clock } = openTempStore();
     const e1 = turn(store, 'My dentist is Dr. Quillfeather on Elm Street');
     const f = store.remember({
@@ -294,11 +290,7 @@ describe('forget --purge', () => {
     ).toBe(0);
   });
 
-  // SUSPECTED BUG, skipped pending a spec decision: after a purge, an observed re-write of the
-  // value is refused, but the refusal journals the value itself (write.ts:238-243, `withValue`
-  // defaults to true for the tombstone refusal at write.ts:259) and the command episode records
-  // it (write.ts:219), so the journal holds the purged word again.
-  it.skip('an ignored re-write of a purged value does not put the value back in the journal', () => {
+  it('an ignored re-write of a purged value does not put the value back in the journal', () => {
     const { store, clock } = openTempStore();
     const f = store.remember({
       kind: 'profile',

@@ -10,6 +10,7 @@ import { addEpisode } from './episodes.js';
 import { KeelError } from './errors.js';
 import { activeFact, factById, slotRows } from './facts.js';
 import { appendJournal } from './journal.js';
+import { valuePattern } from './text.js';
 import type { Actor, Fact } from './types.js';
 import { isOwnerSource } from './write.js';
 
@@ -285,26 +286,39 @@ export function forget(
         );
       }
       tombstone(ctx, fact, 'purged', now);
-      // The journal: every payload that names these rows or carries the value.
-      const needle = JSON.stringify(value).slice(1, -1);
-      const ids = rows.map((r) => r.id);
-      const entries = stmt(
-        ctx.db,
-        `SELECT seq, payload FROM journal WHERE instr(payload, ?) > 0`,
-      ).all(needle) as {
-        seq: number;
-        payload: string;
-      }[];
+      // Every stored form of the value: case, punctuation and Unicode form do not matter.
+      const pattern = valuePattern(value);
+      const scrub = (text: string) =>
+        pattern ? text.normalize('NFKC').replace(pattern, PURGED) : text;
+      // The journal: every payload string that carries the value is redacted.
       let redactedJournal = 0;
-      for (const e of entries) {
-        stmt(ctx.db, 'UPDATE journal SET payload = ?, redacted_at = ? WHERE seq = ?').run(
-          e.payload.split(needle).join(PURGED),
-          now,
-          e.seq,
+      if (pattern) {
+        const scrubJson = (node: unknown): unknown => {
+          if (typeof node === 'string') return scrub(node);
+          if (Array.isArray(node)) return node.map(scrubJson);
+          if (node && typeof node === 'object') {
+            return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, scrubJson(v)]));
+          }
+          return node;
+        };
+        const redact = stmt(
+          ctx.db,
+          'UPDATE journal SET payload = ?, redacted_at = ? WHERE seq = ?',
         );
-        redactedJournal++;
+        for (const e of ctx.db.prepare('SELECT seq, payload FROM journal').all() as {
+          seq: number;
+          payload: string;
+        }[]) {
+          pattern.lastIndex = 0;
+          if (!pattern.test(e.payload.normalize('NFKC'))) continue;
+          const payload = JSON.stringify(scrubJson(JSON.parse(e.payload)));
+          if (payload === e.payload) continue;
+          redact.run(payload, now, e.seq);
+          redactedJournal++;
+        }
       }
       // Episodes the value was stated in (its evidence) lose the value's text.
+      const ids = rows.map((r) => r.id);
       const redactedEpisodes: number[] = [];
       const evidence = ids.length
         ? (ctx.db
@@ -315,9 +329,11 @@ export function forget(
             .all(...ids) as { id: number; text: string }[])
         : [];
       for (const ep of evidence) {
-        if (!ep.text.includes(value)) continue;
+        if (!pattern) break;
+        pattern.lastIndex = 0;
+        if (!pattern.test(ep.text.normalize('NFKC'))) continue;
         stmt(ctx.db, 'UPDATE episodes SET text = ?, redacted_at = ? WHERE id = ?').run(
-          ep.text.split(value).join(PURGED),
+          scrub(ep.text),
           now,
           ep.id,
         );

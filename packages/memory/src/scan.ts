@@ -36,3 +36,18 @@ export function findSecret(text: string): string | null {
 export function looksLikeInjection(text: string): boolean {
   return INJECTION_PATTERNS.some((re) => re.test(text));
 }
+
+/** What replaces a secret in stored text. */
+export const SECRET_PLACEHOLDER = '[secret withheld]';
+
+/**
+ * Replaces every credential-shaped span in `text` with {@link SECRET_PLACEHOLDER}. Episodes are
+ * stored through this, so a secret typed into a conversation never reaches the database.
+ */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const [, re] of SECRET_PATTERNS) {
+    if (re.test(out)) out = out.replace(new RegExp(re.source, `${re.flags}g`), SECRET_PLACEHOLDER);
+  }
+  return out;
+}

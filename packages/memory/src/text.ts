@@ -60,15 +60,27 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
  */
 export function queryTerms(query: string): string[] {
   const folded = query.normalize('NFKC').replace(CONTROL, ' ');
-  const words: string[] = [];
+  const all: string[] = [];
+  const content: string[] = [];
+  const add = (list: string[], term: string) => {
+    if (!list.includes(term)) list.push(term);
+  };
   for (const seg of segmenter.segment(folded)) {
     if (!seg.isWordLike) continue;
     const word = seg.segment.toLowerCase();
     if (!/[\p{L}\p{N}]/u.test(word)) continue;
-    if (!words.includes(word)) words.push(word);
+    const stop = STOPWORDS.has(word) || STOPWORDS.has(word.replace(/['’]/g, ''));
+    // The segmenter joins letters across ":", ".", "_" and apostrophes ("re:dentist",
+    // "dentist's"); split those into their parts, dropping a one-letter tail like the "s" of a
+    // possessive. A CJK run stays whole.
+    const parts = hasCjk(word) ? [word] : word.split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean);
+    const kept = parts.length > 1 ? parts.filter((p) => p.length > 1 || /\p{N}/u.test(p)) : parts;
+    for (const part of kept) {
+      add(all, part);
+      if (!stop && !STOPWORDS.has(part)) add(content, part);
+    }
   }
-  const content = words.filter((w) => !STOPWORDS.has(w.replace(/['’]/g, '')) && !STOPWORDS.has(w));
-  return content.length > 0 ? content : words;
+  return content.length > 0 ? content : all;
 }
 
 /** Quotes one term as an FTS5 string literal (a phrase), folding it like the index does. */
@@ -106,4 +118,21 @@ export function humanAge(ms: number): string {
   if (s < 86_400 * 60) return `${Math.floor(s / 86_400)}d`;
   if (s < 86_400 * 365) return `${Math.floor(s / (86_400 * 30))}mo`;
   return `${Math.floor(s / (86_400 * 365))}y`;
+}
+
+/**
+ * A pattern that finds `value` inside other text the way {@link normalizeValue} compares values:
+ * case, punctuation and spacing between its words ignored, whole words only. Match it against
+ * NFKC-normalised text. Used by purge to find every stored form of a value.
+ *
+ * @returns a global, case-insensitive pattern, or null for a value with no words.
+ */
+export function valuePattern(value: string): RegExp | null {
+  const tokens = normalizeValue(value).split(' ').filter(Boolean);
+  if (tokens.length === 0) return null;
+  const escaped = tokens.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(
+    `(?<![\\p{L}\\p{N}\\p{M}])${escaped.join('[^\\p{L}\\p{N}\\p{M}]+')}(?![\\p{L}\\p{N}\\p{M}])`,
+    'giu',
+  );
 }

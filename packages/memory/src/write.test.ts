@@ -241,10 +241,7 @@ describe('write review: IGNORE (every refusal journaled with its reason)', () =>
     }
   });
 
-  // BUG: write.ts:219 records a `command` episode whose text is "remember kind/key: <value>"
-  // before the secret scan at write.ts:248, so the refused API key is stored verbatim in
-  // episodes.text. The spec: a secret is never stored.
-  it.fails('a refused secret is not stored anywhere in the database (episodes included)', () => {
+  it('a refused secret is not stored anywhere in the database (episodes included)', () => {
     const { store } = openTempStore();
     const r = store.remember({
       kind: 'setting',

@@ -165,7 +165,7 @@ function validate(input: RememberInput): { slot: Slot; value: string } {
     );
   }
   if (typeof input.value !== 'string') throw new KeelError('INVALID_INPUT', 'value must be text');
-  const value = input.value.replace(/\u0000/g, '').trim();
+  const value = input.value.replace(/\u0000/g, ' ').trim();
   if (!value) throw new KeelError('INVALID_INPUT', 'value is empty');
   if (value.length > MAX_VALUE_CHARS) {
     throw new KeelError(
@@ -214,13 +214,32 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
   const actor: Actor = input.actor ?? (isOwnerSource(input.source) ? 'owner' : 'system');
   const run = ctx.db.transaction((): WriteResult => {
     const now = ctx.now();
+    // Refusals that hold whatever is stored, decided before anything is written.
+    const secret = findSecret(value);
+    const tombstone = stmt(
+      ctx.db,
+      `SELECT id, reason FROM tombstones
+       WHERE scope = ? AND kind = ? AND key = ? AND value_hash = ? AND lifted_at IS NULL`,
+    ).all(slot.scope, slot.kind, slot.key, hash) as { id: number; reason: string }[];
+    let refusal: { reason: string; withValue: boolean } | null = null;
+    if (secret) refusal = { reason: `secret (${secret}) is never stored`, withValue: false };
+    else if (!isOwnerSource(input.source) && looksLikeInjection(value)) {
+      refusal = { reason: 'reads like instructions to a model (injection)', withValue: true };
+    } else if (tombstone.length > 0 && !isOwnerSource(input.source)) {
+      // The value was forgotten: the refusal records its hash, never the value again.
+      refusal = {
+        reason: `tombstoned (${tombstone[0]!.reason}); only the owner can restore it`,
+        withValue: false,
+      };
+    }
+
     let episodeId = input.episodeId;
     if (episodeId === undefined) {
       episodeId = addEpisode(ctx, {
         kind: 'command',
         channel: input.channel ?? 'api',
         role: isOwnerSource(input.source) ? 'owner' : 'keel',
-        text: `remember ${slot.kind}/${slot.key}: ${value}`,
+        text: `remember ${slot.kind}/${slot.key}: ${refusal && !refusal.withValue ? '[withheld]' : value}`,
         actor,
       }).id;
     } else if (!stmt(ctx.db, 'SELECT 1 FROM episodes WHERE id = ?').get(episodeId)) {
@@ -243,21 +262,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
       });
       return { decision: 'ignore', reason, fact, episodeId };
     };
-
-    // Refusals that hold whatever is stored.
-    const secret = findSecret(value);
-    if (secret) return ignore(`secret (${secret}) is never stored`, null, false);
-    if (!isOwnerSource(input.source) && looksLikeInjection(value)) {
-      return ignore('reads like instructions to a model (injection)', null);
-    }
-    const tombstone = stmt(
-      ctx.db,
-      `SELECT id, reason FROM tombstones
-       WHERE scope = ? AND kind = ? AND key = ? AND value_hash = ? AND lifted_at IS NULL`,
-    ).all(slot.scope, slot.kind, slot.key, hash) as { id: number; reason: string }[];
-    if (tombstone.length > 0 && !isOwnerSource(input.source)) {
-      return ignore(`tombstoned (${tombstone[0]!.reason}); only the owner can restore it`, null);
-    }
+    if (refusal) return ignore(refusal.reason, null, refusal.withValue);
 
     const current = activeFact(ctx, slot);
     const insert = (params: {
