@@ -154,13 +154,28 @@ function buildStore(dir: string, model: CorpusModel, rows: number): MemoryStore 
   return store;
 }
 
-/** Times `store.recall` over the queries; returns per-query latencies (ms), in query order. */
-function pass(store: MemoryStore, queries: readonly Query[], options?: RecallOptions): number[] {
-  return queries.map((q) => {
-    const t0 = performance.now();
-    store.recall(q.text, options);
-    return performance.now() - t0;
+/**
+ * Times `store.recall` over the queries under each set of options. Each query runs under every
+ * option set before the next query, in a rotating order, so load that comes and goes during the
+ * run falls on all option sets alike.
+ *
+ * @returns per-option-set latencies (ms), in query order.
+ */
+function passes(
+  store: MemoryStore,
+  queries: readonly Query[],
+  variants: readonly (RecallOptions | undefined)[],
+): number[][] {
+  const out = variants.map(() => [] as number[]);
+  queries.forEach((q, i) => {
+    for (let j = 0; j < variants.length; j++) {
+      const v = (i + j) % variants.length;
+      const t0 = performance.now();
+      store.recall(q.text, variants[v]);
+      out[v]!.push(performance.now() - t0);
+    }
   });
+  return out;
 }
 
 /** Rows of the FTS index of episodes matched by a query (what BM25 has to score). */
@@ -183,11 +198,19 @@ function measureSize(
 ): { def: LatencySummary; noTouch: LatencySummary } {
   const store = buildStore(dir, model, rows);
   try {
-    pass(store, warmup);
-    const def = pass(store, queries);
-    const noTouch = pass(store, queries, { touch: false });
-    const episodesOnly = pass(store, queries, { type: 'episode', touch: false });
-    const factsOnly = pass(store, queries, { type: 'fact', touch: false });
+    const variants = [
+      undefined,
+      { touch: false },
+      { type: 'episode', touch: false },
+      { type: 'fact', touch: false },
+    ] as const;
+    passes(store, warmup, variants);
+    const [def, noTouch, episodesOnly, factsOnly] = passes(store, queries, variants) as [
+      number[],
+      number[],
+      number[],
+      number[],
+    ];
     const d = summarize(def);
     const n = summarize(noTouch);
     console.log(`  default (limit 10, touch)   ${latencyLine(d)}`);
@@ -248,6 +271,7 @@ export async function benchRecall(options: BenchOptions): Promise<SummaryRow[]> 
   const warmup = makeQueries(model, WARMUP, 52);
   console.log(
     `${QUERIES} queries of 2-6 words (${QUERIES / 3} of each kind), ${WARMUP} warm-up queries first; ` +
+      'each query runs under the four option sets below in rotating order; ' +
       `e.g. "${queries[0]!.text}", "${queries[1]!.text}", "${queries[2]!.text}"`,
   );
   const rows: SummaryRow[] = [];

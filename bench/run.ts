@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { cpus, loadavg } from 'node:os';
 import { benchImport } from './import.js';
 import {
   BENCH_NAMES,
@@ -29,6 +30,12 @@ const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]
   locomo: benchLocomo,
 };
 
+/** The machine's load averages: latency figures on a busy machine have heavier tails. */
+const load = () =>
+  `load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`;
+
 /**
  * Runs the selected benchmarks one after another and prints the summary.
  *
@@ -38,7 +45,8 @@ export async function runAll(options: BenchOptions): Promise<SummaryRow[]> {
   const names = options.only ? [options.only] : BENCH_NAMES;
   console.log(
     `keel benchmarks: ${names.join(', ')}${options.quick ? ' (--quick)' : ''}; ` +
-      `node ${process.version}, ${process.platform}/${process.arch}; data ${displayPath(options.data)}`,
+      `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs; ` +
+      `data ${displayPath(options.data)}; ${load()}`,
   );
   const rows: SummaryRow[] = [];
   const durations: [string, number][] = [];
@@ -62,7 +70,7 @@ export async function runAll(options: BenchOptions): Promise<SummaryRow[]> {
     ]),
   );
   console.log(
-    `\ntime: ${durations.map(([n, s]) => `${n} ${s.toFixed(1)} s`).join(', ')}; total ${total.toFixed(1)} s`,
+    `\ntime: ${durations.map(([n, s]) => `${n} ${s.toFixed(1)} s`).join(', ')}; total ${total.toFixed(1)} s; ${load()}`,
   );
   return rows;
 }
