@@ -8,6 +8,7 @@
  * @module
  */
 import type Database from 'better-sqlite3';
+import { stmt } from './context.js';
 import { sha256 } from './text.js';
 import type { Actor } from './types.js';
 
@@ -55,7 +56,7 @@ export function entryHash(e: Omit<JournalEntry, 'hash' | 'payload' | 'redacted_a
  * @returns the new entry's sequence number.
  */
 export function appendJournal(db: Database.Database, input: JournalInput): number {
-  const last = db.prepare('SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1').get() as
+  const last = stmt(db, 'SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1').get() as
     | { seq: number; hash: string }
     | undefined;
   const seq = (last?.seq ?? 0) + 1;
@@ -70,7 +71,8 @@ export function appendJournal(db: Database.Database, input: JournalInput): numbe
     payload_hash: sha256(payload),
     prev_hash: last?.hash ?? GENESIS_HASH,
   };
-  db.prepare(
+  stmt(
+    db,
     `INSERT INTO journal (seq, at, actor, op, entity, entity_id, payload, payload_hash, prev_hash, hash)
      VALUES (@seq, @at, @actor, @op, @entity, @entity_id, @payload, @payload_hash, @prev_hash, @hash)`,
   ).run({ ...base, payload, hash: entryHash(base) });

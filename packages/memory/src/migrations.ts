@@ -158,7 +158,7 @@ CREATE VIRTUAL TABLE facts_fts USING fts5 (
   key, value, content = '', contentless_delete = 1, ${FTS_TOKENIZER}
 );
 CREATE VIRTUAL TABLE episodes_fts USING fts5 (
-  text, content = '', contentless_delete = 1, ${FTS_TOKENIZER}
+  text, speaker, content = '', contentless_delete = 1, ${FTS_TOKENIZER}
 );
 
 CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts WHEN new.status = 'active'
@@ -176,12 +176,14 @@ END;
 
 CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes WHEN new.kind = 'conversation'
 BEGIN
-  INSERT INTO episodes_fts (rowid, text) VALUES (new.id, keel_fold(new.text));
+  INSERT INTO episodes_fts (rowid, text, speaker)
+  VALUES (new.id, keel_fold(new.text), keel_fold(coalesce(new.speaker, '')));
 END;
 CREATE TRIGGER episodes_fts_update AFTER UPDATE OF text ON episodes WHEN new.kind = 'conversation'
 BEGIN
   DELETE FROM episodes_fts WHERE rowid = old.id;
-  INSERT INTO episodes_fts (rowid, text) VALUES (new.id, keel_fold(new.text));
+  INSERT INTO episodes_fts (rowid, text, speaker)
+  VALUES (new.id, keel_fold(new.text), keel_fold(coalesce(new.speaker, '')));
 END;
 `,
   },

@@ -227,15 +227,12 @@ export function recall(
   const episodes = response.results.filter((x): x is EpisodeResult => x.type === 'episode');
   if (episodes.length > 0) {
     // Audit read (any status): which beliefs each episode supports, so stale ones are marked.
-    const byEpisode = new Map(episodes.map((e) => [e.id, e]));
-    const rows = ctx.db
-      .prepare(
-        `SELECT fe.episode_id, f.id, f.status FROM fact_evidence fe JOIN facts f ON f.id = fe.fact_id
-         WHERE fe.episode_id IN (${episodes.map(() => '?').join(',')}) ORDER BY f.id`,
-      )
-      .all(...episodes.map((e) => e.id)) as { episode_id: number; id: number; status: Status }[];
-    for (const r of rows)
-      byEpisode.get(r.episode_id)?.supports.push({ id: r.id, status: r.status });
+    const supports = stmt(
+      ctx.db,
+      `SELECT f.id, f.status FROM fact_evidence fe JOIN facts f ON f.id = fe.fact_id
+       WHERE fe.episode_id = ? ORDER BY f.id`,
+    );
+    for (const e of episodes) e.supports = supports.all(e.id) as { id: number; status: Status }[];
   }
   if (options.withEvidence !== false)
     for (const f of facts) f.evidence = evidenceEpisodes(ctx, f.id);

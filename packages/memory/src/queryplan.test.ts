@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { openTempStore } from './test-helpers.js';
+
+/** The plan SQLite would use for `sql`, as one string. */
+function plan(
+  store: ReturnType<typeof openTempStore>['store'],
+  sql: string,
+  ...params: unknown[]
+): string {
+  return (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
+    .map((r) => r.detail)
+    .join(' | ');
+}
+
+describe('hot queries use their indexes (a later change cannot quietly scan a table)', () => {
+  it('the active-slot lookup uses the one-active-per-slot index', () => {
+    const { store } = openTempStore();
+    const p = plan(
+      store,
+      'SELECT * FROM active_facts WHERE scope = ? AND kind = ? AND key = ?',
+      'owner',
+      'note',
+      'x',
+    );
+    expect(p).toMatch(/USING INDEX facts_one_active_per_slot|USING INDEX facts_slot/);
+    expect(p).not.toMatch(/SCAN facts\b/);
+  });
+
+  it('fact recall drives from the FTS index, not a scan of facts', () => {
+    const { store } = openTempStore();
+    const p = plan(
+      store,
+      `SELECT f.*, bm25(facts_fts) AS bm FROM facts_fts JOIN active_facts f ON f.id = facts_fts.rowid
+       WHERE facts_fts MATCH ? AND f.scope = ? ORDER BY bm LIMIT ?`,
+      '"tea"',
+      'owner',
+      10,
+    );
+    expect(p).toMatch(/SCAN facts_fts VIRTUAL TABLE INDEX/);
+    expect(p).toMatch(/SEARCH (f|facts) USING INTEGER PRIMARY KEY/);
+  });
+
+  it('episode recall drives from the FTS index and looks episodes up by id', () => {
+    const { store } = openTempStore();
+    const p = plan(
+      store,
+      `SELECT e.*, m.bm FROM (SELECT rowid AS id, bm25(episodes_fts) AS bm FROM episodes_fts
+       WHERE episodes_fts MATCH ? ORDER BY bm LIMIT ?) m JOIN episodes e ON e.id = m.id ORDER BY m.bm`,
+      '"tea"',
+      10,
+    );
+    expect(p).toMatch(/SCAN episodes_fts VIRTUAL TABLE INDEX/);
+    expect(p).toMatch(/SEARCH e USING INTEGER PRIMARY KEY/);
+  });
+
+  it('the tombstone check and the provenance dedupe use their indexes', () => {
+    const { store } = openTempStore();
+    expect(
+      plan(
+        store,
+        `SELECT id FROM tombstones WHERE scope = ? AND kind = ? AND key = ? AND value_hash = ? AND lifted_at IS NULL`,
+        'owner',
+        'note',
+        'x',
+        'h',
+      ),
+    ).toMatch(/USING INDEX tombstones_slot/);
+    expect(
+      plan(
+        store,
+        'SELECT id FROM episodes WHERE source_doc = ? AND source_id = ?',
+        'locomo:conv-26',
+        'D1:3',
+      ),
+    ).toMatch(/USING (COVERING )?INDEX episodes_provenance/);
+  });
+});
