@@ -30,7 +30,23 @@ export type KeelErrorCode =
   /** The journal's hash chain or a store invariant is broken (see `keel verify`). */
   | 'INTEGRITY'
   /** Another keel process held the database lock for longer than the busy timeout. */
-  | 'BUSY';
+  | 'BUSY'
+  /** The model provider cannot be reached (no server, wrong host). */
+  | 'MODEL_UNAVAILABLE'
+  /** The provider stayed overloaded (429/529/overloaded_error) through every retry. */
+  | 'MODEL_OVERLOADED'
+  /** The account's quota is exhausted; retrying would not help for hours. */
+  | 'MODEL_QUOTA'
+  /** The response stream stalled through every retry. */
+  | 'MODEL_TIMEOUT'
+  /** The provider rejected the credentials. */
+  | 'MODEL_AUTH'
+  /** The provider refused the request itself (too large, invalid). */
+  | 'MODEL_REFUSED_INPUT'
+  /** The operation was cancelled (Ctrl-C, shutdown). */
+  | 'CANCELLED'
+  /** Another turn holds the session lock for longer than the wait allows. */
+  | 'SESSION_BUSY';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -48,6 +64,15 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
   FILE_UNREADABLE: 'Check the path and its permissions.',
   INTEGRITY: 'Run `keel verify` for the full report; restore from a backup if rows were altered.',
   BUSY: 'Another keel process is writing; try again in a moment.',
+  MODEL_UNAVAILABLE:
+    'Check the provider: ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, or that Ollama runs at OLLAMA_HOST.',
+  MODEL_OVERLOADED: 'The model is overloaded; try again in a minute.',
+  MODEL_QUOTA: 'Your API quota is used up; check your plan or wait for the quota to reset.',
+  MODEL_TIMEOUT: 'The model stopped responding; try again.',
+  MODEL_AUTH: 'Check ANTHROPIC_API_KEY.',
+  MODEL_REFUSED_INPUT: 'Shorten the message; the model refused the request as sent.',
+  CANCELLED: 'Nothing to fix: the turn was cancelled and nothing was stored from it.',
+  SESSION_BUSY: 'Another front door is mid-turn; wait for it to finish and try again.',
 };
 
 const MARKER = Symbol.for('keel.error');

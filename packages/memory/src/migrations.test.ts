@@ -27,6 +27,7 @@ const ADDS: Record<number, string[]> = {
   ],
   2: ['facts_fts', 'episodes_fts', 'facts_fts_insert', 'facts_fts_update', 'episodes_fts_insert'],
   3: ['imports'],
+  4: ['sessions', 'turns', 'messages', 'belief_queue'],
 };
 
 const names = (db: Database.Database): Set<string> =>

@@ -1,0 +1,107 @@
+/**
+ * The `ChatModel` contract every model provider implements (Anthropic, Ollama, the recording fake),
+ * kept apart from the implementations so the agent and the apps depend on this shape only.
+ *
+ * The message shapes follow the Anthropic Messages API's content blocks, which every provider maps
+ * to and from.
+ *
+ * @module
+ */
+
+/** A block of text. */
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+
+/** The model asks for a tool call. `input` is the parsed JSON arguments. */
+export interface ToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** The result of a tool call, sent back in the next user message. */
+export interface ToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  /** The tool's output as text (JSON for structured results). */
+  content: string;
+  is_error?: boolean;
+}
+
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
+
+/** One message of the conversation. */
+export interface ChatMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock[];
+}
+
+/** A part of the system prompt. `cache: true` puts a cache breakpoint after this part. */
+export interface SystemPart {
+  text: string;
+  cache?: boolean;
+}
+
+/** A tool the model may call; `inputSchema` is a JSON Schema object. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** One request to a model. */
+export interface ChatRequest {
+  system: SystemPart[];
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  /** Most output tokens. */
+  maxTokens: number;
+  /** Cancels the request (Ctrl-C, shutdown). */
+  signal?: AbortSignal;
+  /** Called with each piece of streamed text as it arrives. */
+  onText?: (delta: string) => void;
+}
+
+/** Why the model stopped. */
+export type StopReason =
+  | 'end_turn'
+  | 'tool_use'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'refusal'
+  | 'other';
+
+/** A complete model response. */
+export interface ChatResponse {
+  content: Array<TextBlock | ToolUseBlock>;
+  stopReason: StopReason;
+  usage: {
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens?: number;
+    cacheWriteTokens?: number;
+  };
+  /** Attempts it took (1 when no retry was needed). */
+  attempts: number;
+}
+
+/** A model provider. */
+export interface ChatModel {
+  /** `anthropic`, `ollama`, `fake`. */
+  readonly provider: string;
+  /** The model name sent to the provider. */
+  readonly model: string;
+  /**
+   * Sends one request and resolves when the response is complete, streaming text through
+   * `request.onText` as it arrives.
+   *
+   * @throws KeelError `MODEL_UNAVAILABLE` (cannot reach the provider), `MODEL_OVERLOADED` (still
+   *   overloaded after the retries), `MODEL_QUOTA` (quota exhausted: not retried),
+   *   `MODEL_TIMEOUT` (stalled stream after the retries), `MODEL_AUTH`, `MODEL_REFUSED_INPUT`
+   *   (the request is too large or invalid), `CANCELLED`.
+   */
+  complete(request: ChatRequest): Promise<ChatResponse>;
+}
