@@ -23,6 +23,7 @@ export function readRootPackageJson() {
  *   stdoutToStderr: child stdout is sent to our stderr (keeps our stdout clean).
  *   capture: keep (the tail of) the combined output in `output` while still showing it.
  *   silent: capture without showing.
+ *   timeoutMs: kill the child (and report `timedOut`) if it runs longer than this.
  *   env, cwd, stdin ('inherit' | 'ignore').
  */
 export function run(command, args, options = {}) {
@@ -33,6 +34,7 @@ export function run(command, args, options = {}) {
     stdoutToStderr = false,
     capture = false,
     silent = false,
+    timeoutMs = 0,
   } = options;
   const piped = capture || silent;
   const stdio = piped
@@ -62,8 +64,22 @@ export function run(command, args, options = {}) {
         if (!silent) process.stderr.write(chunk);
       });
     }
-    child.on('error', (error) => resolve({ code: null, signal: null, output, error }));
-    child.on('close', (code, signal) => resolve({ code, signal, output }));
+    let timedOut = false;
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGKILL');
+          }, timeoutMs)
+        : null;
+    child.on('error', (error) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code: null, signal: null, output, error, timedOut });
+    });
+    child.on('close', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code, signal, output, timedOut });
+    });
   });
 }
 

@@ -8,7 +8,7 @@
 // stdout of `npm start` belongs to the keel terminal.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitIfInterrupted, isWindows, ROOT, readRootPackageJson, run, say } from './lib.mjs';
 
@@ -37,9 +37,13 @@ export class SetupError extends Error {
  */
 export const pnpm = { command: 'pnpm', args: [], label: 'pnpm' };
 
-/** Run pnpm (as setup() resolved it) with these arguments; see lib.mjs run() for options. */
-export function runPnpm(args, options) {
-  return run(pnpm.command, [...pnpm.args, ...args], options);
+/**
+ * Run pnpm (as setup() resolved it) with these arguments; see lib.mjs run() for options.
+ * The environment defaults to pnpmEnv(): pnpm 12 may install on its own before `pnpm exec`
+ * when it finds node_modules stale, and that install needs the Node headers too.
+ */
+export function runPnpm(args, options = {}) {
+  return run(pnpm.command, [...pnpm.args, ...args], { env: pnpmEnv(), ...options });
 }
 
 /** The pnpm version wanted by the root package.json `packageManager` field, e.g. "12.4.2". */
@@ -56,8 +60,12 @@ export function wantedPnpmVersion() {
   return match[1];
 }
 
-async function versionOf(command, args) {
-  const result = await run(command, [...args, '--version'], { silent: true, stdin: 'ignore' });
+async function versionOf(command, args, timeoutMs = 30_000) {
+  const result = await run(command, [...args, '--version'], {
+    silent: true,
+    stdin: 'ignore',
+    timeoutMs,
+  });
   if (result.code !== 0) return null;
   const lines = result.output.trim().split(/\r?\n/).reverse();
   return lines.find((line) => /^\d+\.\d+\.\d+/.test(line.trim()))?.trim() ?? null;
@@ -76,12 +84,61 @@ function lastErrorLine(output) {
   );
 }
 
+/** pnpm in npm's global bin directory, which may not be on PATH (null if npm cannot tell). */
+async function globalPnpmPath() {
+  const prefix = await run('npm', ['prefix', '-g'], {
+    silent: true,
+    stdin: 'ignore',
+    timeoutMs: 30_000,
+  });
+  const dir = prefix.output.trim().split(/\r?\n/).at(-1);
+  if (prefix.code !== 0 || !dir) return null;
+  return isWindows ? join(dir, 'pnpm.cmd') : join(dir, 'bin', 'pnpm');
+}
+
+function use(command, args, label) {
+  Object.assign(pnpm, { command, args, label });
+}
+
+/** Set when a run had to fall back to npx, so that later runs try it first. */
+const NPX_MEMO = join(ROOT, 'node_modules', '.keel-pnpm-via-npx');
+
+function rememberNpx(wanted) {
+  const viaNpx = pnpm.command === 'npx';
+  try {
+    if (viaNpx && existsSync(dirname(NPX_MEMO))) writeFileSync(NPX_MEMO, `${wanted}\n`);
+    if (!viaNpx) rmSync(NPX_MEMO, { force: true });
+  } catch {
+    // Only a speed-up for the next run.
+  }
+}
+
 async function resolvePnpm(quiet) {
   const wanted = wantedPnpmVersion();
+  const npxArgs = ['--yes', `pnpm@${wanted}`];
   const found = await versionOf('pnpm', []);
   if (found === wanted) {
-    Object.assign(pnpm, { command: 'pnpm', args: [], label: 'pnpm' });
+    use('pnpm', [], 'pnpm');
     if (!quiet) log(`pnpm ${wanted}`);
+    return;
+  }
+
+  // Earlier runs could not install pnpm globally and used npx: go straight there.
+  let memo = null;
+  try {
+    memo = readFileSync(NPX_MEMO, 'utf8').trim();
+  } catch {}
+  if (memo === wanted && (await versionOf('npx', npxArgs, 5 * 60_000)) === wanted) {
+    use('npx', npxArgs, `npx pnpm@${wanted}`);
+    if (!quiet) log(`pnpm ${wanted} (through npx: npm install -g is not permitted here)`);
+    return;
+  }
+
+  // Installed globally by an earlier run, but npm's global bin directory is not on PATH.
+  let bin = await globalPnpmPath();
+  if (bin && (await versionOf(bin, [])) === wanted) {
+    use(bin, [], bin);
+    if (!quiet) log(`pnpm ${wanted} (${bin}: npm's global bin directory is not on PATH)`);
     return;
   }
 
@@ -91,30 +148,29 @@ async function resolvePnpm(quiet) {
   const install = await run('npm', ['install', '-g', `pnpm@${wanted}`], {
     silent: true,
     stdin: 'ignore',
+    timeoutMs: 5 * 60_000,
   });
   exitIfInterrupted(install);
   if (install.code === 0) {
     if ((await versionOf('pnpm', [])) === wanted) {
-      Object.assign(pnpm, { command: 'pnpm', args: [], label: 'pnpm' });
+      use('pnpm', [], 'pnpm');
       return;
     }
-    // Installed, but the global bin directory is not (first) on PATH: call it by its path.
-    const prefix = await run('npm', ['prefix', '-g'], { silent: true, stdin: 'ignore' });
-    const dir = prefix.output.trim();
-    const bin = isWindows ? join(dir, 'pnpm.cmd') : join(dir, 'bin', 'pnpm');
-    if (prefix.code === 0 && dir && (await versionOf(bin, [])) === wanted) {
-      Object.assign(pnpm, { command: bin, args: [], label: bin });
+    bin ??= await globalPnpmPath();
+    if (bin && (await versionOf(bin, [])) === wanted) {
+      use(bin, [], bin);
       log(`using ${bin} (npm's global bin directory is not on PATH)`);
       return;
     }
-    log(`pnpm@${wanted} was installed globally but is not the pnpm on PATH; trying npx`);
+    log(`pnpm@${wanted} was installed globally but cannot be run; trying npx`);
   } else {
-    log(`npm install -g failed (${lastErrorLine(install.output)}); using npx pnpm@${wanted}`);
+    const why = install.timedOut ? 'timed out after 5 minutes' : lastErrorLine(install.output);
+    log(`npm install -g failed (${why}); using npx pnpm@${wanted}`);
   }
 
-  const npxArgs = ['--yes', `pnpm@${wanted}`];
-  if ((await versionOf('npx', npxArgs)) === wanted) {
-    Object.assign(pnpm, { command: 'npx', args: npxArgs, label: `npx pnpm@${wanted}` });
+  // The first npx call downloads pnpm, so give it time.
+  if ((await versionOf('npx', npxArgs, 5 * 60_000)) === wanted) {
+    use('npx', npxArgs, `npx pnpm@${wanted}`);
     return;
   }
   throw new SetupError(
@@ -130,14 +186,19 @@ function nodeHeadersDir() {
   return candidates.find((dir) => existsSync(join(dir, 'include', 'node', 'node.h'))) ?? null;
 }
 
-function installEnv() {
+/** The environment for pnpm: ours plus npm_config_nodedir when it is unset and headers exist. */
+export function pnpmEnv() {
   const env = { ...process.env };
   const hasNodedir = Object.keys(env).some((key) => key.toLowerCase() === 'npm_config_nodedir');
   // better-sqlite3 compiles with node-gyp, which would otherwise download the headers;
   // pnpm 12 does not read nodedir from .npmrc, so pass it through the environment.
   const headers = hasNodedir ? null : nodeHeadersDir();
   if (headers) env.npm_config_nodedir = headers;
-  if (process.stderr.isTTY && env.FORCE_COLOR === undefined) env.FORCE_COLOR = '1';
+  // turbo runs each task through the `pnpm` it finds on PATH: make that the one we use.
+  if (isAbsolute(pnpm.command)) {
+    const key = Object.keys(env).find((name) => name.toUpperCase() === 'PATH') ?? 'PATH';
+    env[key] = [dirname(pnpm.command), env[key]].filter(Boolean).join(delimiter);
+  }
   return env;
 }
 
@@ -193,7 +254,7 @@ export function explainInstallFailure(output, code) {
   if (has(/ENOSPC/)) return ['the disk is full', 'free some space, then rerun'];
   if (
     has(
-      /ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNREFUSED|ECONNRESET|ERR_PNPM_META_FETCH_FAIL|ERR_PNPM_FETCH_|ERR_SOCKET_TIMEOUT|getaddrinfo|self.signed certificate|UNABLE_TO_GET_ISSUER/i,
+      /ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNREFUSED|ECONNRESET|ERR_PNPM_META_FETCH_FAIL|ERR_PNPM_FETCH_|ERR_SOCKET_TIMEOUT|getaddrinfo|Failed to fetch|error sending request|Connection refused|tunnel error|dns error|self.signed certificate|UNABLE_TO_GET_ISSUER/i,
     )
   ) {
     return [
@@ -230,8 +291,11 @@ async function installDependencies(quiet) {
   }
   log(`installing dependencies (${reason})`);
   rmSync(STAMP_FILE, { force: true });
+  const env = pnpmEnv();
+  // Its output is piped (to be explained if it fails): keep the colours of a terminal.
+  if (process.stderr.isTTY && env.FORCE_COLOR === undefined) env.FORCE_COLOR = '1';
   const result = await runPnpm(['install', '--frozen-lockfile'], {
-    env: installEnv(),
+    env,
     capture: true,
     stdoutToStderr: true,
   });
@@ -257,7 +321,7 @@ async function build(quiet) {
   if (result.code !== 0) {
     throw new SetupError(
       'build',
-      `the build failed (turbo run build exited with ${result.code ?? result.signal})`,
+      `the build failed (turbo run build exited with ${result.code ?? result.signal ?? result.error?.code})`,
       'fix the errors shown above, then rerun',
     );
   }
@@ -272,6 +336,7 @@ export async function setup({ quiet = false, continueOnBuildFailure = false } = 
   const started = Date.now();
   await resolvePnpm(quiet);
   await installDependencies(quiet);
+  rememberNpx(wantedPnpmVersion());
   let buildError = null;
   try {
     await build(quiet);

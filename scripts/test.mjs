@@ -87,7 +87,12 @@ async function main(extraArgs) {
   ]);
   exitIfInterrupted(vitest);
   const report = readReport();
-  const { line, failed } = summarize(report);
+  let { line, failed } = summarize(report);
+  if (report && vitest.code !== 0 && failed === 0) {
+    // A test file that failed to load (or no test files) fails the run: count it in the line.
+    const suites = Math.max(1, count(report.numFailedTestSuites));
+    ({ line, failed } = summarize({ ...report, numFailedTests: suites }));
+  }
   if (!report) {
     failures.push('vitest');
     log(`vitest wrote no report (exit code ${vitest.code ?? vitest.signal}): counted as 1 failure`);
