@@ -8,8 +8,10 @@ export default defineConfig({
     alias: {
       '@keel/memory': src('./packages/memory/src/index.ts'),
       '@keel/gate': src('./packages/gate/src/index.ts'),
+      '@keel/agent/test': src('./packages/agent/src/test.ts'),
       '@keel/agent': src('./packages/agent/src/index.ts'),
       '@keel/prompt': src('./packages/prompt/src/index.ts'),
+      '@keel/discord': src('./apps/discord/src/index.ts'),
     },
   },
   test: {

@@ -20,7 +20,15 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DEFAULT_DATA = 'tests/fixtures/data/locomo/conv-26.json';
 
 /** The benchmarks, in the order `bench/run.ts` runs them. */
-export const BENCH_NAMES = ['remember', 'import', 'recall', 'locomo'] as const;
+export const BENCH_NAMES = [
+  'remember',
+  'import',
+  'recall',
+  'locomo',
+  'longmemeval',
+  'hybrid',
+  'turn',
+] as const;
 /** One benchmark's name. */
 export type BenchName = (typeof BENCH_NAMES)[number];
 
@@ -32,10 +40,13 @@ export interface BenchOptions {
   quick: boolean;
   /** Run only this benchmark (run.ts only). */
   only: BenchName | undefined;
+  /** Embedder for the hybrid rows of locomo and longmemeval: none (default), auto, minilm, ollama. */
+  embedder: string;
 }
 
 /**
- * Parses `--data <path>`, `--quick` and `--only <name>` with `node:util` `parseArgs`.
+ * Parses `--data <path>`, `--quick`, `--only <name>` and `--embedder <choice>` with `node:util`
+ * `parseArgs`.
  *
  * @param argv - the arguments after the script (default `process.argv.slice(2)`).
  * @returns the options, `data` resolved from the repository root.
@@ -48,6 +59,7 @@ export function parseBenchArgs(argv: string[] = process.argv.slice(2)): BenchOpt
       data: { type: 'string', default: DEFAULT_DATA },
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
+      embedder: { type: 'string', default: 'none' },
     },
     strict: true,
     allowPositionals: false,
@@ -60,6 +72,7 @@ export function parseBenchArgs(argv: string[] = process.argv.slice(2)): BenchOpt
     data: resolve(REPO_ROOT, values.data),
     quick: values.quick,
     only: only as BenchName | undefined,
+    embedder: values.embedder,
   };
 }
 

@@ -12,7 +12,9 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { type EpisodeResult, parseImport } from '@keel/memory';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type EmbedderChoice, type EpisodeResult, parseImport, selectEmbedder } from '@keel/memory';
 import {
   type BenchOptions,
   displayPath,
@@ -27,6 +29,7 @@ import {
   summarize,
   withTempDir,
 } from './lib.js';
+import { writeResults } from './results.js';
 
 /** The cut-offs reported. */
 export const KS = [5, 10, 25, 50] as const;
@@ -121,14 +124,26 @@ export async function benchLocomo(options: BenchOptions): Promise<SummaryRow[]> 
   const samples = Array.isArray(json) ? json : [json];
   const sha = createHash('sha256').update(text).digest('hex');
 
+  // Hybrid rows too when an embedder is available (`--embedder auto|minilm|ollama`).
+  const home = resolve(process.env.KEEL_HOME?.trim() || join(homedir(), '.keel'));
+  const selection =
+    options.embedder === 'none'
+      ? null
+      : await selectEmbedder({
+          choice: options.embedder as EmbedderChoice,
+          modelsDir: join(home, 'models'),
+          ollamaHost: process.env.OLLAMA_HOST ?? null,
+          ollamaModel: process.env.KEEL_OLLAMA_EMBED_MODEL ?? null,
+        }).catch((err: Error) => ({ embedder: null, info: null, reason: err.message }));
+  const hybridSums: Sums = new Map();
   const sums: Sums = new Map();
-  const add = (cat: number, values: number[]) => {
-    const s = sums.get(cat) ?? { n: 0, sum: KS.map(() => 0) };
+  const add = (cat: number, values: number[], into: Sums = sums) => {
+    const s = into.get(cat) ?? { n: 0, sum: KS.map(() => 0) };
     s.n++;
     values.forEach((v, i) => {
       s.sum[i]! += v;
     });
-    sums.set(cat, s);
+    into.set(cat, s);
   };
   let turns = 0;
   let noEvidence = 0;
@@ -140,8 +155,8 @@ export async function benchLocomo(options: BenchOptions): Promise<SummaryRow[]> 
   let oldest = Number.POSITIVE_INFINITY;
   let newest = Number.NEGATIVE_INFINITY;
 
-  await withTempDir((dir) => {
-    samples.forEach((sample, index) => {
+  await withTempDir(async (dir) => {
+    for (const [index, sample] of samples.entries()) {
       const parsed = parseImport([sample], 'locomo');
       turns += parsed.turns.length;
       const stored = new Set(parsed.turns.map((t) => diaIdOf(t.sourceId)));
@@ -177,11 +192,29 @@ export async function benchLocomo(options: BenchOptions): Promise<SummaryRow[]> 
           const values = KS.map((k) => evidenceRecallAtK(ranked, evidence, k)!);
           add(0, values);
           add(q.category, values);
+          if (selection?.embedder) {
+            if (!store.vectorIndex) {
+              await store.useEmbedder(selection.embedder);
+              await store.embedPending();
+            }
+            const h = await store.hybridRecall(q.question, {
+              type: 'episode',
+              limit: 50,
+              touch: false,
+            });
+            if (h.mode !== 'hybrid') throw new Error(`hybrid run fell back: ${h.reason}`);
+            const rankedH = h.results
+              .filter((r): r is EpisodeResult => r.type === 'episode')
+              .map((r) => diaIdOf(r.provenance.source_id));
+            const valuesH = KS.map((k) => evidenceRecallAtK(rankedH, evidence, k)!);
+            add(0, valuesH, hybridSums);
+            add(q.category, valuesH, hybridSums);
+          }
         }
       } finally {
         store.close();
       }
-    });
+    }
   });
 
   const listed = (xs: string[]) =>
@@ -190,8 +223,8 @@ export async function benchLocomo(options: BenchOptions): Promise<SummaryRow[]> 
       .map((e) => JSON.stringify(e))
       .join(', ') + (xs.length > 10 ? ', ...' : '');
   const pct = (x: number) => (100 * x).toFixed(1);
-  const row = (label: string, cat: number): string[] => {
-    const s = sums.get(cat);
+  const row = (label: string, cat: number, from: Sums = sums): string[] => {
+    const s = from.get(cat);
     if (!s) return [label, '0', ...KS.map(() => '-')];
     return [label, int(s.n), ...KS.map((_, i) => pct(s.sum[i]! / s.n))];
   };
@@ -213,18 +246,32 @@ export async function benchLocomo(options: BenchOptions): Promise<SummaryRow[]> 
       }: all counted as missed`,
   );
   console.log(`recall latency  ${latencyLine(summarize(latencies))}\n`);
-  printTable(
-    ['evidence recall@k (%)', 'questions', ...KS.map((k) => `@${k}`)],
+  const header = ['evidence recall@k (%)', 'questions', ...KS.map((k) => `@${k}`)];
+  const rows = [
+    row('keel lexical, all', 0),
+    ...Object.entries(CATEGORIES).map(([c, name]) => row(`  ${c} ${name}`, Number(c))),
+    ...(selection?.embedder
+      ? [
+          row(`keel hybrid (${selection.info!.model}), all`, 0, hybridSums),
+          ...Object.entries(CATEGORIES).map(([c, name]) =>
+            row(`  ${c} ${name}`, Number(c), hybridSums),
+          ),
+        ]
+      : []),
     [
-      row('keel lexical, all', 0),
-      ...Object.entries(CATEGORIES).map(([c, name]) => row(`  ${c} ${name}`, Number(c))),
-      [
-        'LoCoMo paper: DRAGON, dialog turns',
-        '',
-        ...KS.map((k) => DRAGON_DIALOG_RECALL[k].toFixed(1)),
-      ],
+      'LoCoMo paper: DRAGON, dialog turns',
+      '',
+      ...KS.map((k) => DRAGON_DIALOG_RECALL[k].toFixed(1)),
     ],
+  ];
+  console.log(
+    `embedder: ${selection?.embedder ? `${selection.info!.provider} ${selection.info!.model} (${selection.info!.dim}-d)` : `none (${selection ? selection.reason : 'pass --embedder auto|minilm|ollama'}): hybrid not measured`}\n`,
   );
+  printTable(header, rows);
+  writeResults('locomo', header, rows, [
+    `Data: ${displayPath(options.data)} (${ids}); evidence recall@k in %, categories 1-4.`,
+    'DRAGON row: the LoCoMo paper, over all ten conversations.',
+  ]);
   console.log(
     '\nThe DRAGON row is the LoCoMo paper’s dense retriever over dialog turns, averaged over all ten\n' +
       'LoCoMo conversations (Maharana et al., ACL 2024); keel’s rows are over the conversation(s) above.',

@@ -108,7 +108,7 @@ export function makeQueries(model: CorpusModel, count: number, seed: number): Qu
 }
 
 /** Builds a store of `rows` rows in `dir`: episodes by import, then facts by `remember`. */
-function buildStore(dir: string, model: CorpusModel, rows: number): MemoryStore {
+export function buildStore(dir: string, model: CorpusModel, rows: number): MemoryStore {
   const episodes = Math.round(rows * (1 - FACT_SHARE));
   const facts = rows - episodes;
   const store = openStore(dir, `recall-${rows}.db`);

@@ -8,6 +8,7 @@
  * @module
  */
 import { cpus, loadavg } from 'node:os';
+import { benchHybrid } from './hybrid.js';
 import { benchImport } from './import.js';
 import {
   BENCH_NAMES,
@@ -20,14 +21,21 @@ import {
   type SummaryRow,
 } from './lib.js';
 import { benchLocomo } from './locomo.js';
+import { benchLongMemEval, DEFAULT_LONGMEMEVAL } from './longmemeval.js';
 import { benchRecall } from './recall.js';
 import { benchRemember } from './remember.js';
+import { benchTurnRows } from './turn.js';
 
 const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]>> = {
   remember: benchRemember,
   import: benchImport,
   recall: benchRecall,
   locomo: benchLocomo,
+  // Its own data (LongMemEval format); run it alone for `--data`.
+  longmemeval: (o) =>
+    benchLongMemEval({ data: DEFAULT_LONGMEMEVAL, embedder: o.embedder as never }),
+  hybrid: benchHybrid,
+  turn: benchTurnRows,
 };
 
 /** The machine's load averages: latency figures on a busy machine have heavier tails. */

@@ -12,10 +12,16 @@ export interface Config {
   home: string;
   /** The database file inside it. */
   dbPath: string;
-  /** Set when ANTHROPIC_API_KEY is present (the key itself is never kept here). */
-  anthropicKeySet: boolean;
   /** OLLAMA_HOST, when set. */
   ollamaHost: string | null;
+  /** KEEL_EMBEDDER: minilm, ollama, none, or auto (the default: the first available). */
+  embedder: string;
+  /** KEEL_OLLAMA_EMBED_MODEL, when set (default nomic-embed-text). */
+  ollamaEmbedModel: string | null;
+  /** Where local models live: `<home>/models`. */
+  modelsDir: string;
+  /** KEEL_HF_ENDPOINT, when set: the hub `keel models pull` downloads from. */
+  hfEndpoint: string | null;
 }
 
 /** Reads the configuration from `env` (default `process.env`). */
@@ -24,7 +30,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     home,
     dbPath: join(home, 'keel.db'),
-    anthropicKeySet: Boolean(env.ANTHROPIC_API_KEY?.trim()),
     ollamaHost: env.OLLAMA_HOST?.trim() || null,
+    embedder: env.KEEL_EMBEDDER?.trim().toLowerCase() || 'auto',
+    ollamaEmbedModel: env.KEEL_OLLAMA_EMBED_MODEL?.trim() || null,
+    modelsDir: join(home, 'models'),
+    hfEndpoint: env.KEEL_HF_ENDPOINT?.trim() || null,
   };
 }

@@ -22,6 +22,9 @@ import {
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { SingleBar } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { type ChatChoice, chooseChatModel, loadChatConfig } from './chat.js';
+import { ask } from './commands/ask.js';
+import { embedderReport, openStoreWithEmbedder, registerModelCommands } from './commands/models.js';
 import { type Config, loadConfig } from './config.js';
 import { EXIT, emit, reportError } from './output.js';
 import { runTerminal } from './terminal.js';
@@ -166,6 +169,16 @@ export function buildProgram(config: Config = loadConfig()): Command {
     );
 
   program
+    .command('ask')
+    .description('one turn with the agent, non-interactively (offline without a model)')
+    .argument('<message...>', 'what to say')
+    .action(
+      action((words: string[], _opts: unknown, cmd: Command) =>
+        ask(config, words.join(' '), json(cmd)),
+      ),
+    );
+
+  program
     .command('recall')
     .description('what keel remembers about a query, best first')
     .argument('<query...>', 'the query (any text; it is never passed to FTS5 as syntax)')
@@ -174,19 +187,28 @@ export function buildProgram(config: Config = loadConfig()): Command {
       new Option('--type <type>', 'only facts or only episodes').choices(['fact', 'episode']),
     )
     .action(
-      action((words: string[], opts: { limit: number; type?: 'fact' | 'episode' }, cmd: Command) =>
-        withStore(config, (store) => {
-          const r = store.recall(words.join(' '), {
-            limit: opts.limit,
-            ...(opts.type ? { type: opts.type } : {}),
-          });
-          emit(json(cmd), r, () =>
-            [
-              `recall: ${r.mode}`,
-              ...(r.results.length ? r.results.map(formatResultLine) : ['nothing found']),
-            ].join('\n'),
-          );
-        }),
+      action(
+        async (
+          words: string[],
+          opts: { limit: number; type?: 'fact' | 'episode' },
+          cmd: Command,
+        ) => {
+          const store = await openStoreWithEmbedder(config);
+          try {
+            const r = await store.hybridRecall(words.join(' '), {
+              limit: opts.limit,
+              ...(opts.type ? { type: opts.type } : {}),
+            });
+            emit(json(cmd), r, () =>
+              [
+                `recall: ${r.mode}${r.reason ? ` (${r.reason})` : ''}`,
+                ...(r.results.length ? r.results.map(formatResultLine) : ['nothing found']),
+              ].join('\n'),
+            );
+          } finally {
+            store.close();
+          }
+        },
       ),
     );
 
@@ -344,6 +366,7 @@ export function buildProgram(config: Config = loadConfig()): Command {
     .description('what is configured and what is degraded')
     .action(action((_opts: unknown, cmd: Command) => doctor(config, json(cmd))));
 
+  registerModelCommands(program, config);
   return program;
 }
 
@@ -397,55 +420,82 @@ function importFile(config: Config, file: string, format: ImportFormat, asJson: 
   });
 }
 
-function doctor(config: Config, asJson: boolean): number {
-  const report = withStore(config, (store) => {
-    const sqlite = (store.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
-    const stats = store.stats();
-    const mode = stats.mode;
-    return {
-      home: config.home,
-      database: config.dbPath,
-      schema_version: LATEST_VERSION,
-      sqlite,
-      fts5: true,
-      vectors: {
-        available: false,
-        reason: 'no embedder in this version of keel; recall is lexical (BM25)',
-      },
-      embedder: null,
-      recall_mode: mode,
-      model: config.anthropicKeySet
-        ? {
-            configured: false,
-            reason:
-              'ANTHROPIC_API_KEY is set, but this version of keel has no model provider yet: running offline',
-          }
-        : {
-            configured: false,
-            reason: 'no model configured (set ANTHROPIC_API_KEY): running offline',
-          },
-      ollama_host: config.ollamaHost,
-      counts: {
-        facts: stats.facts,
-        active: stats.active,
-        pending: stats.pending,
-        episodes: stats.episodes,
-      },
-      degraded: ['vectors: lexical-only recall', 'model: offline terminal'],
-    };
-  });
+async function doctor(config: Config, asJson: boolean): Promise<number> {
+  const store = MemoryStore.open(config.dbPath);
+  let report: ReturnType<typeof doctorReport>;
+  let chat: ChatChoice;
+  try {
+    chat = await chooseChatModel(loadChatConfig());
+  } catch (err) {
+    if (!KeelError.isInstance(err)) throw err;
+    chat = { model: null, provider: 'offline', reason: `${err.code}: ${err.message}` };
+  }
+  try {
+    report = doctorReport(config, store, await embedderReport(config, store), chat);
+  } finally {
+    store.close();
+  }
   emit(asJson, report, () =>
     [
       `data folder   ${report.home}`,
       `database      ${report.database} (schema ${report.schema_version}, SQLite ${report.sqlite})`,
       'full-text     FTS5 ok',
-      `vectors       off: ${report.vectors.reason}`,
+      `embedder      ${report.embedder ? `${report.embedder.name} ${report.embedder.model} (${report.embedder.dim}-d)` : 'none'}`,
+      `vectors       ${
+        report.vectors.available
+          ? `on: ${report.vectors.counts?.facts ?? 0} facts, ${report.vectors.counts?.episodes ?? 0} episodes indexed${report.vectors.pending ? `, ${report.vectors.pending} waiting (keel reindex)` : ''}`
+          : `off: ${report.vectors.reason}`
+      }`,
       `recall mode   ${report.recall_mode}`,
       `model         ${report.model.reason}`,
       `memory        ${report.counts.active} active beliefs (${report.counts.pending} pending), ${report.counts.episodes} episodes`,
     ].join('\n'),
   );
   return EXIT.ok;
+}
+
+function doctorReport(
+  config: Config,
+  store: MemoryStore,
+  vectors: Awaited<ReturnType<typeof embedderReport>>,
+  chat: ChatChoice,
+) {
+  const sqlite = (store.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+  const stats = store.stats();
+  return {
+    home: config.home,
+    database: config.dbPath,
+    schema_version: LATEST_VERSION,
+    sqlite,
+    fts5: true,
+    vectors: vectors.vectors,
+    embedder: vectors.embedder,
+    recall_mode: vectors.recall_mode,
+    model: chat.model
+      ? {
+          configured: true,
+          provider: chat.provider,
+          name: chat.model.model,
+          reason: `${chat.provider} ${chat.model.model} (${chat.reason})`,
+        }
+      : {
+          configured: false,
+          provider: 'offline',
+          name: null,
+          reason: `offline: ${chat.reason}; set ANTHROPIC_API_KEY or run Ollama`,
+        },
+    ollama_host: config.ollamaHost,
+    counts: {
+      facts: stats.facts,
+      active: stats.active,
+      pending: stats.pending,
+      episodes: stats.episodes,
+    },
+    degraded: [
+      ...(vectors.recall_mode === 'lexical' ? ['vectors: lexical-only recall'] : []),
+      ...(chat.model ? [] : ['model: offline terminal']),
+    ],
+  };
 }
 
 /** Runs the program on `argv` and resolves to the exit code. */

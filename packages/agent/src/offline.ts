@@ -14,28 +14,15 @@ import {
   type Fact,
   KeelError,
   type MemoryStore,
-  parseFactId,
-  parseSlot,
   type RecallResponse,
   type WriteResult,
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
+import { runSlashCommand } from './commands.js';
 
 /** The sentence every offline reply leans on. */
 export const OFFLINE_NOTICE =
   'No model is configured, so keel is offline: it stores what you say, remembers what you ask it to, and shows what it recalls. Set ANTHROPIC_API_KEY to talk to Claude.';
-
-/** Help text for the slash commands. */
-export const SLASH_HELP = [
-  '/recall <query>          what keel remembers about something',
-  '/history <kind>/<key>    every version of a belief, newest first',
-  '/review                  pending conflicts and weak beliefs to confirm or reject',
-  '/confirm <id>            make a belief yours (owner_confirmed, 1.0)',
-  '/reject <id>             reject a belief (it will not come back)',
-  '/forget <id> [--purge]   retract a belief; --purge erases its value everywhere',
-  '/help                    this list',
-  '/quit                    leave',
-].join('\n');
 
 /** What one line produced. */
 export interface TurnReply {
@@ -93,12 +80,17 @@ export class OfflineSession {
    *
    * @throws never for bad input: errors become the reply text (with their code).
    */
-  handle(line: string): TurnReply {
+  async handle(line: string): Promise<TurnReply> {
     const text = line.replace(/\r?\n$/, '');
     if (!text.trim()) return { text: '' };
     try {
-      if (text.trim().startsWith('/')) return this.command(text.trim());
-      return this.say(text);
+      if (text.trim().startsWith('/')) {
+        return await runSlashCommand(this.store, text.trim(), {
+          channel: this.options.channel,
+          status: () => this.banner(),
+        });
+      }
+      return await this.say(text);
     } catch (err) {
       if (KeelError.isInstance(err))
         return { text: `error ${err.code}: ${err.message}\nfix: ${err.fix}` };
@@ -106,7 +98,7 @@ export class OfflineSession {
     }
   }
 
-  private say(text: string): TurnReply {
+  private async say(text: string): Promise<TurnReply> {
     const episode = this.store.addEpisode({
       kind: 'conversation',
       channel: this.options.channel,
@@ -127,7 +119,7 @@ export class OfflineSession {
       if (write.fact) lines.push(formatFactLine({ ...write.fact, age_ms: 0 }));
       return { text: lines.join('\n'), episodeId: episode.id, write };
     }
-    const recall = this.store.recall(text, { limit: this.limit + 1 });
+    const recall = await this.store.hybridRecall(text, { limit: this.limit + 1 });
     recall.results = recall.results
       .filter((r) => !(r.type === 'episode' && r.id === episode.id))
       .slice(0, this.limit);
@@ -138,80 +130,6 @@ export class OfflineSession {
       for (const r of recall.results) lines.push(`  ${formatResultLine(r)}`);
     }
     return { text: lines.join('\n'), episodeId: episode.id, recall };
-  }
-
-  private command(line: string): TurnReply {
-    const [name = '', ...rest] = line.slice(1).split(/\s+/);
-    const arg = rest.join(' ').trim();
-    const need = (what: string) => {
-      if (!arg) throw new KeelError('INVALID_INPUT', `/${name} needs ${what}`);
-      return arg;
-    };
-    switch (name.toLowerCase()) {
-      case 'help':
-      case '?':
-        return { text: SLASH_HELP };
-      case 'quit':
-      case 'exit':
-        return { text: 'Bye.', quit: true };
-      case 'recall': {
-        const recall = this.store.recall(need('a query'), { limit: 10 });
-        const lines = recall.results.map(formatResultLine);
-        return {
-          text: [`recall: ${recall.mode}`, ...(lines.length ? lines : ['nothing found'])].join(
-            '\n',
-          ),
-          recall,
-        };
-      }
-      case 'history': {
-        const rows = this.store.history(parseSlot(need('kind/key')));
-        if (rows.length === 0) return { text: `no history for ${arg}` };
-        return { text: rows.map((f) => `${historyLine(f)}`).join('\n') };
-      }
-      case 'review': {
-        const q = this.store.review();
-        const lines: string[] = [];
-        if (q.pending.length) {
-          lines.push('Pending conflicts (/confirm <id> to accept, /reject <id> to drop):');
-          for (const p of q.pending) {
-            lines.push(`  ${formatFactLine(p.fact)}`);
-            if (p.current) lines.push(`      contradicts ${formatFactLine(p.current)}`);
-          }
-        }
-        if (q.weak.length) {
-          lines.push(`Weak beliefs (confidence < ${q.threshold}):`);
-          for (const f of q.weak) lines.push(`  ${formatFactLine(f)}`);
-        }
-        return { text: lines.length ? lines.join('\n') : 'Nothing to review.' };
-      }
-      case 'confirm': {
-        const r = this.store.confirm(parseFactId(need('a fact id')), {
-          channel: this.options.channel,
-        });
-        return {
-          text: `Confirmed: ${formatFactLine(r.fact)}${r.superseded ? `\n  (supersedes f${r.superseded.id}: ${r.superseded.value})` : ''}`,
-        };
-      }
-      case 'reject': {
-        const f = this.store.reject(parseFactId(need('a fact id')), {
-          channel: this.options.channel,
-        });
-        return { text: `Rejected f${f.id}; it will not come back unless you say so.` };
-      }
-      case 'forget': {
-        const purge = /(^|\s)--purge(\s|$)/.test(arg);
-        const id = parseFactId(need('a fact id').replace('--purge', '').trim());
-        const r = this.store.forget(id, { purge, channel: this.options.channel });
-        return {
-          text: purge
-            ? `Forgot and purged f${id}: erased from ${r.erasedFacts.length} row(s), ${r.redactedJournal} journal entr${r.redactedJournal === 1 ? 'y' : 'ies'}, ${r.redactedEpisodes.length} episode(s).`
-            : `Forgot f${id}; it will not be re-learned unless you say it again.`,
-        };
-      }
-      default:
-        return { text: `unknown command /${name}\n${SLASH_HELP}` };
-    }
   }
 }
 

@@ -46,7 +46,15 @@ export type KeelErrorCode =
   /** The operation was cancelled (Ctrl-C, shutdown). */
   | 'CANCELLED'
   /** Another turn holds the session lock for longer than the wait allows. */
-  | 'SESSION_BUSY';
+  | 'SESSION_BUSY'
+  /** The store's vectors were made by an embedder of another dimension. */
+  | 'EMBEDDER_MISMATCH'
+  /** The chosen embedder cannot run (model folder missing, Ollama unreachable or without the model). */
+  | 'EMBEDDER_UNAVAILABLE'
+  /** An embedder returned an empty, wrong-length or non-finite vector; nothing was stored. */
+  | 'EMBEDDING_INVALID'
+  /** `keel models pull` could not download or verify a model; nothing was installed. */
+  | 'MODEL_DOWNLOAD_FAILED';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -73,6 +81,14 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
   MODEL_REFUSED_INPUT: 'Shorten the message; the model refused the request as sent.',
   CANCELLED: 'Nothing to fix: the turn was cancelled and nothing was stored from it.',
   SESSION_BUSY: 'Another front door is mid-turn; wait for it to finish and try again.',
+  EMBEDDER_MISMATCH:
+    'Run `keel reindex` to rebuild every vector with the current embedder (or set KEEL_EMBEDDER back).',
+  EMBEDDER_UNAVAILABLE:
+    'Run `keel models pull`, or start Ollama (OLLAMA_HOST) with the embed model, or set KEEL_EMBEDDER=none.',
+  EMBEDDING_INVALID:
+    'The embedder returned a bad vector; check the embed model (`keel doctor`) or set KEEL_EMBEDDER=none.',
+  MODEL_DOWNLOAD_FAILED:
+    'Check the network connection (or KEEL_HF_ENDPOINT) and run `keel models pull` again.',
 };
 
 const MARKER = Symbol.for('keel.error');

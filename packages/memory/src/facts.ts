@@ -27,6 +27,23 @@ export function activeFacts(ctx: StoreContext, scope?: Scope): Fact[] {
   ) as Fact[];
 }
 
+/**
+ * The strongest current beliefs of the given kinds: confidence, then evidence, then kind/key;
+ * at most `limit` rows (for the prompt's static block, which never needs the whole store).
+ */
+export function strongestFacts(
+  ctx: StoreContext,
+  scope: Scope,
+  kinds: readonly string[],
+  limit: number,
+): Fact[] {
+  return stmt(
+    ctx.db,
+    `SELECT * FROM active_facts WHERE scope = ? AND kind IN (SELECT value FROM json_each(?))
+     ORDER BY confidence DESC, evidence_count DESC, kind, key LIMIT ?`,
+  ).all(scope, JSON.stringify(kinds), limit) as Fact[];
+}
+
 /** Audit read: a fact row in any status. */
 export function factById(ctx: StoreContext, id: number): Fact | undefined {
   return stmt(ctx.db, 'SELECT * FROM facts WHERE id = ?').get(id) as Fact | undefined;

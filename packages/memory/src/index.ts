@@ -1,7 +1,8 @@
 /**
  * `@keel/memory`: keel's store. One SQLite file; numbered migrations; facts with slots,
  * confidence, evidence and supersession; episodes; tombstones; a hash-chained journal; the write
- * review with its evidence gate; lexical recall; decay and prune; verification; import.
+ * review with its evidence gate; hybrid recall (BM25 fused with sqlite-vec nearest neighbours, or
+ * lexical-only and saying why); embedders; decay and prune; verification; import.
  *
  * Imports no other keel package.
  *
@@ -9,6 +10,42 @@
  */
 export { type Clock, type StoreContext, stmt } from './context.js';
 export { type OpenOptions, openDatabase, registerFunctions } from './db.js';
+export {
+  DEFAULT_HF_ENDPOINT,
+  type InstalledModel,
+  listInstalledModels,
+  type PullOptions,
+  type PullProgress,
+  pullModel,
+} from './embed/hub.js';
+export {
+  MINILM,
+  MiniLmEmbedder,
+  type MiniLmOptions,
+  MODELS,
+  type ModelSpec,
+  modelInstalled,
+} from './embed/minilm.js';
+export {
+  DEFAULT_OLLAMA_EMBED_MODEL,
+  DEFAULT_OLLAMA_HOST,
+  OllamaEmbedder,
+  type OllamaEmbedderOptions,
+} from './embed/ollama.js';
+export {
+  EMBEDDER_CHOICES,
+  type EmbedderChoice,
+  type EmbedderSelection,
+  type SelectEmbedderOptions,
+  selectEmbedder,
+} from './embed/select.js';
+export {
+  checkEmbeddings,
+  type Embedder,
+  type EmbedderInfo,
+  type EmbedPurpose,
+  fingerprint,
+} from './embed/types.js';
 export { type EpisodeInput, MAX_EPISODE_CHARS } from './episodes.js';
 export { ERROR_FIXES, KeelError, type KeelErrorCode } from './errors.js';
 export type { ImportOptions, ImportResult } from './import/import.js';
@@ -48,11 +85,29 @@ export {
   type RecallResponse,
   type RecallResult,
   RRF_K,
+  type VectorArm,
 } from './recall.js';
 export { findSecret, looksLikeInjection } from './scan.js';
-export { DB_FILENAME, MemoryStore, parseFactId, parseSlot, type StoreOptions } from './store.js';
+export {
+  DB_FILENAME,
+  MemoryStore,
+  parseFactId,
+  parseSlot,
+  RECALL_SYNC_LIMIT,
+  type StoreOptions,
+} from './store.js';
 export { foldForIndex, ftsMatch, humanAge, normalizeValue, queryTerms, valueHash } from './text.js';
 export * from './types.js';
+export {
+  EMBED_BATCH,
+  episodeText,
+  factText,
+  loadVectorExtension,
+  type Neighbour,
+  type SyncOptions,
+  VectorIndex,
+  type VectorStatus,
+} from './vectors.js';
 export type { VerifyProblem, VerifyReport } from './verify.js';
 export {
   authority,

@@ -28,6 +28,13 @@ const ADDS: Record<number, string[]> = {
   2: ['facts_fts', 'episodes_fts', 'facts_fts_insert', 'facts_fts_update', 'episodes_fts_insert'],
   3: ['imports'],
   4: ['sessions', 'turns', 'messages', 'belief_queue'],
+  5: [
+    'vector_queue',
+    'vector_queue_fact_insert',
+    'vector_queue_fact_update',
+    'vector_queue_episode_insert',
+    'vector_queue_episode_update',
+  ],
 };
 
 const names = (db: Database.Database): Set<string> =>

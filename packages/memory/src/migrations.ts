@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import { KeelError } from './errors.js';
 import { EPISODE_KINDS, KINDS, ROLES, SCOPES, SOURCES, STATUSES } from './types.js';
+import { VECTOR_QUEUE_SQL } from './vectors.js';
 
 /** One numbered schema step. */
 export interface Migration {
@@ -259,7 +260,18 @@ CREATE TABLE belief_queue (
   decided_at INTEGER
 ) STRICT;
 CREATE INDEX belief_queue_state ON belief_queue (state, id);
+
+-- The prompt's static block reads the strongest current beliefs first, without a sort.
+CREATE INDEX facts_strength ON facts (scope, confidence DESC, evidence_count DESC, kind, key)
+  WHERE status = 'active';
 `,
+  },
+  {
+    version: 5,
+    name: 'vector queue',
+    // The vec0 tables themselves are created when an embedder is first bound (their dimension
+    // depends on it; see vectors.ts). This step adds the queue every writer fills.
+    sql: VECTOR_QUEUE_SQL,
   },
 ];
 

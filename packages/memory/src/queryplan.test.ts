@@ -75,3 +75,19 @@ describe('hot queries use their indexes (a later change cannot quietly scan a ta
     ).toMatch(/USING (COVERING )?INDEX episodes_provenance/);
   });
 });
+
+describe('the static block read', () => {
+  it('reads the strongest beliefs from the strength index, without sorting the table', () => {
+    const { store } = openTempStore();
+    const p = plan(
+      store,
+      `SELECT * FROM active_facts WHERE scope = ? AND kind IN (SELECT value FROM json_each(?))
+       ORDER BY confidence DESC, evidence_count DESC, kind, key LIMIT ?`,
+      'owner',
+      '["profile"]',
+      300,
+    );
+    expect(p).toMatch(/USING INDEX facts_strength/);
+    expect(p).not.toMatch(/TEMP B-TREE FOR ORDER BY/);
+  });
+});

@@ -3,8 +3,8 @@
  *
  * Candidates come from the FTS5 indexes over the whole store (never a recency window): BM25 over
  * active facts and, as a separate arm, over episodes. Within each arm, ranks are fused by
- * reciprocal rank fusion (k = 60; Cormack, Clarke & Büttcher, SIGIR 2009), so a second arm
- * (embeddings) can join without recalibrating scores. Then:
+ * reciprocal rank fusion (k = 60; Cormack, Clarke & Büttcher, SIGIR 2009) with the nearest
+ * neighbours by embedding when a vector arm is given (see `vectors.ts`). Then:
  *
  * - facts: × (0.7 + 0.3 · confidence), × 1.3 when a query term hits the fact's kind/key; no
  *   recency term (a preference does not fade for being old);
@@ -104,6 +104,8 @@ export type RecallResult = FactResult | EpisodeResult;
 /** What {@link recall} returns. */
 export interface RecallResponse {
   mode: RecallMode;
+  /** Why recall ran lexical-only when an embedder was wanted (no embedder, paused, failed). */
+  reason?: string;
   query: string;
   /** The terms searched for after stopwords and punctuation were dropped. */
   terms: string[];
@@ -122,14 +124,34 @@ function ranks(scores: number[]): number[] {
 }
 
 /**
- * Recalls facts and episodes for a query, best first.
+ * The vector arm as recall sees it: for a query already embedded, the nearest row ids, best first.
+ * Recall joins them against live rows itself, so a stale id can never be returned.
+ */
+export interface VectorArm {
+  nearest(entity: 'fact' | 'episode', k: number): number[];
+}
+
+/** Reciprocal-rank sums per id over ranked lists (ranks 1-based; ties share a rank). */
+function fuse(lists: { id: number; rank: number }[][]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const list of lists)
+    for (const { id, rank } of list) out.set(id, (out.get(id) ?? 0) + 1 / (RRF_K + rank));
+  return out;
+}
+
+/**
+ * Recalls facts and episodes for a query, best first. With a {@link VectorArm}, each arm fuses
+ * its BM25 list and its nearest-neighbour list by reciprocal rank (mode "hybrid"); without one,
+ * BM25 alone (mode "lexical").
  *
+ * @param vectors - the vector arm for this query, from the store's `hybridRecall`.
  * @throws KeelError `INVALID_INPUT` for a non-string query or a limit outside 1..200.
  */
 export function recall(
   ctx: StoreContext,
   query: string,
   options: RecallOptions = {},
+  vectors?: VectorArm,
 ): RecallResponse {
   if (typeof query !== 'string') throw new KeelError('INVALID_INPUT', 'query must be text');
   const limit = options.limit ?? 10;
@@ -138,32 +160,53 @@ export function recall(
   }
   const terms = queryTerms(query);
   const match = ftsMatch(terms);
-  const response: RecallResponse = { mode: 'lexical', query, terms, results: [] };
-  if (!match) return response;
+  const response: RecallResponse = {
+    mode: vectors ? 'hybrid' : 'lexical',
+    query,
+    terms,
+    results: [],
+  };
+  if (!match && !vectors) return response;
   const now = ctx.now();
   const depth = Math.max(limit * 3, 30);
   const scope = options.scope ?? 'owner';
 
   const results: RecallResult[] = [];
   if (options.type !== 'episode') {
-    const rows = stmt(
-      ctx.db,
-      `SELECT f.*, bm25(facts_fts) AS bm FROM facts_fts
+    const rows = match
+      ? (stmt(
+          ctx.db,
+          `SELECT f.*, bm25(facts_fts) AS bm FROM facts_fts
        JOIN active_facts f ON f.id = facts_fts.rowid
        WHERE facts_fts MATCH ? AND f.scope = ?
        ORDER BY bm LIMIT ?`,
-    ).all(match, scope, depth) as (Fact & { bm: number })[];
-    if (rows.length > 0) {
+        ).all(match, scope, depth) as (Fact & { bm: number })[])
+      : [];
+    const byId = new Map<number, Fact>(rows.map((f) => [f.id, f]));
+    const lexical = ranks(rows.map((x) => x.bm)).map((rank, i) => ({ id: rows[i]!.id, rank }));
+    const semantic: { id: number; rank: number }[] = [];
+    if (vectors) {
+      const live = stmt(ctx.db, 'SELECT * FROM active_facts WHERE id = ? AND scope = ?');
+      for (const id of vectors.nearest('fact', depth)) {
+        const f = byId.get(id) ?? (live.get(id, scope) as Fact | undefined);
+        if (!f) continue;
+        byId.set(id, f);
+        semantic.push({ id, rank: semantic.length + 1 });
+      }
+    }
+    const fused = fuse([lexical, semantic]);
+    if (fused.size > 0) {
       const keyHits = new Set(
-        (
-          stmt(ctx.db, `SELECT rowid AS id FROM facts_fts WHERE facts_fts MATCH ?`).all(
-            `{key} : (${match})`,
-          ) as { id: number }[]
-        ).map((r) => r.id),
+        match
+          ? (
+              stmt(ctx.db, `SELECT rowid AS id FROM facts_fts WHERE facts_fts MATCH ?`).all(
+                `{key} : (${match})`,
+              ) as { id: number }[]
+            ).map((r) => r.id)
+          : [],
       );
-      const r = ranks(rows.map((x) => x.bm));
-      rows.forEach((f, i) => {
-        const rrf = 1 / (RRF_K + r[i]!);
+      for (const [id, rrf] of fused) {
+        const f = byId.get(id)!;
         const score = rrf * (0.7 + 0.3 * f.confidence) * (keyHits.has(f.id) ? KEY_BOOST : 1);
         results.push({
           type: 'fact',
@@ -182,20 +225,33 @@ export function recall(
           age: humanAge(now - f.last_seen_at),
           valid_from: f.valid_from,
         });
-      });
+      }
     }
   }
   if (options.type !== 'fact') {
-    const rows = stmt(
-      ctx.db,
-      `SELECT e.*, m.bm FROM (
+    const rows = match
+      ? (stmt(
+          ctx.db,
+          `SELECT e.*, m.bm FROM (
          SELECT rowid AS id, bm25(episodes_fts) AS bm FROM episodes_fts
          WHERE episodes_fts MATCH ? ORDER BY bm LIMIT ?
        ) m JOIN episodes e ON e.id = m.id ORDER BY m.bm`,
-    ).all(match, depth) as (Episode & { bm: number })[];
-    const r = ranks(rows.map((x) => x.bm));
-    rows.forEach((e, i) => {
-      const rrf = 1 / (RRF_K + r[i]!);
+        ).all(match, depth) as (Episode & { bm: number })[])
+      : [];
+    const byId = new Map<number, Episode>(rows.map((e) => [e.id, e]));
+    const lexical = ranks(rows.map((x) => x.bm)).map((rank, i) => ({ id: rows[i]!.id, rank }));
+    const semantic: { id: number; rank: number }[] = [];
+    if (vectors) {
+      const live = stmt(ctx.db, `SELECT * FROM episodes WHERE id = ? AND kind = 'conversation'`);
+      for (const id of vectors.nearest('episode', depth)) {
+        const e = byId.get(id) ?? (live.get(id) as Episode | undefined);
+        if (!e) continue;
+        byId.set(id, e);
+        semantic.push({ id, rank: semantic.length + 1 });
+      }
+    }
+    for (const [id, rrf] of fuse([lexical, semantic])) {
+      const e = byId.get(id)!;
       const age = Math.max(0, now - e.occurred_at);
       const recency = 0.5 ** (age / EPISODE_HALF_LIFE_MS);
       results.push({
@@ -217,7 +273,7 @@ export function recall(
           session: e.session_key,
         },
       });
-    });
+    }
   }
   // Stable: equal scores keep arm order (facts first), then BM25 order.
   results.sort((a, b) => b.score - a.score);

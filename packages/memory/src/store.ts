@@ -9,9 +9,17 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Clock, StoreContext } from './context.js';
 import { type OpenOptions, openDatabase } from './db.js';
+import type { Embedder } from './embed/types.js';
 import { addEpisode, type EpisodeInput, getEpisode, recentEpisodes } from './episodes.js';
 import { KeelError } from './errors.js';
-import { activeFact, activeFacts, evidenceEpisodes, factById, history } from './facts.js';
+import {
+  activeFact,
+  activeFacts,
+  evidenceEpisodes,
+  factById,
+  history,
+  strongestFacts,
+} from './facts.js';
 import { type ImportOptions, type ImportResult, importTurns } from './import/import.js';
 import type { ParsedImport } from './import/parsers.js';
 import {
@@ -24,8 +32,15 @@ import {
   reviewQueue,
 } from './lifecycle.js';
 import { type DecayChange, decay, prune } from './maintenance.js';
-import { type RecallOptions, type RecallResponse, recall } from './recall.js';
+import {
+  type RecallMode,
+  type RecallOptions,
+  type RecallResponse,
+  recall,
+  type VectorArm,
+} from './recall.js';
 import { type Episode, type Fact, KINDS, type Kind, type Scope, type Slot } from './types.js';
+import { removeStaleVectors, type SyncOptions, VectorIndex, type VectorStatus } from './vectors.js';
 import { type VerifyReport, verify } from './verify.js';
 import { normalizeKey, type RememberInput, remember, type WriteResult } from './write.js';
 
@@ -68,9 +83,14 @@ export function parseFactId(ref: string | number): number {
   return Number(m[1]);
 }
 
+/** Rows {@link MemoryStore.hybridRecall} embeds before answering, at most (the rest wait). */
+export const RECALL_SYNC_LIMIT = 64;
+
 /** One open keel memory. */
 export class MemoryStore {
   readonly ctx: StoreContext;
+  private vectors: VectorIndex | null = null;
+  private lexicalReason = 'no embedder configured';
 
   private constructor(
     readonly db: Database.Database,
@@ -114,9 +134,90 @@ export class MemoryStore {
     return recentEpisodes(this.ctx, limit);
   }
 
-  /** Recall: see {@link recall}. */
+  /** Lexical recall (BM25 only, synchronous): see {@link recall}. */
   recall(query: string, options?: RecallOptions): RecallResponse {
     return recall(this.ctx, query, options);
+  }
+
+  /**
+   * Binds an embedder to this store's vectors (or none, with the reason recall will give).
+   *
+   * @throws KeelError `EMBEDDER_UNAVAILABLE` (the embedder or sqlite-vec cannot load),
+   *   `EMBEDDER_MISMATCH` (the stored vectors have another dimension: run `keel reindex`).
+   */
+  async useEmbedder(
+    embedder: Embedder | null,
+    reason = 'no embedder configured',
+  ): Promise<VectorStatus | null> {
+    this.vectors = null;
+    this.lexicalReason = reason;
+    if (!embedder) return null;
+    this.vectors = await VectorIndex.attach(this.ctx, embedder);
+    return this.vectors.status();
+  }
+
+  /** The bound vector index (for benchmarks and tools), or null. */
+  get vectorIndex(): VectorIndex | null {
+    return this.vectors;
+  }
+
+  /** The vector arm's state, or null when no embedder is bound. */
+  vectorStatus(): VectorStatus | null {
+    return this.vectors?.status() ?? null;
+  }
+
+  /**
+   * Embeds rows written since the last sync (e.g. after an import), in batches.
+   *
+   * @returns rows embedded and rows still waiting; zeros when no embedder is bound.
+   * @throws KeelError `EMBEDDER_UNAVAILABLE`, `EMBEDDING_INVALID` (nothing of the failed batch is
+   *   stored), `CANCELLED`.
+   */
+  async embedPending(options?: SyncOptions): Promise<{ embedded: number; remaining: number }> {
+    return this.vectors ? this.vectors.sync(options) : { embedded: 0, remaining: 0 };
+  }
+
+  /**
+   * Rebuilds every vector with `embedder` (any dimension); rerun after an interruption, it
+   * continues. The vector arm is paused until it completes.
+   *
+   * @throws KeelError `EMBEDDER_UNAVAILABLE`, `EMBEDDING_INVALID`, `CANCELLED`.
+   */
+  async reindex(
+    embedder: Embedder,
+    options?: SyncOptions,
+  ): Promise<{ embedded: number; resumed: boolean; status: VectorStatus }> {
+    const index = await VectorIndex.attach(this.ctx, embedder, { forReindex: true });
+    this.vectors = index;
+    const r = await index.reindex(options);
+    return { ...r, status: index.status() };
+  }
+
+  /**
+   * Recall with both arms when an embedder is bound and its vectors are current: embeds up to
+   * {@link RECALL_SYNC_LIMIT} waiting rows, embeds the query, and fuses BM25 with the nearest
+   * neighbours (mode "hybrid"). Otherwise, or when the embedder fails, lexical recall with
+   * `reason` saying why.
+   *
+   * @throws KeelError `INVALID_INPUT` (as {@link recall}).
+   */
+  async hybridRecall(query: string, options?: RecallOptions): Promise<RecallResponse> {
+    const lexical = (reason: string) => ({ ...recall(this.ctx, query, options), reason });
+    const vectors = this.vectors;
+    if (!vectors) return lexical(this.lexicalReason);
+    if (!vectors.active) return lexical(vectors.status().reason ?? 'vectors paused');
+    let queryVector: Float32Array;
+    try {
+      await vectors.sync({ limit: RECALL_SYNC_LIMIT });
+      queryVector = await vectors.embedQuery(query);
+    } catch (err) {
+      if (!KeelError.isInstance(err)) throw err;
+      return lexical(`embedder failed (${err.code}): ${err.message}`);
+    }
+    const arm: VectorArm = {
+      nearest: (entity, k) => vectors.knn(entity, queryVector, k).map((n) => n.id),
+    };
+    return recall(this.ctx, query, options, arm);
   }
 
   /** The current value of a slot. */
@@ -127,6 +228,11 @@ export class MemoryStore {
   /** Every current belief (of a scope), strongest first. */
   activeFacts(scope?: Scope): Fact[] {
     return activeFacts(this.ctx, scope);
+  }
+
+  /** The strongest current beliefs of some kinds, at most `limit` (see {@link strongestFacts}). */
+  strongestFacts(scope: Scope, kinds: readonly string[], limit: number): Fact[] {
+    return strongestFacts(this.ctx, scope, kinds, limit);
   }
 
   /** Audit read of one fact in any status. */
@@ -156,8 +262,12 @@ export class MemoryStore {
     return reject(this.ctx, id, options);
   }
 
+  /** Forgets a fact; its vector (and, with purge, those of redacted episodes) is deleted at once. */
   forget(id: number, options?: OwnerActionOptions & { purge?: boolean }): ForgetResult {
-    return forget(this.ctx, id, options);
+    const r = forget(this.ctx, id, options);
+    if (this.vectors) this.vectors.removeStale();
+    else removeStaleVectors(this.ctx);
+    return r;
   }
 
   decay(): DecayChange[] {
@@ -177,14 +287,14 @@ export class MemoryStore {
   }
 
   /** Row counts and the recall mode, for `keel doctor`. */
-  stats(): { facts: number; active: number; pending: number; episodes: number; mode: 'lexical' } {
+  stats(): { facts: number; active: number; pending: number; episodes: number; mode: RecallMode } {
     const n = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
     return {
       facts: n('SELECT count(*) AS n FROM facts'),
       active: n('SELECT count(*) AS n FROM active_facts'),
       pending: n(`SELECT count(*) AS n FROM facts WHERE status = 'pending'`),
       episodes: n('SELECT count(*) AS n FROM episodes'),
-      mode: 'lexical',
+      mode: this.vectors?.active ? 'hybrid' : 'lexical',
     };
   }
 

@@ -63,6 +63,28 @@ export interface ChatRequest {
   signal?: AbortSignal;
   /** Called with each piece of streamed text as it arrives. */
   onText?: (delta: string) => void;
+  /**
+   * Called when an attempt failed and another will follow after `delayMs`. Text already passed to
+   * `onText` during the failed attempt (`discardText`) is not part of the answer: the UI should
+   * drop it; the next attempt streams from the beginning.
+   */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** Why an attempt is retried. */
+export type RetryReason = 'rate_limited' | 'overloaded' | 'server_error' | 'stalled' | 'connection';
+
+/** What {@link ChatRequest.onRetry} is told about a failed attempt. */
+export interface RetryInfo {
+  /** The attempt that failed (1-based); the next one is `attempt + 1`. */
+  attempt: number;
+  reason: RetryReason;
+  /** Wait before the next attempt, ms. */
+  delayMs: number;
+  /** Text the failed attempt already streamed through `onText` (may be empty). */
+  discardText: string;
+  /** The provider's error message, for logs. */
+  message: string;
 }
 
 /** Why the model stopped. */

@@ -1,0 +1,89 @@
+/**
+ * `keel ask <message>`: one turn in the owner session, non-interactively. Prints the reply
+ * (streamed on a terminal); with `--json`, `{"reply", "provider", "model", "mode", "facts_used"}`.
+ * Without a model it answers as the offline terminal does and says so.
+ *
+ * @module
+ */
+import { Agent, OfflineSession } from '@keel/agent';
+import { chooseChatModel, loadChatConfig } from '../chat.js';
+import type { Config } from '../config.js';
+import { EXIT, emit } from '../output.js';
+import { openStoreWithEmbedder } from './models.js';
+
+/**
+ * Runs one turn and prints it.
+ *
+ * @returns the exit code.
+ * @throws KeelError from the agent (model errors, `TOO_LARGE`, `SESSION_BUSY`).
+ */
+export async function ask(config: Config, message: string, asJson: boolean): Promise<number> {
+  const choice = await chooseChatModel(loadChatConfig());
+  const store = await openStoreWithEmbedder(config);
+  try {
+    if (!choice.model) {
+      const r = await new OfflineSession(store, { channel: 'cli' }).handle(message);
+      const facts = r.recall?.results.filter((x) => x.type === 'fact').map((x) => x.id) ?? [];
+      emit(
+        asJson,
+        {
+          reply: r.text,
+          provider: 'offline',
+          model: null,
+          mode: store.stats().mode,
+          facts_used: facts,
+          reason: choice.reason,
+        },
+        () => r.text,
+      );
+      return EXIT.ok;
+    }
+    const agent = new Agent({ store, model: choice.model });
+    const controller = new AbortController();
+    const onSigint = () => controller.abort();
+    process.once('SIGINT', onSigint);
+    let streamed = false;
+    try {
+      const result = await agent.turn({
+        text: message,
+        channel: 'cli',
+        signal: controller.signal,
+        ...(asJson
+          ? {}
+          : {
+              onText: (delta: string) => {
+                streamed = true;
+                process.stdout.write(delta);
+              },
+              onRetry: () => {
+                if (streamed) process.stdout.write('\n[retrying]\n');
+                streamed = false;
+              },
+            }),
+      });
+      emit(
+        asJson,
+        {
+          reply: result.reply,
+          provider: result.provider,
+          model: result.model,
+          mode: result.mode,
+          facts_used: result.factsUsed,
+          turn_id: result.turnId,
+          writes: result.writes.map((w) => ({
+            decision: w.decision,
+            reason: w.reason,
+            fact_id: w.fact?.id ?? null,
+          })),
+        },
+        () => (streamed ? '' : result.reply),
+      );
+      if (streamed) process.stdout.write('\n');
+      return EXIT.ok;
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,287 @@
+/**
+ * The embedder verbs: `keel models pull|list` (the one explicit download step) and `keel reindex`
+ * (bring every vector up to date with the current embedder), plus the helpers the other verbs use
+ * to pick the embedder from the configuration and to report it in `keel doctor`.
+ *
+ * @module
+ */
+import {
+  type EmbedderChoice,
+  type EmbedderSelection,
+  KeelError,
+  listInstalledModels,
+  MemoryStore,
+  MINILM,
+  MODELS,
+  pullModel,
+  selectEmbedder,
+  type VectorStatus,
+} from '@keel/memory';
+import { MultiBar, SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import type { Config } from '../config.js';
+import { EXIT, emit, reportError } from '../output.js';
+
+/**
+ * Picks the embedder the configuration asks for (KEEL_EMBEDDER, OLLAMA_HOST,
+ * KEEL_OLLAMA_EMBED_MODEL), or the first available.
+ *
+ * @throws KeelError `EMBEDDER_UNAVAILABLE` for an explicit choice that cannot run;
+ *   `INVALID_INPUT` for an unknown KEEL_EMBEDDER.
+ */
+export function configuredEmbedder(config: Config): Promise<EmbedderSelection> {
+  return selectEmbedder({
+    choice: config.embedder as EmbedderChoice,
+    modelsDir: config.modelsDir,
+    ollamaHost: config.ollamaHost,
+    ollamaModel: config.ollamaEmbedModel,
+  });
+}
+
+/**
+ * Opens the store with the configured embedder bound. When no embedder can run, recall is
+ * lexical and the store knows why; a stored vector dimension that differs is an error.
+ *
+ * @throws KeelError `EMBEDDER_MISMATCH` (run `keel reindex`), and as {@link MemoryStore.open}.
+ */
+export async function openStoreWithEmbedder(config: Config): Promise<MemoryStore> {
+  const store = MemoryStore.open(config.dbPath);
+  try {
+    let selection: EmbedderSelection;
+    try {
+      selection = await configuredEmbedder(config);
+    } catch (err) {
+      if (!KeelError.isInstance(err)) throw err;
+      selection = { embedder: null, info: null, reason: `${err.code}: ${err.message}` };
+    }
+    await store.useEmbedder(selection.embedder, selection.reason);
+    return store;
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+}
+
+/** What `keel doctor` shows about the embedder and the vector arm. */
+export interface EmbedderReport {
+  embedder: { name: string; model: string; dim: number } | null;
+  vectors: {
+    available: boolean;
+    reason: string | null;
+    state?: VectorStatus['state'];
+    stored?: VectorStatus['stored'];
+    counts?: VectorStatus['vectors'];
+    pending?: number;
+  };
+  recall_mode: 'hybrid' | 'lexical';
+}
+
+/** The embedder and vector-arm fields of `keel doctor` (never throws: it reports). */
+export async function embedderReport(config: Config, store: MemoryStore): Promise<EmbedderReport> {
+  let selection: EmbedderSelection;
+  try {
+    selection = await configuredEmbedder(config);
+  } catch (err) {
+    const reason = KeelError.isInstance(err) ? `${err.code}: ${err.message}` : String(err);
+    return { embedder: null, vectors: { available: false, reason }, recall_mode: 'lexical' };
+  }
+  if (!selection.embedder || !selection.info) {
+    return {
+      embedder: null,
+      vectors: { available: false, reason: `no embedder: ${selection.reason}` },
+      recall_mode: 'lexical',
+    };
+  }
+  const embedder = {
+    name: selection.info.provider,
+    model: selection.info.model,
+    dim: selection.info.dim,
+  };
+  try {
+    const status = (await store.useEmbedder(selection.embedder, selection.reason))!;
+    return {
+      embedder,
+      vectors: {
+        available: status.state === 'active',
+        reason: status.reason,
+        state: status.state,
+        stored: status.stored,
+        counts: status.vectors,
+        pending: status.pending,
+      },
+      recall_mode: status.state === 'active' ? 'hybrid' : 'lexical',
+    };
+  } catch (err) {
+    const reason = KeelError.isInstance(err) ? `${err.code}: ${err.message}` : String(err);
+    return { embedder, vectors: { available: false, reason }, recall_mode: 'lexical' };
+  }
+}
+
+const MB = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+/** Registers `keel models pull|list` and `keel reindex` on the program. */
+export function registerModelCommands(program: Command, config: Config): void {
+  const json = (cmd: Command): boolean => Boolean(cmd.optsWithGlobals().json);
+  const run =
+    <A extends unknown[]>(fn: (...args: A) => Promise<number | undefined>) =>
+    async (...args: A): Promise<void> => {
+      const cmd = args[args.length - 1] as Command;
+      try {
+        const code = await fn(...args);
+        if (typeof code === 'number') process.exitCode = code;
+      } catch (err) {
+        process.exitCode = reportError(err, json(cmd));
+      }
+    };
+
+  const models = program
+    .command('models')
+    .description('local embedding models: pull one (the only download keel does), list them');
+
+  models
+    .command('pull')
+    .description(`download a model into ${config.modelsDir} (default: ${MINILM.name})`)
+    .argument('[name]', `one of: ${MODELS.map((m) => m.name).join(', ')}`, MINILM.name)
+    .action(
+      run(async (name: string, _opts: unknown, cmd: Command) => {
+        const spec = MODELS.find((m) => m.name === name || m.id === name);
+        if (!spec) {
+          throw new KeelError(
+            'INVALID_INPUT',
+            `unknown model "${name}"; one of: ${MODELS.map((m) => m.name).join(', ')}`,
+          );
+        }
+        const showBar = !json(cmd) && process.stderr.isTTY;
+        const bars = new MultiBar(
+          {
+            format: '{file} [{bar}] {percentage}% | {received} of {size}',
+            stream: process.stderr,
+            hideCursor: true,
+          },
+          undefined,
+        );
+        const perFile = new Map<string, SingleBar>();
+        const stop = new AbortController();
+        const onSigint = () => stop.abort();
+        process.once('SIGINT', onSigint);
+        try {
+          const r = await pullModel({
+            modelsDir: config.modelsDir,
+            spec,
+            ...(config.hfEndpoint ? { endpoint: config.hfEndpoint } : {}),
+            signal: stop.signal,
+            onProgress: (p) => {
+              if (!showBar) return;
+              let bar = perFile.get(p.file);
+              if (!bar) {
+                bar = bars.create(p.total ?? p.received, 0, { file: p.file.padEnd(28) });
+                perFile.set(p.file, bar);
+              }
+              bar.setTotal(Math.max(p.total ?? p.received, p.received));
+              bar.update(p.received, { received: MB(p.received), size: MB(p.total ?? p.received) });
+            },
+          });
+          if (showBar) bars.stop();
+          const total = r.files.reduce((s, f) => s + f.bytes, 0);
+          emit(json(cmd), { model: spec.id, ...r, bytes: total }, () =>
+            [
+              `installed ${spec.id} (${spec.dtype}, ${MB(total)}) at ${r.path}`,
+              `revision ${r.revision}; every file matched the hub's checksum`,
+            ].join('\n'),
+          );
+          return EXIT.ok;
+        } finally {
+          process.off('SIGINT', onSigint);
+          if (showBar) bars.stop();
+        }
+      }),
+    );
+
+  models
+    .command('list')
+    .description('the models keel knows and which are installed')
+    .action(
+      run(async (_opts: unknown, cmd: Command) => {
+        const list = listInstalledModels(config.modelsDir);
+        emit(json(cmd), { models_dir: config.modelsDir, models: list }, () =>
+          list
+            .map((m) =>
+              m.installed
+                ? `${m.name}  ${m.id} (${m.dtype})  installed, ${MB(m.bytes ?? 0)}${m.revision ? `, revision ${m.revision.slice(0, 12)}` : ''}`
+                : `${m.name}  ${m.id} (${m.dtype})  not installed: keel models pull ${m.name}`,
+            )
+            .join('\n'),
+        );
+        return EXIT.ok;
+      }),
+    );
+
+  program
+    .command('reindex')
+    .description(
+      'bring every vector up to date with the current embedder (rebuilds after a model change); safe to interrupt and rerun',
+    )
+    .action(
+      run(async (_opts: unknown, cmd: Command) => {
+        const selection = await configuredEmbedder(config);
+        if (!selection.embedder) {
+          throw new KeelError(
+            'EMBEDDER_UNAVAILABLE',
+            `no embedder to index with: ${selection.reason}`,
+          );
+        }
+        const store = MemoryStore.open(config.dbPath);
+        const stop = new AbortController();
+        const onSigint = () => stop.abort();
+        process.once('SIGINT', onSigint);
+        const showBar = !json(cmd) && process.stderr.isTTY;
+        const bar = new SingleBar({
+          format: 'embedding [{bar}] {percentage}% | {value}/{total} rows | {eta_formatted} left',
+          stream: process.stderr,
+        });
+        let started = false;
+        const onProgress = (done: number, total: number) => {
+          if (!showBar) return;
+          if (!started) bar.start(total, 0);
+          started = true;
+          bar.update(done);
+        };
+        const t0 = performance.now();
+        try {
+          // Same embedder as the vectors: only what is waiting. Otherwise: rebuild everything.
+          let status: VectorStatus | null = null;
+          let rebuild = true;
+          try {
+            status = await store.useEmbedder(selection.embedder, selection.reason);
+            rebuild = status?.state !== 'active';
+          } catch (err) {
+            if (!KeelError.isInstance(err) || err.code !== 'EMBEDDER_MISMATCH') throw err;
+          }
+          let embedded: number;
+          if (rebuild) {
+            const r = await store.reindex(selection.embedder, { signal: stop.signal, onProgress });
+            embedded = r.embedded;
+            status = r.status;
+          } else {
+            embedded = (await store.embedPending({ signal: stop.signal, onProgress })).embedded;
+            status = store.vectorStatus();
+          }
+          if (started) bar.stop();
+          const seconds = (performance.now() - t0) / 1000;
+          emit(
+            json(cmd),
+            { rebuilt: rebuild, embedded, seconds: Math.round(seconds * 1000) / 1000, status },
+            () =>
+              `${rebuild ? 'rebuilt' : 'updated'} vectors with ${selection.info!.provider} ${selection.info!.model} (${selection.info!.dim}-d): ` +
+              `${embedded} row(s) embedded in ${seconds.toFixed(1)} s; ` +
+              `${status!.vectors.facts} facts and ${status!.vectors.episodes} episodes indexed; recall is ${status!.state === 'active' ? 'hybrid' : 'lexical'}`,
+          );
+          return EXIT.ok;
+        } finally {
+          if (started) bar.stop();
+          process.off('SIGINT', onSigint);
+          store.close();
+        }
+      }),
+    );
+}

@@ -1,0 +1,2 @@
+/** `@keel/discord`: the Discord front door (in progress). */
+export {};

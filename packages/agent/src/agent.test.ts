@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryStore } from '@keel/memory';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Agent, MAX_TOOL_ROUNDS } from './agent.js';
+import { runSlashCommand } from './commands.js';
+import { FakeChatModel } from './model/fake.js';
+import type { ToolUseBlock } from './model/types.js';
+
+let dir: string;
+let store: MemoryStore;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'keel-agent-'));
+  store = MemoryStore.open(join(dir, 'keel.db'));
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const use = (name: string, input: unknown, id = `t_${name}`): ToolUseBlock => ({
+  type: 'tool_use',
+  id,
+  name,
+  input,
+});
+
+describe('memory tools in a turn', () => {
+  it('invalid tool input goes back to the model as an error and writes nothing', async () => {
+    const model = new FakeChatModel([
+      { content: [use('remember', { kind: 'not-a-kind', key: 'x', value: 'y' })] },
+      'Sorry, that failed.',
+    ]);
+    const r = await new Agent({ store, model }).turn({ text: 'hello', channel: 'test' });
+    expect(r.reply).toBe('Sorry, that failed.');
+    const result = model.calls[1]!.messages.at(-1)!.content[0]!;
+    expect(result).toMatchObject({ type: 'tool_result', is_error: true });
+    expect(store.activeFacts()).toEqual([]);
+  });
+
+  it('forget is applied when the turn completes: retracted, tombstoned, not re-learned by the model', async () => {
+    const f = store.remember({
+      kind: 'preference',
+      key: 'tea',
+      value: 'black tea',
+      source: 'observed',
+    }).fact!;
+    const control = store.remember({
+      kind: 'preference',
+      key: 'coffee',
+      value: 'black coffee',
+      source: 'observed',
+    }).fact!;
+    const model = new FakeChatModel([
+      { content: [use('forget', { id: `f${f.id}` })] },
+      'Forgotten.',
+    ]);
+    await new Agent({ store, model }).turn({
+      text: 'forget that I like black tea',
+      channel: 'test',
+    });
+    expect(store.fact(f.id)!.status).toBe('retracted');
+    expect(store.fact(control.id)!.status).toBe('active');
+    const again = new FakeChatModel([
+      { content: [use('remember', { kind: 'preference', key: 'tea', value: 'black tea' })] },
+      'ok',
+    ]);
+    const r = await new Agent({ store, model: again }).turn({ text: 'tea?', channel: 'test' });
+    expect(r.writes.map((w) => w.decision)).toEqual(['ignore']);
+    expect(store.current({ scope: 'owner', kind: 'preference', key: 'tea' })).toBeUndefined();
+  });
+
+  it('recall and review_pending answer at once with confidence and source', async () => {
+    store.remember({ kind: 'fact', key: 'gym', value: 'gym on Tuesdays', source: 'observed' });
+    const model = new FakeChatModel([
+      { content: [use('recall', { query: 'gym' }, 'a'), use('review_pending', {}, 'b')] },
+      'done',
+    ]);
+    const r = await new Agent({ store, model }).turn({ text: 'when do I train?', channel: 'test' });
+    const results = model.calls[1]!.messages.at(-1)!.content as { content: string }[];
+    expect(results[0]!.content).toMatch(
+      /fact\/gym: gym on Tuesdays \(conf 0\.70, seen 1x, observed/,
+    );
+    expect(results[1]!.content).toMatch(/^weak \[f1\]/);
+    expect(r.factsUsed).toContain(1);
+  });
+
+  it('a model that never stops calling tools is stopped, and the stored history stays well formed', async () => {
+    const model = new FakeChatModel((_req, i) => ({
+      content: [use('recall', { query: `q${i}` }, `t${i}`)],
+    }));
+    const agent = new Agent({ store, model });
+    await agent.turn({ text: 'loop', channel: 'test' });
+    expect(model.calls).toHaveLength(MAX_TOOL_ROUNDS);
+    const messages = agent.session.history().messages;
+    const uses = messages.flatMap((m) =>
+      m.content.filter((b) => b.type === 'tool_use').map((b) => (b as ToolUseBlock).id),
+    );
+    const results = messages.flatMap((m) =>
+      m.content
+        .filter((b) => b.type === 'tool_result')
+        .map((b) => (b as { tool_use_id: string }).tool_use_id),
+    );
+    expect(results).toEqual(uses);
+    expect(messages.at(-1)!.role).toBe('assistant');
+  });
+});
+
+describe('capture after a turn', () => {
+  it('"remember that" becomes owner_stated; the reply is an assistant episode, never a fact about the owner', async () => {
+    const model = new FakeChatModel(['My name is keel and I love sushi.']);
+    const r = await new Agent({ store, model }).turn({
+      text: 'remember that my dentist is Dr. Ortiz',
+      channel: 'test',
+    });
+    expect(r.writes).toHaveLength(1);
+    expect(r.writes[0]!.fact).toMatchObject({
+      kind: 'relationship',
+      key: 'dentist',
+      value: 'Dr. Ortiz',
+      source: 'owner_stated',
+    });
+    expect(store.activeFacts().map((f) => f.key)).toEqual(['dentist']);
+    expect(store.episode(r.replyEpisodeId)).toMatchObject({ role: 'assistant' });
+    const queued = store.db.prepare('SELECT episode_id FROM belief_queue').all();
+    expect(queued).toEqual([{ episode_id: r.ownerEpisodeId }]);
+  });
+});
+
+describe('slash commands in chat mode', () => {
+  it('/status reports the model and recall mode; /review lists conflicts', async () => {
+    store.remember({
+      kind: 'preference',
+      key: 'band',
+      value: 'The Lanterns',
+      source: 'owner_stated',
+    });
+    store.remember({ kind: 'preference', key: 'band', value: 'Paper Owls', source: 'observed' });
+    const ctx = { channel: 'test', status: () => 'keel · model: fake · recall: lexical' };
+    expect((await runSlashCommand(store, '/status', ctx)).text).toContain('recall: lexical');
+    expect((await runSlashCommand(store, '/review', ctx)).text).toMatch(
+      /Paper Owls[\s\S]*contradicts[\s\S]*The Lanterns/,
+    );
+  });
+});

@@ -1,0 +1,381 @@
+/**
+ * One owner session's turn loop. A front door hands a message to {@link Agent.turn}: take the
+ * session lock, recall, assemble the prompt, call the model with streaming and the memory tools,
+ * run tools, and when the turn completes store it in one transaction: the history, an episode for
+ * the owner's message and one for the reply, the model's staged writes, explicit "remember that …"
+ * captures as owner_stated facts, and the owner's turn queued for the belief gate. A failed turn is
+ * recorded as failed and becomes nothing else.
+ *
+ * @module
+ */
+import { captureExplicit } from '@keel/gate';
+import { KeelError, type MemoryStore, type RecallMode, stmt, type WriteResult } from '@keel/memory';
+import {
+  buildStaticBlock,
+  buildTurnBlock,
+  MEMORY_INSTRUCTIONS,
+  type MemoryBlock,
+  STANDING_KINDS,
+} from '@keel/prompt';
+import { countTokens } from 'gpt-tokenizer';
+import { acquireTurnLock, type TurnLockOptions } from './lock.js';
+import type {
+  ChatMessage,
+  ChatModel,
+  ContentBlock,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from './model/types.js';
+import { SessionStore, type StoredMessage } from './session.js';
+import { memoryToolSpecs, runMemoryTool, type StagedWrite } from './tools.js';
+
+/** The largest owner message a turn accepts, in estimated tokens. */
+export const MAX_MESSAGE_TOKENS = 50_000;
+/** The largest owner message in characters (checked before counting tokens). */
+export const MAX_MESSAGE_CHARS = 400_000;
+/** History above this many tokens is compacted into the anchor. */
+export const HISTORY_BUDGET_TOKENS = 24_000;
+/** Standing beliefs read for the static block (more than its token budget ever holds). */
+export const STATIC_CANDIDATES = 300;
+/** Tool rounds per turn before the loop stops asking the model. */
+export const MAX_TOOL_ROUNDS = 8;
+
+/** Options for {@link Agent}. */
+export interface AgentOptions {
+  store: MemoryStore;
+  /** The model; null for the offline mode (front doors use OfflineSession then). */
+  model: ChatModel;
+  /** Most output tokens per model call. Default 2048. */
+  maxTokens?: number;
+  /** History budget before compaction, tokens. Default {@link HISTORY_BUDGET_TOKENS}. */
+  historyBudgetTokens?: number;
+  /** Turn-lock timing. */
+  lock?: TurnLockOptions;
+}
+
+/** What a front door passes for one turn. */
+export interface TurnInput {
+  text: string;
+  /** The front door: terminal, discord, cli. */
+  channel: string;
+  /** Cancels the turn (Ctrl-C, shutdown). */
+  signal?: AbortSignal;
+  /** Streamed reply text. */
+  onText?: (delta: string) => void;
+  /** Told when a model attempt failed and is retried: text streamed so far should be discarded. */
+  onRetry?: (info: { attempt: number; reason: string }) => void;
+}
+
+/** What a completed turn returns. */
+export interface TurnResult {
+  turnId: number;
+  reply: string;
+  provider: string;
+  model: string;
+  mode: RecallMode;
+  /** Fact ids the model was shown (static block, per-turn block, tool results). */
+  factsUsed: number[];
+  /** Writes applied when the turn completed (captures and the model's staged writes). */
+  writes: WriteResult[];
+  ownerEpisodeId: number;
+  replyEpisodeId: number;
+  /** Set when the history was compacted after this turn. */
+  compacted: boolean;
+}
+
+/** The owner's agent. */
+export class Agent {
+  readonly session: SessionStore;
+  private readonly store: MemoryStore;
+  private readonly model: ChatModel;
+  private staticCache: { key: string; block: MemoryBlock } | null = null;
+
+  constructor(private readonly options: AgentOptions) {
+    this.store = options.store;
+    this.model = options.model;
+    this.session = new SessionStore(options.store);
+  }
+
+  /** The model in use. */
+  get modelInfo(): { provider: string; model: string } {
+    return { provider: this.model.provider, model: this.model.model };
+  }
+
+  /**
+   * The static block, rebuilt only when the standing beliefs changed, so the system prompt stays
+   * byte-identical between turns and prompt caching works.
+   */
+  staticBlock(): MemoryBlock {
+    const facts = this.store.strongestFacts('owner', STANDING_KINDS, STATIC_CANDIDATES);
+    const key = facts.map((f) => `${f.id}:${f.updated_at}`).join(',');
+    if (this.staticCache?.key !== key) this.staticCache = { key, block: buildStaticBlock(facts) };
+    return this.staticCache.block;
+  }
+
+  /**
+   * Runs one turn.
+   *
+   * @throws KeelError `TOO_LARGE` (message refused; nothing stored), `SESSION_BUSY`, `CANCELLED`,
+   *   and the model's codes (`MODEL_*`); on every error after the turn started, the turn is
+   *   recorded as failed or cancelled and nothing else is stored.
+   */
+  async turn(input: TurnInput): Promise<TurnResult> {
+    const text = input.text.replace(/\u0000/g, ' ').trim();
+    if (!text) throw new KeelError('INVALID_INPUT', 'the message is empty');
+    if (text.length > MAX_MESSAGE_CHARS || countTokens(text) > MAX_MESSAGE_TOKENS) {
+      throw new KeelError(
+        'TOO_LARGE',
+        `the message is too large for the model (limit about ${MAX_MESSAGE_TOKENS} tokens); nothing was stored`,
+      );
+    }
+    const release = await acquireTurnLock(this.store.path, this.options.lock);
+    try {
+      this.session.closeAbandonedTurns();
+      const turnId = this.session.startTurn(input.channel, text);
+      try {
+        return await this.run(turnId, text, input);
+      } catch (err) {
+        const e = KeelError.isInstance(err)
+          ? err
+          : new KeelError('MODEL_UNAVAILABLE', (err as Error).message ?? String(err), {
+              cause: err,
+            });
+        this.session.failTurn(
+          turnId,
+          e.code === 'CANCELLED' ? 'cancelled' : 'failed',
+          e.code,
+          e.message,
+        );
+        throw e;
+      }
+    } finally {
+      await release();
+    }
+  }
+
+  private async run(turnId: number, text: string, input: TurnInput): Promise<TurnResult> {
+    const history = this.session.history();
+    const staticBlock = this.staticBlock();
+    const recall = await this.store.hybridRecall(text, { limit: 12 });
+    const turnBlock = buildTurnBlock(recall, { exclude: new Set(staticBlock.factIds) });
+    const factsUsed = new Set([...staticBlock.factIds, ...turnBlock.factIds]);
+
+    const system = [
+      { text: `${MEMORY_INSTRUCTIONS}\n\n${staticBlock.text}`, cache: true },
+      ...(history.anchor
+        ? [{ text: `Earlier in this conversation (summary):\n${history.anchor}` }]
+        : []),
+    ];
+    const userMessage: ChatMessage = { role: 'user', content: [{ type: 'text', text }] };
+    // The per-turn memory block travels with the owner's message to the model only; history
+    // keeps the owner's words.
+    const firstRequestUser: ChatMessage = {
+      role: 'user',
+      content: [
+        { type: 'text', text: turnBlock.text },
+        { type: 'text', text },
+      ],
+    };
+    const past: ChatMessage[] = history.messages.map(({ role, content }) => ({ role, content }));
+    const turnMessages: ChatMessage[] = [userMessage];
+    const requestMessages: ChatMessage[] = [...past, firstRequestUser];
+    const staged: StagedWrite[] = [];
+    let reply = '';
+
+    for (let round = 0; ; round++) {
+      const response = await this.model.complete({
+        system,
+        messages: requestMessages,
+        tools: memoryToolSpecs(),
+        maxTokens: this.options.maxTokens ?? 2048,
+        ...(input.signal ? { signal: input.signal } : {}),
+        ...(input.onText ? { onText: input.onText } : {}),
+        ...(input.onRetry ? { onRetry: input.onRetry } : {}),
+      });
+      const assistant: ChatMessage = { role: 'assistant', content: response.content };
+      turnMessages.push(assistant);
+      requestMessages.push(assistant);
+      const said = response.content
+        .filter((b): b is TextBlock => b.type === 'text')
+        .map((b) => b.text)
+        .join('');
+      if (said) reply = reply ? `${reply}\n${said}` : said;
+      const uses = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+      if (uses.length === 0 || response.stopReason !== 'tool_use') break;
+      if (round + 1 >= MAX_TOOL_ROUNDS) {
+        // Close the tool calls so history stays well formed, and stop.
+        const results: ToolResultBlock[] = uses.map((u) => ({
+          type: 'tool_result',
+          tool_use_id: u.id,
+          content: 'tool limit for this turn reached',
+          is_error: true,
+        }));
+        turnMessages.push({ role: 'user', content: results });
+        turnMessages.push({
+          role: 'assistant',
+          content: [{ type: 'text', text: reply || '(stopped: too many tool calls)' }],
+        });
+        break;
+      }
+      const results: ContentBlock[] = uses.map((u) => {
+        const outcome = runMemoryTool(this.store, u.name, u.input);
+        for (const id of outcome.factIds) factsUsed.add(id);
+        if (outcome.staged) staged.push(outcome.staged);
+        return {
+          type: 'tool_result',
+          tool_use_id: u.id,
+          content: outcome.content,
+          ...(outcome.isError ? { is_error: true } : {}),
+        };
+      });
+      const toolMessage: ChatMessage = { role: 'user', content: results };
+      turnMessages.push(toolMessage);
+      requestMessages.push(toolMessage);
+    }
+
+    const done = this.complete(turnId, text, reply, turnMessages, staged, input.channel, [
+      ...factsUsed,
+    ]);
+    const compacted = await this.compactIfNeeded(input.signal).catch(() => false);
+    return {
+      ...done,
+      turnId,
+      reply,
+      ...this.modelInfo,
+      mode: recall.mode,
+      factsUsed: [...factsUsed],
+      compacted,
+    };
+  }
+
+  /** Stores everything a completed turn leaves, in one transaction. */
+  private complete(
+    turnId: number,
+    text: string,
+    reply: string,
+    messages: ChatMessage[],
+    staged: StagedWrite[],
+    channel: string,
+    factsUsed: number[],
+  ): Pick<TurnResult, 'writes' | 'ownerEpisodeId' | 'replyEpisodeId'> {
+    return this.store.db
+      .transaction(() => {
+        const owner = this.store.addEpisode({ channel, role: 'owner', text, actor: 'owner' });
+        const answer = this.store.addEpisode({
+          channel,
+          role: 'assistant',
+          speaker: 'keel',
+          text: reply || '(no text)',
+          actor: 'model',
+        });
+        const writes: WriteResult[] = [];
+        const capture = captureExplicit(text);
+        if (capture) {
+          writes.push(
+            this.store.remember({
+              kind: capture.kind,
+              key: capture.key,
+              value: capture.value,
+              source: 'owner_stated',
+              episodeId: owner.id,
+              actor: 'owner',
+            }),
+          );
+        }
+        for (const w of staged) {
+          if (w.tool === 'remember') {
+            writes.push(
+              this.store.remember({
+                kind: w.kind,
+                key: w.key,
+                value: w.value,
+                source: 'inferred',
+                episodeId: owner.id,
+                actor: 'model',
+                ...(w.validFrom === null ? {} : { validFrom: w.validFrom }),
+              }),
+            );
+          } else {
+            const f = this.store.fact(w.id);
+            if (f && (f.status === 'active' || f.status === 'pending'))
+              this.store.forget(w.id, { channel });
+          }
+        }
+        stmt(
+          this.store.db,
+          'INSERT OR IGNORE INTO belief_queue (episode_id, queued_at) VALUES (?, ?)',
+        ).run(owner.id, this.store.ctx.now());
+        this.session.completeTurn(turnId, messages, { ...this.modelInfo, factsUsed });
+        return { writes, ownerEpisodeId: owner.id, replyEpisodeId: answer.id };
+      })
+      .immediate();
+  }
+
+  /**
+   * When the history passes its budget, summarises the oldest whole turns into the anchor (a cut
+   * never separates a tool_use from its tool_result, because turns are kept whole). On a model
+   * error nothing changes.
+   *
+   * @param budgetTokens - overrides the configured budget for this call.
+   * @returns true when the anchor was updated.
+   */
+  async compactIfNeeded(signal?: AbortSignal, budgetTokens?: number): Promise<boolean> {
+    const budget = budgetTokens ?? this.options.historyBudgetTokens ?? HISTORY_BUDGET_TOKENS;
+    const history = this.session.history();
+    if (history.tokens <= budget) return false;
+    // Fold the oldest turns until what remains is at most half the budget.
+    const byTurn = new Map<number, StoredMessage[]>();
+    for (const m of history.messages) byTurn.set(m.turnId, [...(byTurn.get(m.turnId) ?? []), m]);
+    const turns = [...byTurn.values()];
+    let remaining = history.tokens;
+    const fold: StoredMessage[] = [];
+    while (turns.length > 1 && remaining > budget / 2) {
+      const t = turns.shift()!;
+      fold.push(...t);
+      remaining -= t.reduce((n, m) => n + m.tokens, 0);
+    }
+    if (fold.length === 0) return false;
+    const transcript = fold
+      .map((m) => {
+        const parts = m.content.map((b) =>
+          b.type === 'text'
+            ? b.text
+            : b.type === 'tool_use'
+              ? `[tool ${b.name} ${JSON.stringify(b.input)}]`
+              : `[tool result: ${b.content.slice(0, 500)}]`,
+        );
+        return `${m.role === 'user' ? 'Owner' : 'keel'}: ${parts.join(' ')}`;
+      })
+      .join('\n');
+    const response = await this.model.complete({
+      system: [
+        {
+          text: 'You compact a conversation between an owner and their agent, keel. Write a concise summary that keeps every decision made, every open task or promise, every constraint or preference the owner stated, and names, dates and numbers that matter. Plain text, no preamble.',
+        },
+      ],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'text',
+              text: `${history.anchor ? `Summary so far:\n${history.anchor}\n\n` : ''}Conversation to fold in:\n${transcript}`,
+            },
+          ],
+        },
+      ],
+      tools: [],
+      maxTokens: 1024,
+      ...(signal ? { signal } : {}),
+    });
+    const summary = response.content
+      .filter((b): b is TextBlock => b.type === 'text')
+      .map((b) => b.text)
+      .join('')
+      .trim();
+    if (!summary) return false;
+    this.session.setAnchor(summary, fold[fold.length - 1]!.id);
+    return true;
+  }
+}

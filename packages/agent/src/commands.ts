@@ -1,0 +1,113 @@
+/**
+ * The slash commands every front door shares: /recall /history /review /confirm /reject /forget
+ * /status /help /quit. They reach the memory verbs directly and are never episodes.
+ *
+ * @module
+ */
+import { KeelError, type MemoryStore, parseFactId, parseSlot } from '@keel/memory';
+import { formatFactLine, formatResultLine } from '@keel/prompt';
+import { historyLine, type TurnReply } from './offline.js';
+
+/** Help text for the slash commands. */
+export const SLASH_HELP = [
+  '/recall <query>          what keel remembers about something',
+  '/history <kind>/<key>    every version of a belief, newest first',
+  '/review                  pending conflicts and weak beliefs to confirm or reject',
+  '/confirm <id>            make a belief yours (owner_confirmed, 1.0)',
+  '/reject <id>             reject a belief (it will not come back)',
+  '/forget <id> [--purge]   retract a belief; --purge erases its value everywhere',
+  '/status                  which model and which recall mode are in use',
+  '/help                    this list',
+  '/quit                    leave',
+].join('\n');
+
+/** What a slash command needs from its front door. */
+export interface SlashContext {
+  /** The front door's channel (recorded on confirm/reject/forget). */
+  channel: string;
+  /** The status line: model, recall mode, memory counts. */
+  status: () => string;
+}
+
+/**
+ * Runs one slash command line (starting with "/").
+ *
+ * @throws KeelError from the memory verbs (`NOT_FOUND`, `INVALID_STATE`, `INVALID_INPUT`).
+ */
+export async function runSlashCommand(
+  store: MemoryStore,
+  line: string,
+  context: SlashContext,
+): Promise<TurnReply> {
+  const [name = '', ...rest] = line.slice(1).split(/\s+/);
+  const arg = rest.join(' ').trim();
+  const need = (what: string) => {
+    if (!arg) throw new KeelError('INVALID_INPUT', `/${name} needs ${what}`);
+    return arg;
+  };
+  switch (name.toLowerCase()) {
+    case 'help':
+    case '?':
+      return { text: SLASH_HELP };
+    case 'status':
+      return { text: context.status() };
+    case 'quit':
+    case 'exit':
+      return { text: 'Bye.', quit: true };
+    case 'recall': {
+      const recall = await store.hybridRecall(need('a query'), { limit: 10 });
+      const lines = recall.results.map(formatResultLine);
+      return {
+        text: [`recall: ${recall.mode}`, ...(lines.length ? lines : ['nothing found'])].join('\n'),
+        recall,
+      };
+    }
+    case 'history': {
+      const rows = store.history(parseSlot(need('kind/key')));
+      if (rows.length === 0) return { text: `no history for ${arg}` };
+      return { text: rows.map((f) => `${historyLine(f)}`).join('\n') };
+    }
+    case 'review': {
+      const q = store.review();
+      const lines: string[] = [];
+      if (q.pending.length) {
+        lines.push('Pending conflicts (/confirm <id> to accept, /reject <id> to drop):');
+        for (const p of q.pending) {
+          lines.push(`  ${formatFactLine(p.fact)}`);
+          if (p.current) lines.push(`      contradicts ${formatFactLine(p.current)}`);
+        }
+      }
+      if (q.weak.length) {
+        lines.push(`Weak beliefs (confidence < ${q.threshold}):`);
+        for (const f of q.weak) lines.push(`  ${formatFactLine(f)}`);
+      }
+      return { text: lines.length ? lines.join('\n') : 'Nothing to review.' };
+    }
+    case 'confirm': {
+      const r = store.confirm(parseFactId(need('a fact id')), {
+        channel: context.channel,
+      });
+      return {
+        text: `Confirmed: ${formatFactLine(r.fact)}${r.superseded ? `\n  (supersedes f${r.superseded.id}: ${r.superseded.value})` : ''}`,
+      };
+    }
+    case 'reject': {
+      const f = store.reject(parseFactId(need('a fact id')), {
+        channel: context.channel,
+      });
+      return { text: `Rejected f${f.id}; it will not come back unless you say so.` };
+    }
+    case 'forget': {
+      const purge = /(^|\s)--purge(\s|$)/.test(arg);
+      const id = parseFactId(need('a fact id').replace('--purge', '').trim());
+      const r = store.forget(id, { purge, channel: context.channel });
+      return {
+        text: purge
+          ? `Forgot and purged f${id}: erased from ${r.erasedFacts.length} row(s), ${r.redactedJournal} journal entr${r.redactedJournal === 1 ? 'y' : 'ies'}, ${r.redactedEpisodes.length} episode(s).`
+          : `Forgot f${id}; it will not be re-learned unless you say it again.`,
+      };
+    }
+    default:
+      return { text: `unknown command /${name}\n${SLASH_HELP}` };
+  }
+}

@@ -1,0 +1,627 @@
+/**
+ * The Anthropic provider: {@link AnthropicChatModel} implements {@link ChatModel} over the
+ * Messages API with `@anthropic-ai/sdk`, streaming, tool use, prompt caching and its own retries
+ * (the SDK's are turned off so that errors arriving mid-stream and stalled streams are retried the
+ * same way as HTTP errors).
+ *
+ * @module
+ */
+import Anthropic, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from '@anthropic-ai/sdk';
+import type {
+  ContentBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  RawMessageStreamEvent,
+  TextBlockParam,
+  Tool,
+} from '@anthropic-ai/sdk/resources/messages';
+import { KeelError, type KeelErrorCode } from '@keel/memory';
+import pRetry, { AbortError } from 'p-retry';
+import type {
+  ChatMessage,
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  RetryReason,
+  StopReason,
+  SystemPart,
+  TextBlock,
+  ToolSpec,
+  ToolUseBlock,
+} from './types.js';
+
+/** The model used when none is configured. */
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-6';
+/** The Messages API host used when no `baseURL` is given. */
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+
+/** Options for {@link AnthropicChatModel}. Nothing is read from the environment. */
+export interface AnthropicChatModelOptions {
+  /** The API key (sent by the SDK). Required: the package never reads `ANTHROPIC_API_KEY`. */
+  apiKey: string;
+  /** API host, e.g. a proxy or a test server. Default {@link DEFAULT_ANTHROPIC_BASE_URL}. */
+  baseURL?: string;
+  /** Model name sent to the API. Default {@link DEFAULT_ANTHROPIC_MODEL} (`claude-sonnet-4-6`). */
+  model?: string;
+  /** Attempts per request, the first included. Default 4 (so up to 3 retries). */
+  maxAttempts?: number;
+  /** Backoff before retry n (1-based) is about `baseDelayMs * 2^(n-1)`, jittered. Default 1000 ms. */
+  baseDelayMs?: number;
+  /** Upper bound of the computed backoff, ms. Default 16000. A `retry-after` header wins over it. */
+  maxDelayMs?: number;
+  /**
+   * No response headers or stream event for this long, ms → the attempt is abandoned and retried
+   * (`MODEL_TIMEOUT` after the last attempt). Default 30000.
+   */
+  stallTimeoutMs?: number;
+  /**
+   * A 429 whose `retry-after` is longer than this, ms, is treated as an exhausted quota
+   * (`MODEL_QUOTA`, not retried). Default 600000 (10 minutes).
+   */
+  quotaRetryAfterMs?: number;
+  /** Waits `ms` between attempts; rejects when `signal` aborts. Injected by tests. Default: a timer. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** A number in [0, 1) for jitter. Injected by tests. Default `Math.random`. */
+  random?: () => number;
+}
+
+/** A retryable failure of one attempt. Internal; what callers see is a {@link KeelError}. */
+class AttemptFailure extends Error {
+  constructor(
+    readonly reason: RetryReason,
+    message: string,
+    readonly discardText: string,
+    readonly retryAfterMs: number | undefined,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, options);
+    this.name = 'AttemptFailure';
+  }
+}
+
+/** An error thrown by the caller's own callback (`onText`): passed through untouched. */
+class CallbackError extends Error {
+  constructor(readonly original: unknown) {
+    super('callback threw');
+  }
+}
+
+const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+const QUOTA_WORDS =
+  /quota|credit|billing|exhaust|insufficient|spend(ing)? limit|usage limit|balance|payment/i;
+
+/**
+ * Claude through the Anthropic Messages API, streaming.
+ *
+ * - `system` parts become text blocks; a part with `cache: true` carries
+ *   `cache_control: {type: 'ephemeral'}` (a prompt-cache breakpoint after it).
+ * - Retried with exponential backoff and jitter (honouring `retry-after`): 429, 529, 500/502/503/504,
+ *   408, `overloaded_error` / `api_error` arriving mid-stream after HTTP 200, connection errors, and
+ *   streams that send nothing for `stallTimeoutMs`. Each retry is reported through
+ *   `request.onRetry` with the text to discard.
+ * - Not retried: 400/413/422 (`MODEL_REFUSED_INPUT`), 401/403 (`MODEL_AUTH`), a quota-exhausted
+ *   429 or 402 (`MODEL_QUOTA`), cancellation (`CANCELLED`).
+ *
+ * @example
+ * const model = new AnthropicChatModel({ apiKey, model: 'claude-sonnet-4-6' });
+ * const reply = await model.complete({ system, messages, tools, maxTokens: 1024, onText });
+ */
+export class AnthropicChatModel implements ChatModel {
+  readonly provider = 'anthropic';
+  readonly model: string;
+  readonly #client: Anthropic;
+  readonly #maxAttempts: number;
+  readonly #baseDelayMs: number;
+  readonly #maxDelayMs: number;
+  readonly #stallTimeoutMs: number;
+  readonly #quotaRetryAfterMs: number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #random: () => number;
+
+  /** @throws KeelError `INVALID_INPUT` when an option is out of range (empty key, attempts < 1). */
+  constructor(options: AnthropicChatModelOptions) {
+    if (!options.apiKey) throw new KeelError('INVALID_INPUT', 'AnthropicChatModel needs an apiKey');
+    this.model = options.model ?? DEFAULT_ANTHROPIC_MODEL;
+    this.#maxAttempts = options.maxAttempts ?? 4;
+    this.#baseDelayMs = options.baseDelayMs ?? 1000;
+    this.#maxDelayMs = options.maxDelayMs ?? 16_000;
+    this.#stallTimeoutMs = options.stallTimeoutMs ?? 30_000;
+    this.#quotaRetryAfterMs = options.quotaRetryAfterMs ?? 600_000;
+    this.#sleep = options.sleep ?? defaultSleep;
+    this.#random = options.random ?? Math.random;
+    if (!Number.isInteger(this.#maxAttempts) || this.#maxAttempts < 1) {
+      throw new KeelError(
+        'INVALID_INPUT',
+        `maxAttempts must be an integer ≥ 1, got ${this.#maxAttempts}`,
+      );
+    }
+    for (const [name, value] of [
+      ['baseDelayMs', this.#baseDelayMs],
+      ['maxDelayMs', this.#maxDelayMs],
+      ['stallTimeoutMs', this.#stallTimeoutMs],
+    ] as const) {
+      if (!(value >= 0) || !Number.isFinite(value) || (name === 'stallTimeoutMs' && value === 0)) {
+        throw new KeelError('INVALID_INPUT', `${name} must be a finite number ≥ 0, got ${value}`);
+      }
+    }
+    this.#client = new Anthropic({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL,
+      maxRetries: 0,
+      // Time to response headers; the stall watchdog below also covers it and every gap after.
+      timeout: this.#stallTimeoutMs + 1000,
+    });
+  }
+
+  /**
+   * Sends one request, streaming text through `request.onText`, and resolves with the complete
+   * response (`attempts` counts the tries it took).
+   *
+   * @throws KeelError `CANCELLED` (the signal aborted; never retried), `MODEL_AUTH` (401/403),
+   *   `MODEL_REFUSED_INPUT` (400/413/422: too large or invalid), `MODEL_QUOTA` (quota or credit
+   *   exhausted: not retried), and after the last attempt `MODEL_OVERLOADED` (429/529/
+   *   `overloaded_error`), `MODEL_TIMEOUT` (stalled stream) or `MODEL_UNAVAILABLE` (connection
+   *   refused, 5xx). An error thrown by `onText` or `onRetry` is rethrown as it is.
+   */
+  async complete(request: ChatRequest): Promise<ChatResponse> {
+    const signal = request.signal;
+    const params = this.#params(request);
+    try {
+      return await pRetry(
+        async (attempt) => {
+          try {
+            return await this.#attempt(params, request, attempt);
+          } catch (error) {
+            // Non-retryable outcomes leave p-retry through its AbortError.
+            if (error instanceof AttemptFailure) throw error;
+            throw new AbortError(error instanceof Error ? error : new Error(String(error)));
+          }
+        },
+        {
+          retries: this.#maxAttempts - 1,
+          // Delays are computed and slept in onFailedAttempt (retry-after, injectable sleep).
+          minTimeout: 0,
+          factor: 1,
+          ...(signal === undefined ? {} : { signal }),
+          shouldRetry: ({ error }) => error instanceof AttemptFailure,
+          onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+            if (retriesLeft <= 0 || !(error instanceof AttemptFailure)) return;
+            const delayMs = this.#delay(attemptNumber, error.retryAfterMs);
+            try {
+              request.onRetry?.({
+                attempt: attemptNumber,
+                reason: error.reason,
+                delayMs,
+                discardText: error.discardText,
+                message: error.message,
+              });
+            } catch (callbackError) {
+              throw new CallbackError(callbackError);
+            }
+            await this.#sleep(delayMs, signal);
+          },
+        },
+      );
+    } catch (error) {
+      throw this.#final(error, signal);
+    }
+  }
+
+  /** The backoff before the retry that follows failed attempt `attempt`, ms. */
+  #delay(attempt: number, retryAfterMs: number | undefined): number {
+    const ceiling = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** (attempt - 1));
+    // "Equal jitter": half fixed, half random, so retries of many clients spread out.
+    const jittered = Math.round(ceiling / 2 + (this.#random() * ceiling) / 2);
+    return Math.max(jittered, retryAfterMs ?? 0);
+  }
+
+  /** Maps whatever ended the retry loop to the error the caller sees. */
+  #final(error: unknown, signal: AbortSignal | undefined): unknown {
+    if (error instanceof CallbackError) return error.original;
+    if (KeelError.isInstance(error)) return error;
+    if (signal?.aborted) {
+      return new KeelError('CANCELLED', 'the model request was cancelled', { cause: error });
+    }
+    if (error instanceof AttemptFailure) {
+      const code: KeelErrorCode =
+        error.reason === 'stalled'
+          ? 'MODEL_TIMEOUT'
+          : error.reason === 'connection' || error.reason === 'server_error'
+            ? 'MODEL_UNAVAILABLE'
+            : 'MODEL_OVERLOADED';
+      const what =
+        code === 'MODEL_TIMEOUT'
+          ? `the response stream stalled (nothing for ${this.#stallTimeoutMs} ms)`
+          : code === 'MODEL_UNAVAILABLE'
+            ? `cannot get an answer from ${this.#client.baseURL}`
+            : `${this.model} stayed overloaded`;
+      return new KeelError(
+        code,
+        `${what} after ${this.#maxAttempts} attempt(s); last error: ${error.message}`,
+        {
+          cause: error.cause ?? error,
+          details: { attempts: this.#maxAttempts, reason: error.reason },
+        },
+      );
+    }
+    return error;
+  }
+
+  /** The SDK request body for `request`. */
+  #params(request: ChatRequest): MessageCreateParamsStreaming {
+    const system = toSystem(request.system);
+    return {
+      model: this.model,
+      max_tokens: request.maxTokens,
+      ...(system.length > 0 ? { system } : {}),
+      messages: request.messages.map(toMessageParam),
+      ...(request.tools.length > 0 ? { tools: request.tools.map(toTool) } : {}),
+      stream: true as const,
+    };
+  }
+
+  /** One streamed attempt: resolves with the response or throws an {@link AttemptFailure}. */
+  async #attempt(
+    params: MessageCreateParamsStreaming,
+    request: ChatRequest,
+    attempt: number,
+  ): Promise<ChatResponse> {
+    const outer = request.signal;
+    if (outer?.aborted) throw cancelled(outer);
+    const controller = new AbortController();
+    const onOuterAbort = () => controller.abort();
+    outer?.addEventListener('abort', onOuterAbort, { once: true });
+    let stalled = false;
+    let watchdog: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => {
+        stalled = true;
+        controller.abort();
+      }, this.#stallTimeoutMs);
+    };
+    const acc = new Accumulator();
+    try {
+      arm();
+      const stream = await this.#client.messages.create(params, { signal: controller.signal });
+      for await (const event of stream) {
+        arm();
+        acc.apply(event, request.onText);
+      }
+      // The SDK ends the iteration quietly when the request is aborted.
+      if (outer?.aborted) throw cancelled(outer);
+      if (stalled) throw stallFailure(this.#stallTimeoutMs, acc.text);
+      if (!acc.stopped) {
+        throw new AttemptFailure(
+          'connection',
+          'the response stream ended before message_stop',
+          acc.text,
+          undefined,
+        );
+      }
+      return acc.response(attempt);
+    } catch (error) {
+      if (error instanceof AttemptFailure || error instanceof CallbackError) throw error;
+      if (KeelError.isInstance(error)) throw error;
+      if (outer?.aborted) throw cancelled(outer, error);
+      if (stalled) throw stallFailure(this.#stallTimeoutMs, acc.text, error);
+      throw this.#classify(error, acc.text);
+    } finally {
+      clearTimeout(watchdog);
+      outer?.removeEventListener('abort', onOuterAbort);
+    }
+  }
+
+  /** Classifies an SDK or network error: a retryable AttemptFailure or a final KeelError. */
+  #classify(error: unknown, streamed: string): Error {
+    const retry = (reason: RetryReason, message: string, retryAfterMs?: number) =>
+      new AttemptFailure(reason, message, streamed, retryAfterMs, { cause: error });
+    const final = (code: KeelErrorCode, message: string, details?: unknown) =>
+      new KeelError(code, message, { cause: error, details });
+
+    if (error instanceof APIConnectionTimeoutError) {
+      return retry('stalled', 'no response headers before the timeout');
+    }
+    if (error instanceof APIUserAbortError) return retry('stalled', 'the request was aborted');
+    if (error instanceof APIConnectionError) {
+      const cause = error.cause instanceof Error ? `: ${describeCause(error.cause)}` : '';
+      return retry('connection', `cannot connect to ${this.#client.baseURL}${cause}`);
+    }
+    if (error instanceof APIError) {
+      const status = error.status;
+      const type = error.type ?? '';
+      const apiMessage = error.apiMessage ?? error.message;
+      const text = `${status ?? 'stream'} ${type || 'error'}: ${apiMessage}`;
+      const details = {
+        status,
+        type: type || undefined,
+        requestId: error.requestID ?? undefined,
+      };
+      const retryAfterMs = parseRetryAfter(error.headers);
+      if (status === undefined) {
+        // An `event: error` inside a 200 stream.
+        if (type === 'overloaded_error') return retry('overloaded', text);
+        if (type === 'rate_limit_error') return retry('rate_limited', text);
+        if (type === 'api_error' || type === 'timeout_error' || type === '') {
+          return retry('server_error', text);
+        }
+        if (type === 'authentication_error' || type === 'permission_error') {
+          return final('MODEL_AUTH', `Anthropic rejected the credentials: ${text}`, details);
+        }
+        return final('MODEL_REFUSED_INPUT', `Anthropic refused the request: ${text}`, details);
+      }
+      if (status === 429) {
+        const exhausted =
+          type === 'billing_error' ||
+          QUOTA_WORDS.test(apiMessage) ||
+          QUOTA_WORDS.test(error.errorCode ?? '') ||
+          (retryAfterMs !== undefined && retryAfterMs > this.#quotaRetryAfterMs);
+        if (exhausted) {
+          return final(
+            'MODEL_QUOTA',
+            `Anthropic quota exhausted: ${text}${retryAfterMs === undefined ? '' : ` (retry-after ${Math.round(retryAfterMs / 1000)} s)`}`,
+            { ...details, retryAfterMs },
+          );
+        }
+        return retry('rate_limited', text, retryAfterMs);
+      }
+      if (status === 402) return final('MODEL_QUOTA', `Anthropic billing: ${text}`, details);
+      if (status === 529 || type === 'overloaded_error')
+        return retry('overloaded', text, retryAfterMs);
+      if (status === 401 || status === 403) {
+        return final('MODEL_AUTH', `Anthropic rejected the credentials: ${text}`, details);
+      }
+      if (status === 408) return retry('stalled', text, retryAfterMs);
+      if (status === 409 || status >= 500) return retry('server_error', text, retryAfterMs);
+      if (status === 404) {
+        return final(
+          'MODEL_UNAVAILABLE',
+          `Anthropic answered 404 (model ${this.model} or base URL ${this.#client.baseURL} wrong?): ${text}`,
+          details,
+        );
+      }
+      return final('MODEL_REFUSED_INPUT', `Anthropic refused the request: ${text}`, details);
+    }
+    // Anything else thrown while reading the stream (a cut connection, a malformed event).
+    const message = error instanceof Error ? describeCause(error) : String(error);
+    return retry('connection', `the response stream failed: ${message}`);
+  }
+}
+
+function cancelled(signal: AbortSignal, cause?: unknown): KeelError {
+  return new KeelError('CANCELLED', 'the model request was cancelled', {
+    cause: cause ?? signal.reason,
+  });
+}
+
+function stallFailure(ms: number, streamed: string, cause?: unknown): AttemptFailure {
+  return new AttemptFailure(
+    'stalled',
+    `no stream event for ${ms} ms`,
+    streamed,
+    undefined,
+    cause === undefined ? {} : { cause },
+  );
+}
+
+function describeCause(error: Error): string {
+  const inner = error.cause instanceof Error ? ` (${describeCause(error.cause)})` : '';
+  const code = (error as { code?: unknown }).code;
+  return `${error.message}${typeof code === 'string' ? ` [${code}]` : ''}${inner}`;
+}
+
+/**
+ * How long until the request may be retried, ms: `retry-after-ms`, else `retry-after` (seconds or
+ * an HTTP date), else the latest `anthropic-ratelimit-*-reset` (RFC 3339) of a limit whose
+ * `-remaining` is 0. Undefined when none is present.
+ */
+function parseRetryAfter(headers: Headers | undefined): number | undefined {
+  if (!headers) return undefined;
+  return parseRetryAfterHeader(headers) ?? parseRateLimitReset(headers);
+}
+
+function parseRateLimitReset(headers: Headers): number | undefined {
+  let latest: number | undefined;
+  for (const limit of ['requests', 'tokens', 'input-tokens', 'output-tokens']) {
+    if (headers.get(`anthropic-ratelimit-${limit}-remaining`)?.trim() !== '0') continue;
+    const reset = Date.parse(headers.get(`anthropic-ratelimit-${limit}-reset`) ?? '');
+    if (Number.isNaN(reset)) continue;
+    const ms = Math.max(0, reset - Date.now());
+    latest = latest === undefined ? ms : Math.max(latest, ms);
+  }
+  return latest;
+}
+
+function parseRetryAfterHeader(headers: Headers): number | undefined {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers.get('retry-after');
+  if (value === null || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function toSystem(parts: SystemPart[]): TextBlockParam[] {
+  // The API rejects empty text blocks.
+  return parts
+    .filter((part) => part.text.length > 0)
+    .map((part) =>
+      part.cache
+        ? { type: 'text', text: part.text, cache_control: { type: 'ephemeral' } }
+        : { type: 'text', text: part.text },
+    );
+}
+
+function toMessageParam(message: ChatMessage): MessageParam {
+  return {
+    role: message.role,
+    content: message.content.map((block): ContentBlockParam => {
+      switch (block.type) {
+        case 'text':
+          return { type: 'text', text: block.text };
+        case 'tool_use':
+          return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+        case 'tool_result':
+          return {
+            type: 'tool_result',
+            tool_use_id: block.tool_use_id,
+            content: block.content,
+            ...(block.is_error === undefined ? {} : { is_error: block.is_error }),
+          };
+        default:
+          return unreachable(block);
+      }
+    }),
+  };
+}
+
+function unreachable(block: never): never {
+  throw new KeelError('INVALID_INPUT', `unknown content block ${JSON.stringify(block)}`);
+}
+
+function toTool(tool: ToolSpec): Tool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.inputSchema as unknown as Tool['input_schema'],
+  };
+}
+
+const STOP_REASONS: ReadonlySet<string> = new Set([
+  'end_turn',
+  'tool_use',
+  'max_tokens',
+  'stop_sequence',
+  'refusal',
+]);
+
+/** Builds the response from stream events. */
+class Accumulator {
+  /** Text streamed so far in this attempt (all text blocks joined). */
+  text = '';
+  stopped = false;
+  readonly #blocks = new Map<number, TextBlock | (ToolUseBlock & { json: string })>();
+  #stopReason: string | null = null;
+  #usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+
+  apply(event: RawMessageStreamEvent, onText: ((delta: string) => void) | undefined): void {
+    switch (event.type) {
+      case 'message_start': {
+        const u = event.message.usage;
+        this.#usage = {
+          input: u.input_tokens ?? 0,
+          output: u.output_tokens ?? 0,
+          cacheRead: u.cache_read_input_tokens ?? 0,
+          cacheWrite: u.cache_creation_input_tokens ?? 0,
+        };
+        break;
+      }
+      case 'content_block_start': {
+        const block = event.content_block;
+        if (block.type === 'text') {
+          this.#blocks.set(event.index, { type: 'text', text: block.text });
+          if (block.text) this.#emit(block.text, onText);
+        } else if (block.type === 'tool_use') {
+          this.#blocks.set(event.index, {
+            type: 'tool_use',
+            id: block.id,
+            name: block.name,
+            input: block.input,
+            json: '',
+          });
+        }
+        break;
+      }
+      case 'content_block_delta': {
+        const block = this.#blocks.get(event.index);
+        const delta = event.delta;
+        if (delta.type === 'text_delta' && block?.type === 'text') {
+          block.text += delta.text;
+          this.#emit(delta.text, onText);
+        } else if (delta.type === 'input_json_delta' && block?.type === 'tool_use') {
+          block.json += delta.partial_json;
+        }
+        break;
+      }
+      case 'content_block_stop': {
+        const block = this.#blocks.get(event.index);
+        if (block?.type === 'tool_use' && block.json.trim() !== '') {
+          try {
+            block.input = JSON.parse(block.json);
+          } catch (error) {
+            throw new Error(`tool_use ${block.name} input is not valid JSON: ${block.json}`, {
+              cause: error,
+            });
+          }
+        }
+        break;
+      }
+      case 'message_delta': {
+        this.#stopReason = event.delta.stop_reason ?? this.#stopReason;
+        const u = event.usage;
+        this.#usage.output = u.output_tokens ?? this.#usage.output;
+        if (u.input_tokens != null) this.#usage.input = u.input_tokens;
+        if (u.cache_read_input_tokens != null) this.#usage.cacheRead = u.cache_read_input_tokens;
+        if (u.cache_creation_input_tokens != null) {
+          this.#usage.cacheWrite = u.cache_creation_input_tokens;
+        }
+        break;
+      }
+      case 'message_stop':
+        this.stopped = true;
+        break;
+    }
+  }
+
+  #emit(delta: string, onText: ((delta: string) => void) | undefined): void {
+    this.text += delta;
+    if (!onText) return;
+    try {
+      onText(delta);
+    } catch (error) {
+      throw new CallbackError(error);
+    }
+  }
+
+  response(attempts: number): ChatResponse {
+    const content: Array<TextBlock | ToolUseBlock> = [...this.#blocks.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, block]) =>
+        block.type === 'text'
+          ? { type: 'text', text: block.text }
+          : { type: 'tool_use', id: block.id, name: block.name, input: block.input },
+      );
+    const reason = this.#stopReason ?? 'other';
+    return {
+      content,
+      stopReason: (STOP_REASONS.has(reason) ? reason : 'other') as StopReason,
+      usage: {
+        inputTokens: this.#usage.input,
+        outputTokens: this.#usage.output,
+        cacheReadTokens: this.#usage.cacheRead,
+        cacheWriteTokens: this.#usage.cacheWrite,
+      },
+      attempts,
+    };
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * `keel ask` as real OS processes talking to a fake Anthropic server on 127.0.0.1: the owner
+ * session shared across processes, its turn lock, and provider selection from the environment.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CLI, tempHome } from '../support/cli.js';
+import { FakeAnthropic } from '../support/fake-anthropic.js';
+
+let fake: FakeAnthropic;
+let home: string;
+let cleanup: () => void;
+
+beforeAll(async () => {
+  fake = await FakeAnthropic.start();
+});
+afterAll(async () => {
+  await fake.close();
+});
+beforeEach(() => {
+  fake.reset();
+  ({ home, cleanup } = tempHome());
+});
+afterEach(() => {
+  cleanup();
+  expect(fake.errors).toEqual([]);
+});
+
+function env(extra: Record<string, string> = {}) {
+  return {
+    ...process.env,
+    KEEL_HOME: home,
+    ANTHROPIC_API_KEY: 'test-key',
+    ANTHROPIC_BASE_URL: fake.baseURL,
+    KEEL_MODEL: 'claude-test',
+    KEEL_CHAT_PROVIDER: '',
+    ...extra,
+  };
+}
+
+/**
+ * Runs `keel ask` as a child process without blocking this process's event loop (the fake server
+ * answers from it).
+ */
+async function ask(message: string, extra: Record<string, string> = {}) {
+  const r = await run(message, extra);
+  return { status: r.status, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
+}
+
+function run(
+  message: string,
+  extra: Record<string, string> = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, 'ask', message, '--json'], { env: env(extra) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('exit', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+describe('keel ask', () => {
+  it('answers with provider, model, mode and the facts used', async () => {
+    fake.reply('Hello from the fake.');
+    const r = await ask('hello');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({
+      reply: 'Hello from the fake.',
+      provider: 'anthropic',
+      model: 'claude-test',
+      mode: 'lexical',
+      facts_used: [],
+    });
+  });
+
+  it('"remember that my sister\'s name is Ada" in one process is recalled, owner_stated, from another', async () => {
+    fake.reply('I will remember that.');
+    expect((await ask("remember that my sister's name is Ada")).status).toBe(0);
+    fake.reply('Your sister is Ada.');
+    const second = await ask("what is my sister's name?");
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.json().facts_used).toHaveLength(1);
+    // The second process's prompt carried the fact with its source.
+    const body = fake.requests[1]!.body;
+    const prompt = JSON.stringify(body);
+    expect(prompt).toMatch(/profile\/sister_name: Ada \(conf 1\.00, seen 1x, owner_stated/);
+  });
+
+  it('two processes sending turns at once are both answered, in order, and the history is well formed', async () => {
+    fake.reply('first answer', { eventDelayMs: 20 });
+    fake.reply('second answer', { eventDelayMs: 20 });
+    const [a, b] = await Promise.all([run('message one'), run('message two')]);
+    expect(a.status, a.stdout + a.stderr).toBe(0);
+    expect(b.status, b.stdout + b.stderr).toBe(0);
+    const replies = [JSON.parse(a.stdout).reply, JSON.parse(b.stdout).reply].sort();
+    expect(replies).toEqual(['first answer', 'second answer']);
+    const db = new Database(join(home, 'keel.db'), { readonly: true });
+    const turns = db.prepare('SELECT status FROM turns ORDER BY id').all();
+    const roles = (
+      db.prepare('SELECT role FROM messages ORDER BY id').all() as { role: string }[]
+    ).map((r) => r.role);
+    db.close();
+    expect(turns).toEqual([{ status: 'complete' }, { status: 'complete' }]);
+    expect(roles).toEqual(['user', 'assistant', 'user', 'assistant']);
+    // The turn that went second saw the first one in its history.
+    expect(fake.requests[1]!.body.messages).toHaveLength(3);
+  });
+
+  it('with no key and no Ollama it runs offline and says so', async () => {
+    const r = await ask('hello', {
+      ANTHROPIC_API_KEY: '',
+      OLLAMA_HOST: 'http://127.0.0.1:9',
+    });
+    expect(r.status).toBe(0);
+    expect(r.json()).toMatchObject({ provider: 'offline', model: null });
+    expect(r.json().reply).toContain('no model configured');
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('KEEL_CHAT_PROVIDER=ollama with Ollama down is a clear error naming OLLAMA_HOST', async () => {
+    const r = await ask('hello', {
+      KEEL_CHAT_PROVIDER: 'ollama',
+      OLLAMA_HOST: 'http://127.0.0.1:9',
+    });
+    expect(r.status).not.toBe(0);
+    const e = r.json().error;
+    expect(e.code).toBe('MODEL_UNAVAILABLE');
+    expect(e.message).toContain('OLLAMA_HOST');
+  });
+});

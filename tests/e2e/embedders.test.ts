@@ -1,0 +1,179 @@
+// The embedder verbs through the built CLI as a real process: `keel models pull` against a
+// refused port and a fake hub, `keel models list`, `keel doctor` and `keel reindex` with the fake
+// Ollama server and the generated tiny model. The fakes run in this process, so the CLI is spawned
+// asynchronously.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MINILM } from '../../packages/memory/src/embed/minilm.js';
+import { writeTinyBertModel } from '../../packages/memory/src/embed/testkit.js';
+import { CLI, tempHome } from '../support/cli.js';
+import { refusedPort, startFakeHub } from '../support/fake-hub.js';
+import { startFakeOllama } from '../support/fake-ollama.js';
+
+let home: string;
+let cleanup: () => void;
+const closers: (() => Promise<void>)[] = [];
+beforeEach(() => {
+  ({ home, cleanup } = tempHome());
+});
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+  cleanup();
+});
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  json: <T = Record<string, unknown>>() => T;
+}
+
+/** Runs `keel <args>` without blocking this process's event loop (the fakes live here). */
+function keelAsync(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: {
+        ...process.env,
+        KEEL_HOME: home,
+        ANTHROPIC_API_KEY: '',
+        KEEL_EMBEDDER: 'none',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (status) =>
+      resolve({ status, stdout, stderr, json: <T>() => JSON.parse(stdout) as T }),
+    );
+  });
+}
+
+const modelsDir = () => join(home, 'models');
+
+describe('keel models pull', () => {
+  it('with no network fails with a clear message and leaves nothing half-written', async () => {
+    const port = await refusedPort();
+    const r = await keelAsync(['models', 'pull'], { KEEL_HF_ENDPOINT: `http://127.0.0.1:${port}` });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('error MODEL_DOWNLOAD_FAILED: cannot reach http://127.0.0.1:');
+    expect(r.stderr).toContain('no network? nothing was installed');
+    expect(r.stderr).toContain('fix: Check the network connection');
+    const left = existsSync(modelsDir()) ? readdirSync(modelsDir(), { recursive: true }) : [];
+    expect(
+      left.filter((p) => String(p).includes('.partial') || String(p).endsWith('.onnx')),
+    ).toEqual([]);
+    // Control: the listing still works and says the model is not installed.
+    const list = (await keelAsync(['models', 'list', '--json'])).json<{
+      models: { installed: boolean }[];
+    }>();
+    expect(list.models).toEqual([expect.objectContaining({ name: 'minilm', installed: false })]);
+  });
+
+  it('a checksum that does not match installs nothing', async () => {
+    const source = mkdtempSync(join(tmpdir(), 'keel-hub-'));
+    closers.push(async () => rmSync(source, { recursive: true, force: true }));
+    const folder = await writeTinyBertModel(source, MINILM);
+    const hub = await startFakeHub(MINILM.id, folder, { corrupt: 'onnx/model_quantized.onnx' });
+    closers.push(() => hub.close());
+    const r = await keelAsync(['models', 'pull', '--json'], { KEEL_HF_ENDPOINT: hub.url });
+    expect(r.status).toBe(2);
+    expect(r.json<{ error: { code: string; message: string } }>().error).toMatchObject({
+      code: 'MODEL_DOWNLOAD_FAILED',
+      message: expect.stringContaining('does not match the hub'),
+    });
+    expect(readdirSync(join(modelsDir(), 'Xenova'))).toEqual([]);
+  });
+
+  it('downloads from the hub, verifies, installs atomically; then minilm runs and recall is hybrid', async () => {
+    const source = mkdtempSync(join(tmpdir(), 'keel-hub-'));
+    closers.push(async () => rmSync(source, { recursive: true, force: true }));
+    const folder = await writeTinyBertModel(source, MINILM);
+    const hub = await startFakeHub(MINILM.id, folder, { sha: 'a'.repeat(40) });
+    closers.push(() => hub.close());
+    const r = await keelAsync(['models', 'pull', '--json'], { KEEL_HF_ENDPOINT: hub.url });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ model: MINILM.id, revision: 'a'.repeat(40) });
+    expect(readdirSync(join(modelsDir(), 'Xenova'))).toEqual(['all-MiniLM-L6-v2']);
+    const list = (await keelAsync(['models', 'list', '--json'])).json<{ models: unknown[] }>();
+    expect(list.models).toEqual([
+      expect.objectContaining({ name: 'minilm', installed: true, revision: 'a'.repeat(40) }),
+    ]);
+
+    const env = { KEEL_EMBEDDER: 'minilm' };
+    const remembered = await keelAsync(
+      ['remember', 'note/garden', 'tomatoes', 'by', 'the', 'shed'],
+      env,
+    );
+    expect(remembered.status, remembered.stderr).toBe(0);
+    const doctor = (await keelAsync(['doctor', '--json'], env)).json();
+    expect(doctor).toMatchObject({
+      embedder: { name: 'minilm', model: MINILM.id, dim: 32 },
+      recall_mode: 'hybrid',
+      vectors: { available: true },
+    });
+  });
+});
+
+describe('keel doctor and keel reindex with Ollama', () => {
+  it('shows the embedder, indexes with reindex, and refuses another dimension until reindex', async () => {
+    const ollama = await startFakeOllama({
+      models: ['nomic-embed-text:latest', 'tiny-embed:latest'],
+    });
+    closers.push(() => ollama.close());
+    ollama.setEmbed((input, model) =>
+      input.map((t) =>
+        Array.from(
+          { length: model.startsWith('tiny') ? 8 : 16 },
+          (_, i) => (t.length % (i + 2)) + 1,
+        ),
+      ),
+    );
+    const env = { KEEL_EMBEDDER: 'ollama', OLLAMA_HOST: ollama.url };
+    const remembered = await keelAsync(['remember', 'preference/coffee', 'flat', 'white'], env);
+    expect(remembered.status, remembered.stderr).toBe(0);
+
+    const reindex = await keelAsync(['reindex', '--json'], env);
+    expect(reindex.status, reindex.stderr).toBe(0);
+    expect(reindex.json()).toMatchObject({ status: { state: 'active', vectors: { facts: 1 } } });
+    expect((await keelAsync(['doctor', '--json'], env)).json()).toMatchObject({
+      embedder: { name: 'ollama', model: 'nomic-embed-text', dim: 16 },
+      recall_mode: 'hybrid',
+      vectors: { available: true, counts: { facts: 1, episodes: 0 }, pending: 0 },
+    });
+
+    const other = { ...env, KEEL_OLLAMA_EMBED_MODEL: 'tiny-embed' };
+    const refused = (await keelAsync(['doctor', '--json'], other)).json<{
+      recall_mode: string;
+      vectors: { available: boolean; reason: string };
+    }>();
+    expect(refused.recall_mode).toBe('lexical');
+    expect(refused.vectors.reason).toContain('EMBEDDER_MISMATCH');
+    expect(refused.vectors.reason).toContain('keel reindex');
+    const rebuilt = await keelAsync(['reindex'], other);
+    expect(rebuilt.status, rebuilt.stderr).toBe(0);
+    expect((await keelAsync(['doctor', '--json'], other)).json()).toMatchObject({
+      embedder: { dim: 8 },
+      recall_mode: 'hybrid',
+    });
+  });
+
+  it('KEEL_EMBEDDER=none: recall mode lexical and doctor says why', async () => {
+    const d = (await keelAsync(['doctor', '--json'], { KEEL_EMBEDDER: 'none' })).json();
+    expect(d).toMatchObject({
+      embedder: null,
+      recall_mode: 'lexical',
+      vectors: { available: false, reason: expect.stringContaining('KEEL_EMBEDDER=none') },
+    });
+  });
+});
