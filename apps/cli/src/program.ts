@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { historyLine } from '@keel/agent';
+import { type ChatChoice, chooseChatModel, historyLine, loadChatConfig } from '@keel/agent';
 import {
   type Fact,
   type ImportFormat,
@@ -22,8 +22,8 @@ import {
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { SingleBar } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { type ChatChoice, chooseChatModel, loadChatConfig } from './chat.js';
 import { ask } from './commands/ask.js';
+import { registerDiscordCommand } from './commands/discord.js';
 import { embedderReport, openStoreWithEmbedder, registerModelCommands } from './commands/models.js';
 import { type Config, loadConfig } from './config.js';
 import { EXIT, emit, reportError } from './output.js';
@@ -367,6 +367,7 @@ export function buildProgram(config: Config = loadConfig()): Command {
     .action(action((_opts: unknown, cmd: Command) => doctor(config, json(cmd))));
 
   registerModelCommands(program, config);
+  registerDiscordCommand(program);
   return program;
 }
 
@@ -425,7 +426,7 @@ async function doctor(config: Config, asJson: boolean): Promise<number> {
   let report: ReturnType<typeof doctorReport>;
   let chat: ChatChoice;
   try {
-    chat = await chooseChatModel(loadChatConfig());
+    chat = await chooseChatModel(loadChatConfig(process.env));
   } catch (err) {
     if (!KeelError.isInstance(err)) throw err;
     chat = { model: null, provider: 'offline', reason: `${err.code}: ${err.message}` };

@@ -8,9 +8,16 @@
  * @module
  */
 import { createInterface } from 'node:readline';
-import { Agent, OfflineSession, runSlashCommand, type TurnReply } from '@keel/agent';
+import {
+  Agent,
+  type ChatChoice,
+  chooseChatModel,
+  loadChatConfig,
+  OfflineSession,
+  runSlashCommand,
+  type TurnReply,
+} from '@keel/agent';
 import { KeelError, type MemoryStore } from '@keel/memory';
-import { type ChatChoice, chooseChatModel, loadChatConfig } from './chat.js';
 import { openStoreWithEmbedder } from './commands/models.js';
 import type { Config } from './config.js';
 
@@ -45,7 +52,7 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
   const output = options.output ?? process.stdout;
   const tty = Boolean((input as NodeJS.ReadStream).isTTY) && !options.json;
   const write = (text: string) => output.write(`${text}\n`);
-  const choice = await chooseChatModel(loadChatConfig());
+  const choice = await chooseChatModel(loadChatConfig(process.env));
   const store = await openStoreWithEmbedder(config);
   const offline = new OfflineSession(store, { channel: 'terminal' });
   const agent = choice.model ? new Agent({ store, model: choice.model }) : null;

@@ -1,2 +1,42 @@
-/** `@keel/discord`: the Discord front door (in progress). */
-export {};
+/**
+ * `@keel/discord`: the owner-locked Discord DM front door. {@link KeelDiscord} connects with
+ * discord.js and hands each owner DM to the shared owner session; {@link OwnerGate} is the lock
+ * every handler runs first; {@link splitMessage} cuts replies to Discord's limit with code fences
+ * balanced; {@link sendToOwner} DMs the owner over REST alone (for the think service).
+ * `main.ts` is the process entry point and the only module that reads the environment.
+ *
+ * @module
+ */
+export {
+  ATTACHMENT_LIMIT_BYTES,
+  type AttachmentInfo,
+  type FetchLike,
+  isTextAttachment,
+  withAttachments,
+} from './attachments.js';
+export {
+  DISCORD_CHANNEL,
+  type DiscordStats,
+  KeelDiscord,
+  type KeelDiscordOptions,
+  LAST_SEEN_KEY,
+} from './bot.js';
+export { SLASH_COMMANDS } from './commands.js';
+export {
+  type DropReason,
+  type GateInput,
+  type GateVerdict,
+  OwnerGate,
+  sameId,
+  validateOwnerId,
+} from './gate.js';
+export { type OutboundOptions, sendToOwner } from './outbound.js';
+export {
+  parseReviewButton,
+  REVIEW_PAGE_ITEMS,
+  type ReviewAction,
+  type ReviewPage,
+  renderReview,
+  reviewButtonId,
+} from './review.js';
+export { DISCORD_MESSAGE_LIMIT, splitMessage } from './split.js';

@@ -36,6 +36,14 @@ export {
   type TurnReply,
 } from './offline.js';
 export {
+  type ChatChoice,
+  type ChatConfig,
+  chooseChatModel,
+  DEFAULT_OLLAMA_HOST,
+  loadChatConfig,
+  ollamaReachable,
+} from './providers.js';
+export {
   messageTokens,
   type SessionHistory,
   SessionStore,

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { Agent, OfflineSession } from '@keel/agent';
-import { chooseChatModel, loadChatConfig } from '../chat.js';
+import { Agent, chooseChatModel, loadChatConfig, OfflineSession } from '@keel/agent';
 import type { Config } from '../config.js';
 import { EXIT, emit } from '../output.js';
 import { openStoreWithEmbedder } from './models.js';
@@ -18,7 +17,7 @@ import { openStoreWithEmbedder } from './models.js';
  * @throws KeelError from the agent (model errors, `TOO_LARGE`, `SESSION_BUSY`).
  */
 export async function ask(config: Config, message: string, asJson: boolean): Promise<number> {
-  const choice = await chooseChatModel(loadChatConfig());
+  const choice = await chooseChatModel(loadChatConfig(process.env));
   const store = await openStoreWithEmbedder(config);
   try {
     if (!choice.model) {

@@ -31,11 +31,13 @@ export interface ChatConfig {
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 
 /**
- * Reads the chat configuration.
+ * Parses the chat configuration from an environment (KEEL_CHAT_PROVIDER, ANTHROPIC_API_KEY,
+ * ANTHROPIC_BASE_URL, KEEL_MODEL, OLLAMA_HOST, KEEL_OLLAMA_CHAT_MODEL).
  *
+ * @param env - the app's environment (e.g. `process.env`).
  * @throws KeelError `INVALID_INPUT` for an unknown KEEL_CHAT_PROVIDER.
  */
-export function loadChatConfig(env: NodeJS.ProcessEnv = process.env): ChatConfig {
+export function loadChatConfig(env: Record<string, string | undefined>): ChatConfig {
   const raw = env.KEEL_CHAT_PROVIDER?.trim().toLowerCase() || null;
   if (raw && raw !== 'anthropic' && raw !== 'ollama' && raw !== 'offline') {
     throw new KeelError(

@@ -1,0 +1,40 @@
+/**
+ * Outbound DMs without a gateway connection: what the think service uses to tell the owner
+ * something (two REST calls: open the DM channel, post the message split to Discord's limit).
+ *
+ * @module
+ */
+import { REST, Routes } from 'discord.js';
+import { validateOwnerId } from './gate.js';
+import { splitMessage } from './split.js';
+
+/** Options for {@link sendToOwner}. */
+export interface OutboundOptions {
+  token: string;
+  ownerId: string;
+  /** The REST API base (e.g. `http://127.0.0.1:PORT/api`); default Discord's own. */
+  apiUrl?: string;
+}
+
+/**
+ * DMs `text` to the owner (and to nobody else: the recipient is always the configured owner).
+ *
+ * @returns the ids of the messages posted.
+ * @throws KeelError `INVALID_INPUT` without a valid owner id; the REST error when Discord refuses.
+ */
+export async function sendToOwner(options: OutboundOptions, text: string): Promise<string[]> {
+  const ownerId = validateOwnerId(options.ownerId);
+  const rest = new REST({ version: '10', ...(options.apiUrl ? { api: options.apiUrl } : {}) });
+  rest.setToken(options.token);
+  const channel = (await rest.post(Routes.userChannels(), {
+    body: { recipient_id: ownerId },
+  })) as { id: string };
+  const ids: string[] = [];
+  for (const chunk of splitMessage(text)) {
+    const m = (await rest.post(Routes.channelMessages(channel.id), {
+      body: { content: chunk, allowed_mentions: { parse: [] } },
+    })) as { id: string };
+    ids.push(m.id);
+  }
+  return ids;
+}

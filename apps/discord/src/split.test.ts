@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { OwnerGate } from './gate.js';
+import { splitMessage } from './split.js';
+
+describe('splitMessage', () => {
+  it('keeps short text whole and splits long text on lines, fences balanced, surrogates intact', () => {
+    expect(splitMessage('hello')).toEqual(['hello']);
+    const text = `intro\n\n\`\`\`py\n${'x = "🙂🙂"\n'.repeat(400)}\`\`\`\nend`;
+    const chunks = splitMessage(text);
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const c of chunks) {
+      expect(c.length).toBeLessThanOrEqual(2000);
+      expect((c.match(/^```/gm) ?? []).length % 2).toBe(0);
+      expect(c).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+    }
+    expect(chunks[1]!.startsWith('```py\n')).toBe(true);
+  });
+
+  it('cuts one huge line at grapheme boundaries', () => {
+    const chunks = splitMessage('👍🏽'.repeat(1500));
+    expect(chunks.join('')).toBe('👍🏽'.repeat(1500));
+    for (const c of chunks) expect(c.length).toBeLessThanOrEqual(2000);
+  });
+});
+
+describe('OwnerGate', () => {
+  const gate = new OwnerGate('111111111111111111');
+  const base = { authorIsBot: false, guildId: null, selfId: '999999999999999999' };
+  it('lets only the owner in a DM through', () => {
+    expect(gate.check({ ...base, authorId: '111111111111111111' })).toEqual({ owner: true });
+    expect(gate.check({ ...base, authorId: '222222222222222222' })).toMatchObject({
+      reason: 'stranger',
+    });
+    expect(gate.check({ ...base, authorId: '111111111111111111', guildId: '5' })).toMatchObject({
+      reason: 'guild',
+    });
+    expect(
+      gate.check({ ...base, authorId: '111111111111111111', authorIsBot: true }),
+    ).toMatchObject({ reason: 'bot' });
+    expect(gate.check({ ...base, authorId: '999999999999999999' })).toMatchObject({
+      reason: 'self',
+    });
+  });
+  it('fails closed without an owner id', () => {
+    expect(() => new OwnerGate('')).toThrow(/owner id/);
+    expect(() => new OwnerGate(undefined)).toThrow(/owner id/);
+  });
+});

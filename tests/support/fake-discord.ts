@@ -1,0 +1,526 @@
+/**
+ * A fake Discord on 127.0.0.1 for tests that drive the real discord.js client (point its
+ * `rest.api` at {@link FakeDiscord.apiUrl}): the REST routes keel uses and a gateway websocket
+ * that speaks the real protocol (HELLO, IDENTIFY → READY, heartbeats, RESUME → RESUMED, dispatches).
+ *
+ * It records every REST request ({@link FakeDiscord.requests}); an unknown route is answered 404
+ * and recorded in {@link FakeDiscord.errors}. Messages live per channel; messages keel posts are
+ * echoed to the gateway as MESSAGE_CREATE, as Discord does.
+ *
+ * The `ws` package is loaded from discord.js's own dependency tree (keel does not depend on it).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo, Socket } from 'node:net';
+
+interface WsSocket {
+  readyState: number;
+  send(data: string): void;
+  close(code?: number): void;
+  terminate(): void;
+  on(event: 'message', fn: (data: Buffer) => void): void;
+  on(event: 'close', fn: () => void): void;
+}
+interface WsServer {
+  handleUpgrade(
+    req: IncomingMessage,
+    socket: Socket,
+    head: Buffer,
+    cb: (ws: WsSocket) => void,
+  ): void;
+  close(): void;
+}
+const requireFromDiscord = createRequire(import.meta.resolve('discord.js'));
+const requireFromWs = createRequire(requireFromDiscord.resolve('@discordjs/ws'));
+const { WebSocketServer } = requireFromWs('ws') as {
+  WebSocketServer: new (o: { noServer: true }) => WsServer;
+};
+
+const DISCORD_EPOCH = 1_420_070_400_000n;
+let increment = 0n;
+/** A time-ordered snowflake, as Discord makes them. */
+export function snowflake(at = Date.now()): string {
+  increment = (increment + 1n) % 4096n;
+  return (((BigInt(at) - DISCORD_EPOCH) << 22n) | increment).toString();
+}
+
+/** A Discord user object. */
+export interface FakeUser {
+  id: string;
+  username: string;
+  discriminator: string;
+  global_name: string | null;
+  avatar: null;
+  bot?: boolean;
+}
+
+/** A user for tests. */
+export function user(username: string, extra: Partial<FakeUser> = {}): FakeUser {
+  return {
+    id: snowflake(),
+    username,
+    discriminator: '0',
+    global_name: username,
+    avatar: null,
+    ...extra,
+  };
+}
+
+/** One REST request the fake received. */
+export interface DiscordRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary fields of the wire body.
+  body: any;
+  at: number;
+}
+
+/** A stored message (the API shape). */
+// biome-ignore lint/suspicious/noExplicitAny: the wire shape.
+export type FakeMessage = Record<string, any> & { id: string; channel_id: string; content: string };
+
+/** Options for a dispatched message. */
+export interface MessageOptions {
+  guildId?: string;
+  attachments?: { filename: string; content_type?: string; size: number; url: string }[];
+  /** Only store it (as if sent while keel was away), do not dispatch it. */
+  silent?: boolean;
+}
+
+/** The fake server. Create with {@link FakeDiscord.start}. */
+export class FakeDiscord {
+  readonly requests: DiscordRequest[] = [];
+  readonly errors: string[] = [];
+  readonly bot: FakeUser = user('keel', { bot: true });
+  readonly applicationId = snowflake();
+  /** Messages by channel id. */
+  readonly messages = new Map<string, FakeMessage[]>();
+  /** Interaction callbacks by interaction id. */
+  // biome-ignore lint/suspicious/noExplicitAny: the wire shape.
+  readonly callbacks = new Map<string, any>();
+  /** Gateway connections opened (IDENTIFY or RESUME each). */
+  identifies = 0;
+  resumes = 0;
+  /** Files served at /files/<name>. */
+  readonly files = new Map<string, { type: string; body: Buffer }>();
+  readonly #server: Server;
+  readonly #wss: WsServer = new WebSocketServer({ noServer: true });
+  readonly #sockets = new Set<WsSocket>();
+  #live: WsSocket | null = null;
+  #seq = 0;
+  #port = 0;
+  readonly #dmByUser = new Map<string, string>();
+  readonly #users = new Map<string, FakeUser>();
+  readonly #waiters: { test: () => boolean; resolve: () => void }[] = [];
+
+  private constructor() {
+    this.#server = createServer((req, res) => void this.handle(req, res));
+    this.#server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      this.#wss.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws));
+    });
+    this.#users.set(this.bot.id, this.bot);
+  }
+
+  /** Starts on a random port on 127.0.0.1. */
+  static async start(): Promise<FakeDiscord> {
+    const fake = new FakeDiscord();
+    await new Promise<void>((resolve, reject) => {
+      fake.#server.once('error', reject);
+      fake.#server.listen(0, '127.0.0.1', () => resolve());
+    });
+    fake.#port = (fake.#server.address() as AddressInfo).port;
+    return fake;
+  }
+
+  /** The REST base to give discord.js (`rest.api`). */
+  get apiUrl(): string {
+    return `http://127.0.0.1:${this.#port}/api`;
+  }
+  get origin(): string {
+    return `http://127.0.0.1:${this.#port}`;
+  }
+
+  /** Registers a user the fake knows (for DM channels). */
+  addUser(u: FakeUser): FakeUser {
+    this.#users.set(u.id, u);
+    return u;
+  }
+
+  /** The DM channel id between the bot and `userId` (created on first use). */
+  dmChannel(userId: string): string {
+    let id = this.#dmByUser.get(userId);
+    if (!id) {
+      id = snowflake();
+      this.#dmByUser.set(userId, id);
+      this.messages.set(id, []);
+    }
+    return id;
+  }
+
+  /** Messages keel posted to a channel. */
+  posted(channelId: string): FakeMessage[] {
+    return (this.messages.get(channelId) ?? []).filter((m) => m.author.id === this.bot.id);
+  }
+
+  /** REST requests other than typing, from index `from`. */
+  requestsSince(from: number): DiscordRequest[] {
+    return this.requests.slice(from);
+  }
+
+  /** Resolves when `test` holds (checked after every request and gateway frame), or rejects after `ms`. */
+  waitFor(test: () => boolean, ms = 10_000, what = 'condition'): Promise<void> {
+    if (test()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`fake-discord: timed out waiting for ${what}`)),
+        ms,
+      );
+      this.#waiters.push({
+        test,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
+  }
+
+  #poke(): void {
+    for (const w of [...this.#waiters]) {
+      if (w.test()) {
+        this.#waiters.splice(this.#waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  }
+
+  /** A user sends a message: stored, and dispatched as MESSAGE_CREATE unless `silent`. */
+  sendMessage(
+    from: FakeUser,
+    channelId: string,
+    content: string,
+    options: MessageOptions = {},
+  ): FakeMessage {
+    const m: FakeMessage = {
+      id: snowflake(),
+      channel_id: channelId,
+      type: 0,
+      content,
+      author: from,
+      timestamp: new Date().toISOString(),
+      edited_timestamp: null,
+      tts: false,
+      mention_everyone: false,
+      mentions: [],
+      mention_roles: [],
+      attachments: (options.attachments ?? []).map((a) => ({
+        id: snowflake(),
+        proxy_url: a.url,
+        ...a,
+      })),
+      embeds: [],
+      pinned: false,
+      components: [],
+      ...(options.guildId ? { guild_id: options.guildId, channel_type: 0 } : { channel_type: 1 }),
+    };
+    if (!this.messages.has(channelId)) this.messages.set(channelId, []);
+    this.messages.get(channelId)!.push(m);
+    if (!options.silent) this.dispatch('MESSAGE_CREATE', m);
+    return m;
+  }
+
+  /** The owner clicks a button on a message keel posted. */
+  clickButton(from: FakeUser, message: FakeMessage, customId: string): string {
+    const id = snowflake();
+    this.dispatch('INTERACTION_CREATE', {
+      id,
+      application_id: this.applicationId,
+      type: 3,
+      token: `tok-${id}`,
+      version: 1,
+      channel_id: message.channel_id,
+      channel: { id: message.channel_id, type: 1 },
+      user: from,
+      message,
+      data: { custom_id: customId, component_type: 2 },
+      locale: 'en-GB',
+      app_permissions: '0',
+      entitlements: [],
+      authorizing_integration_owners: { '0': from.id },
+      context: 1,
+      attachment_size_limit: 10_000_000,
+    });
+    return id;
+  }
+
+  /** The owner runs a slash command. */
+  slashCommand(
+    from: FakeUser,
+    channelId: string,
+    name: string,
+    options: { name: string; type: number; value: unknown }[] = [],
+  ): string {
+    const id = snowflake();
+    this.dispatch('INTERACTION_CREATE', {
+      id,
+      application_id: this.applicationId,
+      type: 2,
+      token: `tok-${id}`,
+      version: 1,
+      channel_id: channelId,
+      channel: { id: channelId, type: 1 },
+      user: from,
+      data: { id: snowflake(), name, type: 1, options },
+      locale: 'en-GB',
+      app_permissions: '0',
+      entitlements: [],
+      authorizing_integration_owners: { '0': from.id },
+      context: 1,
+      attachment_size_limit: 10_000_000,
+    });
+    return id;
+  }
+
+  /** Sends a dispatch on the live gateway connection (dropped while disconnected). */
+  dispatch(t: string, d: unknown): void {
+    const ws = this.#live;
+    if (ws?.readyState !== 1) return;
+    ws.send(JSON.stringify({ op: 0, t, s: ++this.#seq, d }));
+  }
+
+  /** Cuts the gateway connection with close code 4000 (discord.js resumes). */
+  disconnect(): void {
+    const ws = this.#live;
+    this.#live = null;
+    ws?.close(4000);
+  }
+
+  /** True while a gateway connection is identified/resumed and live. */
+  get connected(): boolean {
+    return this.#live !== null;
+  }
+
+  private onSocket(ws: WsSocket): void {
+    this.#sockets.add(ws);
+    ws.on('close', () => {
+      this.#sockets.delete(ws);
+      if (this.#live === ws) this.#live = null;
+      this.#poke();
+    });
+    ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 45_000 }, s: null, t: null }));
+    ws.on('message', (raw) => {
+      // biome-ignore lint/suspicious/noExplicitAny: gateway payloads.
+      const p = JSON.parse(raw.toString()) as { op: number; d: any };
+      switch (p.op) {
+        case 1:
+          ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
+          break;
+        case 2:
+          this.identifies++;
+          this.#live = ws;
+          this.#seq = 0;
+          this.dispatch('READY', {
+            v: 10,
+            user: this.bot,
+            guilds: [],
+            session_id: `session-${this.identifies}`,
+            resume_gateway_url: `ws://127.0.0.1:${this.#port}/gateway`,
+            shard: [0, 1],
+            application: { id: this.applicationId, flags: 0 },
+            private_channels: [],
+          });
+          break;
+        case 6:
+          this.resumes++;
+          this.#live = ws;
+          this.dispatch('RESUMED', {});
+          break;
+        default:
+          break;
+      }
+      this.#poke();
+    });
+  }
+
+  /** Closes everything. */
+  async close(): Promise<void> {
+    for (const ws of this.#sockets) ws.terminate();
+    this.#wss.close();
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.origin);
+    const raw = await new Promise<string>((resolve) => {
+      const parts: Buffer[] = [];
+      req.on('data', (c: Buffer) => parts.push(c));
+      req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    });
+    let body: unknown;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      body = raw;
+    }
+    const method = req.method ?? 'GET';
+    const path = url.pathname;
+    const json = (status: number, data: unknown) => {
+      res.writeHead(status, status === 204 ? {} : { 'content-type': 'application/json' });
+      res.end(data === undefined ? '' : JSON.stringify(data));
+    };
+    if (path.startsWith('/files/')) {
+      const f = this.files.get(decodeURIComponent(path.slice(7)));
+      if (!f) return json(404, { message: 'Unknown file', code: 0 });
+      res.writeHead(200, { 'content-type': f.type, 'content-length': String(f.body.length) });
+      res.end(f.body);
+      return;
+    }
+    this.requests.push({ method, path, query: url.searchParams, body, at: Date.now() });
+    try {
+      this.route(method, path.replace(/^\/api\/v10/, ''), url.searchParams, body, json);
+    } finally {
+      this.#poke();
+    }
+  }
+
+  private route(
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    // biome-ignore lint/suspicious/noExplicitAny: wire bodies.
+    body: any,
+    json: (status: number, data: unknown) => void,
+  ): unknown {
+    let m: RegExpExecArray | null = null;
+    const at = (pattern: RegExp): boolean => {
+      m = pattern.exec(path);
+      return m !== null;
+    };
+    if (method === 'GET' && (path === '/gateway/bot' || path === '/gateway')) {
+      return json(200, {
+        url: `ws://127.0.0.1:${this.#port}/gateway`,
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
+      });
+    }
+    if (method === 'GET' && path === '/users/@me') return json(200, this.bot);
+    if (method === 'POST' && path === '/users/@me/channels') {
+      const recipient =
+        this.#users.get(body?.recipient_id) ?? user('someone', { id: body?.recipient_id });
+      return json(200, {
+        id: this.dmChannel(recipient.id),
+        type: 1,
+        recipients: [recipient],
+        last_message_id: null,
+      });
+    }
+    if (at(/^\/channels\/(\d+)\/typing$/) && method === 'POST') {
+      res204(json);
+      return;
+    }
+    if (at(/^\/channels\/(\d+)\/messages$/)) {
+      const channelId = (m as unknown as RegExpExecArray)[1]!;
+      const list = this.messages.get(channelId) ?? [];
+      if (method === 'GET') {
+        const after = query.get('after');
+        const limit = Number(query.get('limit') ?? 50);
+        const newer = list.filter((x) => !after || BigInt(x.id) > BigInt(after));
+        // Discord returns newest first.
+        const page = after ? newer.slice(0, limit) : newer.slice(-limit);
+        return json(200, [...page].reverse());
+      }
+      if (method === 'POST') {
+        const posted: FakeMessage = {
+          id: snowflake(),
+          channel_id: channelId,
+          type: 0,
+          content: body?.content ?? '',
+          author: this.bot,
+          timestamp: new Date().toISOString(),
+          edited_timestamp: null,
+          tts: false,
+          mention_everyone: false,
+          mentions: [],
+          mention_roles: [],
+          attachments: [],
+          embeds: [],
+          pinned: false,
+          components: body?.components ?? [],
+          channel_type: 1,
+        };
+        if (!this.messages.has(channelId)) this.messages.set(channelId, []);
+        this.messages.get(channelId)!.push(posted);
+        json(200, posted);
+        this.dispatch('MESSAGE_CREATE', posted);
+        return;
+      }
+    }
+    if (at(/^\/applications\/(\d+)\/commands$/) && method === 'PUT') {
+      return json(
+        200,
+        (body as { name: string }[]).map((c) => ({
+          ...c,
+          id: snowflake(),
+          application_id: this.applicationId,
+          version: snowflake(),
+          type: 1,
+          default_member_permissions: null,
+        })),
+      );
+    }
+    if (at(/^\/interactions\/(\d+)\/([^/]+)\/callback$/) && method === 'POST') {
+      this.callbacks.set((m as unknown as RegExpExecArray)[1]!, body);
+      if (body?.type === 7 && body.data) {
+        // UPDATE_MESSAGE: edit the message the component was on.
+        for (const list of this.messages.values()) {
+          for (const msg of list) {
+            if (
+              msg.components?.length &&
+              this.#componentMessage(msg, (m as unknown as RegExpExecArray)[1]!)
+            )
+              Object.assign(msg, body.data);
+          }
+        }
+      }
+      res204(json);
+      return;
+    }
+    if (at(/^\/webhooks\/(\d+)\/([^/]+)$/) && method === 'POST') {
+      return json(200, {
+        id: snowflake(),
+        channel_id: '0',
+        content: body?.content ?? '',
+        author: this.bot,
+        timestamp: new Date().toISOString(),
+        attachments: [],
+        embeds: [],
+        mentions: [],
+        mention_roles: [],
+        components: [],
+        type: 0,
+      });
+    }
+    this.errors.push(`fake-discord: no route ${method} ${path}`);
+    json(404, { message: `Unknown route ${method} ${path}`, code: 0 });
+    return undefined;
+  }
+
+  /** Which message an interaction was about is recorded when the click is dispatched. */
+  readonly #clicked = new Map<string, string>();
+  #componentMessage(msg: FakeMessage, interactionId: string): boolean {
+    return this.#clicked.get(interactionId) === msg.id;
+  }
+
+  /** Clicks a button and remembers which message it was on (for UPDATE_MESSAGE). */
+  click(from: FakeUser, message: FakeMessage, customId: string): string {
+    const id = this.clickButton(from, message, customId);
+    this.#clicked.set(id, message.id);
+    return id;
+  }
+}
+
+function res204(json: (status: number, data: unknown) => void): void {
+  json(204, undefined);
+}
