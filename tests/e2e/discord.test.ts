@@ -156,6 +156,17 @@ describe('the Discord front door', () => {
     expect(logs.filter((l) => l.includes('dropped')).length).toBeGreaterThanOrEqual(3);
   });
 
+  it('on the very first start, an owner DM sent while keel is still connecting is answered', async () => {
+    anthropic.reply('here from the start');
+    const dm = discord.dmChannel(owner.id);
+    const starting = startBot();
+    await discord.waitFor(() => discord.connected, 10_000, 'the gateway connection');
+    discord.sendMessage(owner, dm, 'hello, are you up yet?');
+    await starting;
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the reply');
+    expect(discord.posted(dm)[0]!.content).toBe('here from the start');
+  });
+
   it('an owner DM on a partial channel with no recipient data is still handled', async () => {
     await startBot();
     // A channel id discord.js has never seen: no channel object, no recipients, only the id.

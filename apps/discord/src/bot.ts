@@ -92,6 +92,8 @@ export class KeelDiscord {
   private chain: Promise<void> = Promise.resolve();
   private inflight: AbortController | null = null;
   private stopping = false;
+  /** When {@link start} was called, ms since epoch. */
+  private startedAt = Date.now();
   private commandsRegistered = false;
 
   /** @throws KeelError `INVALID_INPUT` without a valid owner id or token (fail closed). */
@@ -170,6 +172,7 @@ export class KeelDiscord {
 
   /** Logs in and resolves once connected and the first catch-up has run. */
   async start(): Promise<void> {
+    this.startedAt = Date.now();
     const ready = new Promise<void>((resolve) =>
       this.client.once(Events.ClientReady, () => resolve()),
     );
@@ -267,10 +270,11 @@ export class KeelDiscord {
     if (this.stopping) return;
     const last = this.lastSeen();
     if (last === 0n) {
-      // "Now" as the smallest snowflake of the previous millisecond: anything sent after start is newer.
+      // The moment this process started, as the smallest snowflake of the millisecond before:
+      // anything sent after start (even while connecting) is newer and is answered.
       this.markSeen(
         SnowflakeUtil.generate({
-          timestamp: Date.now() - 1,
+          timestamp: this.startedAt - 1,
           increment: 0n,
           workerId: 0n,
           processId: 0n,
