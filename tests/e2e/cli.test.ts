@@ -1,5 +1,6 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MemoryStore } from '@keel/memory';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURES, keel, tempHome } from '../support/cli.js';
@@ -297,5 +298,67 @@ describe('keel verify and doctor', () => {
       vectors: { available: false },
       model: { configured: false },
     });
+  });
+});
+
+describe('hard input', () => {
+  it('a megabyte line in the terminal is stored whole and answered in seconds, not minutes', () => {
+    const line = `${'word '.repeat(200_000)}zebrafinch`;
+    const started = Date.now();
+    const out = keel(home, ['--json'], `${line}\n`);
+    expect(out.status, out.stderr).toBe(0);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const reply = JSON.parse(out.stdout.trim().split('\n')[0]!) as { episode_id: number };
+    const db = new Database(join(home, 'keel.db'), { readonly: true });
+    const stored = db
+      .prepare('SELECT length(text) AS n FROM episodes WHERE id = ?')
+      .get(reply.episode_id) as { n: number };
+    db.close();
+    expect(stored.n).toBe(line.length);
+    // The rare word at the very end is indexed and findable.
+    const r = keel(home, [
+      'recall',
+      'zebrafinch',
+      '--type',
+      'episode',
+      '--json',
+    ]).json<RecallJson>();
+    expect(r.results.map((x) => x.id)).toEqual([reply.episode_id]);
+  });
+
+  it('an unknown verb is named; keel help <verb> works', () => {
+    const out = keel(home, ['frobnicate']);
+    expect(out.status).toBe(2);
+    expect(out.stderr).toContain('unknown verb "frobnicate"');
+    const help = keel(home, ['help', 'remember']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Usage: keel remember');
+  });
+
+  it('a damaged database is reported as DB_CORRUPT by verify and as damaged by doctor', () => {
+    const path = join(home, 'keel.db');
+    const store = MemoryStore.open(path);
+    for (let i = 0; i < 200; i++) {
+      store.remember({
+        kind: 'note',
+        key: `n${i}`,
+        value: `value number ${i} `.repeat(40),
+        source: 'owner_stated',
+      });
+    }
+    store.close();
+    const bytes = readFileSync(path);
+    bytes.fill(0xff, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 16_384);
+    writeFileSync(path, bytes);
+    const verify = keel(home, ['verify', '--json']);
+    expect(verify.status).not.toBe(0);
+    const code = verify.stdout.includes('"error"')
+      ? verify.json<{ error: { code: string } }>().error.code
+      : 'REPORTED';
+    expect(['DB_CORRUPT', 'REPORTED']).toContain(code);
+    if (code === 'REPORTED') expect(verify.json<{ ok: boolean }>().ok).toBe(false);
+    const doctor = keel(home, ['doctor', '--json']);
+    expect(doctor.status).toBe(1);
+    expect(doctor.json<{ integrity: string }>().integrity).not.toBe('ok');
   });
 });

@@ -23,6 +23,16 @@ export function emit(json: boolean, data: unknown, human: () => string): void {
  * INTERNAL with their message.
  */
 export function reportError(err: unknown, json: boolean): number {
+  const sqliteCode = (err as { code?: unknown } | null)?.code;
+  if (
+    !KeelError.isInstance(err) &&
+    (sqliteCode === 'SQLITE_CORRUPT' || sqliteCode === 'SQLITE_NOTADB')
+  ) {
+    // SQLite found damage while reading: the database, not keel, is at fault.
+    err = new KeelError('DB_CORRUPT', `the database is damaged: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
   const e = KeelError.isInstance(err)
     ? err.toJSON()
     : {

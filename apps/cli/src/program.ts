@@ -91,6 +91,7 @@ export function buildProgram(config: Config = loadConfig()): Command {
     .option('--json', 'print JSON')
     .showHelpAfterError('(keel --help lists every verb)')
     .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) })
+    .helpCommand('help [verb]', 'show help for a verb')
     .exitOverride();
 
   const json = (cmd: Command): boolean => Boolean(cmd.optsWithGlobals().json);
@@ -193,6 +194,7 @@ export function buildProgram(config: Config = loadConfig()): Command {
           opts: { limit: number; type?: 'fact' | 'episode' },
           cmd: Command,
         ) => {
+          if (!words.join(' ').trim()) throw new KeelError('INVALID_INPUT', 'the query is empty');
           const store = await openStoreWithEmbedder(config);
           try {
             const r = await store.hybridRecall(words.join(' '), {
@@ -440,6 +442,7 @@ async function doctor(config: Config, asJson: boolean): Promise<number> {
     [
       `data folder   ${report.home}`,
       `database      ${report.database} (schema ${report.schema_version}, SQLite ${report.sqlite})`,
+      `integrity     ${report.integrity === 'ok' ? 'ok' : `DAMAGED: ${report.integrity} (move the file aside and restore a backup)`}`,
       'full-text     FTS5 ok',
       `embedder      ${report.embedder ? `${report.embedder.name} ${report.embedder.model} (${report.embedder.dim}-d)` : 'none'}`,
       `vectors       ${
@@ -452,7 +455,7 @@ async function doctor(config: Config, asJson: boolean): Promise<number> {
       `memory        ${report.counts.active} active beliefs (${report.counts.pending} pending), ${report.counts.episodes} episodes`,
     ].join('\n'),
   );
-  return EXIT.ok;
+  return report.integrity === 'ok' ? EXIT.ok : EXIT.failed;
 }
 
 function doctorReport(
@@ -462,6 +465,13 @@ function doctorReport(
   chat: ChatChoice,
 ) {
   const sqlite = (store.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+  let integrity: string;
+  try {
+    const rows = store.db.pragma('quick_check(5)') as { quick_check: string }[];
+    integrity = rows.map((r) => r.quick_check).join('; ');
+  } catch (err) {
+    integrity = (err as Error).message;
+  }
   const stats = store.stats();
   return {
     home: config.home,
@@ -469,6 +479,8 @@ function doctorReport(
     schema_version: LATEST_VERSION,
     sqlite,
     fts5: true,
+    /** SQLite's quick_check: "ok", or what is damaged. */
+    integrity,
     vectors: vectors.vectors,
     embedder: vectors.embedder,
     recall_mode: vectors.recall_mode,
@@ -485,7 +497,7 @@ function doctorReport(
           name: null,
           reason: `offline: ${chat.reason}; set ANTHROPIC_API_KEY or run Ollama`,
         },
-    ollama_host: config.ollamaHost,
+    ollama_host: loadChatConfig(process.env).ollamaHost,
     counts: {
       facts: stats.facts,
       active: stats.active,
@@ -495,6 +507,7 @@ function doctorReport(
     degraded: [
       ...(vectors.recall_mode === 'lexical' ? ['vectors: lexical-only recall'] : []),
       ...(chat.model ? [] : ['model: offline terminal']),
+      ...(integrity === 'ok' ? [] : [`database: damaged (${integrity}); keel verify has details`]),
     ],
   };
 }
@@ -503,6 +516,17 @@ function doctorReport(
 export async function main(argv: string[] = process.argv): Promise<number> {
   const program = buildProgram();
   const wantsJson = argv.includes('--json');
+  const verb = argv.slice(2).find((a) => !a.startsWith('-'));
+  if (
+    verb !== undefined &&
+    verb !== 'help' &&
+    !program.commands.some((c) => c.name() === verb || c.aliases().includes(verb))
+  ) {
+    return reportError(
+      new KeelError('INVALID_INPUT', `unknown verb "${verb}"; \`keel --help\` lists every verb`),
+      wantsJson,
+    );
+  }
   try {
     await program.parseAsync(argv);
   } catch (err) {
@@ -514,6 +538,8 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       ) {
         return EXIT.ok;
       }
+      // A verb with sub-verbs given none (e.g. `keel models`): its help was shown.
+      if (err.code === 'commander.help') return EXIT.failed;
       return reportError(
         new KeelError('INVALID_INPUT', err.message.replace(/^error:\s*/, '')),
         wantsJson,

@@ -22,7 +22,7 @@ import { runSlashCommand } from './commands.js';
 
 /** The sentence every offline reply leans on. */
 export const OFFLINE_NOTICE =
-  'No model is configured, so keel is offline: it stores what you say, remembers what you ask it to, and shows what it recalls. Set ANTHROPIC_API_KEY to talk to Claude.';
+  'No model is configured, so keel is offline: it stores what you say, remembers what you ask it to, and shows what it recalls. Set ANTHROPIC_API_KEY to talk to Claude, or run Ollama for a local model.';
 
 /** What one line produced. */
 export interface TurnReply {

@@ -64,9 +64,9 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
   DB_CORRUPT:
     'The database file is damaged or not a keel database; move it aside and restore from a backup.',
   FTS5_UNAVAILABLE: 'Reinstall dependencies (pnpm install) so better-sqlite3 is built with FTS5.',
-  INVALID_INPUT: 'Check the arguments; `keel help <verb>` shows the expected form.',
+  INVALID_INPUT: 'Check the arguments; `keel <verb> --help` shows the expected form.',
   TOO_LARGE: 'Shorten the text; keel stores at most the sizes listed in the README.',
-  NOT_FOUND: 'Check the id; `keel recall` or `keel review` list ids.',
+  NOT_FOUND: 'Check the id; `keel recall` shows fact (f…) and episode (e…) ids.',
   INVALID_STATE: 'Look at the fact with `keel history <kind>/<key>`; only some states allow this.',
   IMPORT_FORMAT: 'Check the file and the --format flag (locomo or longmemeval).',
   FILE_UNREADABLE: 'Check the path and its permissions.',

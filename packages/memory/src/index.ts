@@ -87,7 +87,7 @@ export {
   RRF_K,
   type VectorArm,
 } from './recall.js';
-export { findSecret, looksLikeInjection } from './scan.js';
+export { findSecret, looksLikeInjection, redactSecrets, SECRET_PLACEHOLDER } from './scan.js';
 export {
   DB_FILENAME,
   MemoryStore,

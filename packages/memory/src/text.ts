@@ -48,6 +48,11 @@ export function valueHash(value: string): string {
 }
 
 const STOPWORDS = new Set(eng);
+
+/** How much of a query text recall reads, in characters. */
+export const QUERY_MAX_CHARS = 4000;
+/** The most terms a query searches for (the first distinct content words). */
+export const QUERY_MAX_TERMS = 64;
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 
 /**
@@ -56,10 +61,15 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
  * package's list) are dropped unless nothing else is left. Terms are NFKC-folded and lower-cased;
  * a CJK run stays one term (it becomes a phrase of single characters in {@link ftsMatch}).
  *
+ * Only the first {@link QUERY_MAX_CHARS} characters are read, and at most {@link QUERY_MAX_TERMS}
+ * terms are returned.
+ *
  * @returns the distinct terms in order of first appearance; `[]` for emoji- or punctuation-only text.
  */
 export function queryTerms(query: string): string[] {
-  const folded = query.normalize('NFKC').replace(CONTROL, ' ');
+  // A query is a question, not a document: only its start is searched for (a megabyte message
+  // would otherwise cost seconds in the segmenter and match nothing better).
+  const folded = query.slice(0, QUERY_MAX_CHARS).normalize('NFKC').replace(CONTROL, ' ');
   const all: string[] = [];
   const content: string[] = [];
   const add = (list: string[], term: string) => {
@@ -80,7 +90,7 @@ export function queryTerms(query: string): string[] {
       if (!stop && !STOPWORDS.has(part)) add(content, part);
     }
   }
-  return content.length > 0 ? content : all;
+  return (content.length > 0 ? content : all).slice(0, QUERY_MAX_TERMS);
 }
 
 /** Quotes one term as an FTS5 string literal (a phrase), folding it like the index does. */
