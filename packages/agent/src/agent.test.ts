@@ -144,3 +144,15 @@ describe('slash commands in chat mode', () => {
     );
   });
 });
+
+describe('session history size', () => {
+  it('historyTokens equals the tokens of the loaded history', async () => {
+    const model = new FakeChatModel(['first answer', 'second answer, a little longer']);
+    const agent = new Agent({ store, model });
+    await agent.turn({ text: 'one', channel: 'test' });
+    await agent.turn({ text: 'two', channel: 'test' });
+    const h = agent.session.history();
+    expect(h.messages).toHaveLength(4);
+    expect(agent.session.historyTokens()).toBe(h.tokens);
+  });
+});

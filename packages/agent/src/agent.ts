@@ -322,8 +322,9 @@ export class Agent {
    */
   async compactIfNeeded(signal?: AbortSignal, budgetTokens?: number): Promise<boolean> {
     const budget = budgetTokens ?? this.options.historyBudgetTokens ?? HISTORY_BUDGET_TOKENS;
+    // Decide from the stored counts; load the messages only when there is something to fold.
+    if (this.session.historyTokens() <= budget) return false;
     const history = this.session.history();
-    if (history.tokens <= budget) return false;
     // Fold the oldest turns until what remains is at most half the budget.
     const byTurn = new Map<number, StoredMessage[]>();
     for (const m of history.messages) byTurn.set(m.turnId, [...(byTurn.get(m.turnId) ?? []), m]);

@@ -162,6 +162,20 @@ export class SessionStore {
     return { anchor: s.anchor, messages, tokens };
   }
 
+  /**
+   * Estimated tokens of what the model sees (anchor + messages after it), from the stored counts,
+   * without loading the messages.
+   */
+  historyTokens(): number {
+    const row = stmt(
+      this.store.db,
+      `SELECT s.anchor AS anchor, coalesce((SELECT sum(m.tokens) FROM messages m
+         WHERE m.session_id = s.id AND m.id > coalesce(s.anchor_through, 0)), 0) AS tokens
+       FROM sessions s WHERE s.id = ?`,
+    ).get(this.id) as { anchor: string | null; tokens: number };
+    return row.tokens + (row.anchor ? countTokens(row.anchor) : 0);
+  }
+
   /** Replaces the anchor with a summary of everything up to message `throughId`. */
   setAnchor(summary: string, throughId: number): void {
     const now = this.store.ctx.now();
