@@ -35,6 +35,14 @@ const ADDS: Record<number, string[]> = {
     'vector_queue_episode_insert',
     'vector_queue_episode_update',
   ],
+  6: [
+    'think_runs',
+    'curator_diary',
+    'interrupts',
+    'review_flags',
+    'belief_queue_uncurated',
+    'review_flags_open',
+  ],
 };
 
 const names = (db: Database.Database): Set<string> =>
