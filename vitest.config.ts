@@ -12,6 +12,8 @@ export default defineConfig({
       '@keel/agent': src('./packages/agent/src/index.ts'),
       '@keel/prompt': src('./packages/prompt/src/index.ts'),
       '@keel/discord': src('./apps/discord/src/index.ts'),
+      '@keel/think': src('./apps/think/src/index.ts'),
+      '@keel/outbound': src('./packages/outbound/src/index.ts'),
     },
   },
   test: {

@@ -14,6 +14,7 @@ import {
   type TurnLockOptions,
 } from '@keel/agent';
 import { KeelError, type MemoryStore, stmt } from '@keel/memory';
+import { splitMessage } from '@keel/outbound';
 import {
   type ButtonInteraction,
   type ChatInputCommandInteraction,
@@ -31,7 +32,6 @@ import { type FetchLike, withAttachments } from './attachments.js';
 import { SLASH_COMMANDS } from './commands.js';
 import { type DropReason, type GateInput, OwnerGate } from './gate.js';
 import { parseReviewButton, renderReview } from './review.js';
-import { splitMessage } from './split.js';
 
 /** The channel name turns and episodes from Discord carry. */
 export const DISCORD_CHANNEL = 'discord';

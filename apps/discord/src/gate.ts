@@ -7,7 +7,7 @@
  * @module
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { KeelError } from '@keel/memory';
+import { validateOwnerId } from '@keel/outbound';
 
 /** Why an event was dropped. */
 export type DropReason = 'self' | 'bot' | 'guild' | 'stranger';
@@ -26,31 +26,6 @@ export interface GateInput {
 
 /** The gate's verdict. */
 export type GateVerdict = { owner: true } | { owner: false; reason: DropReason };
-
-const SNOWFLAKE = /^\d{15,21}$/;
-
-/**
- * Checks that `id` looks like a Discord user id.
- *
- * @throws KeelError `INVALID_INPUT` naming KEEL_DISCORD_OWNER_ID when it is missing or malformed
- *   (the front door fails closed).
- */
-export function validateOwnerId(id: string | null | undefined): string {
-  const v = id?.trim() ?? '';
-  if (!v) {
-    throw new KeelError(
-      'INVALID_INPUT',
-      'no owner id configured (ownerId / KEEL_DISCORD_OWNER_ID): keel will not answer anyone on Discord without one',
-    );
-  }
-  if (!SNOWFLAKE.test(v)) {
-    throw new KeelError(
-      'INVALID_INPUT',
-      `the owner id (ownerId / KEEL_DISCORD_OWNER_ID) "${v}" is not a Discord user id (digits only)`,
-    );
-  }
-  return v;
-}
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 

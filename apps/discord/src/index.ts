@@ -7,6 +7,14 @@
  *
  * @module
  */
+
+export {
+  DISCORD_MESSAGE_LIMIT,
+  type OutboundOptions,
+  sendToOwner,
+  splitMessage,
+  validateOwnerId,
+} from '@keel/outbound';
 export {
   ATTACHMENT_LIMIT_BYTES,
   type AttachmentInfo,
@@ -28,9 +36,7 @@ export {
   type GateVerdict,
   OwnerGate,
   sameId,
-  validateOwnerId,
 } from './gate.js';
-export { type OutboundOptions, sendToOwner } from './outbound.js';
 export {
   parseReviewButton,
   REVIEW_PAGE_ITEMS,
@@ -39,4 +45,3 @@ export {
   renderReview,
   reviewButtonId,
 } from './review.js';
-export { DISCORD_MESSAGE_LIMIT, splitMessage } from './split.js';

@@ -5,7 +5,7 @@
  * @module
  */
 import { REST, Routes } from 'discord.js';
-import { validateOwnerId } from './gate.js';
+import { validateOwnerId } from './owner.js';
 import { splitMessage } from './split.js';
 
 /** Options for {@link sendToOwner}. */
