@@ -11,7 +11,7 @@
  *   With `stream: false` one JSON object; otherwise NDJSON chunks (the reply's content split into
  *   `chunkSize`-character pieces, tool calls on the last content chunk) and a final `done` line.
  *   An unscripted request → HTTP 500 `{ error }`, so a test can never pass on a reply it did not
- *   script.
+ *   script. A reply with `delayMs` is held back that long (a hang, for timeout tests).
  *
  * Every request is recorded in `requests` (method, path, parsed body).
  *
@@ -35,6 +35,11 @@ export interface ChatReply {
   /** Replace the reply with an HTTP error: `{ status, error }`. */
   httpError?: { status: number; error: string };
   done_reason?: string;
+  /**
+   * Wait this many milliseconds before answering (headers included), e.g. longer than a client's
+   * timeout to make the server hang. The wait ends early if the client disconnects.
+   */
+  delayMs?: number;
 }
 
 /** A reply, or a function of the request body that returns one. */
@@ -156,6 +161,18 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
         const script = chat.shift();
         if (!script) return send(res, 500, { error: 'fake-ollama: no scripted chat reply left' });
         const reply = typeof script === 'function' ? script(body ?? {}) : script;
+        if (reply.delayMs) {
+          let gone = false;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, reply.delayMs);
+            res.once('close', () => {
+              gone = true;
+              clearTimeout(timer);
+              resolve();
+            });
+          });
+          if (gone) return;
+        }
         if (reply.httpError)
           return send(res, reply.httpError.status, { error: reply.httpError.error });
         const stats = {

@@ -1,0 +1,118 @@
+/**
+ * Screening of an owner turn before the belief gate may judge it or the pending-beliefs queue may
+ * hold it: a turn carrying a credential or a prompt injection is refused whole, and keel's own
+ * memory text pasted back by the owner is cut out, so keel never re-learns what it already said.
+ *
+ * The secret and injection scans are `findSecret` and `looksLikeInjection` from `@keel/memory`
+ * (the same ones the store's write review and episode redaction use), plus a forged gate verdict.
+ *
+ * @module
+ */
+import { findSecret, KeelError, looksLikeInjection, SECRET_PLACEHOLDER } from '@keel/memory';
+
+/** The result of {@link screenTurn}. */
+export type ScreenResult = { ok: true; text: string } | { ok: false; reason: ScreenRefusal };
+
+/**
+ * Why a turn was refused: `secret` (a credential), `injection` (text steering a model),
+ * `empty` (nothing left once keel's own memory text is removed).
+ */
+export type ScreenRefusal = 'secret' | 'injection' | 'empty';
+
+/** A belief-gate verdict written into a turn to steer the gate (the generic shapes are `looksLikeInjection`'s). */
+const GATE_INJECTION_PATTERNS: readonly RegExp[] = [/["']decision["']\s*:\s*["'](?:yes|no)["']/i];
+
+/**
+ * keel's memory fences as `@keel/prompt` builds them (`packages/prompt/src/blocks.ts`, `wrap` and
+ * `fence`): a title line, an optional note line, `<memory-` + hex digest + `>`, one belief per
+ * line, and the matching closing tag.
+ */
+const FENCE_OPEN = /<(memory-[0-9a-f]{6,64})>/g;
+const FENCE_CLOSE = /<\/memory-[0-9a-f]{6,64}>/g;
+const BLOCK_TITLE =
+  /^[ \t]*(?:What keel knows about its owner \(standing beliefs\):|Recalled for this message \(recall: [^)\n]*\):|\(\d+ more beliefs are stored; use the recall tool to look them up\))[ \t]*$/gm;
+/** A fact line (`formatFactLine` in `packages/prompt/src/format.ts`), optionally flagged. */
+const FACT_LINE =
+  /^[ \t]*(?:\[flagged: [^\]\n]*\] )?\[f\d+\] [a-z_]+\/[^:\n]+: .*\(conf \d\.\d\d, seen \d+x, [a-z_]+[^)\n]*\)(?: since \d{4}-\d{2}-\d{2})?[ \t]*$/gm;
+/** An episode line (`formatEpisodeLine`): `[e17] Caroline, 2023-05-08 D1:3: text`. */
+const EPISODE_LINE =
+  /^[ \t]*(?:\[flagged: [^\]\n]*\] )?\[e\d+\] [^,\n]{1,80}, \d{4}-\d{2}-\d{2}(?: [^:\n]{1,80})?: .*$/gm;
+
+/**
+ * Removes keel's memory text: every fenced block with its title (an unclosed fence runs to the
+ * end of the turn), a closing tag without its opening, and fact or episode lines pasted on their
+ * own.
+ */
+function stripMemory(text: string): string {
+  let out = '';
+  let from = 0;
+  for (;;) {
+    FENCE_OPEN.lastIndex = from;
+    const open = FENCE_OPEN.exec(text);
+    if (!open) break;
+    out += text.slice(from, open.index);
+    const close = `</${open[1]}>`;
+    const end = text.indexOf(close, open.index + open[0].length);
+    if (end < 0) {
+      from = text.length;
+      break;
+    }
+    from = end + close.length;
+  }
+  out += text.slice(from);
+  return out
+    .replace(FENCE_CLOSE, '')
+    .replace(BLOCK_TITLE, '')
+    .replace(FACT_LINE, '')
+    .replace(EPISODE_LINE, '');
+}
+
+/**
+ * The kind of secret in `text` (`@keel/memory`'s scan, then the gate's own shapes), or null.
+ * Stored episodes have their credentials replaced by `SECRET_PLACEHOLDER` already; a turn that
+ * carries the placeholder held a secret and is refused the same way.
+ */
+function secretIn(text: string): string | null {
+  if (text.includes(SECRET_PLACEHOLDER)) return 'redacted secret';
+  const found = findSecret(text);
+  if (found) return found;
+  return null;
+}
+
+function injectionIn(text: string): boolean {
+  return looksLikeInjection(text) || GATE_INJECTION_PATTERNS.some((re) => re.test(text));
+}
+
+/**
+ * Screens a turn before it may be judged or queued: secrets (API keys, tokens, passwords) and
+ * prompt injection are refused; keel's own recalled-memory text is stripped.
+ *
+ * Secrets are looked for in the whole turn, pasted memory included (a credential anywhere keeps
+ * the turn out of the queue); so is `@keel/memory`'s `SECRET_PLACEHOLDER`, which stands where a
+ * stored episode's credential was redacted. Injection is looked for after the memory text is removed: lines keel
+ * itself fenced and flagged are data it already holds, not the owner's words. The returned text
+ * has line endings normalised to `\n`, control characters other than tab and newline removed,
+ * runs of blank lines collapsed, and is trimmed.
+ *
+ * @param text - one owner turn, any length.
+ * @returns `{ ok: true, text }` with the text to judge, or `{ ok: false, reason }`.
+ * @throws KeelError `INVALID_INPUT` when `text` is not a string.
+ */
+export function screenTurn(
+  text: string,
+): { ok: true; text: string } | { ok: false; reason: 'secret' | 'injection' | 'empty' } {
+  if (typeof text !== 'string') {
+    throw new KeelError('INVALID_INPUT', 'screenTurn expects the turn as a string', {
+      details: { type: typeof text },
+    });
+  }
+  const clean = text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
+  if (secretIn(clean)) return { ok: false, reason: 'secret' };
+  const stripped = stripMemory(clean)
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  if (!/[\p{L}\p{N}]/u.test(stripped)) return { ok: false, reason: 'empty' };
+  if (injectionIn(stripped)) return { ok: false, reason: 'injection' };
+  return { ok: true, text: stripped };
+}
