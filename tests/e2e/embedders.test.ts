@@ -5,13 +5,14 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MINILM } from '../../packages/memory/src/embed/minilm.js';
 import { writeTinyBertModel } from '../../packages/memory/src/embed/testkit.js';
 import { CLI, tempHome } from '../support/cli.js';
 import { refusedPort, startFakeHub } from '../support/fake-hub.js';
-import { startFakeOllama } from '../support/fake-ollama.js';
+import { bagOfWordsVector, startFakeOllama } from '../support/fake-ollama.js';
 
 let home: string;
 let cleanup: () => void;
@@ -175,5 +176,112 @@ describe('keel doctor and keel reindex with Ollama', () => {
       recall_mode: 'lexical',
       vectors: { available: false, reason: expect.stringContaining('KEEL_EMBEDDER=none') },
     });
+  });
+});
+
+describe('keel import embeds what it imports', () => {
+  const conv = resolve(__dirname, '../fixtures/data/locomo/conv-26.json');
+  interface ImportJson {
+    added: number;
+    vectors: { embedder: string | null; embedded: number; pending: number; reason: string | null };
+  }
+
+  it('with an embedder, every imported turn gets a vector and recall is hybrid', async () => {
+    const ollama = await startFakeOllama();
+    closers.push(() => ollama.close());
+    ollama.setEmbed((input) => input.map((t) => bagOfWordsVector(t)));
+    const env = { KEEL_EMBEDDER: 'ollama', OLLAMA_HOST: ollama.url };
+    const r = await keelAsync(['import', conv, '--format', 'locomo', '--json'], env);
+    expect(r.status, r.stderr).toBe(0);
+    const out = r.json<ImportJson>();
+    expect(out.added).toBe(419);
+    expect(out.vectors).toEqual({
+      embedder: 'ollama nomic-embed-text (16-d)',
+      embedded: 419,
+      pending: 0,
+      reason: null,
+      seconds: expect.any(Number),
+    });
+    // Batched: 419 turns in calls of at most 64 (besides the one-text dimension probe).
+    const batches = ollama.requests
+      .filter((q) => q.path === '/api/embed')
+      .map((q) => (q.body!.input as string[]).length)
+      .filter((n) => n > 1);
+    expect(batches).toEqual([64, 64, 64, 64, 64, 64, 35]);
+    expect((await keelAsync(['doctor', '--json'], env)).json()).toMatchObject({
+      recall_mode: 'hybrid',
+      vectors: { counts: { facts: 0, episodes: 419 }, pending: 0 },
+    });
+  });
+
+  it('when embedding fails, the turns are stored, vectors are said to be pending, and keel reindex fills them', async () => {
+    const ollama = await startFakeOllama();
+    closers.push(() => ollama.close());
+    // The one-text dimension probe works; every batch comes back empty.
+    ollama.setEmbed((input) => (input.length === 1 ? [bagOfWordsVector(input[0]!)] : []));
+    const env = { KEEL_EMBEDDER: 'ollama', OLLAMA_HOST: ollama.url };
+    const failed = await keelAsync(['import', conv, '--format', 'locomo'], env);
+    expect(failed.status, failed.stderr).toBe(0);
+    expect(failed.stdout).toContain('imported 419 new turn(s)');
+    expect(failed.stdout).toContain(
+      'vectors pending for 419 row(s) (EMBEDDING_INVALID: ollama (nomic-embed-text) returned 0 vector(s) for 64 text(s)); keel reindex will fill them',
+    );
+
+    ollama.setEmbed((input) => input.map((t) => bagOfWordsVector(t)));
+    const reindex = await keelAsync(['reindex', '--json'], env);
+    expect(reindex.status, reindex.stderr).toBe(0);
+    expect(reindex.json()).toMatchObject({
+      embedded: 419,
+      status: { state: 'active', pending: 0, vectors: { episodes: 419 } },
+    });
+  });
+
+  it('keel verify reports a lost vector with its fix, and keel reindex mends it', async () => {
+    const ollama = await startFakeOllama();
+    closers.push(() => ollama.close());
+    ollama.setEmbed((input) => input.map((t) => bagOfWordsVector(t)));
+    const env = { KEEL_EMBEDDER: 'ollama', OLLAMA_HOST: ollama.url };
+    expect((await keelAsync(['import', conv, '--format', 'locomo'], env)).status).toBe(0);
+    const ok = await keelAsync(['verify'], env);
+    expect(ok.status, ok.stdout).toBe(0);
+
+    const db = new Database(join(home, 'keel.db'));
+    const lost = (
+      db.prepare('SELECT max(id) AS id FROM vec_episodes_codes').get() as { id: number }
+    ).id;
+    db.prepare('DELETE FROM vec_episodes_codes WHERE id = ?').run(lost);
+    db.close();
+    const broken = await keelAsync(['verify'], env);
+    expect(broken.status).toBe(1);
+    expect(broken.stdout).toContain(
+      'BROKEN vector_tables: vec_episodes and vec_episodes_codes disagree: 1 vector(s) without a code, 0 code(s) without a vector (fix: keel reindex)',
+    );
+    expect(broken.stdout).toContain(
+      `BROKEN vectors_missing: 1 episode(s) have no vector and are not queued for one: e${lost} (fix: keel reindex)`,
+    );
+
+    const mended = await keelAsync(['reindex', '--json'], env);
+    expect(mended.status, mended.stderr).toBe(0);
+    expect(mended.json()).toMatchObject({ rebuilt: false, embedded: 1 });
+    const again = await keelAsync(['verify'], env);
+    expect(again.status, again.stdout).toBe(0);
+  });
+
+  it('without an embedder nothing is queued and the output says recall is lexical', async () => {
+    const r = await keelAsync(['import', conv, '--format', 'locomo', '--json'], {
+      KEEL_EMBEDDER: 'none',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json<ImportJson>().vectors).toMatchObject({
+      embedder: null,
+      embedded: 0,
+      pending: 419,
+      reason: expect.stringContaining('KEEL_EMBEDDER=none'),
+    });
+    const text = await keelAsync(['import', conv, '--format', 'locomo'], { KEEL_EMBEDDER: 'none' });
+    expect(text.stdout).toContain('imported 0 new turn(s) of 419');
+    expect(text.stdout).toContain(
+      'no vectors for 419 row(s) (no embedder: embedder set to none (KEEL_EMBEDDER=none)): recall of them is lexical; keel reindex embeds them once an embedder is set up',
+    );
   });
 });

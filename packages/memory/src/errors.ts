@@ -54,7 +54,9 @@ export type KeelErrorCode =
   /** An embedder returned an empty, wrong-length or non-finite vector; nothing was stored. */
   | 'EMBEDDING_INVALID'
   /** `keel models pull` could not download or verify a model; nothing was installed. */
-  | 'MODEL_DOWNLOAD_FAILED';
+  | 'MODEL_DOWNLOAD_FAILED'
+  /** Another `keel think` service holds `$KEEL_HOME/think.lock` (its PID is alive). */
+  | 'THINK_RUNNING';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -89,6 +91,8 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     'The embedder returned a bad vector; check the embed model (`keel doctor`) or set KEEL_EMBEDDER=none.',
   MODEL_DOWNLOAD_FAILED:
     'Check the network connection (or KEEL_HF_ENDPOINT) and run `keel models pull` again.',
+  THINK_RUNNING:
+    'One think service is enough: stop the other first (systemctl --user stop keel-think), or delete $KEEL_HOME/think.lock if that PID is not keel.',
 };
 
 const MARKER = Symbol.for('keel.error');

@@ -9,6 +9,14 @@
  * @module
  */
 export { type Clock, type StoreContext, stmt } from './context.js';
+export {
+  type CompactOptions,
+  DEDUPE_MIN_WORDS,
+  DEDUPE_REASON,
+  type DedupeChange,
+  STALE_AFTER_DAYS,
+  type StaleOptions,
+} from './curate.js';
 export { type OpenOptions, openDatabase, registerFunctions } from './db.js';
 export {
   DEFAULT_HF_ENDPOINT,
@@ -79,6 +87,7 @@ export {
   type EpisodeResult,
   type FactResult,
   KEY_BOOST,
+  NEIGHBOUR_WEIGHT,
   type Provenance,
   type RecallMode,
   type RecallOptions,
@@ -87,6 +96,7 @@ export {
   RRF_K,
   type VectorArm,
 } from './recall.js';
+export { type RetractOptions, retractBelief } from './retract.js';
 export { findSecret, looksLikeInjection, redactSecrets, SECRET_PLACEHOLDER } from './scan.js';
 export {
   DB_FILENAME,
@@ -117,6 +127,8 @@ export {
   MAX_VALUE_CHARS,
   NON_OWNER_MAX,
   normalizeKey,
+  REFUSED_FORGOTTEN_EPISODE,
+  REFUSED_FORGOTTEN_VALUE,
   REPEAT_STEP,
   type RememberInput,
   STRONG_CONFIDENCE,

@@ -12,7 +12,7 @@ import { activeFact, factById, slotRows } from './facts.js';
 import { appendJournal } from './journal.js';
 import { valuePattern } from './text.js';
 import type { Actor, Fact } from './types.js';
-import { isOwnerSource } from './write.js';
+import { clearReviewFlags, isOwnerSource } from './write.js';
 
 /** Confidence below which a non-owner belief is listed for review. */
 export const WEAK_BELIEF_THRESHOLD = 0.75;
@@ -29,10 +29,16 @@ export interface ReviewQueue {
   pending: PendingItem[];
   /** Active beliefs not from the owner with confidence below the threshold, weakest first. */
   weak: Fact[];
+  /**
+   * Active beliefs (the owner's included) with an open `stale` review flag: no evidence for a long
+   * time (see `flagStaleBeliefs`), oldest flag first. A belief may be both weak and stale. A new
+   * sighting, confirm, reject or forget clears the flag.
+   */
+  stale: Fact[];
   threshold: number;
 }
 
-/** Lists pending conflicts and weakly evidenced beliefs. */
+/** Lists pending conflicts, weakly evidenced beliefs and beliefs flagged as stale. */
 export function reviewQueue(ctx: StoreContext, threshold = WEAK_BELIEF_THRESHOLD): ReviewQueue {
   // Pending rows are not current beliefs; this audit read is the review surface itself.
   const pending = (
@@ -47,7 +53,13 @@ export function reviewQueue(ctx: StoreContext, threshold = WEAK_BELIEF_THRESHOLD
      WHERE confidence < ? AND source NOT IN ('owner_stated', 'owner_confirmed')
      ORDER BY confidence, id`,
   ).all(threshold) as Fact[];
-  return { pending, weak, threshold };
+  const stale = stmt(
+    ctx.db,
+    `SELECT f.* FROM review_flags r JOIN active_facts f ON f.id = r.fact_id
+     WHERE r.reason = 'stale' AND r.cleared_at IS NULL
+     ORDER BY r.flagged_at, f.id`,
+  ).all() as Fact[];
+  return { pending, weak, stale, threshold };
 }
 
 function loadFact(ctx: StoreContext, id: number): Fact {
@@ -121,6 +133,8 @@ export function confirm(
          supersedes_id = coalesce(?, supersedes_id), conflicts_with_id = NULL,
          last_seen_at = ?, updated_at = ?, status_reason = 'confirmed by the owner' WHERE id = ?`,
     ).run(id, superseded?.id ?? null, now, now, id);
+    // The owner has re-validated the belief: a stale flag on it is answered.
+    const cleared = clearReviewFlags(ctx, id, now);
     const after = factById(ctx, id)!;
     appendJournal(ctx.db, {
       at: now,
@@ -132,6 +146,7 @@ export function confirm(
         before: { status: fact.status, source: fact.source, confidence: fact.confidence },
         after,
         superseded: superseded?.id ?? null,
+        ...(cleared ? { review_flags_cleared: cleared } : {}),
       },
     });
     return { fact: after, superseded };
@@ -154,7 +169,8 @@ function tombstone(
 
 /**
  * Moves an active or pending fact to `status` and leaves a tombstone so that no later observed or
- * inferred write can bring the value back. Used by reject, forget and prune.
+ * inferred write can bring the value back, and clears the fact's open review flags. Used by
+ * reject, forget and prune.
  *
  * @throws KeelError `NOT_FOUND`, `INVALID_STATE`.
  */
@@ -178,6 +194,8 @@ export function retire(
     `UPDATE facts SET status = ?, updated_at = ?, valid_to = coalesce(valid_to, ?), status_reason = ? WHERE id = ?`,
   ).run(how.status, now, now, how.why, id);
   tombstone(ctx, fact, how.reason, now);
+  // The belief left the active set: nothing about it is left to review.
+  const cleared = clearReviewFlags(ctx, id, now);
   const after = factById(ctx, id)!;
   appendJournal(ctx.db, {
     at: now,
@@ -190,6 +208,7 @@ export function retire(
       after: { status: after.status },
       reason: how.why,
       value: fact.value,
+      ...(cleared ? { review_flags_cleared: cleared } : {}),
     },
   });
   return after;
@@ -365,7 +384,9 @@ export function forget(
     // Merge FTS segments so deleted tokens are gone from disk, and fold the WAL into the file.
     ctx.db.exec(`INSERT INTO facts_fts (facts_fts) VALUES ('optimize')`);
     ctx.db.exec(`INSERT INTO episodes_fts (episodes_fts) VALUES ('optimize')`);
-    ctx.db.pragma('wal_checkpoint(TRUNCATE)');
+    // Inside a caller's unit of work the WAL cannot be folded yet (SQLite refuses a checkpoint in
+    // a transaction); `MemoryStore.transaction` folds it once the unit commits.
+    if (!ctx.db.inTransaction) ctx.db.pragma('wal_checkpoint(TRUNCATE)');
   }
   return result;
 }

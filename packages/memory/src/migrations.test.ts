@@ -43,6 +43,8 @@ const ADDS: Record<number, string[]> = {
     'belief_queue_uncurated',
     'review_flags_open',
   ],
+  // Recreates step 5's four triggers (same names) with a condition: adds no name of its own.
+  7: [],
 };
 
 const names = (db: Database.Database): Set<string> =>
@@ -107,6 +109,46 @@ describe('migrations', () => {
       expect(store.verify()).toMatchObject({ ok: true, schemaVersion: LATEST_VERSION });
     } finally {
       store.close();
+    }
+  });
+
+  it('step 7 empties the vector queue of a store without vectors and keeps that of a store with them', () => {
+    const setup = (withVectors: boolean) => {
+      const db = openDatabase(join(tempDir(), DB_FILENAME), { migrate: false });
+      migrate(db, T0, 6);
+      if (withVectors) {
+        // What binding an embedder left before step 7: its fingerprint (the vec0 tables need
+        // sqlite-vec; the migration looks only at meta).
+        db.prepare(`INSERT INTO meta (key, value) VALUES ('vector_fingerprint', '{}')`).run();
+      }
+      db.prepare(
+        `INSERT INTO episodes (kind, channel, role, text, occurred_at, created_at)
+         VALUES ('conversation', 'cli', 'owner', 'queued by step 5', ?, ?)`,
+      ).run(T0, T0);
+      expect(db.prepare('SELECT count(*) AS n FROM vector_queue').get()).toEqual({ n: 1 });
+      migrate(db, T0 + 7);
+      return db;
+    };
+    const insertEpisode = (db: Database.Database) =>
+      db
+        .prepare(
+          `INSERT INTO episodes (kind, channel, role, text, occurred_at, created_at)
+           VALUES ('conversation', 'cli', 'owner', 'after step 7', ?, ?)`,
+        )
+        .run(T0, T0);
+    const without = setup(false);
+    const withVectors = setup(true);
+    try {
+      expect(without.prepare('SELECT count(*) AS n FROM vector_queue').get()).toEqual({ n: 0 });
+      insertEpisode(without);
+      expect(without.prepare('SELECT count(*) AS n FROM vector_queue').get()).toEqual({ n: 0 });
+      // Control: with vectors in use the old row stays queued and a new one is queued too.
+      expect(withVectors.prepare('SELECT count(*) AS n FROM vector_queue').get()).toEqual({ n: 1 });
+      insertEpisode(withVectors);
+      expect(withVectors.prepare('SELECT count(*) AS n FROM vector_queue').get()).toEqual({ n: 2 });
+    } finally {
+      without.close();
+      withVectors.close();
     }
   });
 

@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import { KeelError } from './errors.js';
 import { EPISODE_KINDS, KINDS, ROLES, SCOPES, SOURCES, STATUSES } from './types.js';
-import { VECTOR_QUEUE_SQL } from './vectors.js';
+import { VECTOR_QUEUE_GATE_SQL, VECTOR_QUEUE_SQL } from './vectors.js';
 
 /** One numbered schema step. */
 export interface Migration {
@@ -342,6 +342,13 @@ CREATE TABLE review_flags (
 ) STRICT;
 CREATE UNIQUE INDEX review_flags_open ON review_flags (fact_id, reason) WHERE cleared_at IS NULL;
 `,
+  },
+  {
+    version: 7,
+    name: 'vector queue only with vectors',
+    // Step 5's triggers again, filling the queue only once an embedder has been bound (the vector
+    // fingerprint is in meta); binding one queues every row written before. See vectors.ts.
+    sql: VECTOR_QUEUE_GATE_SQL,
   },
 ];
 

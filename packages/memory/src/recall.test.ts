@@ -1,7 +1,7 @@
 // Recall (DESIGN "Reading: recall"): ranking order, the side effect on access_count, and FTS5
 // input safety (user text is never FTS5 syntax). Ranking tests assert ORDER.
 import { describe, expect, it } from 'vitest';
-import { EPISODE_HALF_LIFE_MS, KEY_BOOST, RRF_K } from './recall.js';
+import { EPISODE_HALF_LIFE_MS, KEY_BOOST, NEIGHBOUR_WEIGHT, RRF_K } from './recall.js';
 import {
   DAY,
   episodeResults,
@@ -9,6 +9,7 @@ import {
   factResults,
   openTempStore,
   recalledFactIds,
+  T0,
   tableCounts,
   turn,
 } from './test-helpers.js';
@@ -210,6 +211,71 @@ describe('recall ranking', () => {
     expect(factResults(store.recall('terse replies', { scope: 'agent' })).map((r) => r.id)).toEqual(
       [agents.id],
     );
+  });
+
+  it('facts of another scope that fill the best matches do not crowd out the scope asked for', () => {
+    const { store } = openTempStore();
+    // 80 agent facts that match "terse replies" better (shorter, both words) than any owner fact.
+    for (let i = 0; i < 80; i++) {
+      store.remember({
+        scope: 'agent',
+        kind: 'learned',
+        key: `tone_${i}`,
+        value: 'terse replies',
+        source: 'system',
+      });
+    }
+    const owner = Array.from(
+      { length: 40 },
+      (_, i) =>
+        store.remember({
+          kind: 'note',
+          key: `reply_${i}`,
+          value: `long letters and terse replies and a great many other words besides ${i}`,
+          source: 'owner_stated',
+        }).fact!,
+    );
+    const ids = (limit: number) =>
+      factResults(store.recall('terse replies', { limit, touch: false })).map((r) => r.id);
+    // Every owner fact is found and none of the agent's, though those are the 80 best matches.
+    expect(new Set(ids(40))).toEqual(new Set(owner.map((f) => f.id)));
+    expect(ids(5)).toHaveLength(5);
+    // Control: the agent's facts are there to be found in their own scope.
+    expect(
+      factResults(store.recall('terse replies', { scope: 'agent', limit: 80, touch: false })),
+    ).toHaveLength(80);
+  });
+
+  it('the turn after or before a hit in the same session comes back after the hits; turns of other sessions do not', () => {
+    const { store } = openTempStore();
+    const turns: [string, string][] = [
+      ['s1', 'what did you think of the violin recital?'], // hit, both words
+      ['s1', 'it was moving, I cried at the end'], // after the first hit: context
+      ['s1', 'the weather was mild today'], // two turns away: nothing
+      ['s2', 'violin strings are expensive'], // hit, one word
+      ['s3', 'shall we eat out tonight'], // after the second hit, but another session
+    ];
+    store.importTurns(
+      {
+        format: 'locomo',
+        docs: ['d'],
+        skipped: [],
+        turns: turns.map(([session, text], i) => ({
+          sourceDoc: 'd',
+          sourceId: `t${i}`,
+          sessionKey: session,
+          speaker: 'Ann',
+          role: 'other' as const,
+          text,
+          occurredAt: T0,
+        })),
+      },
+      { path: 'd', fileSha256: 'x' },
+    );
+    const r = episodeResults(store.recall('violin recital', { type: 'episode', touch: false }));
+    expect(r.map((e) => e.provenance.source_id)).toEqual(['t0', 't3', 't1']);
+    // Scored as NEIGHBOUR_WEIGHT of its hit's reciprocal rank (the hit ranked first).
+    expect(r[2]!.score / r[0]!.score).toBeCloseTo(NEIGHBOUR_WEIGHT, 6);
   });
 
   it('reports lexical mode and the searched terms; rejects a bad limit', () => {

@@ -8,6 +8,14 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Clock, StoreContext } from './context.js';
+import {
+  type CompactOptions,
+  compactJournal,
+  type DedupeChange,
+  dedupeActive,
+  flagStaleBeliefs,
+  type StaleOptions,
+} from './curate.js';
 import { type OpenOptions, openDatabase } from './db.js';
 import type { Embedder } from './embed/types.js';
 import { addEpisode, type EpisodeInput, getEpisode, recentEpisodes } from './episodes.js';
@@ -39,8 +47,15 @@ import {
   recall,
   type VectorArm,
 } from './recall.js';
+import { type RetractOptions, retractBelief } from './retract.js';
 import { type Episode, type Fact, KINDS, type Kind, type Scope, type Slot } from './types.js';
-import { removeStaleVectors, type SyncOptions, VectorIndex, type VectorStatus } from './vectors.js';
+import {
+  pendingVectorRows,
+  removeStaleVectors,
+  type SyncOptions,
+  VectorIndex,
+  type VectorStatus,
+} from './vectors.js';
 import { type VerifyReport, verify } from './verify.js';
 import { normalizeKey, type RememberInput, remember, type WriteResult } from './write.js';
 
@@ -177,6 +192,11 @@ export class MemoryStore {
     return this.vectors ? this.vectors.sync(options) : { embedded: 0, remaining: 0 };
   }
 
+  /** Rows waiting for a vector (see {@link pendingVectorRows}); no embedder needs to be bound. */
+  pendingVectors(): number {
+    return pendingVectorRows(this.ctx);
+  }
+
   /**
    * Rebuilds every vector with `embedder` (any dimension); rerun after an interruption, it
    * continues. The vector arm is paused until it completes.
@@ -262,6 +282,16 @@ export class MemoryStore {
     return reject(this.ctx, id, options);
   }
 
+  /**
+   * Retracts a belief keel formed itself when the owner said it stopped being true (no tombstone;
+   * see retract.ts).
+   *
+   * @throws KeelError `NOT_FOUND`, `INVALID_STATE`.
+   */
+  retract(id: number, options: RetractOptions): Fact {
+    return retractBelief(this.ctx, id, options);
+  }
+
   /** Forgets a fact; its vector (and, with purge, those of redacted episodes) is deleted at once. */
   forget(id: number, options?: OwnerActionOptions & { purge?: boolean }): ForgetResult {
     const r = forget(this.ctx, id, options);
@@ -276,6 +306,80 @@ export class MemoryStore {
 
   prune(below?: number): number[] {
     return prune(this.ctx, below);
+  }
+
+  /** Merges duplicate current beliefs (same value under different keys): see {@link dedupeActive}. */
+  dedupe(): DedupeChange[] {
+    return dedupeActive(this.ctx);
+  }
+
+  /**
+   * Redacts redundant snapshots from journal entries older than `options.before` (ms since epoch);
+   * the chain still verifies. See {@link compactJournal}.
+   *
+   * @throws KeelError `INVALID_INPUT`.
+   */
+  compactJournal(options: CompactOptions): { compacted: number } {
+    return compactJournal(this.ctx, options);
+  }
+
+  /**
+   * Flags active beliefs with no evidence for `olderThanDays` (default 180) for review; see
+   * {@link flagStaleBeliefs}.
+   *
+   * @returns the ids flagged by this run.
+   * @throws KeelError `INVALID_INPUT`.
+   */
+  flagStaleBeliefs(options?: StaleOptions): number[] {
+    return flagStaleBeliefs(this.ctx, options);
+  }
+
+  /**
+   * Runs `fn` as one unit of work: one IMMEDIATE transaction, inside which every store write
+   * (remember, decay, prune, dedupe, ...) becomes a savepoint. When `fn` returns, everything it did
+   * commits at once; when it throws, nothing it did is kept and the error is rethrown. Nested
+   * calls become savepoints of the outer unit.
+   *
+   * `fn` must be synchronous: an async function would commit before its awaits finish, so a
+   * returned promise is refused and everything done before it is rolled back. A purge inside the
+   * unit folds the WAL into the database file after the unit commits (as `forget` does alone).
+   *
+   * @returns what `fn` returned.
+   * @throws whatever `fn` throws; KeelError `INVALID_INPUT` when `fn` returns a promise; SQLite's
+   *   `SQLITE_BUSY` when another process holds the write lock past the busy timeout.
+   */
+  transaction<T>(fn: () => T): T {
+    const outermost = !this.db.inTransaction;
+    let from = 0;
+    const result = this.db
+      .transaction((): T => {
+        if (outermost) {
+          from = (
+            this.db.prepare('SELECT coalesce(max(seq), 0) AS n FROM journal').get() as { n: number }
+          ).n;
+        }
+        const value = fn();
+        if (
+          value !== null &&
+          (typeof value === 'object' || typeof value === 'function') &&
+          typeof (value as { then?: unknown }).then === 'function'
+        ) {
+          throw new KeelError(
+            'INVALID_INPUT',
+            'transaction() takes a synchronous function; an async one would commit before it finished',
+          );
+        }
+        return value;
+      })
+      .immediate();
+    // A purge inside the unit could not fold the WAL into the file; do it now it has committed.
+    if (
+      outermost &&
+      this.db.prepare(`SELECT 1 FROM journal WHERE seq > ? AND op = 'purge' LIMIT 1`).get(from)
+    ) {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    }
+    return result;
   }
 
   verify(): VerifyReport {

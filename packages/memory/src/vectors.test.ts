@@ -7,6 +7,7 @@ import { bagOfWordsVector, startFakeOllama } from '../../../tests/support/fake-o
 import { OllamaEmbedder } from './embed/ollama.js';
 import { ConceptEmbedder, describeEmbedderConformance } from './embed/testkit.js';
 import { KeelError } from './errors.js';
+import { CodeBuffer, hammingDistances } from './hamming.js';
 import { count, episodeResults, factResults, openTempStore, turn } from './test-helpers.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -187,6 +188,183 @@ describe('hybrid recall', () => {
       await store.hybridRecall('doctor', { type: 'episode', limit: 3, touch: false }),
     );
     expect(hits[0]!.id).toBe(target);
+  });
+});
+
+/** A parsed conversation of `n` turns, `text(i)` each, in one document. */
+function conversation(doc: string, n: number, text: (i: number) => string) {
+  return {
+    format: 'locomo' as const,
+    docs: [doc],
+    skipped: [],
+    turns: Array.from({ length: n }, (_, i) => ({
+      sourceDoc: doc,
+      sourceId: `t${i}`,
+      sessionKey: 's',
+      speaker: 'Ann',
+      role: 'other' as const,
+      text: text(i),
+      occurredAt: 0,
+    })),
+  };
+}
+
+describe('the vector queue fills only once vectors are in use', () => {
+  it('an import without an embedder queues nothing; binding one later embeds every row written before', async () => {
+    const { store } = openTempStore();
+    const fact = store.remember({
+      kind: 'fact',
+      key: 'ride',
+      value: 'drives a red sedan',
+      source: 'owner_stated',
+    }).fact!;
+    store.importTurns(
+      conversation('before', 200, (i) =>
+        i === 150 ? 'my physician moved her practice to Porto' : 'the weather was mild today',
+      ),
+      { path: 'before', fileSha256: 'a' },
+    );
+    expect(count(store, 'SELECT count(*) AS n FROM vector_queue')).toBe(0);
+
+    const status = await store.useEmbedder(new ConceptEmbedder());
+    // The first binding queues everything written so far (200 turns and the fact).
+    expect(status).toMatchObject({ state: 'active', pending: 201 });
+    expect(await store.embedPending()).toEqual({ embedded: 201, remaining: 0 });
+    expect(count(store, 'SELECT count(*) AS n FROM vec_episodes_codes')).toBe(200);
+    const hits = episodeResults(
+      await store.hybridRecall('doctor', { type: 'episode', limit: 1, touch: false }),
+    );
+    expect(hits.map((h) => h.provenance.source_id)).toEqual(['t150']);
+    const facts = factResults(
+      await store.hybridRecall('automobile', { type: 'fact', touch: false }),
+    );
+    expect(facts.map((f) => f.id)).toEqual([fact.id]);
+
+    // Control: once vectors are in use, an import queues its turns (even in a process that has
+    // no embedder bound).
+    await store.useEmbedder(null);
+    store.importTurns(
+      conversation('after', 5, (i) => `later turn ${i}`),
+      { path: 'after', fileSha256: 'b' },
+    );
+    expect(count(store, 'SELECT count(*) AS n FROM vector_queue')).toBe(5);
+  });
+});
+
+describe('keel verify checks the vector tables', () => {
+  /** A store with vectors in use: two facts and three turns, all embedded. */
+  async function embeddedStore() {
+    const { store } = openTempStore();
+    const facts = ['drives a red sedan', 'espresso with oat milk'].map(
+      (value, i) =>
+        store.remember({ kind: 'note', key: `n${i}`, value, source: 'owner_stated' }).fact!,
+    );
+    const turns = ['the weather was mild', 'my physician moved', 'a dog barked'].map((t) =>
+      turn(store, t),
+    );
+    await store.useEmbedder(new ConceptEmbedder());
+    await store.embedPending();
+    return { store, facts, turns };
+  }
+  const vectorProblems = (store: ReturnType<typeof openTempStore>['store']) =>
+    store.verify().problems.filter((p) => /^vector/.test(p.check));
+
+  it('a consistent store verifies; a store that never bound an embedder has nothing to check', async () => {
+    const { store } = await embeddedStore();
+    expect(store.verify()).toMatchObject({ ok: true, problems: [] });
+    // Queued work is not a problem: a turn written and not yet embedded, a fact forgotten and
+    // not yet removed (another process, no embedder bound there).
+    turn(store, 'written after the last sync');
+    await store.useEmbedder(null);
+    store.db.prepare(`UPDATE facts SET status = 'retracted' WHERE key = 'n1'`).run();
+    expect(count(store, 'SELECT count(*) AS n FROM vector_queue')).toBe(2);
+    expect(store.verify()).toMatchObject({ ok: true, problems: [] });
+
+    const { store: plain } = openTempStore();
+    turn(plain, 'no vectors here');
+    expect(plain.verify()).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('reports vectors of rows no longer active and rows missing a vector, beyond the queue; keel reindex mends both', async () => {
+    const { store, facts, turns } = await embeddedStore();
+    // A status change whose queue entry is lost: its vector stays and nothing will remove it.
+    store.db.prepare(`UPDATE facts SET status = 'retracted' WHERE id = ?`).run(facts[0]!.id);
+    // A turn whose vector is lost (both copies) and that is not queued.
+    store.db.prepare('DELETE FROM vec_episodes_codes WHERE id = ?').run(turns[1]);
+    store.db.prepare('DELETE FROM vec_episodes WHERE rowid = ?').run(BigInt(turns[1]!));
+    store.db.prepare('DELETE FROM vector_queue').run();
+
+    const report = store.verify();
+    expect(report.ok).toBe(false);
+    expect(vectorProblems(store)).toEqual([
+      {
+        check: 'vectors_stale',
+        detail: `1 fact(s) no longer eligible still have a vector and are not queued for removal: f${facts[0]!.id}`,
+        fix: 'keel reindex',
+      },
+      {
+        check: 'vectors_missing',
+        detail: `1 episode(s) have no vector and are not queued for one: e${turns[1]}`,
+        fix: 'keel reindex',
+      },
+    ]);
+
+    // What `keel reindex` does with the same embedder: repair, then embed what is queued.
+    const index = store.vectorIndex!;
+    expect(index.repair()).toEqual({ deleted: 0, queued: 2 });
+    await store.embedPending();
+    expect(store.verify()).toMatchObject({ ok: true, problems: [] });
+    expect(
+      count(store, 'SELECT count(*) AS n FROM vec_facts_codes WHERE id = ?', facts[0]!.id),
+    ).toBe(0);
+    expect(
+      count(store, 'SELECT count(*) AS n FROM vec_episodes_codes WHERE id = ?', turns[1]),
+    ).toBe(1);
+  });
+
+  it('reports one copy of a vector without the other, and a dimension that disagrees with meta', async () => {
+    const { store, turns } = await embeddedStore();
+    store.db.prepare('DELETE FROM vec_episodes_codes WHERE id = ?').run(turns[2]);
+    store.db.prepare('DELETE FROM vector_queue').run();
+    expect(vectorProblems(store)).toEqual([
+      {
+        check: 'vector_tables',
+        detail:
+          'vec_episodes and vec_episodes_codes disagree: 1 vector(s) without a code, 0 code(s) without a vector',
+        fix: 'keel reindex',
+      },
+      {
+        check: 'vectors_missing',
+        detail: `1 episode(s) have no vector and are not queued for one: e${turns[2]}`,
+        fix: 'keel reindex',
+      },
+    ]);
+    expect(store.vectorIndex!.repair()).toEqual({ deleted: 1, queued: 1 });
+    await store.embedPending();
+    expect(vectorProblems(store)).toEqual([]);
+
+    // meta claims another dimension than the tables hold.
+    const fp = JSON.parse(
+      (
+        store.db.prepare(`SELECT value FROM meta WHERE key = 'vector_fingerprint'`).get() as {
+          value: string;
+        }
+      ).value,
+    );
+    store.db
+      .prepare(`UPDATE meta SET value = ? WHERE key = 'vector_fingerprint'`)
+      .run(JSON.stringify({ ...fp, dim: 768 }));
+    const dims = vectorProblems(store).filter((p) => p.check === 'vector_dimension');
+    expect(dims.map((p) => p.detail)).toEqual([
+      'vec_facts holds 384-d vectors; meta says concept concept-v1 makes 768-d',
+      '2 fact code(s) in vec_facts_codes are not of 768-d vectors',
+      'vec_episodes holds 384-d vectors; meta says concept concept-v1 makes 768-d',
+      '3 episode code(s) in vec_episodes_codes are not of 768-d vectors',
+    ]);
+    expect(dims.every((p) => p.fix === 'keel reindex --full')).toBe(true);
+    // A full rebuild mends it.
+    await store.reindex(new ConceptEmbedder({ model: 'concept-v2' }));
+    expect(store.verify()).toMatchObject({ ok: true, problems: [] });
   });
 });
 
@@ -409,5 +587,57 @@ describe('the Hamming first pass', () => {
     const exact = index.exactKnn('episode', q!, 10);
     for (const [i, n] of fast.entries()) expect(n.distance).toBeCloseTo(exact[i]!.distance, 2);
     expect(exact[0]!.distance).toBeLessThan(0.5);
+  });
+});
+
+describe('Hamming distances (the first pass)', () => {
+  it('equal a plain bit count for every code width, at both extremes and in between', () => {
+    let seed = 7;
+    const next = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed;
+    };
+    const naive = (a: Uint32Array, b: Uint32Array) => {
+      let d = 0;
+      for (let i = 0; i < a.length; i++) {
+        let x = (a[i]! ^ b[i]!) >>> 0;
+        for (; x; x >>>= 1) d += x & 1;
+      }
+      return d;
+    };
+    for (const words of [1, 2, 3, 12, 24, 32, 48]) {
+      const query = Uint32Array.from({ length: words }, next);
+      const rows = [
+        query.slice(), // distance 0
+        query.map((x) => ~x >>> 0), // every bit differs: 32·words
+        ...Array.from({ length: 50 }, () => Uint32Array.from({ length: words }, next)),
+      ];
+      const codes = new Uint32Array(rows.length * words);
+      for (const [i, r] of rows.entries()) codes.set(r, i * words);
+      const want = rows.map((r) => naive(r, query));
+      const got = Array.from(hammingDistances(codes, rows.length, words, query));
+      expect(got, `${words} words`).toEqual(want);
+      expect(got.slice(0, 2)).toEqual([0, 32 * words]);
+      // The same numbers from the code buffer, with the WebAssembly kernel and without, after it
+      // grew past its first reservation (4 rows) and after a row was moved.
+      for (const useWasm of [true, false]) {
+        const buffer = new CodeBuffer(words, 4, useWasm);
+        expect(buffer.native).toBe(useWasm);
+        for (const [i, r] of rows.entries()) {
+          buffer.reserve(i + 1);
+          buffer.set(i, r);
+        }
+        const hist = new Uint32Array(words * 32 + 1);
+        expect(
+          Array.from(buffer.distances(query, rows.length, hist)),
+          `${words}, ${useWasm}`,
+        ).toEqual(want);
+        const counts = new Uint32Array(words * 32 + 1);
+        for (const x of want) counts[x]!++;
+        expect(Array.from(hist)).toEqual(Array.from(counts));
+        buffer.move(1, 0); // the all-different row over the identical one
+        expect(buffer.distances(query, 1, new Uint32Array(words * 32 + 1))[0]).toBe(32 * words);
+      }
+    }
   });
 });

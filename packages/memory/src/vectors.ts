@@ -2,16 +2,19 @@
  * The vector arm's storage: sqlite-vec `vec0` tables for facts and episodes, kept in step with the
  * rows they describe, and a k-nearest-neighbour search over them.
  *
- * - **What gets a vector.** Active facts and conversation episodes. Triggers (migration 5) queue
- *   every row whose embedded text or eligibility changes in `vector_queue`, so any writer (even a
- *   process without an embedder) leaves a note. Before every search the queued rows' old vectors
+ * - **What gets a vector.** Active facts and conversation episodes. Once vectors are in use (an
+ *   embedder has been bound once: `meta` holds its fingerprint), triggers (migrations 5 and 7)
+ *   queue every row whose embedded text or eligibility changes in `vector_queue`, so any writer
+ *   (even a process without an embedder) leaves a note; before that nothing is queued, and the
+ *   first binding queues every row written so far. Before every search the queued rows' old vectors
  *   are deleted (superseded, retracted, pending, purged or redacted rows can never fill the
  *   top-k); {@link VectorIndex.sync} embeds what is queued and eligible, in batches, each batch one
  *   transaction (an interrupted run loses nothing and a rerun continues).
  * - **Search.** The float vectors are kept in `vec0` (the record; {@link VectorIndex.exactKnn} is
  *   sqlite-vec's brute-force KNN over them, about 38 ms at 100k×384 here). Recall uses a faster
  *   path, measured in `bench/hybrid.ts`: a binary-quantised first pass (sign bits, Hamming
- *   distance, in memory: 48 bytes a row for 384-d) keeps the best `max(20·k, 600)` candidates,
+ *   distance computed with `i64.popcnt` in WebAssembly, see `hamming.ts`; in memory: 48 bytes a
+ *   row for 384-d) keeps the best `max(20·k, 600)` candidates,
  *   rescored by cosine on 8-bit copies of the vectors (in memory, 384 bytes a row). Both copies
  *   live in a plain `*_codes` table next to the `vec0` table and are loaded once per process,
  *   after a few exact searches, so a one-shot command never pays the load.
@@ -27,6 +30,7 @@ import * as sqliteVec from 'sqlite-vec';
 import { type StoreContext, stmt } from './context.js';
 import { type Embedder, type EmbedderInfo, fingerprint } from './embed/types.js';
 import { KeelError } from './errors.js';
+import { CodeBuffer } from './hamming.js';
 
 /** Rows embedded per provider call and per transaction. */
 export const EMBED_BATCH = 64;
@@ -59,6 +63,39 @@ INSERT INTO vector_queue (entity, id) SELECT 'fact', id FROM facts WHERE status 
 INSERT INTO vector_queue (entity, id) SELECT 'episode', id FROM episodes WHERE kind = 'conversation';
 `;
 
+/** The `meta` key holding the fingerprint of the embedder that made the stored vectors. */
+export const META_FINGERPRINT = 'vector_fingerprint';
+
+/**
+ * Migration 7: the queue fills only once vectors are in use. Step 5's triggers queued every
+ * conversation episode and active fact even in a store that never binds an embedder (a 100k-turn
+ * import wrote 100k queue rows). These recreate them with one more condition: `meta` holds a
+ * vector fingerprint, which {@link VectorIndex.attach} writes in the same transaction that creates
+ * the `vec0` tables, and which then queues every row written before (the backfill). A store whose
+ * vector tables already exist keeps its queue; any other store's queue is emptied.
+ */
+export const VECTOR_QUEUE_GATE_SQL = `
+DROP TRIGGER vector_queue_fact_insert;
+DROP TRIGGER vector_queue_fact_update;
+DROP TRIGGER vector_queue_episode_insert;
+DROP TRIGGER vector_queue_episode_update;
+CREATE TRIGGER vector_queue_fact_insert AFTER INSERT ON facts
+WHEN new.status = 'active' AND EXISTS (SELECT 1 FROM meta WHERE key = '${META_FINGERPRINT}')
+BEGIN INSERT OR IGNORE INTO vector_queue (entity, id) VALUES ('fact', new.id); END;
+CREATE TRIGGER vector_queue_fact_update AFTER UPDATE OF status, kind, key, value ON facts
+WHEN ((old.status = 'active') <> (new.status = 'active') OR old.kind IS NOT new.kind
+  OR old.key IS NOT new.key OR old.value IS NOT new.value)
+  AND EXISTS (SELECT 1 FROM meta WHERE key = '${META_FINGERPRINT}')
+BEGIN INSERT OR IGNORE INTO vector_queue (entity, id) VALUES ('fact', new.id); END;
+CREATE TRIGGER vector_queue_episode_insert AFTER INSERT ON episodes
+WHEN new.kind = 'conversation' AND EXISTS (SELECT 1 FROM meta WHERE key = '${META_FINGERPRINT}')
+BEGIN INSERT OR IGNORE INTO vector_queue (entity, id) VALUES ('episode', new.id); END;
+CREATE TRIGGER vector_queue_episode_update AFTER UPDATE OF text ON episodes
+WHEN new.kind = 'conversation' AND EXISTS (SELECT 1 FROM meta WHERE key = '${META_FINGERPRINT}')
+BEGIN INSERT OR IGNORE INTO vector_queue (entity, id) VALUES ('episode', new.id); END;
+DELETE FROM vector_queue WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = '${META_FINGERPRINT}');
+`;
+
 /** First-pass candidates kept per result wanted, for rescoring (and at least RESCORE_MIN). */
 export const RESCORE_FACTOR = 20;
 /** The fewest first-pass candidates rescored. */
@@ -72,7 +109,6 @@ const TABLES: Record<VectorEntity, { vec: string; codes: string }> = {
   fact: { vec: 'vec_facts', codes: 'vec_facts_codes' },
   episode: { vec: 'vec_episodes', codes: 'vec_episodes_codes' },
 };
-const META_FINGERPRINT = 'vector_fingerprint';
 const META_REINDEX = 'vector_reindex';
 const META_GENERATION = 'vector_generation';
 
@@ -173,17 +209,11 @@ export function int8Copy(v: Float32Array): Int8Array {
   if (max > 0) for (let i = 0; i < v.length; i++) out[i] = Math.round((v[i]! / max) * 127);
   return out;
 }
-/** Set bits of every 16-bit number: two lookups count a 32-bit word. */
-const POPCOUNT16 = (() => {
-  const t = new Uint8Array(65536);
-  for (let i = 1; i < 65536; i++) t[i] = (i & 1) + t[i >> 1]!;
-  return t;
-})();
 
 /** Binary codes and 8-bit copies of one table's vectors, in memory. */
 class CodeIndex {
   private ids: number[] = [];
-  private codes: Uint32Array;
+  private codes: CodeBuffer;
   private q8: Int8Array;
   private norms: Float32Array;
   private slots = new Map<number, number>();
@@ -191,7 +221,7 @@ class CodeIndex {
     private readonly words: number,
     private readonly dim: number,
   ) {
-    this.codes = new Uint32Array(1024 * words);
+    this.codes = new CodeBuffer(words, 1024);
     this.q8 = new Int8Array(1024 * dim);
     this.norms = new Float32Array(1024);
   }
@@ -203,22 +233,19 @@ class CodeIndex {
     if (slot === undefined) {
       slot = this.ids.length;
       if (slot >= this.norms.length) {
-        const grow = <T extends Uint32Array | Int8Array | Float32Array>(
-          a: T,
-          make: (n: number) => T,
-        ) => {
+        const grow = <T extends Int8Array | Float32Array>(a: T, make: (n: number) => T) => {
           const b = make(a.length * 2);
           b.set(a as never);
           return b;
         };
-        this.codes = grow(this.codes, (n) => new Uint32Array(n));
         this.q8 = grow(this.q8, (n) => new Int8Array(n));
         this.norms = grow(this.norms, (n) => new Float32Array(n));
+        this.codes.reserve(this.norms.length);
       }
       this.ids.push(id);
       this.slots.set(id, slot);
     }
-    this.codes.set(code, slot * this.words);
+    this.codes.set(slot, code);
     this.q8.set(q8, slot * this.dim);
     let n = 0;
     for (const x of q8) n += x * x;
@@ -229,7 +256,7 @@ class CodeIndex {
     if (slot === undefined) return;
     const last = this.ids.length - 1;
     const lastId = this.ids[last]!;
-    this.codes.copyWithin(slot * this.words, last * this.words, (last + 1) * this.words);
+    this.codes.move(last, slot);
     this.q8.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
     this.norms[slot] = this.norms[last]!;
     this.ids[slot] = lastId;
@@ -241,40 +268,8 @@ class CodeIndex {
   private nearestSlots(query: Uint32Array, n: number): number[] {
     const count = this.ids.length;
     if (count <= n) return Array.from({ length: count }, (_, i) => i);
-    const w = this.words;
-    const dist = new Uint16Array(count);
-    const hist = new Uint32Array(w * 32 + 1);
-    const c = this.codes;
-    const pc = (x: number) => POPCOUNT16[x & 0xffff]! + POPCOUNT16[x >>> 16]!;
-    if (w === 12) {
-      // 384-d (MiniLM): unrolled, about 30% faster than the loop below (bench/hybrid.ts).
-      const [q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11] = query as unknown as number[];
-      for (let r = 0, o = 0; r < count; r++, o += 12) {
-        const d =
-          pc(c[o]! ^ q0!) +
-          pc(c[o + 1]! ^ q1!) +
-          pc(c[o + 2]! ^ q2!) +
-          pc(c[o + 3]! ^ q3!) +
-          pc(c[o + 4]! ^ q4!) +
-          pc(c[o + 5]! ^ q5!) +
-          pc(c[o + 6]! ^ q6!) +
-          pc(c[o + 7]! ^ q7!) +
-          pc(c[o + 8]! ^ q8!) +
-          pc(c[o + 9]! ^ q9!) +
-          pc(c[o + 10]! ^ q10!) +
-          pc(c[o + 11]! ^ q11!);
-        dist[r] = d;
-        hist[d]!++;
-      }
-    } else {
-      for (let r = 0; r < count; r++) {
-        let d = 0;
-        const o = r * w;
-        for (let j = 0; j < w; j++) d += pc(c[o + j]! ^ query[j]!);
-        dist[r] = d;
-        hist[d]!++;
-      }
-    }
+    const hist = new Uint32Array(this.words * 32 + 1);
+    const dist = this.codes.distances(query, count, hist);
     let cut = 0;
     for (let seen = 0; seen + hist[cut]! < n; cut++) seen += hist[cut]!;
     const out: number[] = [];
@@ -284,13 +279,34 @@ class CodeIndex {
   /** The `k` nearest rows: Hamming first pass of `candidates`, then cosine on the 8-bit copies. */
   search(query: Float32Array, k: number, candidates: number): Neighbour[] {
     const d = this.dim;
-    const scored = this.nearestSlots(signBits(query), candidates).map((slot) => {
-      let dot = 0;
-      const o = slot * d;
-      for (let i = 0; i < d; i++) dot += query[i]! * this.q8[o + i]!;
-      return { id: this.ids[slot]!, distance: 1 - dot / this.norms[slot]! };
-    });
-    return scored.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k);
+    const q = Float64Array.from(query);
+    const q8 = this.q8;
+    const slots = this.nearestSlots(signBits(query), candidates);
+    const distance = new Float64Array(slots.length);
+    const whole = d - (d % 4);
+    for (let s = 0; s < slots.length; s++) {
+      // Four running sums: about twice as fast as one (bench/hybrid.ts).
+      const o = slots[s]! * d;
+      let a = 0;
+      let b = 0;
+      let c = 0;
+      let e = 0;
+      let i = 0;
+      for (; i < whole; i += 4) {
+        a += q[i]! * q8[o + i]!;
+        b += q[i + 1]! * q8[o + i + 1]!;
+        c += q[i + 2]! * q8[o + i + 2]!;
+        e += q[i + 3]! * q8[o + i + 3]!;
+      }
+      for (; i < d; i++) a += q[i]! * q8[o + i]!;
+      distance[s] = 1 - (a + b + c + e) / this.norms[slots[s]!]!;
+    }
+    // Only the candidates at or under the k-th smallest distance are sorted (ties by id).
+    const kth = Float64Array.from(distance).sort()[Math.min(k, slots.length) - 1] ?? 0;
+    const keep: number[] = [];
+    for (let s = 0; s < slots.length; s++) if (distance[s]! <= kth) keep.push(s);
+    keep.sort((x, y) => distance[x]! - distance[y]! || this.ids[slots[x]!]! - this.ids[slots[y]!]!);
+    return keep.slice(0, k).map((x) => ({ id: this.ids[slots[x]!]!, distance: distance[x]! }));
   }
 }
 
@@ -443,8 +459,7 @@ export class VectorIndex {
    * @returns the number of vectors deleted.
    */
   removeStale(): number {
-    const db = this.ctx.db;
-    if (!tablesExist(db)) return 0;
+    const db = this.ctx.db; // attach made the tables; they exist for as long as this index does
     const rows = stmt(
       db,
       'SELECT seq, entity, id FROM vector_queue WHERE seq > ? ORDER BY seq',
@@ -491,7 +506,7 @@ export class VectorIndex {
     }
     const total = Math.min(
       options.limit ?? Number.POSITIVE_INFINITY,
-      (db.prepare('SELECT count(*) AS n FROM vector_queue').get() as { n: number }).n,
+      (stmt(db, 'SELECT count(*) AS n FROM vector_queue').get() as { n: number }).n,
     );
     let done = 0;
     let embedded = 0;
@@ -554,8 +569,7 @@ export class VectorIndex {
       options.onProgress?.(done, total);
       if (kept === batch.length) break; // everything changed under us: try again later
     }
-    const remaining = (db.prepare('SELECT count(*) AS n FROM vector_queue').get() as { n: number })
-      .n;
+    const remaining = (stmt(db, 'SELECT count(*) AS n FROM vector_queue').get() as { n: number }).n;
     return { embedded, remaining };
   }
 
@@ -616,6 +630,57 @@ export class VectorIndex {
   }
 
   /**
+   * Brings the vector tables back in line with the rows without re-embedding what is right:
+   * deletes vectors whose `vec0` row or code row is missing (one of the two copies lost), and
+   * queues every row that has a vector it should not have (not active any more) or lacks one it
+   * should have, so the next {@link VectorIndex.sync} removes or makes them. What `keel verify`
+   * reports as `vectors_stale`, `vectors_missing` or `vector_tables` is what this mends.
+   *
+   * @returns vectors deleted and rows queued.
+   */
+  repair(): { deleted: number; queued: number } {
+    const db = this.ctx.db;
+    let deleted = 0;
+    let queued = 0;
+    let before = 0;
+    let after = 0;
+    db.transaction(() => {
+      before = generation(db);
+      for (const entity of ['fact', 'episode'] as const) {
+        const t = TABLES[entity];
+        const codeIds = new Set(
+          (db.prepare(`SELECT id FROM ${t.codes}`).raw().all() as [number][]).map((r) => r[0]),
+        );
+        const vecIds = new Set(
+          (db.prepare(`SELECT rowid FROM ${t.vec}`).raw().all() as [number][]).map((r) =>
+            Number(r[0]),
+          ),
+        );
+        for (const id of vecIds)
+          if (!codeIds.has(id)) {
+            stmt(db, `DELETE FROM ${t.vec} WHERE rowid = ?`).run(BigInt(id));
+            deleted++;
+          }
+        for (const id of codeIds)
+          if (!vecIds.has(id)) {
+            stmt(db, `DELETE FROM ${t.codes} WHERE id = ?`).run(id);
+            deleted++;
+          }
+        const ids = [...vectorDrift(db, entity).stale, ...vectorDrift(db, entity).missing];
+        for (const id of ids)
+          queued += stmt(db, 'INSERT OR IGNORE INTO vector_queue (entity, id) VALUES (?, ?)').run(
+            entity,
+            id,
+          ).changes;
+      }
+      after = deleted > 0 ? bumpGeneration(db) : before;
+    }).immediate();
+    if (deleted > 0) this.codeIndex = null;
+    else this.knownGeneration = after;
+    return { deleted, queued };
+  }
+
+  /**
    * Rebuilds every vector with this embedder: records the target, recreates the tables at its
    * dimension, queues every row, and embeds them in batches. Interrupted, it is rerun and
    * continues; the arm stays paused until the last batch is in.
@@ -657,6 +722,179 @@ export class VectorIndex {
     }
     return { embedded, resumed };
   }
+}
+
+/**
+ * Rows whose vector is wrong and not queued to be put right: `stale`, rows with a vector that
+ * should have none (a fact no longer active, an episode gone or emptied); `missing`, rows that
+ * should have a vector and have none. Queued rows are left out: the next sync or search deals
+ * with them. Reads the plain code tables, so sqlite-vec need not be loaded.
+ */
+function vectorDrift(
+  db: Database.Database,
+  entity: VectorEntity,
+): { stale: number[]; missing: number[] } {
+  const codes = TABLES[entity].codes;
+  const eligible =
+    entity === 'fact'
+      ? `SELECT id FROM active_facts`
+      : `SELECT id FROM episodes WHERE kind = 'conversation'`;
+  const notQueued = `AND NOT EXISTS (SELECT 1 FROM vector_queue q WHERE q.entity = '${entity}' AND q.id = x.id)`;
+  const stale = (
+    db
+      .prepare(
+        `SELECT x.id FROM ${codes} x WHERE x.id NOT IN (${eligible}) ${notQueued} ORDER BY x.id`,
+      )
+      .raw()
+      .all() as [number][]
+  ).map((r) => r[0]);
+  const candidates = (
+    db
+      .prepare(
+        `SELECT x.id FROM (${eligible}) x WHERE x.id NOT IN (SELECT id FROM ${codes}) ${notQueued} ORDER BY x.id`,
+      )
+      .raw()
+      .all() as [number][]
+  ).map((r) => r[0]);
+  // A blank episode has no vector by design (sync never embeds one; blanking it queues it).
+  const missing = candidates.filter((id) => currentText(db, entity, id) !== null);
+  return { stale, missing };
+}
+/** One vector-table problem found by {@link checkVectors}. */
+export interface VectorProblem {
+  check: 'vectors' | 'vector_dimension' | 'vector_tables' | 'vectors_stale' | 'vectors_missing';
+  detail: string;
+  /** The command that mends it. */
+  fix: string;
+}
+
+const listIds = (ids: number[], prefix: string) =>
+  `${ids
+    .slice(0, 10)
+    .map((id) => `${prefix}${id}`)
+    .join(', ')}${ids.length > 10 ? ` and ${ids.length - 10} more` : ''}`;
+
+/**
+ * Checks the vector tables against the rows and `meta` (for `keel verify`): the fingerprint is
+ * readable and matches the tables' dimension; every stored code has the fingerprint's length; the
+ * `vec0` table and the codes table hold the same ids; no row that is not active keeps a vector,
+ * and no row that should have one lacks it, beyond what the queue is about to put right. A store
+ * that never bound an embedder has nothing to check.
+ *
+ * @returns the problems found, each with the command that mends it; `[]` when consistent.
+ */
+export function checkVectors(ctx: StoreContext): VectorProblem[] {
+  const db = ctx.db;
+  const problems: VectorProblem[] = [];
+  const add = (check: VectorProblem['check'], detail: string, fix = 'keel reindex') =>
+    problems.push({ check, detail, fix });
+  const rawFingerprint = getMeta(db, META_FINGERPRINT);
+  const exist = tablesExist(db);
+  if (rawFingerprint === undefined) {
+    if (exist)
+      add(
+        'vectors',
+        'vector tables exist but meta records no embedder fingerprint',
+        'keel reindex --full',
+      );
+    return problems;
+  }
+  let held: EmbedderInfo;
+  try {
+    held = JSON.parse(getMeta(db, META_REINDEX) ?? rawFingerprint) as EmbedderInfo;
+    if (!Number.isInteger(held.dim) || held.dim < 1) throw new Error(`dimension ${held.dim}`);
+  } catch (err) {
+    add(
+      'vectors',
+      `the embedder fingerprint in meta is unreadable (${(err as Error).message})`,
+      'keel reindex --full',
+    );
+    return problems;
+  }
+  if (!exist) {
+    add(
+      'vector_tables',
+      'meta records an embedder fingerprint but the vector tables are missing',
+      'keel reindex --full',
+    );
+    return problems;
+  }
+  for (const [entity, t] of Object.entries(TABLES) as [
+    VectorEntity,
+    (typeof TABLES)[VectorEntity],
+  ][]) {
+    const sql =
+      (
+        stmt(db, 'SELECT sql FROM sqlite_master WHERE name = ?').get(t.vec) as
+          | { sql: string }
+          | undefined
+      )?.sql ?? '';
+    const declared = Number(/float\[(\d+)\]/.exec(sql)?.[1] ?? Number.NaN);
+    if (declared !== held.dim)
+      add(
+        'vector_dimension',
+        `${t.vec} holds ${declared}-d vectors; meta says ${held.provider} ${held.model} makes ${held.dim}-d`,
+        'keel reindex --full',
+      );
+    const wrong = (
+      db
+        .prepare(`SELECT count(*) AS n FROM ${t.codes} WHERE length(code) <> ? OR length(q8) <> ?`)
+        .get(Math.ceil(held.dim / 32) * 4, held.dim) as { n: number }
+    ).n;
+    if (wrong > 0)
+      add(
+        'vector_dimension',
+        `${wrong} ${entity} code(s) in ${t.codes} are not of ${held.dim}-d vectors`,
+        'keel reindex --full',
+      );
+    if (loadVectorExtension(db).ok) {
+      const orphans = db
+        .prepare(
+          `SELECT (SELECT count(*) FROM ${t.vec} WHERE rowid NOT IN (SELECT id FROM ${t.codes})) AS vec,
+                    (SELECT count(*) FROM ${t.codes} WHERE id NOT IN (SELECT rowid FROM ${t.vec})) AS codes`,
+        )
+        .get() as { vec: number; codes: number };
+      if (orphans.vec > 0 || orphans.codes > 0)
+        add(
+          'vector_tables',
+          `${t.vec} and ${t.codes} disagree: ${orphans.vec} vector(s) without a code, ${orphans.codes} code(s) without a vector`,
+        );
+    } else {
+      add(
+        'vectors',
+        `cannot read ${t.vec}: sqlite-vec did not load (${(loadVectorExtension(db) as { error: string }).error})`,
+        'reinstall keel (the sqlite-vec package carries the extension)',
+      );
+    }
+    const { stale, missing } = vectorDrift(db, entity);
+    const prefix = entity === 'fact' ? 'f' : 'e';
+    if (stale.length > 0)
+      add(
+        'vectors_stale',
+        `${stale.length} ${entity}(s) no longer eligible still have a vector and are not queued for removal: ${listIds(stale, prefix)}`,
+      );
+    if (missing.length > 0)
+      add(
+        'vectors_missing',
+        `${missing.length} ${entity}(s) have no vector and are not queued for one: ${listIds(missing, prefix)}`,
+      );
+  }
+  return problems;
+}
+
+/**
+ * Rows waiting for a vector: once vectors are in use, the queued rows; before (no embedder was
+ * ever bound), every row that will get one when the first is (active facts and conversation
+ * episodes), since binding queues them all.
+ */
+export function pendingVectorRows(ctx: StoreContext): number {
+  const n = (sql: string) => (stmt(ctx.db, sql).get() as { n: number }).n;
+  if (getMeta(ctx.db, META_FINGERPRINT) !== undefined)
+    return n('SELECT count(*) AS n FROM vector_queue');
+  return (
+    n('SELECT count(*) AS n FROM active_facts') +
+    n(`SELECT count(*) AS n FROM episodes WHERE kind = 'conversation'`)
+  );
 }
 
 /**

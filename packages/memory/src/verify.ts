@@ -7,11 +7,14 @@
 import type { StoreContext } from './context.js';
 import { type JournalBreak, verifyJournal } from './journal.js';
 import { LATEST_VERSION, schemaVersion } from './migrations.js';
+import { checkVectors } from './vectors.js';
 
 /** One broken invariant. */
 export interface VerifyProblem {
   check: string;
   detail: string;
+  /** The command that mends it, when there is one (e.g. `keel reindex`). */
+  fix?: string;
 }
 
 /** The verification report. */
@@ -25,7 +28,11 @@ export interface VerifyReport {
 
 const count = (ctx: StoreContext, sql: string) => (ctx.db.prepare(sql).get() as { n: number }).n;
 
-/** Runs every check. */
+/**
+ * Runs every check. Read-only: nothing is repaired here (a problem names its fix).
+ *
+ * @returns the report; `ok` is false when any problem was found.
+ */
 export function verify(ctx: StoreContext): VerifyReport {
   const problems: VerifyProblem[] = [];
   const add = (check: string, detail: string) => problems.push({ check, detail });
@@ -69,13 +76,27 @@ export function verify(ctx: StoreContext): VerifyReport {
     .all() as { id: number; confidence: number; source: string }[]) {
     add('evidence_gate', `fact ${r.id} (${r.source}) holds confidence ${r.confidence} > 0.95`);
   }
+  // Supersession links: a superseded row names an existing successor, and a row that claims to
+  // supersede another is that row's named successor. (A successor need not link back: a merged
+  // duplicate or a resolved pending row is superseded by a row whose own predecessor is another.)
   for (const r of ctx.db
     .prepare(
-      `SELECT a.id FROM facts a JOIN facts b ON b.id = a.superseded_by_id
-       WHERE a.status = 'superseded' AND b.supersedes_id IS NOT a.id AND b.status <> 'superseded'`,
+      `SELECT a.id FROM facts a LEFT JOIN facts b ON b.id = a.superseded_by_id
+       WHERE a.status = 'superseded' AND b.id IS NULL`,
     )
     .all() as { id: number }[]) {
-    add('supersession_chain', `fact ${r.id}'s successor does not link back to it`);
+    add('supersession_chain', `fact ${r.id} is superseded but names no existing successor`);
+  }
+  for (const r of ctx.db
+    .prepare(
+      `SELECT b.id, b.supersedes_id AS prev FROM facts b JOIN facts a ON a.id = b.supersedes_id
+       WHERE a.superseded_by_id IS NOT b.id`,
+    )
+    .all() as { id: number; prev: number }[]) {
+    add(
+      'supersession_chain',
+      `fact ${r.id} claims to supersede fact ${r.prev}, which names another successor`,
+    );
   }
   const missingFts = ctx.db
     .prepare('SELECT id FROM active_facts EXCEPT SELECT rowid FROM facts_fts')
@@ -97,6 +118,10 @@ export function verify(ctx: StoreContext): VerifyReport {
       add(table, `FTS5 integrity-check failed: ${(err as Error).message}`);
     }
   }
+  // The vector tables (once an embedder has been bound): fingerprint, dimension, both copies of
+  // each vector, no vector for a row that is not active, none missing beyond the queue.
+  for (const p of checkVectors(ctx)) problems.push(p);
+
   const journal = verifyJournal(ctx.db);
   for (const b of journal.breaks) add('journal', `entry ${b.seq}: ${b.problem} (${b.detail})`);
 

@@ -14,6 +14,7 @@ import {
 } from './test-helpers.js';
 import { valueHash } from './text.js';
 import type { Fact } from './types.js';
+import { REFUSED_FORGOTTEN_EPISODE, REFUSED_FORGOTTEN_VALUE } from './write.js';
 
 const COFFEE = slot('preference', 'coffee');
 const SECRET = 'sk-ant-api03-Zq9XvB7nLm2Kp4Rt6Wy8Ac1Ed3Fg5Hj7Kl9Mn0';
@@ -690,5 +691,188 @@ describe('supersession and history', () => {
     }).fact!;
     expect(v2.valid_from).toBe(march);
     expect(store.fact(v1.id)!.valid_to).toBe(march);
+  });
+});
+
+describe('what the owner forgot stays forgotten, whatever key a later writer proposes', () => {
+  /** The owner stated two things in one turn; the dentist is then forgotten (or purged). */
+  function forgetDentist(purge = false) {
+    const t = openTempStore();
+    const { store, clock } = t;
+    const said = turn(store, 'My dentist is Dr. Ortiz on Elm Street and I take oat milk');
+    const dentist = store.remember({
+      kind: 'profile',
+      key: 'dentist',
+      value: 'Dr. Ortiz on Elm Street',
+      source: 'owner_stated',
+      episodeId: said,
+    }).fact!;
+    const milk = store.remember({
+      kind: 'preference',
+      key: 'milk',
+      value: 'oat milk',
+      source: 'owner_stated',
+      episodeId: said,
+    }).fact!;
+    clock.advance();
+    store.forget(dentist.id, { purge });
+    clock.advance();
+    return { ...t, said, dentist, milk };
+  }
+
+  it('the forgotten value under a new key or kind is refused; an unrelated value is written', () => {
+    const { store } = forgetDentist();
+    const other = turn(store, 'I saw Dr. Ortiz on Elm Street today');
+    const before = refusals(store).length;
+    for (const [kind, key] of [
+      ['profile', 'dental_practice'],
+      ['relationship', 'dentist_name'],
+    ] as const) {
+      const r = store.remember({
+        kind,
+        key,
+        value: 'dr ortiz on elm street',
+        source: 'inferred',
+        episodeId: other,
+      });
+      expect(r).toMatchObject({ decision: 'ignore', reason: REFUSED_FORGOTTEN_VALUE, fact: null });
+    }
+    expect(store.current(slot('profile', 'dental_practice'))).toBeUndefined();
+    const logged = refusals(store).slice(before);
+    expect(logged).toHaveLength(2);
+    for (const p of logged) {
+      expect(p).toMatchObject({
+        reason: REFUSED_FORGOTTEN_VALUE,
+        tombstone_id: expect.any(Number),
+      });
+      expect(p).not.toHaveProperty('value');
+    }
+    // Controls: an unrelated value from another episode, and the same value in the agent scope.
+    const unrelated = store.remember({
+      kind: 'profile',
+      key: 'dental_practice',
+      value: 'Smile Clinic on Bank Road',
+      source: 'inferred',
+      episodeId: other,
+    });
+    expect(unrelated.decision).toBe('create');
+    const agent = store.remember({
+      scope: 'agent',
+      kind: 'note',
+      key: 'example',
+      value: 'Dr. Ortiz on Elm Street',
+      source: 'system',
+    });
+    expect(agent.decision).toBe('create');
+  });
+
+  it('a write from an episode that supported a forgotten fact of that kind is refused; another kind is not', () => {
+    const { store, said } = forgetDentist();
+    const r = store.remember({
+      kind: 'profile',
+      key: 'dentist_street',
+      value: 'Elm Street',
+      source: 'inferred',
+      episodeId: said,
+    });
+    expect(r).toMatchObject({ decision: 'ignore', reason: REFUSED_FORGOTTEN_EPISODE });
+    expect(refusals(store).at(-1)).toMatchObject({
+      reason: REFUSED_FORGOTTEN_EPISODE,
+      forgotten_fact_id: expect.any(Number),
+    });
+    expect(refusals(store).at(-1)).not.toHaveProperty('value');
+    // Controls: another kind from the same episode, and the same kind from another episode.
+    const otherKind = store.remember({
+      kind: 'preference',
+      key: 'coffee',
+      value: 'flat white',
+      source: 'inferred',
+      episodeId: said,
+    });
+    expect(otherKind.decision).toBe('create');
+    const otherEpisode = store.remember({
+      kind: 'profile',
+      key: 'dentist_street',
+      value: 'Elm Street',
+      source: 'inferred',
+      episodeId: turn(store, 'walking down Elm Street'),
+    });
+    expect(otherEpisode.decision).toBe('create');
+  });
+
+  it('a purged value is refused under a new key too, and the refusal does not carry it', () => {
+    const { store } = forgetDentist(true);
+    const r = store.remember({
+      kind: 'fact',
+      key: 'care_provider',
+      value: 'Dr. Ortiz on Elm Street',
+      source: 'observed',
+    });
+    expect(r).toMatchObject({ decision: 'ignore', reason: REFUSED_FORGOTTEN_VALUE });
+    expect(count(store, 'SELECT count(*) AS n FROM journal WHERE payload LIKE ?', '%ortiz%')).toBe(
+      0,
+    );
+    expect(count(store, 'SELECT count(*) AS n FROM episodes WHERE text LIKE ?', '%ortiz%')).toBe(0);
+  });
+
+  it('only the owner forgetting binds other keys: a pruned or rejected value does not', () => {
+    const { store } = openTempStore();
+    const rejected = store.remember({
+      kind: 'note',
+      key: 'guess',
+      value: 'likes jazz records',
+      source: 'inferred',
+    }).fact!;
+    store.reject(rejected.id);
+    // Same slot: still refused (tombstoned); another key: written.
+    expect(
+      store.remember({
+        kind: 'note',
+        key: 'guess',
+        value: 'likes jazz records',
+        source: 'inferred',
+      }).reason,
+    ).toBe('tombstoned (rejected); only the owner can restore it');
+    expect(
+      store.remember({
+        kind: 'note',
+        key: 'music',
+        value: 'likes jazz records',
+        source: 'inferred',
+      }).decision,
+    ).toBe('create');
+  });
+
+  it('the owner can say it again: under a new key it is stored; in its slot the tombstone lifts', () => {
+    const { store, said } = forgetDentist();
+    // The owner's word is never refused by a tombstone, even from the same episode.
+    const owned = store.remember({
+      kind: 'profile',
+      key: 'dentist_full',
+      value: 'Dr. Ortiz on Elm Street',
+      source: 'owner_stated',
+      episodeId: said,
+    });
+    expect(owned.decision).toBe('create');
+    const restated = store.remember({
+      kind: 'profile',
+      key: 'dentist',
+      value: 'Dr. Ortiz on Elm Street',
+      source: 'owner_stated',
+    });
+    expect(restated).toMatchObject({
+      decision: 'create',
+      reason: 'new slot (owner lifted a tombstone)',
+    });
+    // With the owner's forget lifted, later sightings are accepted again, under any key.
+    expect(
+      store.remember({
+        kind: 'profile',
+        key: 'dental_practice',
+        value: 'Dr. Ortiz on Elm Street',
+        source: 'observed',
+        episodeId: said,
+      }).decision,
+    ).toBe('create');
   });
 });

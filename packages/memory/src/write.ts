@@ -13,6 +13,12 @@
  *
  * Every decision, refusals included, is written to the journal with its reason.
  *
+ * What the owner forgot stays forgotten: a writer that is not the owner is refused when the value
+ * is tombstoned in its slot (any reason), when the owner forgot or purged the same value under any
+ * kind or key of the scope ({@link REFUSED_FORGOTTEN_VALUE}), and when its episode supported a fact
+ * of the same scope and kind that the owner forgot or purged ({@link REFUSED_FORGOTTEN_EPISODE}).
+ * An owner source is never refused by a tombstone; saying the value again in its slot lifts it.
+ *
  * @module
  */
 import { type StoreContext, stmt } from './context.js';
@@ -45,6 +51,20 @@ export const NON_OWNER_MAX = 0.95;
 export const STRONG_CONFIDENCE = 0.85;
 /** The longest fact value, in characters. */
 export const MAX_VALUE_CHARS = 4000;
+
+/**
+ * The refusal reason when a writer other than the owner offers a value the owner forgot or purged
+ * under another kind or key of the same scope (a model may propose a new key for the same thing).
+ */
+export const REFUSED_FORGOTTEN_VALUE =
+  'the owner forgot this value (tombstoned under another key); only the owner can restore it';
+/**
+ * The refusal reason when a writer other than the owner writes from an episode that supported a
+ * fact of the same scope and kind the owner forgot or purged: the owner's forget covers what that
+ * episode said about that kind.
+ */
+export const REFUSED_FORGOTTEN_EPISODE =
+  'the owner forgot what this episode said about this kind; only the owner can restore it';
 
 const OWNER_SOURCES: readonly Source[] = ['owner_stated', 'owner_confirmed'];
 
@@ -186,6 +206,20 @@ const INSERT_FACT = `INSERT INTO facts
   VALUES (@scope, @kind, @key, @value, @value_hash, @status, @source, @confidence, 1, @now, @now, @now,
    @valid_from, @supersedes_id, @conflicts_with_id, @status_reason)`;
 
+/**
+ * Clears a fact's open review flags (e.g. `stale`): a new sighting, confirm, reject, forget, prune
+ * or a merge has answered them. Runs inside the caller's transaction.
+ *
+ * @param now - ms since epoch, recorded as `cleared_at`.
+ * @returns how many open flags were cleared (0 when there were none).
+ */
+export function clearReviewFlags(ctx: StoreContext, factId: number, now: number): number {
+  return stmt(
+    ctx.db,
+    'UPDATE review_flags SET cleared_at = ? WHERE fact_id = ? AND cleared_at IS NULL',
+  ).run(now, factId).changes;
+}
+
 /** Records that `episodeId` supports `factId`. @returns false if it already did. */
 function addEvidence(
   ctx: StoreContext,
@@ -199,6 +233,48 @@ function addEvidence(
     'INSERT OR IGNORE INTO fact_evidence (fact_id, episode_id, source, observed_at) VALUES (?, ?, ?, ?)',
   ).run(factId, episodeId, source, now);
   return r.changes === 1;
+}
+
+/**
+ * The owner's forgetting beyond the exact slot, for a writer that is not the owner: an unlifted
+ * `forgotten` or `purged` tombstone of the same value anywhere in the scope, or an unlifted one on
+ * a fact of the same scope and kind that `episodeId` supported. Pruned and rejected tombstones bind
+ * only their own slot (checked by the caller). The refusal never carries the value.
+ */
+function forgottenByOwner(
+  ctx: StoreContext,
+  slot: Slot,
+  hash: string,
+  episodeId: number | undefined,
+): { reason: string; withValue: false; details: Record<string, unknown> } | null {
+  const elsewhere = stmt(
+    ctx.db,
+    `SELECT id FROM tombstones
+     WHERE scope = ? AND value_hash = ? AND reason IN ('forgotten', 'purged') AND lifted_at IS NULL
+     ORDER BY id LIMIT 1`,
+  ).get(slot.scope, hash) as { id: number } | undefined;
+  if (elsewhere) {
+    return {
+      reason: REFUSED_FORGOTTEN_VALUE,
+      withValue: false,
+      details: { tombstone_id: elsewhere.id },
+    };
+  }
+  if (episodeId === undefined) return null;
+  const covered = stmt(
+    ctx.db,
+    `SELECT t.id AS tombstone_id, g.id AS fact_id
+     FROM fact_evidence fe JOIN facts g ON g.id = fe.fact_id JOIN tombstones t ON t.fact_id = g.id
+     WHERE fe.episode_id = ? AND g.scope = ? AND g.kind = ?
+       AND t.reason IN ('forgotten', 'purged') AND t.lifted_at IS NULL
+     ORDER BY t.id LIMIT 1`,
+  ).get(episodeId, slot.scope, slot.kind) as { tombstone_id: number; fact_id: number } | undefined;
+  if (!covered) return null;
+  return {
+    reason: REFUSED_FORGOTTEN_EPISODE,
+    withValue: false,
+    details: { tombstone_id: covered.tombstone_id, forgotten_fact_id: covered.fact_id },
+  };
 }
 
 /**
@@ -221,7 +297,11 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
       `SELECT id, reason FROM tombstones
        WHERE scope = ? AND kind = ? AND key = ? AND value_hash = ? AND lifted_at IS NULL`,
     ).all(slot.scope, slot.kind, slot.key, hash) as { id: number; reason: string }[];
-    let refusal: { reason: string; withValue: boolean } | null = null;
+    let refusal: {
+      reason: string;
+      withValue: boolean;
+      details?: Record<string, unknown>;
+    } | null = null;
     if (secret) refusal = { reason: `secret (${secret}) is never stored`, withValue: false };
     else if (!isOwnerSource(input.source) && looksLikeInjection(value)) {
       refusal = { reason: 'reads like instructions to a model (injection)', withValue: true };
@@ -231,6 +311,8 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
         reason: `tombstoned (${tombstone[0]!.reason}); only the owner can restore it`,
         withValue: false,
       };
+    } else if (!isOwnerSource(input.source)) {
+      refusal = forgottenByOwner(ctx, slot, hash, input.episodeId);
     }
 
     let episodeId = input.episodeId;
@@ -254,15 +336,21 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
         entityId: factId,
         payload: { ...slot, source: input.source, episode_id: episodeId, ...payload },
       });
-    const ignore = (reason: string, fact: Fact | null, withValue = true): WriteResult => {
+    const ignore = (
+      reason: string,
+      fact: Fact | null,
+      withValue = true,
+      details: Record<string, unknown> = {},
+    ): WriteResult => {
       journal('ignore', fact?.id ?? null, {
         reason,
         value_hash: hash,
+        ...details,
         ...(withValue ? { value } : {}),
       });
       return { decision: 'ignore', reason, fact, episodeId };
     };
-    if (refusal) return ignore(refusal.reason, null, refusal.withValue);
+    if (refusal) return ignore(refusal.reason, null, refusal.withValue, refusal.details);
 
     const current = activeFact(ctx, slot);
     const insert = (params: {
@@ -351,6 +439,8 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
       const fact = corroborate(current);
       if (!fact) return ignore('this episode is already counted as evidence', current);
       liftTombstones(fact.id);
+      // A new sighting answers a stale flag: the belief has fresh evidence.
+      const cleared = clearReviewFlags(ctx, fact.id, now);
       const reason = 'same value from a new episode';
       journal('corroborate', fact.id, {
         reason,
@@ -364,6 +454,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
           evidence_count: fact.evidence_count,
           source: fact.source,
         },
+        ...(cleared ? { review_flags_cleared: cleared } : {}),
       });
       return { decision: 'corroborate', reason, fact, episodeId };
     }
@@ -415,6 +506,8 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
     stmt(ctx.db, 'UPDATE facts SET superseded_by_id = ? WHERE id = ?').run(fact.id, current.id);
     liftTombstones(fact.id);
     resolvePending(fact.id);
+    // The replaced belief leaves the review queue: the slot was seen again with a new value.
+    const cleared = clearReviewFlags(ctx, current.id, now);
     const reason = `different value from ${input.source}, at least as authoritative as ${current.source}`;
     journal('update', fact.id, {
       reason,
@@ -425,6 +518,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
         source: current.source,
       },
       after: fact,
+      ...(cleared ? { review_flags_cleared: cleared } : {}),
     });
     return { decision: 'update', reason, fact, episodeId };
   });

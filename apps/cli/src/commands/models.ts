@@ -221,8 +221,9 @@ export function registerModelCommands(program: Command, config: Config): void {
     .description(
       'bring every vector up to date with the current embedder (rebuilds after a model change); safe to interrupt and rerun',
     )
+    .option('--full', 'rebuild every vector, even when the stored ones are current')
     .action(
-      run(async (_opts: unknown, cmd: Command) => {
+      run(async (opts: { full?: boolean }, cmd: Command) => {
         const selection = await configuredEmbedder(config);
         if (!selection.embedder) {
           throw new KeelError(
@@ -248,16 +249,18 @@ export function registerModelCommands(program: Command, config: Config): void {
         };
         const t0 = performance.now();
         try {
-          // Same embedder as the vectors: only what is waiting. Otherwise: rebuild everything.
+          // Same embedder as the vectors: what is waiting, and whatever keel verify would find
+          // stale or missing. Otherwise (or with --full): rebuild everything.
           let status: VectorStatus | null = null;
           let rebuild = true;
           try {
             status = await store.useEmbedder(selection.embedder, selection.reason);
-            rebuild = status?.state !== 'active';
+            rebuild = opts.full === true || status?.state !== 'active';
           } catch (err) {
             if (!KeelError.isInstance(err) || err.code !== 'EMBEDDER_MISMATCH') throw err;
           }
           let embedded: number;
+          if (!rebuild) store.vectorIndex?.repair();
           if (rebuild) {
             const r = await store.reindex(selection.embedder, { signal: stop.signal, onProgress });
             embedded = r.embedded;

@@ -1,0 +1,80 @@
+/**
+ * Retraction from conversation: the owner said that something keel believed is no longer true
+ * ("I don't work at Acme any more"), and reflection proposes to retract it. Unlike forget or
+ * prune, no tombstone is left: it was true once and may become true again, and the history stays
+ * (the row keeps its value, `valid_to` marks the end). Only beliefs keel formed itself may be
+ * retracted this way; an owner-stated belief waits for the owner.
+ *
+ * @module
+ */
+import { type StoreContext, stmt } from './context.js';
+import { KeelError } from './errors.js';
+import { factById } from './facts.js';
+import { appendJournal } from './journal.js';
+import type { Actor, Fact } from './types.js';
+import { isOwnerSource } from './write.js';
+
+/** How a retraction is recorded. */
+export interface RetractOptions {
+  actor: Actor;
+  /** Why, in words (journaled and kept as the row's status_reason). */
+  why: string;
+  /** The episode in which the owner said it stopped being true; its time becomes `valid_to`. */
+  episodeId?: number;
+}
+
+/**
+ * Retracts an active belief that did not come from the owner: status `retracted`, `valid_to` set
+ * to the episode's time (or now), journaled with the episode.
+ *
+ * @throws KeelError `NOT_FOUND` for an unknown id; `INVALID_STATE` when the fact is not active or
+ *   is owner-stated/owner-confirmed (only the owner retracts the owner's word).
+ */
+export function retractBelief(ctx: StoreContext, id: number, options: RetractOptions): Fact {
+  return ctx.db
+    .transaction(() => {
+      const fact = factById(ctx, id);
+      if (!fact) throw new KeelError('NOT_FOUND', `no fact with id ${id}`);
+      if (fact.status !== 'active') {
+        throw new KeelError('INVALID_STATE', `fact ${id} is ${fact.status}, not active`);
+      }
+      if (isOwnerSource(fact.source)) {
+        throw new KeelError(
+          'INVALID_STATE',
+          `fact ${id} is ${fact.source}: only the owner can retract it (keel forget ${id})`,
+        );
+      }
+      const now = ctx.now();
+      const episode =
+        options.episodeId === undefined
+          ? undefined
+          : (stmt(ctx.db, 'SELECT occurred_at FROM episodes WHERE id = ?').get(options.episodeId) as
+              | { occurred_at: number }
+              | undefined);
+      if (options.episodeId !== undefined && !episode) {
+        throw new KeelError('NOT_FOUND', `no episode with id ${options.episodeId}`);
+      }
+      const validTo = episode?.occurred_at ?? now;
+      stmt(
+        ctx.db,
+        `UPDATE facts SET status = 'retracted', updated_at = ?, valid_to = ?, status_reason = ?
+         WHERE id = ?`,
+      ).run(now, validTo, options.why, id);
+      appendJournal(ctx.db, {
+        at: now,
+        actor: options.actor,
+        op: 'retract',
+        entity: 'fact',
+        entityId: id,
+        payload: {
+          before: { status: fact.status },
+          after: { status: 'retracted' },
+          reason: options.why,
+          episode_id: options.episodeId ?? null,
+          valid_to: validTo,
+        },
+      });
+      return factById(ctx, id)!;
+    })
+    .immediate();
+}
