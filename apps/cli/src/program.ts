@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { type ChatChoice, chooseChatModel, historyLine, loadChatConfig } from '@keel/agent';
 import {
+  type EmbedderSelection,
   type Fact,
   type ImportFormat,
   KeelError,
@@ -24,7 +25,13 @@ import { SingleBar } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ask } from './commands/ask.js';
 import { registerDiscordCommand } from './commands/discord.js';
-import { embedderReport, openStoreWithEmbedder, registerModelCommands } from './commands/models.js';
+import {
+  configuredEmbedder,
+  embedderReport,
+  openStoreWithEmbedder,
+  registerModelCommands,
+} from './commands/models.js';
+import { registerThinkCommand } from './commands/think.js';
 import { type Config, loadConfig } from './config.js';
 import { EXIT, emit, reportError } from './output.js';
 import { runTerminal } from './terminal.js';
@@ -261,7 +268,7 @@ export function buildProgram(config: Config = loadConfig()): Command {
 
   program
     .command('review')
-    .description('pending conflicts and weakly evidenced beliefs')
+    .description('pending conflicts, weakly evidenced beliefs and stale beliefs to re-validate')
     .option(
       '--threshold <0..1>',
       'list non-owner beliefs below this confidence',
@@ -281,6 +288,7 @@ export function buildProgram(config: Config = loadConfig()): Command {
                 contradicts: p.current && factJson(p.current),
               })),
               weak: q.weak.map(factJson),
+              stale: q.stale.map(factJson),
             },
             () => {
               const lines: string[] = [];
@@ -289,6 +297,10 @@ export function buildProgram(config: Config = loadConfig()): Command {
                 if (p.current) lines.push(`   contradicts ${formatFactLine(p.current)}`);
               }
               for (const f of q.weak) lines.push(`weak    ${formatFactLine(f)}`);
+              for (const f of q.stale) lines.push(`stale   ${formatFactLine(f)}`);
+              if (q.stale.length) {
+                lines.push('stale: no new evidence for a long time; is it still true?');
+              }
               if (lines.length) lines.push('keel confirm <id> accepts; keel reject <id> drops.');
               return lines.length ? lines.join('\n') : 'nothing to review';
             },
@@ -337,9 +349,10 @@ export function buildProgram(config: Config = loadConfig()): Command {
         .choices(['locomo', 'longmemeval'])
         .makeOptionMandatory(),
     )
+    .option('--no-embed', 'store the turns only; keel reindex embeds them later')
     .action(
-      action((file: string, opts: { format: ImportFormat }, cmd: Command) =>
-        importFile(config, file, opts.format, json(cmd)),
+      action((file: string, opts: { format: ImportFormat; embed: boolean }, cmd: Command) =>
+        importFile(config, file, opts.format, opts.embed, json(cmd)),
       ),
     );
 
@@ -354,7 +367,9 @@ export function buildProgram(config: Config = loadConfig()): Command {
             [
               `journal: ${r.journal.entries} entries, ${r.journal.breaks.length} break(s)`,
               `facts: ${r.counts.facts} (${r.counts.active} active), episodes: ${r.counts.episodes}, tombstones: ${r.counts.tombstones}`,
-              ...r.problems.map((p) => `BROKEN ${p.check}: ${p.detail}`),
+              ...r.problems.map(
+                (p) => `BROKEN ${p.check}: ${p.detail}${p.fix ? ` (fix: ${p.fix})` : ''}`,
+              ),
               r.ok ? 'ok' : `${r.problems.length} problem(s)`,
             ].join('\n'),
           );
@@ -370,10 +385,91 @@ export function buildProgram(config: Config = loadConfig()): Command {
 
   registerModelCommands(program, config);
   registerDiscordCommand(program);
+  registerThinkCommand(program);
   return program;
 }
 
-function importFile(config: Config, file: string, format: ImportFormat, asJson: boolean): void {
+/** What `keel import` did about vectors. */
+interface ImportVectors {
+  /** The embedder used ("ollama nomic-embed-text (768-d)"), or null when none ran. */
+  embedder: string | null;
+  /** Rows embedded by this import (its turns, and any row that was waiting). */
+  embedded: number;
+  /** Rows still waiting for a vector (keel reindex embeds them). */
+  pending: number;
+  /** Why some or all vectors were not made; null when nothing is missing. */
+  reason: string | null;
+}
+
+/**
+ * Embeds what an import queued, when an embedder is configured and can run: in batches, with a
+ * progress bar, interruptible with Ctrl-C (what is embedded stays). Never throws for the
+ * embedder's sake: the turns are stored either way, and the result says what is pending and why.
+ */
+async function embedImported(
+  config: Config,
+  store: MemoryStore,
+  embed: boolean,
+  showBar: boolean,
+): Promise<ImportVectors> {
+  const waiting = () => store.pendingVectors();
+  const none = (reason: string): ImportVectors => ({
+    embedder: null,
+    embedded: 0,
+    pending: waiting(),
+    reason,
+  });
+  if (!embed) return none('--no-embed');
+  let selection: EmbedderSelection;
+  try {
+    selection = await configuredEmbedder(config);
+  } catch (err) {
+    if (!KeelError.isInstance(err)) throw err;
+    return none(`${err.code}: ${err.message}`);
+  }
+  if (!selection.embedder || !selection.info) return none(`no embedder: ${selection.reason}`);
+  const name = `${selection.info.provider} ${selection.info.model} (${selection.info.dim}-d)`;
+  const stop = new AbortController();
+  const onSigint = () => stop.abort();
+  process.once('SIGINT', onSigint);
+  const bar = new SingleBar({
+    format: 'embedding [{bar}] {percentage}% | {value}/{total} rows | {eta_formatted} left',
+    stream: process.stderr,
+  });
+  let started = false;
+  let embedded = 0;
+  try {
+    const status = await store.useEmbedder(selection.embedder, selection.reason);
+    if (status?.state !== 'active') {
+      return { ...none(status?.reason ?? 'vectors paused'), embedder: name };
+    }
+    const r = await store.embedPending({
+      signal: stop.signal,
+      onProgress: (done, total) => {
+        embedded = done;
+        if (!showBar) return;
+        if (!started) bar.start(total, 0);
+        started = true;
+        bar.update(done);
+      },
+    });
+    return { embedder: name, embedded: r.embedded, pending: r.remaining, reason: null };
+  } catch (err) {
+    if (!KeelError.isInstance(err)) throw err;
+    return { embedder: name, embedded, pending: waiting(), reason: `${err.code}: ${err.message}` };
+  } finally {
+    if (started) bar.stop();
+    process.off('SIGINT', onSigint);
+  }
+}
+
+async function importFile(
+  config: Config,
+  file: string,
+  format: ImportFormat,
+  embed: boolean,
+  asJson: boolean,
+): Promise<void> {
   let bytes: Buffer;
   try {
     if (!statSync(file).isFile()) throw new Error('not a file');
@@ -388,7 +484,8 @@ function importFile(config: Config, file: string, format: ImportFormat, asJson: 
     throw new KeelError('IMPORT_FORMAT', `${file} is not valid JSON: ${(err as Error).message}`);
   }
   const parsed = parseImport(data, format);
-  withStore(config, (store) => {
+  const store = MemoryStore.open(config.dbPath);
+  try {
     const showBar = !asJson && process.stderr.isTTY;
     const bar = new SingleBar({
       format: 'importing [{bar}] {percentage}% | {value}/{total} turns | {eta_formatted} left',
@@ -403,12 +500,16 @@ function importFile(config: Config, file: string, format: ImportFormat, asJson: 
     });
     if (showBar) bar.stop();
     const seconds = (performance.now() - started) / 1000;
+    const embedStarted = performance.now();
+    const vectors = await embedImported(config, store, embed, showBar);
+    const embedSeconds = (performance.now() - embedStarted) / 1000;
     emit(
       asJson,
       {
         ...r,
         seconds: Math.round(seconds * 1000) / 1000,
         turns_per_second: Math.round(r.total / Math.max(seconds, 1e-6)),
+        vectors: { ...vectors, seconds: Math.round(embedSeconds * 1000) / 1000 },
       },
       () =>
         [
@@ -418,9 +519,25 @@ function importFile(config: Config, file: string, format: ImportFormat, asJson: 
                 `skipped ${r.skipped.length} malformed turn(s), e.g. ${r.skipped[0]!.where}: ${r.skipped[0]!.reason}`,
               ]
             : []),
+          ...(vectors.embedded > 0
+            ? [
+                `embedded ${vectors.embedded} row(s) with ${vectors.embedder} in ${embedSeconds.toFixed(1)} s`,
+              ]
+            : []),
+          ...(vectors.reason === null || vectors.pending === 0
+            ? []
+            : vectors.embedder !== null
+              ? [
+                  `vectors pending for ${vectors.pending} row(s) (${vectors.reason}); keel reindex will fill them`,
+                ]
+              : [
+                  `no vectors for ${vectors.pending} row(s) (${vectors.reason}): recall of them is lexical; keel reindex embeds them once an embedder is set up`,
+                ]),
         ].join('\n'),
     );
-  });
+  } finally {
+    store.close();
+  }
 }
 
 async function doctor(config: Config, asJson: boolean): Promise<number> {

@@ -74,6 +74,12 @@ export function renderReview(queue: ReviewQueue): ReviewPage[] {
       fact: f,
       lines: [`weak (< ${queue.threshold}) ${clip(formatFactLine(f), 170)}`],
     })),
+    ...queue.stale
+      .filter((f) => !queue.weak.some((w) => w.id === f.id))
+      .map((f) => ({
+        fact: f,
+        lines: [`stale (no evidence for 180 days) ${clip(formatFactLine(f), 150)}`],
+      })),
   ];
   if (items.length === 0) return [{ content: 'Nothing to review.', components: [] }];
   const pages: ReviewPage[] = [];
@@ -82,7 +88,7 @@ export function renderReview(queue: ReviewQueue): ReviewPage[] {
     const page = shown.slice(i, i + REVIEW_PAGE_ITEMS);
     const header =
       i === 0
-        ? `To review: ${queue.pending.length} pending conflict(s), ${queue.weak.length} weak belief(s). Confirm makes a belief yours (1.0); reject drops it for good.`
+        ? `To review: ${queue.pending.length} pending conflict(s), ${queue.weak.length} weak belief(s), ${queue.stale.length} stale. Confirm makes a belief yours (1.0); reject drops it for good.`
         : 'More to review:';
     const rest = items.length - shown.length;
     const footer =

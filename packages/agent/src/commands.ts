@@ -12,7 +12,7 @@ import { historyLine, type TurnReply } from './offline.js';
 export const SLASH_HELP = [
   '/recall <query>          what keel remembers about something',
   '/history <kind>/<key>    every version of a belief, newest first',
-  '/review                  pending conflicts and weak beliefs to confirm or reject',
+  '/review                  pending conflicts, weak and stale beliefs to confirm or reject',
   '/confirm <id>            make a belief yours (owner_confirmed, 1.0)',
   '/reject <id>             reject a belief (it will not come back)',
   '/forget <id> [--purge]   retract a belief; --purge erases its value everywhere',
@@ -80,6 +80,12 @@ export async function runSlashCommand(
       if (q.weak.length) {
         lines.push(`Weak beliefs (confidence < ${q.threshold}):`);
         for (const f of q.weak) lines.push(`  ${formatFactLine(f)}`);
+      }
+      if (q.stale.length) {
+        lines.push(
+          'Stale beliefs, no evidence for 180 days (/confirm <id> if still true, /forget <id> if not):',
+        );
+        for (const f of q.stale) lines.push(`  ${formatFactLine(f)}`);
       }
       return { text: lines.length ? lines.join('\n') : 'Nothing to review.' };
     }

@@ -1,0 +1,105 @@
+/**
+ * `keel think`: runs the think service as a child process (`apps/think/dist/main.js`; nothing
+ * imports an app), with this process's environment, forwarding SIGTERM/SIGINT/SIGHUP and
+ * returning its exit code.
+ *
+ * @module
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_GATE_MODEL } from '@keel/gate';
+import type { Command } from 'commander';
+
+/** The built think entry point, relative to this file in `apps/cli/dist/commands/`. */
+export const THINK_MAIN = fileURLToPath(new URL('../../../think/dist/main.js', import.meta.url));
+
+/** The flags `keel think` passes on. */
+export interface ThinkFlags {
+  once?: boolean;
+  curate?: boolean;
+  json?: boolean;
+}
+
+/** The arguments for `main.js` from the flags. */
+export function thinkArgs(flags: ThinkFlags): string[] {
+  return [
+    ...(flags.once ? ['--once'] : []),
+    ...(flags.curate ? ['--curate'] : []),
+    ...(flags.json ? ['--json'] : []),
+  ];
+}
+
+/** Starts the think service (or one run of it) and resolves to its exit code. */
+export function runThinkService(flags: ThinkFlags, main = THINK_MAIN): Promise<number> {
+  if (!existsSync(main)) {
+    process.stderr.write(
+      `error FILE_UNREADABLE: ${main} is missing; build first (pnpm exec turbo run build)\n`,
+    );
+    return Promise.resolve(2);
+  }
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [main, ...thinkArgs(flags)], {
+      env: process.env,
+      stdio: 'inherit',
+    });
+    const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+    const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
+    const handlers = signals.map((s) => [s, forward(s)] as const);
+    for (const [s, h] of handlers) process.on(s, h);
+    child.on('exit', (code, signal) => {
+      for (const [s, h] of handlers) process.off(s, h);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+    child.on('error', (err) => {
+      for (const [s, h] of handlers) process.off(s, h);
+      process.stderr.write(`error: could not start ${main}: ${err.message}\n`);
+      resolve(1);
+    });
+  });
+}
+
+/** `keel think --help`: what it does and the variables it reads. */
+const THINK_HELP = `
+Each tick the belief gate looks at new owner turns (a local Ollama model, or the built-in
+pattern gate when Ollama does not answer), reflection proposes belief changes, and urgent items
+are sent to the owner on Discord (never in quiet hours). Once a night the curator turns queued
+turns into facts; once a week a review lists stale beliefs. Only one service runs per KEEL_HOME
+($KEEL_HOME/think.lock); a second exits with THINK_RUNNING.
+
+Environment:
+  KEEL_HOME                the data folder (default ~/.keel)
+  KEEL_THINK_INTERVAL_MIN  minutes between ticks, 1..1440 (default 15)
+  KEEL_QUIET_HOURS         hours when nobody is messaged, START-END, e.g. 23-7 (default none)
+  KEEL_TZ                  the owner's IANA time zone (default the machine's)
+  KEEL_CURATE_AT           the local hour 0..23 the nightly curator runs at (default 3)
+  OLLAMA_HOST              the Ollama server for the belief gate (default http://127.0.0.1:11434)
+  KEEL_GATE_MODEL          the belief gate's Ollama model (default ${DEFAULT_GATE_MODEL})
+  ANTHROPIC_API_KEY, KEEL_CHAT_PROVIDER, KEEL_MODEL ...
+                           the model for reflection and the curator, chosen as for the terminal;
+                           without one those steps are skipped
+  DISCORD_TOKEN, KEEL_DISCORD_OWNER_ID
+                           where urgent items go; without both nothing is sent
+
+--json prints each run as one line:
+  {"gate":"ollama|pattern","examined":0,"queued":0,"proposed":0,"written":0,
+   "curated":null|{"added","corroborated","superseded","conflicts","pruned"},
+   "interrupts":0,"skipped":[...],"runId":1}
+Exit codes: 0 done or stopped (SIGTERM/SIGINT/SIGHUP), 2 an error with a code, 1 anything else.
+`;
+
+/** Registers `keel think`. */
+export function registerThinkCommand(program: Command): void {
+  program
+    .command('think')
+    .description(
+      'run the think service: gate, reflect and interrupt each tick, curate nightly (see the README)',
+    )
+    .option('--once', 'run one tick and exit')
+    .option('--curate', 'with --once: run the nightly curator now')
+    .addHelpText('after', THINK_HELP)
+    .action(async (opts: { once?: boolean; curate?: boolean }, cmd: Command) => {
+      const json = Boolean(cmd.optsWithGlobals().json);
+      process.exitCode = await runThinkService({ ...opts, json });
+    });
+}

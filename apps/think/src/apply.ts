@@ -1,0 +1,145 @@
+/**
+ * Applies a validated delta through the store's write review (`MemoryStore.remember`), the one
+ * place that decides what is written: the think service never writes a fact row itself. A delta
+ * rests on owner episodes the model was shown; each cited episode is a separate sighting, so
+ * evidence grows only with distinct episodes and a repeated run over the same episode changes
+ * nothing.
+ *
+ * @module
+ */
+import {
+  type Decision,
+  type Episode,
+  KeelError,
+  type MemoryStore,
+  normalizeKey,
+  type Source,
+} from '@keel/memory';
+import { resolveDate } from './dates.js';
+import type { Delta } from './deltas.js';
+
+/** Subjects that mean the owner themself. */
+const OWNER_SUBJECTS = new Set(['owner', 'me', 'i', 'myself', 'user', 'self', 'the owner']);
+
+/**
+ * The stored key of a subject's attribute: the attribute alone for the owner (`allergy`), else
+ * `subject.attribute` (`sam.employer`), so different subjects never share a slot.
+ *
+ * @throws KeelError `INVALID_INPUT` when either part is not a valid slug.
+ */
+export function slotKey(subject: string, key: string): string {
+  const attr = normalizeKey(key);
+  const s = subject.trim().toLowerCase();
+  if (OWNER_SUBJECTS.has(s)) return attr;
+  const full = `${normalizeKey(s.replace(/[^\p{L}\p{N}_.\s-]/gu, ''))}.${attr}`;
+  return normalizeKey(full);
+}
+
+/** What became of one delta. */
+export interface DeltaOutcome {
+  /** `written`: the store created, corroborated, updated or retracted a belief; `conflict`: it
+   * was held as pending for the owner; `ignored`: the write review refused it (tombstone, same
+   * episode, …); `rejected`: it was invalid before reaching the store. */
+  outcome: 'written' | 'conflict' | 'ignored' | 'rejected';
+  /** The write review's decisions, one per cited episode. */
+  decisions: Decision[];
+  reason: string;
+  factId: number | null;
+}
+
+/**
+ * Applies one delta for the owner scope.
+ *
+ * @param allowed - the episodes the model was shown, by id (a delta citing another is rejected).
+ * @param tz - the owner's zone, for resolving `when` against the cited episode's own time.
+ * @throws KeelError only for store failures (DB_*); invalid deltas are returned as `rejected`.
+ */
+export function applyDelta(
+  store: MemoryStore,
+  delta: Delta,
+  allowed: ReadonlyMap<number, Episode>,
+  tz: string,
+): DeltaOutcome {
+  const rejected = (reason: string): DeltaOutcome => ({
+    outcome: 'rejected',
+    decisions: [],
+    reason,
+    factId: null,
+  });
+  const episodes: Episode[] = [];
+  for (const id of new Set(delta.episodes)) {
+    const e = allowed.get(id);
+    if (!e) return rejected(`cites episode ${id}, which was not among the episodes shown`);
+    episodes.push(e);
+  }
+  episodes.sort((a, b) => a.occurred_at - b.occurred_at || a.id - b.id);
+  let key: string;
+  try {
+    key = slotKey(delta.subject, delta.key);
+  } catch (err) {
+    return rejected(err instanceof KeelError ? err.message : String(err));
+  }
+
+  if (delta.op === 'retract') {
+    const current = store.current({ scope: 'owner', kind: delta.kind, key });
+    if (!current) return { ...rejected(`nothing active at ${delta.kind}/${key} to retract`) };
+    const last = episodes[episodes.length - 1]!;
+    try {
+      const f = store.retract(current.id, {
+        actor: 'think',
+        why: `the owner said it is no longer true (episode ${last.id})`,
+        episodeId: last.id,
+      });
+      return { outcome: 'written', decisions: [], reason: 'retracted', factId: f.id };
+    } catch (err) {
+      if (err instanceof KeelError && err.code === 'INVALID_STATE') {
+        return { outcome: 'ignored', decisions: [], reason: err.message, factId: current.id };
+      }
+      throw err;
+    }
+  }
+
+  let value = delta.value!;
+  let validFrom: number | null = null;
+  const first = episodes[0]!;
+  const when = delta.when ?? null;
+  const resolved = when
+    ? resolveDate(when, first.occurred_at, tz)
+    : resolveDate(value, first.occurred_at, tz);
+  if (resolved) {
+    validFrom = resolved.startMs;
+    // A relative phrase inside the value would go stale; it becomes the date it meant.
+    if (value.includes(resolved.phrase) && resolved.phrase !== resolved.date) {
+      const on = /^(on|in|at)\s/i.test(resolved.phrase) ? '' : 'on ';
+      value = value.replace(resolved.phrase, `${on}${resolved.date}`);
+    } else if (when) {
+      value = `${value} (${resolved.date})`;
+    }
+  }
+
+  const source: Source = delta.stated ? 'observed' : 'inferred';
+  const decisions: Decision[] = [];
+  let factId: number | null = null;
+  let reason = '';
+  for (const e of episodes) {
+    const r = store.remember({
+      scope: 'owner',
+      kind: delta.kind,
+      key,
+      value,
+      source,
+      episodeId: e.id,
+      validFrom,
+      actor: 'think',
+    });
+    decisions.push(r.decision);
+    factId = r.fact?.id ?? factId;
+    reason = r.reason;
+  }
+  const outcome = decisions.some((d) => d === 'create' || d === 'corroborate' || d === 'update')
+    ? 'written'
+    : decisions.includes('conflict')
+      ? 'conflict'
+      : 'ignored';
+  return { outcome, decisions, reason, factId };
+}

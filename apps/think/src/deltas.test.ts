@@ -1,0 +1,81 @@
+// Reading a model's output into deltas, resolving relative dates, and naming slots.
+import { DateTime } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import { slotKey } from './apply.js';
+import { resolveDate } from './dates.js';
+import { parseModelOutput } from './deltas.js';
+
+const delta = {
+  op: 'add',
+  kind: 'preference',
+  subject: 'owner',
+  key: 'coffee_order',
+  value: 'oat flat white',
+  episodes: [3],
+};
+
+describe('parseModelOutput', () => {
+  it('keeps each valid delta and records each invalid one as rejected, never throwing', () => {
+    const out = parseModelOutput(
+      `Here you go:\n\`\`\`json\n${JSON.stringify({
+        deltas: [
+          delta,
+          { ...delta, kind: 'mood' },
+          { ...delta, episodes: [] },
+          { op: 'retract', kind: 'profile', subject: 'owner', key: 'employer', episodes: [4] },
+          { ...delta, value: undefined },
+        ],
+        urgent: [{ item: 'x', episodes: [3] }],
+      })}\n\`\`\``,
+    );
+    expect(out.deltas).toHaveLength(2);
+    expect(out.deltas[0]).toMatchObject({ key: 'coffee_order', stated: true });
+    expect(out.deltas[1]).toMatchObject({ op: 'retract' });
+    expect(out.rejected.map((r) => r.at)).toEqual([
+      'delta[1]',
+      'delta[2]',
+      'delta[4]',
+      'urgent[0]',
+    ]);
+    expect(out.rejected[2]!.reason).toMatch(/value is required/);
+  });
+
+  it('rejects output that is not JSON or not the expected shape as a whole', () => {
+    expect(parseModelOutput('I could not find anything.')).toMatchObject({
+      deltas: [],
+      rejected: [{ at: 'output' }],
+    });
+    expect(parseModelOutput('{"deltas": "none"}').rejected[0]!.at).toBe('output');
+    // Control: an empty but valid answer is not a rejection.
+    expect(parseModelOutput('{"deltas": []}')).toEqual({ deltas: [], urgent: [], rejected: [] });
+  });
+});
+
+describe('resolveDate', () => {
+  const tz = 'Europe/Berlin';
+  const ep = DateTime.fromISO('2026-03-29T00:30', { zone: tz }).toMillis();
+
+  it('resolves against the episode instant in the owner zone, across a DST change', () => {
+    expect(resolveDate('yesterday', ep, tz)).toMatchObject({
+      date: '2026-03-28',
+      phrase: 'yesterday',
+    });
+    expect(resolveDate('I saw her last Tuesday', ep, tz)!.date).toBe('2026-03-24');
+    expect(resolveDate('yesterday', ep, tz)!.startMs).toBe(
+      DateTime.fromISO('2026-03-28T00:00', { zone: tz }).toMillis(),
+    );
+    // The same instant read in UTC is still the 28th at 23:30: the zone decides the day.
+    expect(resolveDate('yesterday', ep, 'UTC')!.date).toBe('2026-03-27');
+    expect(resolveDate('I like tea', ep, tz)).toBeNull();
+  });
+});
+
+describe('slotKey', () => {
+  it("names the owner's attributes alone and others' as subject.attribute", () => {
+    expect(slotKey('owner', 'Coffee Order')).toBe('coffee_order');
+    expect(slotKey('me', 'allergy')).toBe('allergy');
+    expect(slotKey('Sam', 'employer')).toBe('sam.employer');
+    expect(slotKey("Sam's team", 'size')).toBe('sams_team.size');
+    expect(() => slotKey('owner', '!!!')).toThrow(/slug/);
+  });
+});

@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+/**
+ * The think service as a process (`keel think`, or the systemd/launchd service): the one module of
+ * `apps/think` that reads the environment.
+ *
+ * Arguments: `--once` (one tick, then exit), `--curate` (with `--once`: the nightly curator now),
+ * `--json` (each run's report as one JSON line on stdout; otherwise one human line).
+ *
+ * Environment: `KEEL_HOME`; the service's own variables (see `loadThinkConfig`):
+ * `KEEL_THINK_INTERVAL_MIN`, `KEEL_QUIET_HOURS`, `KEEL_TZ`, `KEEL_CURATE_AT`, `OLLAMA_HOST`,
+ * `KEEL_GATE_MODEL`; the model variables the terminal uses (`KEEL_CHAT_PROVIDER`,
+ * `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `KEEL_MODEL`, `KEEL_OLLAMA_CHAT_MODEL`); and for DMs to
+ * the owner `DISCORD_TOKEN`, `KEEL_DISCORD_OWNER_ID`, `KEEL_DISCORD_API_URL`.
+ *
+ * The log goes to stderr. SIGTERM, SIGINT or SIGHUP stops it gracefully (the run in flight is
+ * cancelled and recorded, the store closed, the lock released). Exit codes: 0 done or stopped,
+ * 2 an error with a code (configuration, another service running, the store), 1 anything else.
+ *
+ * @module
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chooseChatModel, loadChatConfig } from '@keel/agent';
+import { chooseBeliefGate } from '@keel/gate';
+import { KeelError, MemoryStore } from '@keel/memory';
+import { sendToOwner, validateOwnerId } from '@keel/outbound';
+import { loadThinkConfig, parseThinkArgs, type ThinkArgs } from './config.js';
+import { lockPath } from './lock.js';
+import { runThink } from './run.js';
+import { createSession, formatReport, runService } from './service.js';
+import type { Notify, ThinkConfig } from './types.js';
+
+const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+
+/** Prints an error as the CLI does (`error CODE: message` and `fix: …`); returns the exit code. */
+function report(err: unknown, json: boolean): number {
+  const known = KeelError.isInstance(err);
+  const e = known
+    ? err.toJSON()
+    : {
+        code: 'INTERNAL',
+        message: err instanceof Error ? (err.stack ?? err.message) : String(err),
+        fix: 'This is a bug in keel; please report it with the command you ran.',
+      };
+  process.stderr.write(`error ${e.code}: ${e.message}\nfix: ${e.fix}\n`);
+  if (json) process.stdout.write(`${JSON.stringify({ error: e })}\n`);
+  return known ? 2 : 1;
+}
+
+/** DMs to the owner when both DISCORD_TOKEN and KEEL_DISCORD_OWNER_ID are set; else null. */
+function ownerNotify(env: NodeJS.ProcessEnv): Notify | null {
+  const token = env.DISCORD_TOKEN?.trim() ?? '';
+  const ownerId = env.KEEL_DISCORD_OWNER_ID?.trim() ?? '';
+  if (!token || !ownerId) {
+    log(
+      'think: DISCORD_TOKEN and KEEL_DISCORD_OWNER_ID are not both set: nothing urgent is sent to the owner',
+    );
+    return null;
+  }
+  validateOwnerId(ownerId);
+  const apiUrl = env.KEEL_DISCORD_API_URL?.trim();
+  return async (text) => {
+    await sendToOwner({ token, ownerId, ...(apiUrl ? { apiUrl } : {}) }, text);
+  };
+}
+
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let args: ThinkArgs = { once: false, curate: false, json: argv.includes('--json') };
+  let config: ThinkConfig;
+  let notify: Notify | null;
+  let chat: ReturnType<typeof loadChatConfig>;
+  try {
+    args = parseThinkArgs(argv);
+    config = loadThinkConfig(env);
+    chat = loadChatConfig(env);
+    notify = ownerNotify(env);
+  } catch (err) {
+    return report(err, args.json);
+  }
+  const home = resolve(env.KEEL_HOME?.trim() || join(homedir(), '.keel'));
+  try {
+    if (!args.once) {
+      log(
+        `think: every ${config.intervalMin} min; curator at ${config.curateAt}:00 ${config.tz}; quiet hours ${config.quietHours ? `${config.quietHours.start}-${config.quietHours.end}` : 'none'}`,
+      );
+    }
+    const result = await runService({
+      lockPath: lockPath(home),
+      intervalMs: config.intervalMin * 60_000,
+      once: args.once,
+      log,
+      onReport: (r) => process.stdout.write(`${args.json ? JSON.stringify(r) : formatReport(r)}\n`),
+      open: async () => {
+        const choice = await chooseChatModel(chat);
+        if (choice.model) {
+          log(`think: model: ${choice.provider} ${choice.model.model} (${choice.reason})`);
+        } else {
+          log(
+            `think: no model configured: reflection and the curator are skipped (${choice.reason}); queued turns wait, the night's upkeep still runs`,
+          );
+        }
+        const store = MemoryStore.open(join(home, 'keel.db'));
+        return createSession({
+          store,
+          config,
+          model: choice.model,
+          notify,
+          now: Date.now,
+          log,
+          chooseGate: chooseBeliefGate,
+          run: runThink,
+          runOptions: args.once ? { curate: args.curate ? 'now' : 'auto' } : {},
+        });
+      },
+    });
+    if (result.stoppedBy) log(`think: stopped (${result.ticks} run(s) completed)`);
+    return 0;
+  } catch (err) {
+    return report(err, args.json);
+  }
+}
+
+/** Exits once stdout has been flushed (a pipe may be asynchronous). */
+function exit(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
+
+main(process.argv.slice(2), process.env).then(exit, (err) => exit(report(err, false)));

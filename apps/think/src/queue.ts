@@ -1,0 +1,138 @@
+/**
+ * The belief gate's step of a tick: a watermark over episodes so a tick only looks at what is
+ * new, the pending-beliefs queue (`belief_queue`), and the gate's decisions on it.
+ *
+ * Only the owner's own conversation turns are input: mechanism and command episodes, keel's own
+ * replies, other speakers and imported archives never are (the watermark query filters on
+ * kind, role and channel), and keel's recalled-memory text is stripped by `screenTurn`. A turn
+ * holding a secret or an injection is dismissed before any gate sees it.
+ *
+ * @module
+ */
+import { type BeliefGate, screenTurn } from '@keel/gate';
+import { KeelError, type MemoryStore, SECRET_PLACEHOLDER } from '@keel/memory';
+
+/** The `meta` key holding the id of the newest episode the gate step has looked at. */
+export const WATERMARK_KEY = 'think.watermark';
+/** Queue rows judged per tick (the rest wait for the next tick). */
+export const GATE_BATCH = 200;
+/** After this many undecided verdicts a turn is left undecided for good (never a write). */
+export const MAX_GATE_ATTEMPTS = 5;
+
+/** The SQL condition that makes an episode gate input: the owner's own words in a conversation. */
+const OWNER_TURN = `kind = 'conversation' AND role = 'owner' AND channel NOT LIKE 'import:%'
+  AND redacted_at IS NULL`;
+
+/** What the gate step did. */
+export interface GateStep {
+  /** Turns the gate looked at (screened or judged). */
+  examined: number;
+  /** Turns put in the pending-beliefs queue (gate said yes). */
+  queued: number;
+  /** Turns the gate said no to, or the screen refused. */
+  dismissed: number;
+  /** Turns with no decision this time (retried next tick). */
+  undecided: number;
+  /** Why turns were dismissed by the screen, e.g. `{ secret: 1 }`. */
+  screened: Record<string, number>;
+}
+
+/** The watermark (0 before the first tick). */
+export function watermark(store: MemoryStore): number {
+  const row = store.db.prepare('SELECT value FROM meta WHERE key = ?').get(WATERMARK_KEY) as
+    | { value: string }
+    | undefined;
+  return row ? Number(row.value) : 0;
+}
+
+/**
+ * Moves the watermark over every episode written since the last tick, putting the owner's new
+ * turns in the queue as `new` (turns the agent already queued are kept as they are).
+ *
+ * @returns how many turns were added to the queue.
+ */
+export function advanceWatermark(store: MemoryStore, now: number): number {
+  const db = store.db;
+  return db
+    .transaction(() => {
+      const from = watermark(store);
+      const hi = (db.prepare('SELECT max(id) AS id FROM episodes').get() as { id: number | null })
+        .id;
+      if (hi === null || hi <= from) return 0;
+      const added = db
+        .prepare(
+          `INSERT OR IGNORE INTO belief_queue (episode_id, queued_at)
+           SELECT id, ? FROM episodes WHERE id > ? AND id <= ? AND ${OWNER_TURN}`,
+        )
+        .run(now, from, hi).changes;
+      db.prepare(
+        `INSERT INTO meta (key, value) VALUES (?, ?)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      ).run(WATERMARK_KEY, String(hi));
+      return added;
+    })
+    .immediate();
+}
+
+interface QueueRow {
+  id: number;
+  episode_id: number;
+  attempts: number;
+  text: string;
+}
+
+/**
+ * Judges the queue's `new` and retryable `undecided` turns with `gate`: yes → `believed` (the
+ * pending-beliefs queue the reflection and curator read), no → `dismissed`, no decision →
+ * `undecided` with one more attempt. Each decision is written as soon as it is made, so a
+ * shutdown mid-step loses nothing.
+ *
+ * @throws KeelError `CANCELLED` when `signal` aborts.
+ */
+export async function judgeQueue(
+  store: MemoryStore,
+  gate: BeliefGate,
+  now: () => number,
+  signal?: AbortSignal,
+): Promise<GateStep> {
+  const step: GateStep = { examined: 0, queued: 0, dismissed: 0, undecided: 0, screened: {} };
+  const rows = store.db
+    .prepare(
+      `SELECT q.id, q.episode_id, q.attempts, e.text FROM belief_queue q
+       JOIN episodes e ON e.id = q.episode_id
+       WHERE (q.state = 'new' OR (q.state = 'undecided' AND q.attempts < ?))
+         AND e.kind = 'conversation' AND e.role = 'owner' AND e.redacted_at IS NULL
+       ORDER BY q.id LIMIT ?`,
+    )
+    .all(MAX_GATE_ATTEMPTS, GATE_BATCH) as QueueRow[];
+  const decide = store.db.prepare(
+    `UPDATE belief_queue SET state = ?, gate = ?, reason = ?, decided_at = ?,
+       attempts = attempts + ? WHERE id = ?`,
+  );
+  for (const row of rows) {
+    if (signal?.aborted) throw new KeelError('CANCELLED', 'the think run was stopped');
+    step.examined++;
+    // The store withholds secrets when it writes an episode; a turn that held one is not gated.
+    const screen = row.text.includes(SECRET_PLACEHOLDER)
+      ? ({ ok: false, reason: 'secret' } as const)
+      : screenTurn(row.text);
+    if (!screen.ok) {
+      step.dismissed++;
+      step.screened[screen.reason] = (step.screened[screen.reason] ?? 0) + 1;
+      decide.run('dismissed', 'screen', screen.reason, now(), 0, row.id);
+      continue;
+    }
+    const verdict = await gate.judge(screen.text, signal ? { signal } : {});
+    if (verdict.decision === 'yes') {
+      step.queued++;
+      decide.run('believed', gate.name, verdict.reason, now(), 1, row.id);
+    } else if (verdict.decision === 'no') {
+      step.dismissed++;
+      decide.run('dismissed', gate.name, verdict.reason, now(), 1, row.id);
+    } else {
+      step.undecided++;
+      decide.run('undecided', gate.name, verdict.reason, null, 1, row.id);
+    }
+  }
+  return step;
+}

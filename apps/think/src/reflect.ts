@@ -1,0 +1,128 @@
+/**
+ * Reflection, each tick: the turns the belief gate queued since the last reflection go to the
+ * frontier model once, with keel's related beliefs; its deltas go through the store's write
+ * review and its urgent items to the interrupts. A model failure leaves the turns for the next
+ * tick; invalid output is recorded as rejected, never thrown.
+ *
+ * @module
+ */
+import { type Episode, KeelError } from '@keel/memory';
+import { applyDelta } from './apply.js';
+import { consult } from './consult.js';
+import { REFLECTION_SYSTEM, type Rejected } from './deltas.js';
+import { recordUrgent } from './interrupt.js';
+import type { ThinkDeps } from './types.js';
+
+/** Turns reflected on in one request. */
+export const REFLECT_BATCH = 20;
+
+/** What reflection did. */
+export interface ReflectionStep {
+  /** Turns reflected on. */
+  turns: number;
+  proposed: number;
+  written: number;
+  conflicts: number;
+  ignored: number;
+  rejected: Rejected[];
+  urgent: number;
+  /** Why reflection did not run or stopped, when it did not complete. */
+  skipped: string | null;
+}
+
+/** The owner episodes of `episodeIds`, by id. */
+export function episodesById(deps: ThinkDeps, episodeIds: number[]): Map<number, Episode> {
+  const map = new Map<number, Episode>();
+  for (const id of episodeIds) {
+    const e = deps.store.episode(id);
+    if (e && e.kind === 'conversation' && e.role === 'owner' && e.redacted_at === null) {
+      map.set(id, e);
+    }
+  }
+  return map;
+}
+
+/**
+ * Reflects on the queued turns not reflected on yet (one request per {@link REFLECT_BATCH}).
+ *
+ * @throws KeelError `CANCELLED` on shutdown; store errors. Model errors are returned in `skipped`.
+ */
+export async function reflect(deps: ThinkDeps): Promise<ReflectionStep> {
+  const step: ReflectionStep = {
+    turns: 0,
+    proposed: 0,
+    written: 0,
+    conflicts: 0,
+    ignored: 0,
+    rejected: [],
+    urgent: 0,
+    skipped: null,
+  };
+  const { store } = deps;
+  const pendingCount = (
+    store.db
+      .prepare(
+        `SELECT count(*) AS n FROM belief_queue WHERE state = 'believed' AND reflected_at IS NULL`,
+      )
+      .get() as { n: number }
+  ).n;
+  if (pendingCount === 0) return step;
+  if (!deps.model) {
+    step.skipped = `reflection: no model configured (${pendingCount} turn(s) wait for the curator or a model)`;
+    return step;
+  }
+  for (;;) {
+    const rows = store.db
+      .prepare(
+        `SELECT id, episode_id FROM belief_queue WHERE state = 'believed' AND reflected_at IS NULL
+         ORDER BY id LIMIT ?`,
+      )
+      .all(REFLECT_BATCH) as { id: number; episode_id: number }[];
+    if (rows.length === 0) break;
+    const allowed = episodesById(
+      deps,
+      rows.map((r) => r.episode_id),
+    );
+    let answer: Awaited<ReturnType<typeof consult>>;
+    try {
+      answer = await consult(
+        deps.model,
+        REFLECTION_SYSTEM,
+        store,
+        [...allowed.values()],
+        deps.config.tz,
+        deps.signal,
+      );
+    } catch (err) {
+      if (err instanceof KeelError && err.code === 'CANCELLED') throw err;
+      const code = err instanceof KeelError ? err.code : 'INTERNAL';
+      const message = err instanceof Error ? err.message : String(err);
+      step.skipped = `reflection: the model failed (${code}: ${message}); the turns wait for the next tick`;
+      return step;
+    }
+    step.turns += rows.length;
+    step.proposed += answer.deltas.length;
+    step.rejected.push(...answer.rejected);
+    const now = deps.now();
+    store.transaction(() => {
+      for (const [i, d] of answer.deltas.entries()) {
+        const r = applyDelta(store, d, allowed, deps.config.tz);
+        if (r.outcome === 'written') step.written++;
+        else if (r.outcome === 'conflict') step.conflicts++;
+        else if (r.outcome === 'ignored') step.ignored++;
+        else step.rejected.push({ at: `delta[${i}]`, reason: r.reason });
+      }
+      for (const [i, u] of answer.urgent.entries()) {
+        const source = u.episodes.map((id) => allowed.get(id)).find((e) => e !== undefined);
+        if (!source) {
+          step.rejected.push({ at: `urgent[${i}]`, reason: 'cites no episode that was shown' });
+          continue;
+        }
+        if (recordUrgent(store, u, source, deps.config.tz, now)) step.urgent++;
+      }
+      const mark = store.db.prepare('UPDATE belief_queue SET reflected_at = ? WHERE id = ?');
+      for (const r of rows) mark.run(now, r.id);
+    });
+  }
+  return step;
+}

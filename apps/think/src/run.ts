@@ -1,0 +1,162 @@
+/**
+ * One run of the think service — what `keel think --once` does and what the service does every
+ * interval:
+ *
+ * 1. the belief gate over the owner turns written since the watermark;
+ * 2. reflection over the turns the gate queued;
+ * 3. interrupts (never in quiet hours, each item at most once);
+ * 4. the nightly curator when its hour has come and tonight is not done (or when forced);
+ * 5. the weekly review when last week has not been reviewed (after the curator's hour).
+ *
+ * Each step is recorded in `think_runs` (the tick, and the curator and weekly review as runs of
+ * their own). A model or gate failure is recorded and leaves work for the next tick; it never
+ * throws.
+ *
+ * @module
+ */
+import { KeelError } from '@keel/memory';
+import { curateNight, type Night } from './curate.js';
+import { deliverInterrupts } from './interrupt.js';
+import { advanceWatermark, judgeQueue } from './queue.js';
+import { reflect } from './reflect.js';
+import { finishRun, lastPeriod, startRun } from './runs.js';
+import { curationDue, local, nightOf, previousWeek } from './schedule.js';
+import type { RunReport, ThinkDeps } from './types.js';
+import { type WeeklyStep, weeklyReview } from './weekly.js';
+
+/** When the nightly curator and the weekly review run in a run. */
+export interface RunOptions {
+  /** `auto` (default): when due; `now`: this run; `never`: not in this run. */
+  curate?: 'auto' | 'now' | 'never';
+  /** `auto` (default): when last week is not reviewed yet, after the curator's hour. */
+  weekly?: 'auto' | 'now' | 'never';
+}
+
+/** Everything a run did, as recorded in its `think_runs` summary. */
+export interface RunDetails extends RunReport {
+  night: Night | null;
+  weekly: WeeklyStep | null;
+  rejected: { at: string; reason: string }[];
+  screened: Record<string, number>;
+}
+
+const describe = (err: unknown) => ({
+  code: err instanceof KeelError ? err.code : 'INTERNAL',
+  error: err instanceof Error ? err.message : String(err),
+});
+
+/**
+ * Runs one tick, plus the curator and weekly review when due or forced.
+ *
+ * @returns what it did (the `--json` output).
+ * @throws KeelError `CANCELLED` when `deps.signal` aborts; store errors (`DB_*`, `BUSY`).
+ */
+export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promise<RunDetails> {
+  const { store, config } = deps;
+  const log = deps.log ?? (() => {});
+  const runId = startRun(store, 'tick', deps.now());
+  const report: RunDetails = {
+    gate: deps.gate.name,
+    examined: 0,
+    queued: 0,
+    proposed: 0,
+    written: 0,
+    curated: null,
+    interrupts: 0,
+    skipped: [],
+    runId,
+    night: null,
+    weekly: null,
+    rejected: [],
+    screened: {},
+  };
+  try {
+    advanceWatermark(store, deps.now());
+    const gate = await judgeQueue(store, deps.gate, deps.now, deps.signal);
+    report.examined = gate.examined;
+    report.queued = gate.queued;
+    report.screened = gate.screened;
+    if (gate.undecided > 0) {
+      report.skipped.push(`gate: ${gate.undecided} turn(s) undecided, retried next tick`);
+    }
+
+    const reflection = await reflect(deps);
+    report.proposed += reflection.proposed;
+    report.written += reflection.written;
+    report.rejected.push(...reflection.rejected);
+    if (reflection.skipped) report.skipped.push(reflection.skipped);
+
+    const delivery = await deliverInterrupts(deps);
+    report.interrupts = delivery.sent;
+    if (delivery.held) report.skipped.push(`interrupts: ${delivery.held}`);
+
+    const curate = options.curate ?? 'auto';
+    const now = deps.now();
+    const night = nightOf(now, config.tz, config.curateAt);
+    const due =
+      curate === 'now' ||
+      (curate === 'auto' &&
+        curationDue(now, config.tz, config.curateAt, lastPeriod(store, 'curate')));
+    if (due) {
+      const curateId = startRun(store, 'curate', now, night);
+      try {
+        const n = await curateNight(deps, night, curateId);
+        report.night = n;
+        report.curated = {
+          added: n.added,
+          corroborated: n.corroborated,
+          superseded: n.superseded,
+          conflicts: n.conflicts,
+          pruned: n.pruned,
+        };
+        report.proposed += n.proposed;
+        report.written += n.written;
+        report.rejected.push(...n.rejected);
+        if (n.waiting) report.skipped.push(`curator: ${n.waiting}`);
+        finishRun(store, curateId, deps.now(), { status: 'ok', summary: n });
+        log(n.diary);
+      } catch (err) {
+        const d = describe(err);
+        finishRun(store, curateId, deps.now(), { status: 'failed', ...d });
+        if (d.code === 'CANCELLED') throw err;
+        report.skipped.push(
+          `curator: failed (${d.code}: ${d.error}); nothing was kept, the night is retried`,
+        );
+        log(`curator failed for the night of ${night}: ${d.code}: ${d.error}`);
+      }
+    }
+
+    const weekly = options.weekly ?? 'auto';
+    const week = previousWeek(now, config.tz).week;
+    const weekDue =
+      weekly === 'now' ||
+      (weekly === 'auto' &&
+        local(now, config.tz).hour >= config.curateAt &&
+        (lastPeriod(store, 'weekly') ?? '') < week);
+    if (weekDue) {
+      const weeklyId = startRun(store, 'weekly', now, week);
+      try {
+        const w = await weeklyReview(deps);
+        report.weekly = w;
+        if (w.skipped) report.skipped.push(`weekly: ${w.skipped}`);
+        finishRun(store, weeklyId, deps.now(), { status: 'ok', summary: w });
+      } catch (err) {
+        const d = describe(err);
+        finishRun(store, weeklyId, deps.now(), { status: 'failed', ...d });
+        if (d.code === 'CANCELLED') throw err;
+        report.skipped.push(`weekly: failed (${d.code}: ${d.error}); retried next tick`);
+      }
+    }
+
+    finishRun(store, runId, deps.now(), { status: 'ok', summary: report, gate: deps.gate.name });
+    return report;
+  } catch (err) {
+    finishRun(store, runId, deps.now(), {
+      status: 'failed',
+      summary: report,
+      gate: deps.gate.name,
+      ...describe(err),
+    });
+    throw err;
+  }
+}

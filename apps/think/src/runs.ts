@@ -1,0 +1,78 @@
+/**
+ * Every run of the think service and its outcome, recorded in `think_runs`: a row is written
+ * `running` when a run starts and finished `ok` or `failed` with its JSON summary, so a crash
+ * mid-run is visible as a row that never finished.
+ *
+ * @module
+ */
+import type { MemoryStore } from '@keel/memory';
+
+/** The kinds of run. */
+export type RunKind = 'tick' | 'curate' | 'weekly';
+
+/** Starts a run row. @returns its id. */
+export function startRun(store: MemoryStore, kind: RunKind, now: number, period?: string): number {
+  return Number(
+    store.db
+      .prepare(
+        `INSERT INTO think_runs (kind, status, started_at, period) VALUES (?, 'running', ?, ?)`,
+      )
+      .run(kind, now, period ?? null).lastInsertRowid,
+  );
+}
+
+/** Finishes a run row with its outcome and summary (any JSON-serialisable value). */
+export function finishRun(
+  store: MemoryStore,
+  id: number,
+  now: number,
+  outcome:
+    | { status: 'ok'; summary: unknown; gate?: string }
+    | { status: 'failed'; summary?: unknown; gate?: string; code: string; error: string },
+): void {
+  store.db
+    .prepare(
+      `UPDATE think_runs SET status = ?, finished_at = ?, gate = coalesce(?, gate), summary = ?,
+         error_code = ?, error = ? WHERE id = ?`,
+    )
+    .run(
+      outcome.status,
+      now,
+      outcome.gate ?? null,
+      outcome.summary === undefined ? null : JSON.stringify(outcome.summary),
+      outcome.status === 'failed' ? outcome.code : null,
+      outcome.status === 'failed' ? outcome.error : null,
+      id,
+    );
+}
+
+/** The newest period of `kind` that finished ok (a night `YYYY-MM-DD`, a week `YYYY-Www`). */
+export function lastPeriod(store: MemoryStore, kind: RunKind): string | null {
+  const row = store.db
+    .prepare(
+      `SELECT max(period) AS p FROM think_runs WHERE kind = ? AND status = 'ok' AND period IS NOT NULL`,
+    )
+    .get(kind) as { p: string | null };
+  return row.p;
+}
+
+/** One recorded run, as `keel think` and tests read it back. */
+export interface RunRow {
+  id: number;
+  kind: RunKind;
+  status: 'running' | 'ok' | 'failed';
+  started_at: number;
+  finished_at: number | null;
+  gate: string | null;
+  period: string | null;
+  summary: string | null;
+  error_code: string | null;
+  error: string | null;
+}
+
+/** The newest runs first. */
+export function recentRuns(store: MemoryStore, limit = 20): RunRow[] {
+  return store.db
+    .prepare('SELECT * FROM think_runs ORDER BY id DESC LIMIT ?')
+    .all(limit) as RunRow[];
+}

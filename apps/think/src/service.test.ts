@@ -1,0 +1,370 @@
+import { EventEmitter } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BeliefGate } from '@keel/gate';
+import { KeelError, type MemoryStore } from '@keel/memory';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { lockPath, parseLockInfo } from './lock.js';
+import {
+  createSession,
+  formatReport,
+  runService,
+  type ServiceOptions,
+  SHUTDOWN_SIGNALS,
+  type ThinkSession,
+  type Timer,
+} from './service.js';
+import type { RunReport, ThinkConfig, ThinkDeps } from './types.js';
+
+const MIN = 60_000;
+const INTERVAL = 15 * MIN;
+
+/** A clock that only moves when the test says so. */
+class FakeTimer implements Timer {
+  t = 1_000_000;
+  /** Every wait the loop asked for, ms. */
+  readonly sleeps: number[] = [];
+  private waiters: { at: number; resolve: () => void }[] = [];
+  now(): number {
+    return this.t;
+  }
+  sleep(ms: number, signal: AbortSignal): Promise<void> {
+    this.sleeps.push(ms);
+    return new Promise((resolve) => {
+      if (signal.aborted || ms <= 0) return resolve();
+      const waiter = { at: this.t + ms, resolve };
+      this.waiters.push(waiter);
+      signal.addEventListener(
+        'abort',
+        () => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+  }
+  /** Moves the clock and wakes the waits that are due. */
+  async advance(ms: number): Promise<void> {
+    this.t += ms;
+    const due = this.waiters.filter((w) => w.at <= this.t);
+    this.waiters = this.waiters.filter((w) => w.at > this.t);
+    for (const w of due) w.resolve();
+    await settle();
+  }
+}
+
+/** Lets pending promise callbacks and I/O run. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+}
+
+function report(runId: number): RunReport {
+  return {
+    gate: 'pattern',
+    examined: runId,
+    queued: 0,
+    proposed: 0,
+    written: 0,
+    curated: null,
+    interrupts: 0,
+    skipped: [],
+    runId,
+  };
+}
+
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+let home: string;
+let timer: FakeTimer;
+let signals: EventEmitter;
+let logs: string[];
+let events: string[];
+
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'keel-think-service-'));
+  timer = new FakeTimer();
+  signals = new EventEmitter();
+  logs = [];
+  events = [];
+});
+afterEach(() => {
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** Starts the service with a session whose ticks run `tick`. */
+function start(
+  tick: (signal: AbortSignal, n: number) => Promise<RunReport>,
+  extra: Partial<ServiceOptions> = {},
+) {
+  let n = 0;
+  const reports: RunReport[] = [];
+  let opened = 0;
+  const session: ThinkSession = {
+    tick: (signal) => tick(signal, ++n),
+    close: () => {
+      events.push(`close (lock ${existsSync(lockPath(home)) ? 'held' : 'gone'})`);
+    },
+  };
+  const done = runService({
+    lockPath: lockPath(home),
+    intervalMs: INTERVAL,
+    open: () => {
+      opened++;
+      return session;
+    },
+    onReport: (r) => reports.push(r),
+    log: (line) => logs.push(line),
+    timer,
+    signals,
+    ...extra,
+  });
+  return { done, reports, opened: () => opened, ticks: () => n };
+}
+
+describe('the service loop', () => {
+  it('ticks at once, then every interval measured from each tick start', async () => {
+    const starts: number[] = [];
+    const s = start(async (_signal, n) => {
+      starts.push(timer.now());
+      timer.t += 2 * MIN; // each run takes two minutes
+      return report(n);
+    });
+    await settle();
+    const t0 = starts[0]!;
+    expect(starts).toEqual([t0]);
+    expect(timer.sleeps).toEqual([13 * MIN]);
+
+    await timer.advance(13 * MIN - 1);
+    expect(starts).toHaveLength(1); // not yet
+    await timer.advance(1);
+    expect(starts).toEqual([t0, t0 + INTERVAL]);
+    await timer.advance(13 * MIN);
+    expect(starts).toEqual([t0, t0 + INTERVAL, t0 + 2 * INTERVAL]);
+
+    signals.emit('SIGTERM');
+    const result = await s.done;
+    expect(result).toEqual({ ticks: 3, failures: 0, stoppedBy: 'SIGTERM', last: report(3) });
+    expect(s.reports.map((r) => r.runId)).toEqual([1, 2, 3]);
+    expect(starts).toHaveLength(3); // stopping while waiting starts no other run
+  });
+
+  it('never overlaps: a run longer than the interval delays the next, which then starts at once', async () => {
+    let running = 0;
+    let most = 0;
+    const first = deferred<RunReport>();
+    const s = start(async (_signal, n) => {
+      running++;
+      most = Math.max(most, running);
+      try {
+        return n === 1 ? await first.promise : report(n);
+      } finally {
+        running--;
+      }
+    });
+    await settle();
+    await timer.advance(INTERVAL);
+    await timer.advance(3 * INTERVAL);
+    expect(s.ticks()).toBe(1); // still the first run, however long it takes
+    expect(timer.sleeps).toEqual([]);
+
+    first.resolve(report(1));
+    await settle();
+    expect(s.ticks()).toBe(2); // overdue: started without waiting
+    expect(timer.sleeps[0]).toBe(0);
+    expect(most).toBe(1);
+
+    signals.emit('SIGINT');
+    expect((await s.done).ticks).toBe(2);
+  });
+
+  it.each(SHUTDOWN_SIGNALS)(
+    '%s aborts the run in flight, waits for it to settle, closes the store, then releases the lock',
+    async (sig) => {
+      let seen: AbortSignal | null = null;
+      const s = start(
+        (signal) =>
+          new Promise<RunReport>((_resolve, reject) => {
+            seen = signal;
+            signal.addEventListener('abort', () => {
+              setTimeout(() => {
+                events.push('run settled');
+                reject(signal.reason);
+              }, 20);
+            });
+          }),
+      );
+      await settle();
+      // Positive control: running, holding the lock, handlers installed, nothing closed.
+      expect(seen).not.toBeNull();
+      expect(seen!.aborted).toBe(false);
+      expect(parseLockInfo(readFileSync(lockPath(home), 'utf8'))?.pid).toBe(process.pid);
+      expect(signals.listenerCount(sig)).toBe(1);
+      expect(events).toEqual([]);
+
+      signals.emit(sig);
+      signals.emit(sig); // a second signal while stopping changes nothing
+      expect(seen!.aborted).toBe(true);
+      expect(KeelError.isInstance(seen!.reason) && seen!.reason.code).toBe('CANCELLED');
+
+      const result = await s.done;
+      expect(result).toEqual({ ticks: 0, failures: 0, stoppedBy: sig, last: null });
+      expect(events).toEqual(['run settled', 'close (lock held)']);
+      expect(existsSync(lockPath(home))).toBe(false);
+      for (const other of SHUTDOWN_SIGNALS) expect(signals.listenerCount(other)).toBe(0);
+      expect(logs).toContain(`think: ${sig}: stopping`);
+      expect(logs).toContain(`think: ${sig}: already stopping`);
+      expect(logs.join('\n')).not.toContain('error');
+    },
+  );
+
+  it('logs a failed run and goes on with the next', async () => {
+    const s = start(async (_signal, n) => {
+      if (n === 1) throw new KeelError('BUSY', 'the database is locked');
+      return report(n);
+    });
+    await settle();
+    expect(logs).toContain('think: run failed: BUSY: the database is locked');
+    expect(s.ticks()).toBe(1);
+    await timer.advance(INTERVAL);
+    expect(s.ticks()).toBe(2);
+    signals.emit('SIGTERM');
+    expect(await s.done).toMatchObject({ ticks: 1, failures: 1, last: report(2) });
+  });
+
+  it('once: one run, its report, no wait, then closed and unlocked', async () => {
+    const s = start(async (_signal, n) => report(n), { once: true });
+    expect(await s.done).toEqual({ ticks: 1, failures: 0, stoppedBy: null, last: report(1) });
+    expect(s.reports).toEqual([report(1)]);
+    expect(timer.sleeps).toEqual([]);
+    expect(events).toEqual(['close (lock held)']);
+    expect(existsSync(lockPath(home))).toBe(false);
+    expect(signals.listenerCount('SIGTERM')).toBe(0);
+  });
+
+  it('once: a failed run is thrown, after closing and unlocking', async () => {
+    const s = start(
+      async () => {
+        throw new KeelError('DB_CORRUPT', 'damaged');
+      },
+      { once: true },
+    );
+    await expect(s.done).rejects.toMatchObject({ code: 'DB_CORRUPT' });
+    expect(events).toEqual(['close (lock held)']);
+    expect(existsSync(lockPath(home))).toBe(false);
+  });
+
+  it('refuses to start while another live process holds the lock, opening nothing', async () => {
+    const foreign = JSON.stringify({ pid: 4242, startedAt: 1 });
+    writeFileSync(lockPath(home), foreign);
+    const s = start(async (_signal, n) => report(n), {
+      once: true,
+      lock: { isAlive: (pid) => pid === 4242 },
+    });
+    await expect(s.done).rejects.toMatchObject({
+      code: 'THINK_RUNNING',
+      message: expect.stringContaining('PID 4242'),
+    });
+    expect(s.opened()).toBe(0);
+    expect(readFileSync(lockPath(home), 'utf8')).toBe(foreign);
+    expect(signals.listenerCount('SIGTERM')).toBe(0);
+
+    // Positive control: the same lock from a dead PID is reclaimed and the run happens.
+    const t = start(async (_signal, n) => report(n), {
+      once: true,
+      lock: { isAlive: () => false },
+    });
+    expect((await t.done).ticks).toBe(1);
+    expect(t.opened()).toBe(1);
+  });
+});
+
+describe('createSession', () => {
+  const config: ThinkConfig = {
+    intervalMin: 15,
+    quietHours: null,
+    tz: 'UTC',
+    curateAt: 3,
+    ollamaHost: 'http://127.0.0.1:1',
+    gateModel: 'gate-model',
+  };
+
+  it('chooses the gate afresh every tick and passes the deps and the signal to the run', async () => {
+    let closed = 0;
+    const store = { close: () => closed++ } as unknown as MemoryStore;
+    const gates = [
+      { name: 'ollama-gate' },
+      { name: 'pattern-gate' },
+      { name: 'pattern-gate-2' },
+    ] as unknown as BeliefGate[];
+    const whys = [
+      'belief gate: ollama',
+      'belief gate: pattern (no Ollama)',
+      'belief gate: pattern (no Ollama)',
+    ];
+    const asked: unknown[] = [];
+    const runs: { deps: ThinkDeps; options: unknown }[] = [];
+    const log: string[] = [];
+    const now = () => 42;
+    const session = createSession({
+      store,
+      config,
+      model: null,
+      notify: null,
+      now,
+      log: (line) => log.push(line),
+      chooseGate: async (o) => {
+        asked.push(o);
+        const i = asked.length - 1;
+        return { gate: gates[i]!, why: whys[i]! };
+      },
+      run: async (deps, options) => {
+        runs.push({ deps, options });
+        return report(runs.length);
+      },
+      runOptions: { curate: 'now' },
+    });
+    const controller = new AbortController();
+    expect(await session.tick(controller.signal)).toEqual(report(1));
+    await session.tick(controller.signal);
+    await session.tick(controller.signal);
+
+    expect(asked).toEqual(Array(3).fill({ host: 'http://127.0.0.1:1', model: 'gate-model' }));
+    expect(runs.map((r) => r.deps.gate)).toEqual(gates);
+    expect(runs[0]!.deps).toMatchObject({ store, config, model: null, notify: null, now });
+    expect(runs[0]!.deps.signal).toBe(controller.signal);
+    expect(runs[0]!.options).toEqual({ curate: 'now' });
+    // the choice is logged when it changes, not every tick
+    expect(log).toEqual(['think: belief gate: ollama', 'think: belief gate: pattern (no Ollama)']);
+
+    expect(closed).toBe(0);
+    await session.close();
+    expect(closed).toBe(1);
+  });
+});
+
+describe('formatReport', () => {
+  it('summarises a run on one line', () => {
+    expect(formatReport({ ...report(7), skipped: ['reflection: no model'] })).toBe(
+      'think run 7: gate pattern, examined 7, queued 0, proposed 0, written 0, interrupts 0; curator did not run; skipped: reflection: no model',
+    );
+    expect(
+      formatReport({
+        ...report(8),
+        gate: 'ollama',
+        curated: { added: 2, corroborated: 1, superseded: 0, conflicts: 0, pruned: 3 },
+      }),
+    ).toBe(
+      'think run 8: gate ollama, examined 8, queued 0, proposed 0, written 0, interrupts 0; curated: added 2, corroborated 1, superseded 0, conflicts 0, pruned 3',
+    );
+  });
+});

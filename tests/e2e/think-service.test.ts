@@ -1,0 +1,199 @@
+/**
+ * The think service end to end: the built `keel think` (the CLI spawning apps/think/dist/main.js)
+ * as real OS processes against a KEEL_HOME in a temporary folder, with OLLAMA_HOST pointing at a
+ * closed port (so the pattern gate runs) and no model configured.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { MemoryStore } from '@keel/memory';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CLI, tempHome } from '../support/cli.js';
+
+let closedPort: number;
+let home: string;
+let cleanup: () => void;
+const children: ChildProcess[] = [];
+
+/** A port nothing listens on. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+beforeAll(async () => {
+  closedPort = await freePort();
+});
+beforeEach(() => {
+  ({ home, cleanup } = tempHome());
+});
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  cleanup();
+});
+
+function env(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    KEEL_HOME: home,
+    ANTHROPIC_API_KEY: '',
+    KEEL_CHAT_PROVIDER: '',
+    OLLAMA_HOST: `http://127.0.0.1:${closedPort}`,
+    DISCORD_TOKEN: '',
+    KEEL_DISCORD_OWNER_ID: '',
+    KEEL_TZ: 'UTC',
+  };
+}
+
+/** A running `keel <args>` with its output so far. */
+interface Running {
+  child: ChildProcess;
+  out: { stdout: string; stderr: string };
+  exited: Promise<number | null>;
+}
+
+/** Starts `keel <args>` asynchronously (never spawnSync: no deadlock with servers in this process). */
+function keelStart(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Running {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...env(), ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const out = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (d) => {
+    out.stdout += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out.stderr += d;
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => resolve(code)),
+  );
+  return { child, out, exited };
+}
+
+/** Runs `keel <args>` to completion. */
+async function keelRun(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
+  const r = keelStart(args, extraEnv);
+  const status = await r.exited;
+  return { status, ...r.out };
+}
+
+/** Waits until `check` holds (polling), or fails with what the process printed. */
+async function until(check: () => boolean, what: string, r?: Running, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out waiting for ${what}\n${r ? `${r.out.stdout}\n${r.out.stderr}` : ''}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const lockFile = () => join(home, 'think.lock');
+
+function seed() {
+  const store = MemoryStore.open(join(home, 'keel.db'));
+  try {
+    store.addEpisode({ channel: 'terminal', role: 'owner', text: "I'm allergic to penicillin" });
+    store.addEpisode({
+      channel: 'terminal',
+      role: 'assistant',
+      text: 'Noted, thanks for telling me.',
+    });
+    store.addEpisode({ channel: 'terminal', role: 'owner', text: 'what time is it?' });
+  } finally {
+    store.close();
+  }
+}
+
+describe('keel think', () => {
+  it('--once --json runs one tick with the pattern gate when Ollama is down, and says so', async () => {
+    seed();
+    const r = await keelRun(['think', '--once', '--json']);
+    expect(r.stderr).not.toContain('error ');
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const report = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(report).toMatchObject({ gate: 'pattern', examined: 2 });
+    // null when the curator did not run in this run; otherwise its five counts
+    if (report.curated !== null) {
+      expect(Object.keys(report.curated as object)).toEqual(
+        expect.arrayContaining(['added', 'corroborated', 'superseded', 'conflicts', 'pruned']),
+      );
+    }
+    for (const k of ['queued', 'proposed', 'written', 'interrupts', 'runId']) {
+      expect(typeof report[k]).toBe('number');
+    }
+    expect(Array.isArray(report.skipped)).toBe(true);
+    expect(r.stderr).toContain('no model configured: reflection and the curator are skipped');
+    expect(r.stderr).toContain('belief gate: pattern');
+    expect(existsSync(lockFile())).toBe(false);
+
+    // The run is recorded, and a second tick only looks at what is new.
+    const again = await keelRun(['think', '--once', '--json']);
+    expect(again.status).toBe(0);
+    const second = JSON.parse(again.stdout.trim()) as Record<string, unknown>;
+    expect(second).toMatchObject({ gate: 'pattern', examined: 0 });
+    expect(second.runId).not.toBe(report.runId);
+  });
+
+  it('prints a human line without --json, and refuses a bad setting with exit 2', async () => {
+    const ok = await keelRun(['think', '--once']);
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toMatch(/^think run \d+: gate pattern, examined 0/);
+
+    const bad = await keelRun(['think', '--once'], { KEEL_QUIET_HOURS: '25-7' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('error INVALID_INPUT: KEEL_QUIET_HOURS "25-7"');
+    expect(bad.stderr).toContain('fix: ');
+    expect(bad.stdout).toBe('');
+  });
+
+  it('a second keel think while one runs exits 2 with a clear message; SIGTERM stops the first cleanly', async () => {
+    const first = keelStart(['think', '--json']);
+    await until(() => first.out.stdout.includes('"runId"'), 'the first run', first);
+    const holder = JSON.parse(readFileSync(lockFile(), 'utf8')) as { pid: number };
+    expect(holder.pid).toBeGreaterThan(0);
+
+    const second = await keelRun(['think']);
+    expect(second.status).toBe(2);
+    expect(second.stderr).toContain(
+      `error THINK_RUNNING: keel think is already running (PID ${holder.pid}`,
+    );
+    expect(second.stderr).toContain('fix: ');
+    expect(second.stdout).toBe('');
+    // the first still holds its lock
+    expect(JSON.parse(readFileSync(lockFile(), 'utf8'))).toEqual(holder);
+
+    first.child.kill('SIGTERM'); // the CLI forwards it to the service
+    expect(await first.exited).toBe(0);
+    expect(first.out.stderr).toContain('SIGTERM: stopping');
+    expect(existsSync(lockFile())).toBe(false);
+
+    // Positive control: with the first gone, keel think runs.
+    const third = await keelRun(['think', '--once', '--json']);
+    expect(third.status).toBe(0);
+    expect(JSON.parse(third.stdout.trim())).toMatchObject({ gate: 'pattern' });
+  });
+
+  it('reclaims a lock left by a dead process', async () => {
+    const dead = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    const pid = dead.pid!;
+    await new Promise((resolve) => dead.on('exit', resolve));
+    writeFileSync(lockFile(), JSON.stringify({ pid, startedAt: Date.now() - 60_000 }));
+
+    const r = await keelRun(['think', '--once', '--json']);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain(`holder PID ${pid} is no longer running`);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ gate: 'pattern' });
+    expect(existsSync(lockFile())).toBe(false);
+  });
+});

@@ -1,0 +1,616 @@
+// The think service's run (gate → reflection → interrupts → curator → weekly review) against a
+// real SQLite file, the real Anthropic SDK and Ollama client talking to fake servers on
+// 127.0.0.1, the real outbound DM over a fake Discord REST API, and a controllable clock.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AnthropicChatModel } from '@keel/agent';
+import { chooseBeliefGate, OllamaGate, PatternGate } from '@keel/gate';
+import { type Episode, MemoryStore } from '@keel/memory';
+import { sendToOwner } from '@keel/outbound';
+import { buildStaticBlock, buildTurnBlock, STANDING_KINDS } from '@keel/prompt';
+import { runThink, type ThinkConfig, type ThinkDeps } from '@keel/think';
+import { DateTime } from 'luxon';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FakeAnthropic } from '../support/fake-anthropic.js';
+import { FakeDiscord } from '../support/fake-discord.js';
+import { type FakeOllama, startFakeOllama } from '../support/fake-ollama.js';
+
+const TZ = 'America/New_York';
+const GATE_MODEL = 'qwen2.5:3b';
+const OWNER_ID = '123456789012345678';
+const at = (iso: string) => DateTime.fromISO(iso, { zone: TZ }).toMillis();
+
+let anthropic: FakeAnthropic;
+let ollama: FakeOllama;
+let home: string;
+let store: MemoryStore;
+let clock: number;
+const now = () => clock;
+
+beforeAll(async () => {
+  anthropic = await FakeAnthropic.start();
+});
+afterAll(async () => {
+  await anthropic.close();
+});
+beforeEach(async () => {
+  anthropic.reset();
+  // A fresh gate server per test: no scripted verdict is left over from another test.
+  ollama = await startFakeOllama({ models: [GATE_MODEL] });
+  home = mkdtempSync(join(tmpdir(), 'keel-think-'));
+  clock = at('2026-11-29T12:00');
+  store = MemoryStore.open(join(home, 'keel.db'), { now });
+});
+afterEach(async () => {
+  await ollama.close();
+  store.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+const config = (over: Partial<ThinkConfig> = {}): ThinkConfig => ({
+  intervalMin: 15,
+  quietHours: { start: 23, end: 7 },
+  tz: TZ,
+  curateAt: 3,
+  ollamaHost: ollama.url,
+  gateModel: GATE_MODEL,
+  ...over,
+});
+
+const model = () =>
+  new AnthropicChatModel({
+    apiKey: 'test',
+    baseURL: anthropic.baseURL,
+    model: 'claude-haiku-4-5',
+    maxAttempts: 1,
+  });
+
+const deps = (over: Partial<ThinkDeps> = {}): ThinkDeps => ({
+  store,
+  config: config(),
+  gate: new OllamaGate({ host: ollama.url, model: GATE_MODEL, timeoutMs: 5000 }),
+  model: model(),
+  notify: null,
+  now,
+  ...over,
+});
+
+const ownerTurn = (text: string, iso?: string, channel = 'terminal'): Episode =>
+  store.addEpisode({
+    kind: 'conversation',
+    channel,
+    role: 'owner',
+    text,
+    ...(iso ? { occurredAt: at(iso) } : {}),
+  });
+
+/** The fake Ollama gate: yes when the turn mentions one of `words`. */
+function gateSaysYesFor(words: string[], times = 20) {
+  for (let i = 0; i < times; i++) {
+    ollama.queueChat((body) => {
+      const msgs = body.messages as { role: string; content: string }[];
+      const last = msgs[msgs.length - 1]?.content ?? '';
+      const yes = words.some((w) => last.toLowerCase().includes(w));
+      return {
+        content: JSON.stringify({
+          decision: yes ? 'yes' : 'no',
+          category: yes ? 'identity' : 'other',
+          reason: yes ? 'a durable fact' : 'no durable fact',
+        }),
+      };
+    });
+  }
+}
+
+const deltas = (d: unknown[], urgent: unknown[] = []) => JSON.stringify({ deltas: d, urgent });
+
+const queueState = (episodeId: number) =>
+  store.db.prepare('SELECT * FROM belief_queue WHERE episode_id = ?').get(episodeId) as
+    | { state: string; gate: string; attempts: number; curated_at: number | null }
+    | undefined;
+
+const activeRows = (key: string) =>
+  store.db.prepare(`SELECT * FROM facts WHERE key = ? AND status = 'active'`).all(key) as {
+    id: number;
+    value: string;
+    evidence_count: number;
+    confidence: number;
+  }[];
+
+/** Every row of the tables a night may change, for "exactly as before" comparisons. */
+function snapshot() {
+  const rows = (sql: string) => store.db.prepare(sql).all();
+  return {
+    facts: rows('SELECT * FROM facts ORDER BY id'),
+    evidence: rows('SELECT * FROM fact_evidence ORDER BY id'),
+    tombstones: rows('SELECT * FROM tombstones ORDER BY id'),
+    journal: rows('SELECT * FROM journal ORDER BY seq'),
+    episodes: rows('SELECT * FROM episodes ORDER BY id'),
+    queue: rows('SELECT * FROM belief_queue ORDER BY id'),
+    diary: rows('SELECT * FROM curator_diary ORDER BY id'),
+    index: rows(`SELECT * FROM meta WHERE key = 'index.static'`),
+  };
+}
+
+describe('a tick over new episodes', () => {
+  it('queues only owner turns with durable facts, and the curator writes them with provenance', async () => {
+    const allergy = ownerTurn("I'm allergic to penicillin", '2026-11-29T09:00');
+    const weather = ownerTurn("what's the weather like today?", '2026-11-29T09:05');
+    // Never input, though each mentions the same words the gate says yes to:
+    const reply = store.addEpisode({
+      kind: 'conversation',
+      channel: 'terminal',
+      role: 'assistant',
+      text: "Noted: you're allergic to penicillin.",
+    });
+    const mechanism = store.addEpisode({
+      kind: 'mechanism',
+      channel: 'keel',
+      role: 'keel',
+      text: 'decay lowered 1 belief(s): allergic to penicillin',
+    });
+    const imported = ownerTurn('I am allergic to cats', undefined, 'import:locomo');
+    gateSaysYesFor(['allergic']);
+
+    const tick = await runThink(deps({ model: null }), { curate: 'never', weekly: 'never' });
+    expect(tick).toMatchObject({ gate: 'ollama', examined: 2, queued: 1, written: 0 });
+    expect(tick.skipped.join(' ')).toMatch(/reflection: no model configured/);
+    expect(queueState(allergy.id)).toMatchObject({ state: 'believed', gate: 'ollama' });
+    expect(queueState(weather.id)).toMatchObject({ state: 'dismissed', gate: 'ollama' });
+    for (const e of [reply, mechanism, imported]) expect(queueState(e.id)).toBeUndefined();
+    const judged = ollama.requests
+      .filter((r) => r.path === '/api/chat')
+      .map((r) => JSON.stringify(r.body));
+    expect(judged).toHaveLength(2);
+    expect(judged.some((b) => b.includes('Noted:') || b.includes('cats'))).toBe(false);
+
+    // A second tick looks only at what is new: nothing.
+    const again = await runThink(deps({ model: null }), { curate: 'never', weekly: 'never' });
+    expect(again.examined).toBe(0);
+
+    // This tick's reflection finds nothing; the curator consolidates.
+    anthropic.reply(deltas([]));
+    anthropic.reply(
+      deltas([
+        {
+          op: 'add',
+          kind: 'profile',
+          subject: 'owner',
+          key: 'allergy',
+          value: 'penicillin',
+          episodes: [allergy.id],
+        },
+        // Rests on keel's own reply: never shown, so rejected.
+        {
+          op: 'add',
+          kind: 'profile',
+          subject: 'owner',
+          key: 'note',
+          value: 'x',
+          episodes: [reply.id],
+        },
+      ]),
+    );
+    const night = await runThink(deps({ gate: new PatternGate() }), {
+      curate: 'now',
+      weekly: 'never',
+    });
+    expect(night.skipped).toEqual([]);
+    expect(night.curated).toEqual({
+      added: 1,
+      corroborated: 0,
+      superseded: 0,
+      conflicts: 0,
+      pruned: 0,
+    });
+    expect(night.rejected.map((r) => r.reason).join(' ')).toMatch(/not among the episodes shown/);
+    const [fact] = activeRows('allergy');
+    expect(fact).toMatchObject({ value: 'penicillin', evidence_count: 1, confidence: 0.7 });
+    expect(store.fact(fact!.id)!.source).toBe('observed');
+    expect(store.evidence(fact!.id)).toEqual([allergy.id]);
+    expect(activeRows('note')).toHaveLength(0);
+    expect(queueState(allergy.id)!.curated_at).toBe(clock);
+    // The curator was shown the believed turn only.
+    const sent = JSON.stringify(anthropic.requests[1]!.body.messages);
+    expect(JSON.stringify(anthropic.requests[1]!.body.system)).toMatch(/nightly curator/);
+    expect(sent).toContain(`[episode ${allergy.id}]`);
+    expect(sent).not.toContain('weather');
+    expect(sent).not.toContain('Noted:');
+    const diary = store.db.prepare('SELECT * FROM curator_diary').all() as { text: string }[];
+    expect(diary).toHaveLength(1);
+    expect(diary[0]!.text).toMatch(/1 added/);
+  });
+});
+
+describe('the belief gate', () => {
+  it('falls back to the pattern gate when Ollama is down, and the tick says which ran', async () => {
+    const closed = 'http://127.0.0.1:9';
+    const { gate, why } = await chooseBeliefGate({ host: closed, model: GATE_MODEL });
+    expect(gate.name).toBe('pattern');
+    expect(why).toMatch(/127\.0\.0\.1:9/);
+    const up = await chooseBeliefGate({ host: ollama.url, model: GATE_MODEL });
+    expect(up.gate.name).toBe('ollama');
+
+    const pref = ownerTurn('I prefer oat milk in my coffee');
+    const chat = ownerTurn('thanks, that helps');
+    const r = await runThink(deps({ gate, model: null }), { curate: 'never', weekly: 'never' });
+    expect(r.gate).toBe('pattern');
+    expect(queueState(pref.id)).toMatchObject({ state: 'believed', gate: 'pattern' });
+    expect(queueState(chat.id)).toMatchObject({ state: 'dismissed', gate: 'pattern' });
+    const row = store.db
+      .prepare('SELECT gate, status FROM think_runs WHERE id = ?')
+      .get(r.runId) as { gate: string; status: string };
+    expect(row).toEqual({ gate: 'pattern', status: 'ok' });
+  });
+
+  it('treats invalid JSON from Ollama as no decision and retries the turn on the next tick', async () => {
+    const turn = ownerTurn('My sister Ada lives in Lisbon');
+    ollama.queueChat({ content: 'sure! yes, I think so' });
+    const first = await runThink(deps({ model: null }), { curate: 'never', weekly: 'never' });
+    expect(first).toMatchObject({ examined: 1, queued: 0 });
+    expect(first.skipped.join(' ')).toMatch(/undecided, retried next tick/);
+    expect(queueState(turn.id)).toMatchObject({ state: 'undecided', attempts: 1 });
+    expect(store.activeFacts()).toHaveLength(0);
+
+    gateSaysYesFor(['sister'], 1);
+    const second = await runThink(deps({ model: null }), { curate: 'never', weekly: 'never' });
+    expect(second).toMatchObject({ examined: 1, queued: 1 });
+    expect(queueState(turn.id)).toMatchObject({ state: 'believed', attempts: 2 });
+  });
+
+  it('never queues a turn holding a secret, while the same turn without it is queued', async () => {
+    const secret = ownerTurn(
+      'I prefer this key for work: sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh',
+    );
+    const plain = ownerTurn('I prefer the blue notebook for work');
+    const r = await runThink(deps({ gate: new PatternGate(), model: null }), {
+      curate: 'never',
+      weekly: 'never',
+    });
+    expect(r.screened).toEqual({ secret: 1 });
+    expect(queueState(secret.id)).toMatchObject({ state: 'dismissed', gate: 'screen' });
+    expect(queueState(plain.id)).toMatchObject({ state: 'believed' });
+  });
+});
+
+describe('reflection', () => {
+  const penicillin = (ids: number[], op = 'add') => ({
+    op,
+    kind: 'profile',
+    subject: 'owner',
+    key: 'allergy',
+    value: 'penicillin',
+    episodes: ids,
+  });
+
+  it('ten runs over one episode, then three paraphrases on later days → one active fact whose evidence grows, shown once', async () => {
+    const first = ownerTurn("I'm allergic to penicillin", '2026-11-01T10:00');
+    gateSaysYesFor(['penicillin'], 1);
+    for (let i = 0; i < 10; i++) {
+      anthropic.reply(deltas([penicillin([first.id])]));
+      const r = await runThink(deps(), { curate: 'never', weekly: 'never' });
+      expect(r.proposed).toBe(1);
+      expect(r.written).toBe(i === 0 ? 1 : 0);
+      store.db.prepare('UPDATE belief_queue SET reflected_at = NULL').run();
+    }
+    expect(activeRows('allergy')).toMatchObject([{ evidence_count: 1, confidence: 0.7 }]);
+
+    const paraphrases = [
+      ['penicillin gives me hives, I avoid it', '2026-11-05T10:00'],
+      ['no penicillin for me please, allergy', '2026-11-12T10:00'],
+      ['remember doctors must not give me penicillin', '2026-11-20T10:00'],
+    ] as const;
+    for (const [text, iso] of paraphrases) {
+      clock = at(iso) + 60_000;
+      const e = ownerTurn(text, iso);
+      gateSaysYesFor(['penicillin'], 1);
+      anthropic.reply(deltas([penicillin([e.id], 'corroborate')]));
+      const r = await runThink(deps(), { curate: 'never', weekly: 'never' });
+      expect(r).toMatchObject({ queued: 1, proposed: 1, written: 1 });
+    }
+    const rows = activeRows('allergy');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ value: 'penicillin', evidence_count: 4, confidence: 0.85 });
+    expect(store.evidence(rows[0]!.id)).toHaveLength(4);
+
+    // Shown once in the prompt: in the static block, and excluded from the per-turn block.
+    const staticBlock = buildStaticBlock(store.strongestFacts('owner', STANDING_KINDS, 300));
+    const turnBlock = buildTurnBlock(store.recall('penicillin allergy', { touch: false }), {
+      exclude: new Set(staticBlock.factIds),
+    });
+    const prompt = `${staticBlock.text}\n${turnBlock.text}`;
+    expect(prompt.match(/profile\/allergy/g)).toHaveLength(1);
+  });
+
+  it('a live turn and a reflection tick writing the same new fact at the same moment leave one active row', async () => {
+    const turn = ownerTurn("I'm allergic to penicillin");
+    gateSaysYesFor(['penicillin'], 1);
+    anthropic.reply(deltas([penicillin([turn.id])]));
+    // The live turn: another OS process writing the owner's word for the same slot, released
+    // together with the tick.
+    const script = fileURLToPath(new URL('../support/same-fact-writer.mjs', import.meta.url));
+    const child = spawn(process.execPath, [script, join(home, 'keel.db'), String(turn.id)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    await new Promise<void>((resolve) => {
+      child.stdout.once('data', () => resolve());
+    });
+    child.stdin.write('go\n');
+    const [r] = await Promise.all([
+      runThink(deps(), { curate: 'never', weekly: 'never' }),
+      new Promise<void>((resolve) => child.on('exit', () => resolve())),
+    ]);
+    expect(r.proposed).toBe(1);
+    expect(out).toMatch(/"errors":\[\]/);
+    const rows = activeRows('allergy');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.value).toBe('penicillin');
+    // Both writers' sightings landed on the one row (same episode: one piece of evidence).
+    expect(store.evidence(rows[0]!.id)).toEqual([turn.id]);
+  });
+
+  it('"Sam also runs Acme\'s GitHub org now" adds to what keel knows of Sam; both stay active', async () => {
+    const works = ownerTurn('Sam works at Acme as an engineer', '2026-11-20T10:00');
+    gateSaysYesFor(['sam'], 2);
+    anthropic.reply(
+      deltas([
+        {
+          op: 'add',
+          kind: 'relationship',
+          subject: 'Sam',
+          key: 'employer',
+          value: 'works at Acme as an engineer',
+          episodes: [works.id],
+        },
+      ]),
+    );
+    await runThink(deps(), { curate: 'never', weekly: 'never' });
+    const runs = ownerTurn("Sam also runs Acme's GitHub org now", '2026-11-27T10:00');
+    anthropic.reply(
+      deltas([
+        {
+          op: 'add',
+          kind: 'relationship',
+          subject: 'Sam',
+          key: 'github_org',
+          value: "runs Acme's GitHub org",
+          episodes: [runs.id],
+        },
+      ]),
+    );
+    const r = await runThink(deps(), { curate: 'never', weekly: 'never' });
+    expect(r.written).toBe(1);
+    expect(activeRows('sam.employer')).toMatchObject([{ value: 'works at Acme as an engineer' }]);
+    expect(activeRows('sam.github_org')).toMatchObject([{ value: "runs Acme's GitHub org" }]);
+    // The related belief about Sam was shown to the model with its subject and key to reuse.
+    expect(JSON.stringify(anthropic.requests[1]!.body.messages)).toMatch(
+      /sam\.employer.*subject \\"sam\\", key \\"employer\\"/,
+    );
+  });
+
+  it('a fact the owner forgot is not re-created by a queued extraction or a later tick over its episodes', async () => {
+    const turn = ownerTurn("I'm allergic to penicillin and my sister is Ada", '2026-11-20T10:00');
+    gateSaysYesFor(['penicillin'], 1);
+    anthropic.reply(deltas([penicillin([turn.id])]));
+    await runThink(deps(), { curate: 'never', weekly: 'never' });
+    const [fact] = activeRows('allergy');
+    store.forget(fact!.id);
+
+    // The same extraction again (reflection re-run and the nightly curator over the same turn),
+    // once under the same key and once under a new one; plus a control about something else.
+    store.db.prepare('UPDATE belief_queue SET reflected_at = NULL').run();
+    const other = { ...penicillin([turn.id]), key: 'drug_allergies' };
+    const control = {
+      op: 'add',
+      kind: 'relationship',
+      subject: 'owner',
+      key: 'sister',
+      value: 'Ada',
+      episodes: [turn.id],
+    };
+    anthropic.reply(deltas([penicillin([turn.id]), other]));
+    anthropic.reply(deltas([penicillin([turn.id]), other, control]));
+    const r = await runThink(deps(), { curate: 'now', weekly: 'never' });
+    expect(r.proposed).toBe(5);
+    expect(activeRows('allergy')).toHaveLength(0);
+    expect(activeRows('drug_allergies')).toHaveLength(0);
+    expect(activeRows('sister')).toMatchObject([{ value: 'Ada' }]);
+    expect(store.activeFacts().filter((f) => f.value.includes('penicillin'))).toHaveLength(0);
+  });
+
+  it('resolves "yesterday" in a 23:50 episode processed after midnight to the day before the episode, in the owner\'s zone', async () => {
+    const e = ownerTurn('I went to the dentist yesterday', '2026-11-29T23:50');
+    clock = at('2026-11-30T00:10');
+    gateSaysYesFor(['dentist'], 1);
+    anthropic.reply(
+      deltas([
+        {
+          op: 'add',
+          kind: 'fact',
+          subject: 'owner',
+          key: 'last_dentist_visit',
+          value: 'went to the dentist yesterday',
+          episodes: [e.id],
+        },
+        {
+          op: 'add',
+          kind: 'fact',
+          subject: 'owner',
+          key: 'dentist_checkup',
+          value: 'had a dentist check-up',
+          when: 'yesterday',
+          episodes: [e.id],
+        },
+      ]),
+    );
+    await runThink(deps(), { curate: 'never', weekly: 'never' });
+    const day = at('2026-11-28T00:00');
+    const [visit] = activeRows('last_dentist_visit');
+    expect(visit!.value).toBe('went to the dentist on 2026-11-28');
+    expect(store.fact(visit!.id)!.valid_from).toBe(day);
+    const [checkup] = activeRows('dentist_checkup');
+    expect(store.fact(checkup!.id)!.valid_from).toBe(day);
+    // In UTC the episode is already the 30th, and the tick runs on the 30th: neither was used.
+    expect(new Date(e.occurred_at).toISOString().slice(0, 10)).toBe('2026-11-30');
+  });
+});
+
+describe('the nightly curator', () => {
+  it('fails closed: the model failing on its third call leaves memory exactly as before, and the next night succeeds', async () => {
+    // A belief old enough to decay, so a half-done night would show.
+    clock = at('2026-08-01T12:00');
+    store.remember({ kind: 'preference', key: 'tea', value: 'green tea', source: 'observed' });
+    clock = at('2026-11-29T12:00');
+    const turns = Array.from({ length: 60 }, (_, i) =>
+      ownerTurn(`I like hiking trail number ${i}`, '2026-11-29T10:00'),
+    );
+    const believe = store.db.prepare(
+      `INSERT INTO belief_queue (episode_id, queued_at, state, gate, reflected_at)
+       VALUES (?, ?, 'believed', 'pattern', ?)`,
+    );
+    for (const t of turns) believe.run(t.id, clock, clock);
+    store.db
+      .prepare(`INSERT INTO meta (key, value) VALUES ('think.watermark', ?)`)
+      .run(String(turns[turns.length - 1]!.id));
+    const trail = (i: number) => ({
+      op: 'add',
+      kind: 'preference',
+      subject: 'owner',
+      key: `trail_${i}`,
+      value: `hiking trail ${i}`,
+      episodes: [turns[i]!.id],
+    });
+
+    clock = at('2026-11-30T03:30');
+    anthropic.reply(deltas([trail(0)]));
+    anthropic.reply(deltas([trail(30)]));
+    anthropic.push({ kind: 'http_error', status: 500, message: 'boom' });
+    const before = snapshot();
+    const failed = await runThink(deps({ gate: new PatternGate() }), { weekly: 'never' });
+    expect(anthropic.requests).toHaveLength(3);
+    expect(failed.curated).toBeNull();
+    expect(failed.skipped.join(' ')).toMatch(/curator: failed .*nothing was kept/);
+    expect(snapshot()).toEqual(before);
+    const run = store.db
+      .prepare(`SELECT status, error_code, period FROM think_runs WHERE kind = 'curate'`)
+      .get();
+    expect(run).toEqual({
+      status: 'failed',
+      error_code: 'MODEL_UNAVAILABLE',
+      period: '2026-11-29',
+    });
+
+    // Retried on the next tick.
+    clock = at('2026-11-30T03:45');
+    anthropic.reply(deltas([trail(0)]));
+    anthropic.reply(deltas([trail(30)]));
+    anthropic.reply(deltas([trail(59)]));
+    const ok = await runThink(deps({ gate: new PatternGate() }), { weekly: 'never' });
+    expect(ok.curated).toMatchObject({ added: 3 });
+    expect(activeRows('trail_59')).toHaveLength(1);
+    const tea = store.current({ scope: 'owner', kind: 'preference', key: 'tea' });
+    expect(tea!.confidence).toBeLessThan(0.7);
+    const diary = store.db.prepare('SELECT night, added FROM curator_diary').all();
+    expect(diary).toEqual([{ night: '2026-11-29', added: 3 }]);
+    expect(
+      (
+        store.db.prepare(`SELECT value FROM meta WHERE key = 'index.static'`).get() as {
+          value: string;
+        }
+      ).value,
+    ).toContain('trail_59');
+    expect(store.verify().ok).toBe(true);
+
+    // Not again the same night; due again the next night.
+    clock = at('2026-11-30T04:00');
+    const later = await runThink(deps({ gate: new PatternGate() }), { weekly: 'never' });
+    expect(later.curated).toBeNull();
+    clock = at('2026-12-01T03:10');
+    const next = await runThink(deps({ gate: new PatternGate() }), { weekly: 'never' });
+    expect(next.curated).toMatchObject({ added: 0 });
+  });
+});
+
+describe('interrupts', () => {
+  let discord: FakeDiscord;
+  beforeAll(async () => {
+    discord = await FakeDiscord.start();
+  });
+  afterAll(async () => {
+    await discord.close();
+  });
+
+  it('sends nothing during quiet hours; an urgent item outside them is sent once', async () => {
+    const notify = async (text: string) => {
+      await sendToOwner({ token: 'test-token', ownerId: OWNER_ID, apiUrl: discord.apiUrl }, text);
+    };
+    const dms = () =>
+      discord.requests.filter(
+        (r) => r.method === 'POST' && /\/channels\/\d+\/messages$/.test(r.path),
+      );
+    const urgent = (ids: number[]) => ({
+      item: 'dentist appointment 30 Nov 9:00',
+      message: 'Reminder: dentist at 9:00 today',
+      episodes: ids,
+      due: 'tomorrow at 9',
+    });
+
+    clock = at('2026-11-29T23:30');
+    const e = ownerTurn('remind me about the dentist tomorrow at 9', '2026-11-29T23:20');
+    gateSaysYesFor(['dentist'], 1);
+    anthropic.reply(deltas([], [urgent([e.id])]));
+    const quiet = await runThink(deps({ notify }), { curate: 'never', weekly: 'never' });
+    expect(quiet.interrupts).toBe(0);
+    expect(quiet.skipped.join(' ')).toMatch(/held for quiet hours/);
+    expect(dms()).toHaveLength(0);
+    const row = store.db.prepare('SELECT due_at, sent_at FROM interrupts').get();
+    expect(row).toEqual({ due_at: at('2026-11-30T09:00'), sent_at: null });
+
+    clock = at('2026-11-30T07:05');
+    const morning = await runThink(deps({ notify }), { curate: 'never', weekly: 'never' });
+    expect(morning.interrupts).toBe(1);
+    expect(dms()).toHaveLength(1);
+    expect(dms()[0]!.body).toMatchObject({ content: 'Reminder: dentist at 9:00 today' });
+
+    // The same item found again later is not sent again.
+    const again = ownerTurn("don't forget the dentist at 9", '2026-11-30T07:10');
+    clock = at('2026-11-30T07:20');
+    gateSaysYesFor(['dentist'], 1);
+    anthropic.reply(deltas([], [urgent([again.id])]));
+    const later = await runThink(deps({ notify }), { curate: 'never', weekly: 'never' });
+    expect(later.interrupts).toBe(0);
+    expect(dms()).toHaveLength(1);
+  });
+});
+
+describe('the weekly review', () => {
+  it('files a summary episode of last week and puts beliefs with no evidence for 180 days up for review', async () => {
+    clock = at('2026-05-01T12:00');
+    store.remember({ kind: 'preference', key: 'gym', value: 'morning gym', source: 'observed' });
+    clock = at('2026-11-20T12:00');
+    store.remember({ kind: 'preference', key: 'coffee', value: 'flat white', source: 'observed' });
+    ownerTurn('I finished the garden shed this week', '2026-11-25T18:00');
+    clock = at('2026-12-01T03:30');
+    anthropic.reply('The owner finished the garden shed (25 Nov).');
+    const r = await runThink(deps({ gate: new PatternGate() }), {
+      curate: 'never',
+      weekly: 'auto',
+    });
+    expect(r.weekly).toMatchObject({ week: '2026-W48', stale: 1 });
+    const summary = store.episode(r.weekly!.summaryEpisode!)!;
+    expect(summary).toMatchObject({ role: 'keel', channel: 'think', source_id: '2026-W48' });
+    expect(summary.text).toContain('garden shed');
+    const review = store.review();
+    expect(review.stale.map((f) => f.key)).toEqual(['gym']);
+    // Once per week.
+    const again = await runThink(deps({ gate: new PatternGate() }), { curate: 'never' });
+    expect(again.weekly).toBeNull();
+  });
+});
