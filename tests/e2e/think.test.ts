@@ -131,7 +131,7 @@ function snapshot() {
     episodes: rows('SELECT * FROM episodes ORDER BY id'),
     queue: rows('SELECT * FROM belief_queue ORDER BY id'),
     diary: rows('SELECT * FROM curator_diary ORDER BY id'),
-    index: rows(`SELECT * FROM meta WHERE key = 'index.static'`),
+    meta: rows('SELECT * FROM meta ORDER BY key'),
   };
 }
 
@@ -182,6 +182,7 @@ describe('a tick over new episodes', () => {
           key: 'allergy',
           value: 'penicillin',
           episodes: [allergy.id],
+          stated: true,
         },
         // Rests on keel's own reply: never shown, so rejected.
         {
@@ -259,6 +260,27 @@ describe('the belief gate', () => {
     const second = await runThink(deps({ model: null }), { curate: 'never', weekly: 'never' });
     expect(second).toMatchObject({ examined: 1, queued: 1 });
     expect(queueState(turn.id)).toMatchObject({ state: 'believed', attempts: 2 });
+  });
+
+  it('stops asking a failing local model for the tick, and lets the pattern gate decide a turn it never could', async () => {
+    const turns = [
+      ownerTurn('I prefer oat milk in my coffee'),
+      ownerTurn('thanks, that helps'),
+      ownerTurn('my brother Tom is a nurse'),
+      ownerTurn('ok'),
+    ];
+    for (let i = 0; i < 20; i++) ollama.queueChat({ content: 'not json' });
+    const first = await runThink(deps({ model: null }), { curate: 'never', weekly: 'never' });
+    expect(first.examined).toBe(3);
+    expect(first.skipped.join(' ')).toMatch(/stopped asking after repeated failures/);
+    expect(queueState(turns[3]!.id)).toMatchObject({ state: 'new', attempts: 0 });
+    for (let tick = 2; tick <= 5; tick++) {
+      await runThink(deps({ model: null }), { curate: 'never', weekly: 'never' });
+    }
+    // Five undecided answers: the pattern gate decided, yes for the preference, no for thanks.
+    expect(queueState(turns[0]!.id)).toMatchObject({ state: 'believed', gate: 'pattern' });
+    expect(queueState(turns[1]!.id)).toMatchObject({ state: 'dismissed', gate: 'pattern' });
+    expect(store.activeFacts()).toHaveLength(0);
   });
 
   it('never queues a turn holding a secret, while the same turn without it is queued', async () => {
@@ -406,7 +428,12 @@ describe('reflection', () => {
     // The same extraction again (reflection re-run and the nightly curator over the same turn),
     // once under the same key and once under a new one; plus a control about something else.
     store.db.prepare('UPDATE belief_queue SET reflected_at = NULL').run();
-    const other = { ...penicillin([turn.id]), key: 'drug_allergies' };
+    const other = {
+      ...penicillin([turn.id]),
+      kind: 'constraint',
+      key: 'drug_allergies',
+      value: 'allergic to penicillin',
+    };
     const control = {
       op: 'add',
       kind: 'relationship',
@@ -507,8 +534,13 @@ describe('the nightly curator', () => {
       period: '2026-11-29',
     });
 
-    // Retried on the next tick.
+    // Not hammered every tick: the next tick waits, and an hour later the night is retried.
     clock = at('2026-11-30T03:45');
+    const waiting = await runThink(deps({ gate: new PatternGate() }), { weekly: 'never' });
+    expect(waiting.curated).toBeNull();
+    expect(waiting.skipped.join(' ')).toMatch(/curator: the last attempt failed; retrying after/);
+    expect(anthropic.requests).toHaveLength(3);
+    clock = at('2026-11-30T04:31');
     anthropic.reply(deltas([trail(0)]));
     anthropic.reply(deltas([trail(30)]));
     anthropic.reply(deltas([trail(59)]));
@@ -519,22 +551,64 @@ describe('the nightly curator', () => {
     expect(tea!.confidence).toBeLessThan(0.7);
     const diary = store.db.prepare('SELECT night, added FROM curator_diary').all();
     expect(diary).toEqual([{ night: '2026-11-29', added: 3 }]);
-    expect(
-      (
-        store.db.prepare(`SELECT value FROM meta WHERE key = 'index.static'`).get() as {
-          value: string;
-        }
-      ).value,
-    ).toContain('trail_59');
     expect(store.verify().ok).toBe(true);
 
     // Not again the same night; due again the next night.
-    clock = at('2026-11-30T04:00');
+    clock = at('2026-11-30T05:00');
     const later = await runThink(deps({ gate: new PatternGate() }), { weekly: 'never' });
     expect(later.curated).toBeNull();
     clock = at('2026-12-01T03:10');
     const next = await runThink(deps({ gate: new PatternGate() }), { weekly: 'never' });
     expect(next.curated).toMatchObject({ added: 0 });
+  });
+});
+
+describe('the nightly curator, failing while it writes', () => {
+  it('an error in the apply phase (after deltas, decay and prune ran) keeps nothing of the night', async () => {
+    clock = at('2026-08-01T12:00');
+    store.remember({ kind: 'preference', key: 'tea', value: 'green tea', source: 'observed' });
+    clock = at('2026-11-29T12:00');
+    const walk = ownerTurn('I walk to work every day', '2026-11-29T10:00');
+    store.db
+      .prepare(
+        `INSERT INTO belief_queue (episode_id, queued_at, state, gate, reflected_at)
+         VALUES (?, ?, 'believed', 'pattern', ?)`,
+      )
+      .run(walk.id, clock, clock);
+    store.db
+      .prepare(`INSERT INTO meta (key, value) VALUES ('think.watermark', ?)`)
+      .run(String(walk.id));
+    const delta = {
+      op: 'add',
+      kind: 'preference',
+      subject: 'owner',
+      key: 'commute',
+      value: 'walks to work',
+      episodes: [walk.id],
+      stated: true,
+    };
+    // The last write of the night fails, as a full disk would.
+    store.db.exec(`CREATE TRIGGER fail_diary BEFORE INSERT ON curator_diary
+      BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
+    clock = at('2026-11-30T03:30');
+    anthropic.reply(deltas([delta]));
+    const before = snapshot();
+    const failed = await runThink(deps({ gate: new PatternGate() }), { weekly: 'never' });
+    expect(failed.skipped.join(' ')).toMatch(/curator: failed .*disk I\/O error.*nothing was kept/);
+    expect(snapshot()).toEqual(before);
+    expect(activeRows('commute')).toHaveLength(0);
+    expect(store.current({ scope: 'owner', kind: 'preference', key: 'tea' })!.confidence).toBe(0.7);
+
+    // Control: without the fault, the same night writes all of it.
+    store.db.exec('DROP TRIGGER fail_diary');
+    clock = at('2026-11-30T04:31');
+    anthropic.reply(deltas([delta]));
+    const ok = await runThink(deps({ gate: new PatternGate() }), { weekly: 'never' });
+    expect(ok.curated).toMatchObject({ added: 1 });
+    expect(activeRows('commute')).toHaveLength(1);
+    expect(
+      store.current({ scope: 'owner', kind: 'preference', key: 'tea' })!.confidence,
+    ).toBeLessThan(0.7);
   });
 });
 
@@ -555,38 +629,60 @@ describe('interrupts', () => {
       discord.requests.filter(
         (r) => r.method === 'POST' && /\/channels\/\d+\/messages$/.test(r.path),
       );
-    const urgent = (ids: number[]) => ({
-      item: 'dentist appointment 30 Nov 9:00',
-      message: 'Reminder: dentist at 9:00 today',
-      episodes: ids,
-      due: 'tomorrow at 9',
-    });
+    const reply = (items: unknown[]) => anthropic.reply(deltas([], items));
 
+    // 23:30, quiet hours: a reminder the owner asked for is held.
     clock = at('2026-11-29T23:30');
-    const e = ownerTurn('remind me about the dentist tomorrow at 9', '2026-11-29T23:20');
-    gateSaysYesFor(['dentist'], 1);
-    anthropic.reply(deltas([], [urgent([e.id])]));
+    const bins = ownerTurn('remind me to take the bins out', '2026-11-29T23:20');
+    gateSaysYesFor(['remind', 'dentist', 'forget'], 10);
+    reply([{ item: 'bins out', message: 'Take the bins out', episodes: [bins.id] }]);
     const quiet = await runThink(deps({ notify }), { curate: 'never', weekly: 'never' });
     expect(quiet.interrupts).toBe(0);
     expect(quiet.skipped.join(' ')).toMatch(/held for quiet hours/);
     expect(dms()).toHaveLength(0);
-    const row = store.db.prepare('SELECT due_at, sent_at FROM interrupts').get();
-    expect(row).toEqual({ due_at: at('2026-11-30T09:00'), sent_at: null });
 
+    // 07:05, after quiet hours: sent. A dentist reminder due at 9 is recorded, not yet due.
     clock = at('2026-11-30T07:05');
+    const dentist = ownerTurn('remind me about the dentist today at 9', '2026-11-30T07:00');
+    reply([
+      {
+        item: 'dentist appointment',
+        message: 'Reminder: dentist at 9:00 today',
+        episodes: [dentist.id],
+        due: 'today at 9',
+      },
+    ]);
     const morning = await runThink(deps({ notify }), { curate: 'never', weekly: 'never' });
     expect(morning.interrupts).toBe(1);
-    expect(dms()).toHaveLength(1);
-    expect(dms()[0]!.body).toMatchObject({ content: 'Reminder: dentist at 9:00 today' });
+    expect(dms().map((d) => d.body.content)).toEqual(['Take the bins out']);
+    const row = store.db
+      .prepare(`SELECT due_at, sent_at FROM interrupts WHERE text LIKE 'Reminder: dentist%'`)
+      .get();
+    expect(row).toEqual({ due_at: at('2026-11-30T09:00'), sent_at: null });
 
-    // The same item found again later is not sent again.
-    const again = ownerTurn("don't forget the dentist at 9", '2026-11-30T07:10');
-    clock = at('2026-11-30T07:20');
-    gateSaysYesFor(['dentist'], 1);
-    anthropic.reply(deltas([], [urgent([again.id])]));
+    // 08:05, within the hour before it is due: sent once.
+    clock = at('2026-11-30T08:05');
+    const due = await runThink(deps({ notify }), { curate: 'never', weekly: 'never' });
+    expect(due.interrupts).toBe(1);
+
+    // The same reminder restated in other words is not sent again.
+    const again = ownerTurn("don't forget the dentist at 9", '2026-11-30T08:10');
+    clock = at('2026-11-30T08:20');
+    reply([
+      { item: 'Dentist 9am', message: 'Dentist at 9!', episodes: [again.id], due: 'today at 9' },
+    ]);
     const later = await runThink(deps({ notify }), { curate: 'never', weekly: 'never' });
     expect(later.interrupts).toBe(0);
-    expect(dms()).toHaveLength(1);
+
+    // A reminder found only after its time has long passed is dropped, never sent late.
+    const old = ownerTurn('remind me to call mum at 7am tomorrow', '2026-11-28T22:00');
+    reply([{ item: 'call mum', message: 'Call mum', episodes: [old.id], due: 'tomorrow at 7am' }]);
+    const late = await runThink(deps({ notify }), { curate: 'never', weekly: 'never' });
+    expect(late.interrupts).toBe(0);
+    expect(dms().map((d) => d.body.content)).toEqual([
+      'Take the bins out',
+      'Reminder: dentist at 9:00 today',
+    ]);
   });
 });
 

@@ -102,18 +102,20 @@ export function applyDelta(
   let value = delta.value!;
   let validFrom: number | null = null;
   const first = episodes[0]!;
-  const when = delta.when ?? null;
-  const resolved = when
-    ? resolveDate(when, first.occurred_at, tz)
-    : resolveDate(value, first.occurred_at, tz);
-  if (resolved) {
-    validFrom = resolved.startMs;
-    // A relative phrase inside the value would go stale; it becomes the date it meant.
-    if (value.includes(resolved.phrase) && resolved.phrase !== resolved.date) {
+  if (delta.when) {
+    const resolved = resolveDate(delta.when, first.occurred_at, tz);
+    if (resolved) {
+      validFrom = resolved.startMs;
+      if (!value.includes(resolved.date)) value = `${value} (${resolved.date})`;
+    }
+  } else {
+    // A relative phrase left inside the value would go stale ("yesterday"); it becomes the date
+    // it meant. Absolute or partial dates and times of day in a value are left as written.
+    const resolved = resolveDate(value, first.occurred_at, tz);
+    if (resolved?.relative && value.includes(resolved.phrase)) {
+      validFrom = resolved.startMs;
       const on = /^(on|in|at)\s/i.test(resolved.phrase) ? '' : 'on ';
       value = value.replace(resolved.phrase, `${on}${resolved.date}`);
-    } else if (when) {
-      value = `${value} (${resolved.date})`;
     }
   }
 

@@ -7,6 +7,7 @@
  * @module
  */
 import type { ChatModel } from '@keel/agent';
+import { screenTurn } from '@keel/gate';
 import { type Episode, type FactResult, type MemoryStore, redactSecrets } from '@keel/memory';
 import { formatFactLine } from '@keel/prompt';
 import { localStamp } from './dates.js';
@@ -39,9 +40,12 @@ export function relatedBeliefs(store: MemoryStore, episodes: Episode[]): FactRes
 
 /** The user message: the turns and the related beliefs. */
 export function consultMessage(episodes: Episode[], related: FactResult[], tz: string): string {
-  const turns = episodes.map((e) => {
-    const text = redactSecrets(e.text).slice(0, TURN_CHARS);
-    return `[episode ${e.id}] ${localStamp(e.occurred_at, tz)}, owner via ${e.channel}:\n${text}`;
+  const turns = episodes.flatMap((e) => {
+    // The screened text: keel's own recalled memory cut out, and never a turn the screen refuses.
+    const screened = screenTurn(e.text);
+    if (!screened.ok) return [];
+    const text = redactSecrets(screened.text).slice(0, TURN_CHARS);
+    return [`[episode ${e.id}] ${localStamp(e.occurred_at, tz)}, owner via ${e.channel}:\n${text}`];
   });
   const beliefs = related.length
     ? related.map((f) => `${formatFactLine(f)} → ${subjectOf(f.key)}`).join('\n')
@@ -61,6 +65,8 @@ function subjectOf(key: string): string {
 export interface Consultation extends ParsedOutput {
   inputTokens: number;
   outputTokens: number;
+  /** True when the whole answer was unusable (not JSON, wrong shape, or cut off at the token limit). */
+  unusable: boolean;
 }
 
 /**
@@ -91,9 +97,14 @@ export async function consult(
     .filter((b) => b.type === 'text')
     .map((b) => b.text)
     .join('');
+  const parsed = parseModelOutput(text);
+  const truncated = response.stopReason === 'max_tokens';
+  if (truncated)
+    parsed.rejected.push({ at: 'output', reason: 'cut off at the output token limit' });
   return {
-    ...parseModelOutput(text),
+    ...parsed,
     inputTokens: response.usage.inputTokens,
     outputTokens: response.usage.outputTokens,
+    unusable: truncated || parsed.rejected.some((r) => r.at === 'output'),
   };
 }

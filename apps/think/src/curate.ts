@@ -6,7 +6,7 @@
  *    before anything was written.
  * 2. Apply (one IMMEDIATE transaction): every delta through the write review; the queue rows
  *    marked curated; decay; prune (to tombstones); dedupe over active rows; journal compaction;
- *    the static index block refreshed; the night's diary row. An error anywhere rolls all of it
+ *    the full-text indexes optimized; the night's diary row. An error anywhere rolls all of it
  *    back, so memory is exactly as before and the night is retried on a later tick.
  *
  * Without a model the queue waits (and the diary says so) while the rest of the night still runs.
@@ -14,7 +14,6 @@
  * @module
  */
 import type { Decision, Episode } from '@keel/memory';
-import { buildStaticBlock, STANDING_KINDS } from '@keel/prompt';
 import { applyDelta } from './apply.js';
 import { consult } from './consult.js';
 import { CURATOR_SYSTEM, type Delta, type Rejected } from './deltas.js';
@@ -24,21 +23,9 @@ import type { CuratedCounts, ThinkDeps } from './types.js';
 /** Turns consolidated in one request. */
 export const CURATE_BATCH = 25;
 /** Most queued turns one night takes (the rest wait for the next night). */
-export const CURATE_MAX_TURNS = 500;
+export const CURATE_MAX_TURNS = 2000;
 /** Journal entries older than this are compacted, ms (30 days). */
 export const COMPACT_AFTER_MS = 30 * 86_400_000;
-/** The `meta` key holding the static index block the curator refreshes each night. */
-export const STATIC_INDEX_KEY = 'index.static';
-/** Beliefs the static index considers. */
-export const STATIC_INDEX_CANDIDATES = 200;
-
-/** The static index block as stored in `meta`. */
-export interface StaticIndex {
-  /** When it was built, ms since epoch. */
-  at: number;
-  text: string;
-  factIds: number[];
-}
 
 /** What a night did. */
 export interface Night extends CuratedCounts {
@@ -71,7 +58,8 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
     .all(CURATE_MAX_TURNS) as { id: number; episode_id: number }[];
 
   // 1. Plan: every model call before any write.
-  const plans: { deltas: Delta[]; allowed: Map<number, Episode> }[] = [];
+  const plans: { deltas: Delta[]; allowed: Map<number, Episode>; rowIds: number[] }[] = [];
+  let unusable = 0;
   const rejected: Rejected[] = [];
   let waiting: string | null = null;
   if (rows.length > 0 && !deps.model) {
@@ -83,7 +71,11 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
         deps,
         batch.map((r) => r.episode_id),
       );
-      if (allowed.size === 0) continue;
+      if (allowed.size === 0) {
+        // Nothing left to show (redacted or refused by the screen): consumed as it is.
+        plans.push({ deltas: [], allowed, rowIds: batch.map((r) => r.id) });
+        continue;
+      }
       const answer = await consult(
         deps.model,
         CURATOR_SYSTEM,
@@ -93,7 +85,12 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
         deps.signal,
       );
       rejected.push(...answer.rejected);
-      plans.push({ deltas: answer.deltas, allowed });
+      if (answer.unusable) {
+        // Nothing usable came back for this batch: its turns stay queued for the next night.
+        unusable += batch.length;
+        continue;
+      }
+      plans.push({ deltas: answer.deltas, allowed, rowIds: batch.map((r) => r.id) });
     }
   }
 
@@ -118,15 +115,13 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
         if (r.outcome === 'rejected') rejected.push({ at: `delta[${i}]`, reason: r.reason });
       }
     }
-    if (!waiting) {
-      const mark = store.db.prepare('UPDATE belief_queue SET curated_at = ? WHERE id = ?');
-      for (const r of rows) mark.run(now, r.id);
-    }
+    const mark = store.db.prepare('UPDATE belief_queue SET curated_at = ? WHERE id = ?');
+    for (const plan of plans) for (const id of plan.rowIds) mark.run(now, id);
     const decayed = store.decay().length;
     const pruned = store.prune().length;
     const deduped = store.dedupe().length;
     const compacted = store.compactJournal({ before: now - COMPACT_AFTER_MS }).compacted;
-    refreshStaticIndex(deps, now);
+    optimizeIndexes(deps);
     const counts: CuratedCounts = {
       added: tally.create,
       corroborated: tally.corroborate,
@@ -138,7 +133,8 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
       `Night of ${night}: ${counts.added} added, ${counts.corroborated} corroborated, ` +
       `${counts.superseded} superseded, ${counts.conflicts} conflict(s) raised, ` +
       `${counts.pruned} pruned; ` +
-      (waiting ?? `${rows.length} queued turn(s) consolidated`) +
+      (waiting ?? `${rows.length - unusable} queued turn(s) consolidated`) +
+      (unusable ? ` (${unusable} wait for the next night: the model's answer was unusable)` : '') +
       `; ${decayed} belief(s) decayed; ${compacted} journal entr${compacted === 1 ? 'y' : 'ies'} compacted.`;
     store.db
       .prepare(
@@ -165,7 +161,7 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
     return {
       ...counts,
       night,
-      turns: waiting ? 0 : rows.length,
+      turns: waiting ? 0 : rows.length - unusable,
       proposed,
       written,
       rejected,
@@ -179,20 +175,13 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
 }
 
 /**
- * Rebuilds the static index block (the owner's strongest standing beliefs, as the prompt shows
- * them) and stores it in `meta` in the same transaction as the night's changes.
+ * Merges the full-text indexes' segments (FTS5 `optimize`) so recall reads one b-tree per index
+ * after a day of small writes. Runs inside the night's transaction.
  */
-export function refreshStaticIndex(deps: ThinkDeps, now: number): StaticIndex {
-  const facts = deps.store.strongestFacts('owner', STANDING_KINDS, STATIC_INDEX_CANDIDATES);
-  const block = buildStaticBlock(facts);
-  const index: StaticIndex = { at: now, text: block.text, factIds: block.factIds };
-  deps.store.db
-    .prepare(
-      `INSERT INTO meta (key, value) VALUES (?, ?)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-    )
-    .run(STATIC_INDEX_KEY, JSON.stringify(index));
-  return index;
+export function optimizeIndexes(deps: Pick<ThinkDeps, 'store'>): void {
+  for (const table of ['facts_fts', 'episodes_fts']) {
+    deps.store.db.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
+  }
 }
 
 /** The newest night with a diary row, or null. */

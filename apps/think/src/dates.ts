@@ -3,6 +3,11 @@
  * the owner's time zone — never against the time a tick happens to process it. Parsing is
  * chrono-node's; zones are Luxon's.
  *
+ * chrono is given the episode's local wall-clock time as if it were UTC, and its answer is read
+ * back as a wall-clock time in the owner's zone: calendar arithmetic ("yesterday", "2 days ago")
+ * then happens on local dates, so a daylight-saving change between the two days cannot shift the
+ * answer by a day.
+ *
  * @module
  */
 import * as chrono from 'chrono-node';
@@ -14,29 +19,61 @@ export interface ResolvedDate {
   date: string;
   /** The start of that day in the owner's zone, ms since the Unix epoch. */
   startMs: number;
+  /** The instant the phrase names (its time of day when it gives one, else 12:00), ms. */
+  instantMs: number;
   /** The words that were resolved, as written. */
   phrase: string;
+  /** True for a phrase relative to the episode ("yesterday", "next Friday", "3 days ago"). */
+  relative: boolean;
 }
+
+/** Words that make a date phrase relative to when it was said. */
+const RELATIVE =
+  /\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|coming|past|previous|later|earlier)\b/i;
 
 /**
  * Resolves the first date expression in `text` against the moment `episodeMs` in zone `tz`
  * (e.g. "yesterday" in an episode at 23:50 on the 29th → the 28th, whenever it is processed).
- * Past readings are preferred for ambiguous weekdays ("on Friday" in a statement about what
- * happened).
+ * Past readings are preferred for ambiguous weekdays. Only a phrase relative to the episode, or
+ * an absolute date that names its day, month and year, is accepted: "March 3" (which year?),
+ * "in the morning" or "at 7am" resolve to nothing, so keel never invents a date.
  *
- * @returns null when `text` holds no date expression.
+ * @returns null when `text` holds no such date expression.
  */
 export function resolveDate(text: string, episodeMs: number, tz: string): ResolvedDate | null {
-  const at = DateTime.fromMillis(episodeMs, { zone: tz });
-  const results = chrono.parse(
-    text,
-    { instant: at.toJSDate(), timezone: at.offset },
-    { forwardDate: false },
+  const wall = DateTime.fromMillis(episodeMs, { zone: tz });
+  const ref = new Date(
+    Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second),
   );
-  const first = results[0];
-  if (!first) return null;
-  const day = DateTime.fromJSDate(first.start.date(), { zone: tz }).startOf('day');
-  return { date: day.toISODate() ?? '', startMs: day.toMillis(), phrase: first.text };
+  for (const r of chrono.parse(text, { instant: ref, timezone: 0 }, { forwardDate: false })) {
+    const relative = RELATIVE.test(r.text);
+    const explicit =
+      r.start.isCertain('day') && r.start.isCertain('month') && r.start.isCertain('year');
+    const namesADay = relative
+      ? r.start.isCertain('day') || r.start.isCertain('weekday') || /\bago\b/i.test(r.text)
+      : explicit;
+    if (!namesADay) continue;
+    const d = r.start.date();
+    const at = DateTime.fromObject(
+      {
+        year: d.getUTCFullYear(),
+        month: d.getUTCMonth() + 1,
+        day: d.getUTCDate(),
+        hour: r.start.isCertain('hour') ? d.getUTCHours() : 12,
+        minute: r.start.isCertain('hour') ? d.getUTCMinutes() : 0,
+      },
+      { zone: tz },
+    );
+    const day = at.startOf('day');
+    return {
+      date: day.toISODate() ?? '',
+      startMs: day.toMillis(),
+      instantMs: at.toMillis(),
+      phrase: r.text,
+      relative,
+    };
+  }
+  return null;
 }
 
 /** `ms` as the owner reads it: `2026-11-29 23:50 (Sun)` in zone `tz`. */

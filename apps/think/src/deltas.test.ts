@@ -29,7 +29,7 @@ describe('parseModelOutput', () => {
       })}\n\`\`\``,
     );
     expect(out.deltas).toHaveLength(2);
-    expect(out.deltas[0]).toMatchObject({ key: 'coffee_order', stated: true });
+    expect(out.deltas[0]).toMatchObject({ key: 'coffee_order', stated: false });
     expect(out.deltas[1]).toMatchObject({ op: 'retract' });
     expect(out.rejected.map((r) => r.at)).toEqual([
       'delta[1]',
@@ -67,6 +67,32 @@ describe('resolveDate', () => {
     // The same instant read in UTC is still the 28th at 23:30: the zone decides the day.
     expect(resolveDate('yesterday', ep, 'UTC')!.date).toBe('2026-03-27');
     expect(resolveDate('I like tea', ep, tz)).toBeNull();
+  });
+
+  it('does calendar arithmetic on local dates, so a DST change between the days shifts nothing', () => {
+    const ny = 'America/New_York';
+    const after = DateTime.fromISO('2026-03-09T00:30', { zone: ny }).toMillis();
+    expect(resolveDate('yesterday', after, ny)!.date).toBe('2026-03-08');
+    const fallBack = DateTime.fromISO('2026-11-02T23:30', { zone: ny }).toMillis();
+    expect(resolveDate('2 days ago', fallBack, ny)!.date).toBe('2026-10-31');
+    expect(resolveDate('tomorrow at 9', fallBack, ny)!.instantMs).toBe(
+      DateTime.fromISO('2026-11-03T09:00', { zone: ny }).toMillis(),
+    );
+  });
+
+  it('never invents a date: partial dates and times of day resolve to nothing, a full date does', () => {
+    for (const text of [
+      'prefers meetings in the morning',
+      'works 9 to 5',
+      'flat white at 7am every day',
+      "Sam's birthday is March 3",
+    ]) {
+      expect(resolveDate(text, ep, tz)).toBeNull();
+    }
+    expect(resolveDate('moved here on 3 March 2024', ep, tz)).toMatchObject({
+      date: '2024-03-03',
+      relative: false,
+    });
   });
 });
 

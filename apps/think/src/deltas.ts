@@ -25,8 +25,8 @@ export const DeltaSchema = z
     value: z.string().trim().min(1).max(MAX_VALUE_CHARS).optional(),
     /** Episode ids the delta rests on (each must be one the model was shown). */
     episodes: z.array(z.number().int().positive()).min(1).max(20),
-    /** true: the owner said it outright; false: inferred from what they said. */
-    stated: z.boolean().default(true),
+    /** true: the owner said it outright; false (also when absent): inferred from what they said. */
+    stated: z.boolean().default(false),
     /** A date expression for when it happened or became true, as written ("yesterday"). */
     when: z.string().trim().min(1).max(80).optional(),
   })
@@ -138,7 +138,7 @@ Answer with one JSON object and nothing else.`;
 export const REFLECTION_SYSTEM = `You are keel's reflection step. keel is a personal agent that belongs to one person, its owner, and remembers honestly. You are shown new owner turns that may hold durable facts about the owner, and keel's current beliefs that may relate. Propose changes to what keel believes, and anything urgent the owner asked to be reminded of.
 ${SHARED_RULES}
 Shape: {"deltas": [{"op": "add", "kind": "preference", "subject": "owner", "key": "coffee_order", "value": "oat milk flat white", "episodes": [12], "stated": true}], "urgent": [{"item": "dentist appointment", "message": "Reminder: dentist at 9:00 tomorrow", "episodes": [12], "due": "tomorrow at 9"}]}
-urgent is only for deadlines and reminders the owner asked for that fall within the next day; usually it is empty.`;
+urgent is only for deadlines and reminders the owner asked for; give due as the owner wrote it. Usually it is empty.`;
 
 /** The nightly curator's instructions (the system part). */
 export const CURATOR_SYSTEM = `You are keel's nightly curator. keel is a personal agent that belongs to one person, its owner, and remembers honestly. You are shown the owner turns of the day that the belief gate marked as holding durable facts, and keel's current beliefs that may relate. Consolidate them into beliefs: each with a subject, a key and a value, citing its episodes.

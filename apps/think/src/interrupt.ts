@@ -8,14 +8,19 @@
  */
 import { createHash } from 'node:crypto';
 import type { Episode, MemoryStore } from '@keel/memory';
-import * as chrono from 'chrono-node';
-import { DateTime } from 'luxon';
+import { resolveDate } from './dates.js';
 import type { Urgent } from './deltas.js';
 import { isQuiet } from './schedule.js';
 import type { ThinkDeps } from './types.js';
 
 /** Sends of one item tried before it is given up. */
 export const MAX_SEND_ATTEMPTS = 5;
+/** A reminder with a due time is sent this long before it, ms (1 hour). */
+export const REMINDER_LEAD_MS = 60 * 60_000;
+/** A reminder whose due time passed longer ago than this is dropped, not sent late, ms (6 hours). */
+export const EXPIRE_AFTER_MS = 6 * 60 * 60_000;
+/** Two items due within this of each other are the same reminder, ms (5 minutes). */
+export const SAME_DUE_MS = 5 * 60_000;
 
 /** The key that makes an item unique: its normalised name. */
 export function itemKey(item: string): string {
@@ -24,9 +29,11 @@ export function itemKey(item: string): string {
 }
 
 /**
- * Records an urgent item from reflection (ignored when the same item was recorded before).
+ * Records an urgent item from reflection. The same item is recorded once: the same name, or any
+ * item due within {@link SAME_DUE_MS} of it (a reminder restated in other words). An item whose
+ * due time has already passed by more than {@link EXPIRE_AFTER_MS} is not recorded.
  *
- * @param source - the cited episode the due date is resolved against.
+ * @param source - the cited episode the due date is resolved against (in the owner's zone).
  * @returns true when the item is new.
  */
 export function recordUrgent(
@@ -36,11 +43,15 @@ export function recordUrgent(
   tz: string,
   now: number,
 ): boolean {
-  let dueAt: number | null = null;
-  if (urgent.due) {
-    const at = DateTime.fromMillis(source.occurred_at, { zone: tz });
-    const d = chrono.parseDate(urgent.due, { instant: at.toJSDate(), timezone: at.offset });
-    dueAt = d ? d.getTime() : null;
+  const dueAt = urgent.due
+    ? (resolveDate(urgent.due, source.occurred_at, tz)?.instantMs ?? null)
+    : null;
+  if (dueAt !== null && dueAt < now - EXPIRE_AFTER_MS) return false;
+  if (dueAt !== null) {
+    const same = store.db
+      .prepare('SELECT 1 FROM interrupts WHERE due_at BETWEEN ? AND ? LIMIT 1')
+      .get(dueAt - SAME_DUE_MS, dueAt + SAME_DUE_MS);
+    if (same) return false;
   }
   return (
     store.db
@@ -55,21 +66,34 @@ export function recordUrgent(
 /** What a delivery pass did. */
 export interface Delivery {
   sent: number;
-  /** Why items were held back (quiet hours, no front door), when they were. */
+  /** Why items were held back (quiet hours, no front door, not due yet), when they were. */
   held: string | null;
   failed: number;
+  /** Items dropped because their time had passed. */
+  expired: number;
 }
 
 /**
- * Sends the unsent items, oldest first, unless it is quiet hours or there is no way to reach the
- * owner (then they wait and `held` says why).
+ * Sends the unsent items that are due (no due time, or within {@link REMINDER_LEAD_MS} of it),
+ * oldest first, unless it is quiet hours or there is no way to reach the owner (then they wait
+ * and `held` says why). Items whose time passed long ago are dropped, never sent late.
  */
 export async function deliverInterrupts(deps: ThinkDeps): Promise<Delivery> {
   const { store } = deps;
+  const now = deps.now();
+  const out: Delivery = { sent: 0, held: null, failed: 0, expired: 0 };
+  out.expired = store.db
+    .prepare(
+      `UPDATE interrupts SET attempts = ?, last_error = 'expired: its time passed before it could be sent'
+       WHERE sent_at IS NULL AND attempts < ? AND due_at IS NOT NULL AND due_at < ?`,
+    )
+    .run(MAX_SEND_ATTEMPTS, MAX_SEND_ATTEMPTS, now - EXPIRE_AFTER_MS).changes;
   const pending = store.db
-    .prepare(`SELECT id, text FROM interrupts WHERE sent_at IS NULL AND attempts < ? ORDER BY id`)
-    .all(MAX_SEND_ATTEMPTS) as { id: number; text: string }[];
-  const out: Delivery = { sent: 0, held: null, failed: 0 };
+    .prepare(
+      `SELECT id, text FROM interrupts
+       WHERE sent_at IS NULL AND attempts < ? AND (due_at IS NULL OR due_at <= ?) ORDER BY id`,
+    )
+    .all(MAX_SEND_ATTEMPTS, now + REMINDER_LEAD_MS) as { id: number; text: string }[];
   if (pending.length === 0) return out;
   if (isQuiet(deps.now(), deps.config.quietHours, deps.config.tz)) {
     out.held = `${pending.length} message(s) held for quiet hours`;

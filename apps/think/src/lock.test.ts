@@ -107,7 +107,7 @@ describe('the think lock', () => {
   it('reclaims a lock left by a dead PID, and says so', async () => {
     const pid = await deadPid();
     expect(pidAlive(pid)).toBe(false);
-    writeFileSync(path, JSON.stringify({ pid, startedAt: 1 }));
+    writeFileSync(path, JSON.stringify({ pid, startedAt: Date.now() }));
     const lock = acquireThinkLock(path, { log });
     expect(parseLockInfo(readFileSync(path, 'utf8'))?.pid).toBe(process.pid);
     expect(logs).toHaveLength(1);
@@ -144,7 +144,7 @@ describe('the think lock', () => {
   });
 
   it('reclaims a lock naming this PID that this process does not hold (a restart reusing the PID)', () => {
-    writeFileSync(path, JSON.stringify({ pid: process.pid, startedAt: 1 }));
+    writeFileSync(path, JSON.stringify({ pid: process.pid, startedAt: Date.now() }));
     const lock = acquireThinkLock(path, { log });
     expect(lock.info.startedAt).not.toBe(1);
     expect(logs.join('\n')).toContain('the PID is now this process');
@@ -159,8 +159,23 @@ describe('the think lock', () => {
     expect(readFileSync(path, 'utf8')).toBe(other);
   });
 
+  it('reclaims a lock taken before the machine last started, though its PID is alive again', () => {
+    const booted = Date.now() - 3_600_000;
+    writeFileSync(path, JSON.stringify({ pid: 4242, startedAt: booted - 86_400_000 }));
+    const lock = acquireThinkLock(path, { log, isAlive: () => true, bootedAt: () => booted });
+    expect(lock.info.pid).toBe(process.pid);
+    expect(logs.join('\n')).toMatch(/taken before the machine last started/);
+    lock.release();
+    // Control: the same live PID holding a lock taken since the boot is respected.
+    writeFileSync(path, JSON.stringify({ pid: 4242, startedAt: booted + 60_000 * 5 }));
+    expect(
+      thrown(() => acquireThinkLock(path, { log, isAlive: () => true, bootedAt: () => booted }))
+        .code,
+    ).toBe('THINK_RUNNING');
+  });
+
   it('uses the live-process check it is given', () => {
-    writeFileSync(path, JSON.stringify({ pid: 4242, startedAt: 1 }));
+    writeFileSync(path, JSON.stringify({ pid: 4242, startedAt: Date.now() }));
     expect(
       thrown(() => acquireThinkLock(path, { log, isAlive: (p) => p === 4242 })).message,
     ).toContain('PID 4242');

@@ -5,6 +5,7 @@
  *
  * @module
  */
+
 import {
   linkSync,
   mkdirSync,
@@ -14,6 +15,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { uptime } from 'node:os';
 import { dirname, join } from 'node:path';
 import { KeelError } from '@keel/memory';
 
@@ -57,7 +59,12 @@ export interface LockOptions {
   isAlive?: (pid: number) => boolean;
   /** Also release on the process's `exit` event (default true). */
   releaseOnExit?: boolean;
+  /** When the machine last started, ms (tests). Default: now minus `os.uptime()`. */
+  bootedAt?: () => number;
 }
+
+/** Slack when comparing a lock's start with the machine's boot time, ms (clock adjustments). */
+const BOOT_SLACK_MS = 60_000;
 
 /** Paths this process holds, so acquiring twice in one process is refused too. */
 const held = new Set<string>();
@@ -162,6 +169,7 @@ export function acquireThinkLock(path: string, options: LockOptions = {}): Think
   const now = options.now ?? Date.now;
   const isAlive = options.isAlive ?? pidAlive;
   const log = options.log ?? (() => {});
+  const booted = options.bootedAt ?? (() => Date.now() - uptime() * 1000);
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   } catch (err) {
@@ -192,7 +200,10 @@ export function acquireThinkLock(path: string, options: LockOptions = {}): Think
     const holder = parseLockInfo(text);
     if (holder) {
       const ours = holder.pid === pid;
-      if ((ours && held.has(path)) || (!ours && isAlive(holder.pid))) {
+      // A lock taken before the machine last started is stale even if its PID now belongs to
+      // another process (PIDs are reused after a reboot).
+      const beforeBoot = holder.startedAt < booted() - BOOT_SLACK_MS;
+      if ((ours && held.has(path)) || (!ours && !beforeBoot && isAlive(holder.pid))) {
         throw new KeelError(
           'THINK_RUNNING',
           `keel think is already running (PID ${holder.pid}, since ${new Date(holder.startedAt).toISOString()}; lock ${path})`,
@@ -200,7 +211,9 @@ export function acquireThinkLock(path: string, options: LockOptions = {}): Think
         );
       }
       log(
-        `think: reclaiming ${path}: its holder PID ${holder.pid} is no longer running${ours ? ' (the PID is now this process)' : ''}`,
+        beforeBoot
+          ? `think: reclaiming ${path}: it was taken before the machine last started (PID ${holder.pid})`
+          : `think: reclaiming ${path}: its holder PID ${holder.pid} is no longer running${ours ? ' (the PID is now this process)' : ''}`,
       );
     } else {
       let age = Number.POSITIVE_INFINITY;

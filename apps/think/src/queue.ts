@@ -9,15 +9,17 @@
  *
  * @module
  */
-import { type BeliefGate, screenTurn } from '@keel/gate';
+import { type BeliefGate, judgeByPattern, screenTurn } from '@keel/gate';
 import { KeelError, type MemoryStore, SECRET_PLACEHOLDER } from '@keel/memory';
 
 /** The `meta` key holding the id of the newest episode the gate step has looked at. */
 export const WATERMARK_KEY = 'think.watermark';
 /** Queue rows judged per tick (the rest wait for the next tick). */
 export const GATE_BATCH = 200;
-/** After this many undecided verdicts a turn is left undecided for good (never a write). */
+/** After this many undecided verdicts the pattern gate decides the turn (it always decides). */
 export const MAX_GATE_ATTEMPTS = 5;
+/** Undecided verdicts in a row after which a tick stops asking (the model is down or too slow). */
+export const UNDECIDED_STREAK_LIMIT = 3;
 
 /** The SQL condition that makes an episode gate input: the owner's own words in a conversation. */
 const OWNER_TURN = `kind = 'conversation' AND role = 'owner' AND channel NOT LIKE 'import:%'
@@ -35,6 +37,8 @@ export interface GateStep {
   undecided: number;
   /** Why turns were dismissed by the screen, e.g. `{ secret: 1 }`. */
   screened: Record<string, number>;
+  /** True when the tick stopped asking after {@link UNDECIDED_STREAK_LIMIT} undecided in a row. */
+  stoppedEarly: boolean;
 }
 
 /** The watermark (0 before the first tick). */
@@ -95,7 +99,14 @@ export async function judgeQueue(
   now: () => number,
   signal?: AbortSignal,
 ): Promise<GateStep> {
-  const step: GateStep = { examined: 0, queued: 0, dismissed: 0, undecided: 0, screened: {} };
+  const step: GateStep = {
+    examined: 0,
+    queued: 0,
+    dismissed: 0,
+    undecided: 0,
+    screened: {},
+    stoppedEarly: false,
+  };
   const rows = store.db
     .prepare(
       `SELECT q.id, q.episode_id, q.attempts, e.text FROM belief_queue q
@@ -109,6 +120,7 @@ export async function judgeQueue(
     `UPDATE belief_queue SET state = ?, gate = ?, reason = ?, decided_at = ?,
        attempts = attempts + ? WHERE id = ?`,
   );
+  let streak = 0;
   for (const row of rows) {
     if (signal?.aborted) throw new KeelError('CANCELLED', 'the think run was stopped');
     step.examined++;
@@ -122,16 +134,28 @@ export async function judgeQueue(
       decide.run('dismissed', 'screen', screen.reason, now(), 0, row.id);
       continue;
     }
-    const verdict = await gate.judge(screen.text, signal ? { signal } : {});
+    let verdict = await gate.judge(screen.text, signal ? { signal } : {});
+    let by: string = gate.name;
+    if (verdict.decision === 'undecided' && row.attempts + 1 >= MAX_GATE_ATTEMPTS) {
+      // The local model never decided this turn: the pattern gate does, so no turn is lost.
+      verdict = judgeByPattern(screen.text);
+      by = 'pattern';
+    }
     if (verdict.decision === 'yes') {
+      streak = 0;
       step.queued++;
-      decide.run('believed', gate.name, verdict.reason, now(), 1, row.id);
+      decide.run('believed', by, verdict.reason, now(), 1, row.id);
     } else if (verdict.decision === 'no') {
+      streak = 0;
       step.dismissed++;
-      decide.run('dismissed', gate.name, verdict.reason, now(), 1, row.id);
+      decide.run('dismissed', by, verdict.reason, now(), 1, row.id);
     } else {
       step.undecided++;
-      decide.run('undecided', gate.name, verdict.reason, null, 1, row.id);
+      decide.run('undecided', by, verdict.reason, null, 1, row.id);
+      if (++streak >= UNDECIDED_STREAK_LIMIT) {
+        step.stoppedEarly = true;
+        break;
+      }
     }
   }
   return step;

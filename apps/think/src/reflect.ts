@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { screenTurn } from '@keel/gate';
 import { type Episode, KeelError } from '@keel/memory';
 import { applyDelta } from './apply.js';
 import { consult } from './consult.js';
@@ -15,6 +16,8 @@ import type { ThinkDeps } from './types.js';
 
 /** Turns reflected on in one request. */
 export const REFLECT_BATCH = 20;
+/** Requests per tick at most; a larger backlog continues on the next tick (the curator also reads it). */
+export const REFLECT_MAX_BATCHES = 5;
 
 /** What reflection did. */
 export interface ReflectionStep {
@@ -30,12 +33,18 @@ export interface ReflectionStep {
   skipped: string | null;
 }
 
-/** The owner episodes of `episodeIds`, by id. */
+/** The owner episodes of `episodeIds` that pass the screen, by id: the only ones a delta may cite. */
 export function episodesById(deps: ThinkDeps, episodeIds: number[]): Map<number, Episode> {
   const map = new Map<number, Episode>();
   for (const id of episodeIds) {
     const e = deps.store.episode(id);
-    if (e && e.kind === 'conversation' && e.role === 'owner' && e.redacted_at === null) {
+    if (
+      e &&
+      e.kind === 'conversation' &&
+      e.role === 'owner' &&
+      e.redacted_at === null &&
+      screenTurn(e.text).ok
+    ) {
       map.set(id, e);
     }
   }
@@ -71,7 +80,7 @@ export async function reflect(deps: ThinkDeps): Promise<ReflectionStep> {
     step.skipped = `reflection: no model configured (${pendingCount} turn(s) wait for the curator or a model)`;
     return step;
   }
-  for (;;) {
+  for (let batch = 0; batch < REFLECT_MAX_BATCHES; batch++) {
     const rows = store.db
       .prepare(
         `SELECT id, episode_id FROM belief_queue WHERE state = 'believed' AND reflected_at IS NULL

@@ -19,10 +19,13 @@ import { curateNight, type Night } from './curate.js';
 import { deliverInterrupts } from './interrupt.js';
 import { advanceWatermark, judgeQueue } from './queue.js';
 import { reflect } from './reflect.js';
-import { finishRun, lastPeriod, startRun } from './runs.js';
+import { finishRun, lastFailure, lastPeriod, startRun } from './runs.js';
 import { curationDue, local, nightOf, previousWeek } from './schedule.js';
 import type { RunReport, ThinkDeps } from './types.js';
 import { type WeeklyStep, weeklyReview } from './weekly.js';
+
+/** After a failed night, the curator waits this long before trying again, ms (1 hour). */
+export const CURATE_RETRY_MS = 60 * 60_000;
 
 /** When the nightly curator and the weekly review run in a run. */
 export interface RunOptions {
@@ -77,7 +80,10 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
     report.queued = gate.queued;
     report.screened = gate.screened;
     if (gate.undecided > 0) {
-      report.skipped.push(`gate: ${gate.undecided} turn(s) undecided, retried next tick`);
+      report.skipped.push(
+        `gate: ${gate.undecided} turn(s) undecided, retried next tick` +
+          (gate.stoppedEarly ? ' (stopped asking after repeated failures)' : ''),
+      );
     }
 
     const reflection = await reflect(deps);
@@ -89,15 +95,25 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
     const delivery = await deliverInterrupts(deps);
     report.interrupts = delivery.sent;
     if (delivery.held) report.skipped.push(`interrupts: ${delivery.held}`);
+    if (delivery.expired) {
+      report.skipped.push(`interrupts: ${delivery.expired} dropped, their time had passed`);
+    }
 
     const curate = options.curate ?? 'auto';
     const now = deps.now();
     const night = nightOf(now, config.tz, config.curateAt);
+    const lastFailed = lastFailure(store, 'curate');
+    const backingOff =
+      lastFailed !== null && now - lastFailed < CURATE_RETRY_MS && curate !== 'now';
     const due =
       curate === 'now' ||
       (curate === 'auto' &&
         curationDue(now, config.tz, config.curateAt, lastPeriod(store, 'curate')));
-    if (due) {
+    if (due && backingOff) {
+      report.skipped.push(
+        `curator: the last attempt failed; retrying after ${new Date(lastFailed + CURATE_RETRY_MS).toISOString()}`,
+      );
+    } else if (due) {
       const curateId = startRun(store, 'curate', now, night);
       try {
         const n = await curateNight(deps, night, curateId);

@@ -76,3 +76,14 @@ export function recentRuns(store: MemoryStore, limit = 20): RunRow[] {
     .prepare('SELECT * FROM think_runs ORDER BY id DESC LIMIT ?')
     .all(limit) as RunRow[];
 }
+
+/** When the newest run of `kind` failed, if the newest finished run of that kind failed. */
+export function lastFailure(store: MemoryStore, kind: RunKind): number | null {
+  const row = store.db
+    .prepare(
+      `SELECT status, started_at FROM think_runs WHERE kind = ? AND status <> 'running'
+       ORDER BY id DESC LIMIT 1`,
+    )
+    .get(kind) as { status: string; started_at: number } | undefined;
+  return row?.status === 'failed' ? row.started_at : null;
+}

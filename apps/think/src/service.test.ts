@@ -264,7 +264,7 @@ describe('the service loop', () => {
   });
 
   it('refuses to start while another live process holds the lock, opening nothing', async () => {
-    const foreign = JSON.stringify({ pid: 4242, startedAt: 1 });
+    const foreign = JSON.stringify({ pid: 4242, startedAt: Date.now() });
     writeFileSync(lockPath(home), foreign);
     const s = start(async (_signal, n) => report(n), {
       once: true,

@@ -89,8 +89,8 @@ function injectionIn(text: string): boolean {
  *
  * Secrets are looked for in the whole turn, pasted memory included (a credential anywhere keeps
  * the turn out of the queue); so is `@keel/memory`'s `SECRET_PLACEHOLDER`, which stands where a
- * stored episode's credential was redacted. Injection is looked for after the memory text is removed: lines keel
- * itself fenced and flagged are data it already holds, not the owner's words. The returned text
+ * stored episode's credential was redacted. Injection is looked for in the whole turn too: a
+ * memory fence is easy to forge, and whatever is inside one would still reach a model. The returned text
  * has line endings normalised to `\n`, control characters other than tab and newline removed,
  * runs of blank lines collapsed, and is trimmed.
  *
@@ -108,11 +108,12 @@ export function screenTurn(
   }
   const clean = text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
   if (secretIn(clean)) return { ok: false, reason: 'secret' };
+  // The whole turn: a memory fence is easy to forge, and text inside one still reaches a model.
+  if (injectionIn(clean)) return { ok: false, reason: 'injection' };
   const stripped = stripMemory(clean)
     .replace(/[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
   if (!/[\p{L}\p{N}]/u.test(stripped)) return { ok: false, reason: 'empty' };
-  if (injectionIn(stripped)) return { ok: false, reason: 'injection' };
   return { ok: true, text: stripped };
 }

@@ -766,7 +766,7 @@ describe('what the owner forgot stays forgotten, whatever key a later writer pro
     expect(agent.decision).toBe('create');
   });
 
-  it('a write from an episode that supported a forgotten fact of that kind is refused; another kind is not', () => {
+  it('a write from an episode that supported a forgotten fact is refused for its kind or its value; another fact is not', () => {
     const { store, said } = forgetDentist();
     const r = store.remember({
       kind: 'profile',
@@ -790,6 +790,15 @@ describe('what the owner forgot stays forgotten, whatever key a later writer pro
       episodeId: said,
     });
     expect(otherKind.decision).toBe('create');
+    // But the forgotten value under another kind from the same episode is refused too.
+    const relabelled = store.remember({
+      kind: 'fact',
+      key: 'care_provider',
+      value: 'sees Dr. Ortiz on Elm Street every spring',
+      source: 'inferred',
+      episodeId: said,
+    });
+    expect(relabelled).toMatchObject({ decision: 'ignore', reason: REFUSED_FORGOTTEN_EPISODE });
     const otherEpisode = store.remember({
       kind: 'profile',
       key: 'dentist_street',

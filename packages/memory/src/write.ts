@@ -27,7 +27,7 @@ import { KeelError } from './errors.js';
 import { activeFact, factById, slotRows } from './facts.js';
 import { appendJournal } from './journal.js';
 import { findSecret, looksLikeInjection } from './scan.js';
-import { valueHash } from './text.js';
+import { normalizeValue, valueHash } from './text.js';
 import {
   type Actor,
   type Decision,
@@ -64,7 +64,7 @@ export const REFUSED_FORGOTTEN_VALUE =
  * episode said about that kind.
  */
 export const REFUSED_FORGOTTEN_EPISODE =
-  'the owner forgot what this episode said about this kind; only the owner can restore it';
+  'the owner forgot what this episode said about this; only the owner can restore it';
 
 const OWNER_SOURCES: readonly Source[] = ['owner_stated', 'owner_confirmed'];
 
@@ -244,6 +244,7 @@ function addEvidence(
 function forgottenByOwner(
   ctx: StoreContext,
   slot: Slot,
+  value: string,
   hash: string,
   episodeId: number | undefined,
 ): { reason: string; withValue: false; details: Record<string, unknown> } | null {
@@ -261,20 +262,35 @@ function forgottenByOwner(
     };
   }
   if (episodeId === undefined) return null;
-  const covered = stmt(
+  const forgotten = stmt(
     ctx.db,
-    `SELECT t.id AS tombstone_id, g.id AS fact_id
+    `SELECT t.id AS tombstone_id, g.id AS fact_id, g.kind, g.value, g.purged_at
      FROM fact_evidence fe JOIN facts g ON g.id = fe.fact_id JOIN tombstones t ON t.fact_id = g.id
-     WHERE fe.episode_id = ? AND g.scope = ? AND g.kind = ?
+     WHERE fe.episode_id = ? AND g.scope = ?
        AND t.reason IN ('forgotten', 'purged') AND t.lifted_at IS NULL
-     ORDER BY t.id LIMIT 1`,
-  ).get(episodeId, slot.scope, slot.kind) as { tombstone_id: number; fact_id: number } | undefined;
-  if (!covered) return null;
-  return {
-    reason: REFUSED_FORGOTTEN_EPISODE,
-    withValue: false,
-    details: { tombstone_id: covered.tombstone_id, forgotten_fact_id: covered.fact_id },
-  };
+     ORDER BY t.id`,
+  ).all(episodeId, slot.scope) as {
+    tombstone_id: number;
+    fact_id: number;
+    kind: string;
+    value: string;
+    purged_at: number | null;
+  }[];
+  const said = ` ${normalizeValue(value)} `;
+  for (const g of forgotten) {
+    // Covered: the same kind; anything from an episode the owner purged; or, in any kind, a value
+    // that holds the forgotten one or is held by it ("allergic to penicillin" / "penicillin").
+    const gone = ` ${normalizeValue(g.value)} `;
+    const overlaps = gone.trim().length > 0 && (said.includes(gone) || gone.includes(said));
+    if (g.kind === slot.kind || g.purged_at !== null || overlaps) {
+      return {
+        reason: REFUSED_FORGOTTEN_EPISODE,
+        withValue: false,
+        details: { tombstone_id: g.tombstone_id, forgotten_fact_id: g.fact_id },
+      };
+    }
+  }
+  return null;
 }
 
 /**
@@ -312,7 +328,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
         withValue: false,
       };
     } else if (!isOwnerSource(input.source)) {
-      refusal = forgottenByOwner(ctx, slot, hash, input.episodeId);
+      refusal = forgottenByOwner(ctx, slot, value, hash, input.episodeId);
     }
 
     let episodeId = input.episodeId;
