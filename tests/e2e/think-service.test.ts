@@ -184,11 +184,21 @@ describe('keel think', () => {
     expect(second.stdout).toBe('');
     // the first still holds its lock
     expect(JSON.parse(readFileSync(lockFile(), 'utf8'))).toEqual(holder);
+    // keel doctor sees the running service and its last tick.
+    const doc = await keelRun(['doctor', '--json']);
+    const think = (JSON.parse(doc.stdout) as { think: Record<string, unknown> }).think;
+    expect(think).toMatchObject({
+      running: { pid: holder.pid },
+      last_tick: { status: 'ok', gate: 'pattern' },
+    });
 
     first.child.kill('SIGTERM'); // the CLI forwards it to the service
     expect(await first.exited).toBe(0);
     expect(first.out.stderr).toContain('SIGTERM: stopping');
     expect(existsSync(lockFile())).toBe(false);
+
+    const after = await keelRun(['doctor', '--json']);
+    expect((JSON.parse(after.stdout) as { think: { running: unknown } }).think.running).toBeNull();
 
     // Positive control: with the first gone, keel think runs.
     const third = await keelRun(['think', '--once', '--json']);

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { type ChatChoice, chooseChatModel, historyLine, loadChatConfig } from '@keel/agent';
 import {
   type EmbedderSelection,
@@ -570,6 +571,11 @@ async function doctor(config: Config, asJson: boolean): Promise<number> {
       `recall mode   ${report.recall_mode}`,
       `model         ${report.model.reason}`,
       `memory        ${report.counts.active} active beliefs (${report.counts.pending} pending), ${report.counts.episodes} episodes`,
+      `think         ${
+        report.think.running
+          ? `running (PID ${report.think.running.pid})`
+          : 'not running (keel think)'
+      }; last tick ${report.think.last_tick ? `${report.think.last_tick.status} at ${report.think.last_tick.at}` : 'never'}; last night ${report.think.last_night ?? 'never'}; ${report.think.queue.waiting} turn(s) waiting for the gate, ${report.think.queue.believed} for the curator`,
     ].join('\n'),
   );
   return report.integrity === 'ok' ? EXIT.ok : EXIT.failed;
@@ -621,11 +627,59 @@ function doctorReport(
       pending: stats.pending,
       episodes: stats.episodes,
     },
+    think: thinkStatus(config, store),
     degraded: [
       ...(vectors.recall_mode === 'lexical' ? ['vectors: lexical-only recall'] : []),
       ...(chat.model ? [] : ['model: offline terminal']),
       ...(integrity === 'ok' ? [] : [`database: damaged (${integrity}); keel verify has details`]),
     ],
+  };
+}
+
+/**
+ * The think service as the database and its lock file show it: whether a service holds the lock
+ * (its PID alive), the last tick, the last curated night, and what waits in the belief queue.
+ */
+function thinkStatus(config: Config, store: MemoryStore) {
+  let running: { pid: number; since: string } | null = null;
+  try {
+    const lock = JSON.parse(readFileSync(join(config.home, 'think.lock'), 'utf8')) as {
+      pid: number;
+      startedAt: number;
+    };
+    let alive = false;
+    try {
+      process.kill(lock.pid, 0);
+      alive = true;
+    } catch (err) {
+      alive = (err as NodeJS.ErrnoException).code === 'EPERM';
+    }
+    if (alive) running = { pid: lock.pid, since: new Date(lock.startedAt).toISOString() };
+  } catch {
+    // no lock file, or not one: not running
+  }
+  const tick = store.db
+    .prepare(
+      `SELECT status, started_at, gate FROM think_runs WHERE kind = 'tick' ORDER BY id DESC LIMIT 1`,
+    )
+    .get() as { status: string; started_at: number; gate: string | null } | undefined;
+  const night = store.db.prepare('SELECT max(night) AS n FROM curator_diary').get() as {
+    n: string | null;
+  };
+  const queue = store.db
+    .prepare(
+      `SELECT coalesce(sum(state IN ('new', 'undecided')), 0) AS waiting,
+              coalesce(sum(state = 'believed' AND curated_at IS NULL), 0) AS believed
+       FROM belief_queue`,
+    )
+    .get() as { waiting: number; believed: number };
+  return {
+    running,
+    last_tick: tick
+      ? { status: tick.status, at: new Date(tick.started_at).toISOString(), gate: tick.gate }
+      : null,
+    last_night: night.n,
+    queue,
   };
 }
 
