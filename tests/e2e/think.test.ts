@@ -446,6 +446,7 @@ describe('reflection', () => {
     anthropic.reply(deltas([penicillin([turn.id]), other, control]));
     const r = await runThink(deps(), { curate: 'now', weekly: 'never' });
     expect(r.proposed).toBe(5);
+    expect(r.ignored).toBe(4);
     expect(activeRows('allergy')).toHaveLength(0);
     expect(activeRows('drug_allergies')).toHaveLength(0);
     expect(activeRows('sister')).toMatchObject([{ value: 'Ada' }]);
@@ -609,6 +610,33 @@ describe('the nightly curator, failing while it writes', () => {
     expect(
       store.current({ scope: 'owner', kind: 'preference', key: 'tea' })!.confidence,
     ).toBeLessThan(0.7);
+  });
+});
+
+describe('a damaged database', () => {
+  it('stops the run with DB_CORRUPT instead of recording a night to retry; another store error is retried', async () => {
+    const corrupt = Object.assign(new Error('database disk image is malformed'), {
+      code: 'SQLITE_CORRUPT',
+    });
+    const decay = store.decay.bind(store);
+    store.decay = () => {
+      throw corrupt;
+    };
+    await expect(
+      runThink(deps({ gate: new PatternGate(), model: null }), { curate: 'now', weekly: 'never' }),
+    ).rejects.toMatchObject({ code: 'DB_CORRUPT' });
+    // Control: a transient store error fails the night, which is retried later; the tick goes on.
+    store.decay = () => {
+      throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    };
+    const r = await runThink(deps({ gate: new PatternGate(), model: null }), {
+      curate: 'now',
+      weekly: 'never',
+    });
+    expect(r.skipped.join(' ')).toMatch(
+      /curator: failed .*database is locked.*the night is retried/,
+    );
+    store.decay = decay;
   });
 });
 

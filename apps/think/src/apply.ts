@@ -84,19 +84,17 @@ export function applyDelta(
     const current = store.current({ scope: 'owner', kind: delta.kind, key });
     if (!current) return { ...rejected(`nothing active at ${delta.kind}/${key} to retract`) };
     const last = episodes[episodes.length - 1]!;
-    try {
-      const f = store.retract(current.id, {
-        actor: 'think',
-        why: `the owner said it is no longer true (episode ${last.id})`,
-        episodeId: last.id,
-      });
-      return { outcome: 'written', decisions: [], reason: 'retracted', factId: f.id };
-    } catch (err) {
-      if (err instanceof KeelError && err.code === 'INVALID_STATE') {
-        return { outcome: 'ignored', decisions: [], reason: err.message, factId: current.id };
-      }
-      throw err;
-    }
+    const r = store.retract(current.id, {
+      actor: 'think',
+      why: `the owner said it is no longer true (episode ${last.id})`,
+      episodeId: last.id,
+    });
+    return {
+      outcome: r.retracted ? 'written' : 'ignored',
+      decisions: r.retracted ? [] : ['ignore'],
+      reason: r.reason,
+      factId: r.fact.id,
+    };
   }
 
   let value = delta.value!;

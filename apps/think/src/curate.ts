@@ -35,6 +35,8 @@ export interface Night extends CuratedCounts {
   written: number;
   rejected: Rejected[];
   deduped: number;
+  /** Sightings the write review refused. */
+  ignored: number;
   decayed: number;
   compacted: number;
   /** Why the queue was not consolidated (no model), when it was not. */
@@ -166,6 +168,7 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
       written,
       rejected,
       deduped,
+      ignored: tally.ignore,
       decayed,
       compacted,
       waiting,

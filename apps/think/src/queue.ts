@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { type BeliefGate, judgeByPattern, screenTurn } from '@keel/gate';
+import { type BeliefGate, type GateVerdict, judgeByPattern, screenTurn } from '@keel/gate';
 import { KeelError, type MemoryStore, SECRET_PLACEHOLDER } from '@keel/memory';
 
 /** The `meta` key holding the id of the newest episode the gate step has looked at. */
@@ -78,6 +78,14 @@ export function advanceWatermark(store: MemoryStore, now: number): number {
     .immediate();
 }
 
+/**
+ * What the queue keeps of a verdict: its category and decision, never the gate's free-text
+ * reason (which may quote the turn), so no copy of the owner's words is made here.
+ */
+function why(verdict: GateVerdict): string {
+  return verdict.category ? `${verdict.decision}: ${verdict.category}` : verdict.decision;
+}
+
 interface QueueRow {
   id: number;
   episode_id: number;
@@ -144,14 +152,14 @@ export async function judgeQueue(
     if (verdict.decision === 'yes') {
       streak = 0;
       step.queued++;
-      decide.run('believed', by, verdict.reason, now(), 1, row.id);
+      decide.run('believed', by, why(verdict), now(), 1, row.id);
     } else if (verdict.decision === 'no') {
       streak = 0;
       step.dismissed++;
-      decide.run('dismissed', by, verdict.reason, now(), 1, row.id);
+      decide.run('dismissed', by, why(verdict), now(), 1, row.id);
     } else {
       step.undecided++;
-      decide.run('undecided', by, verdict.reason, null, 1, row.id);
+      decide.run('undecided', by, why(verdict), null, 1, row.id);
       if (++streak >= UNDECIDED_STREAK_LIMIT) {
         step.stoppedEarly = true;
         break;

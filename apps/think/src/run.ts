@@ -40,6 +40,8 @@ export interface RunDetails extends RunReport {
   night: Night | null;
   weekly: WeeklyStep | null;
   rejected: { at: string; reason: string }[];
+  /** Sightings the write review refused (tombstoned, the owner's word, the same episode again, …). */
+  ignored: number;
   screened: Record<string, number>;
 }
 
@@ -47,6 +49,23 @@ const describe = (err: unknown) => ({
   code: err instanceof KeelError ? err.code : 'INTERNAL',
   error: err instanceof Error ? err.message : String(err),
 });
+
+/**
+ * A damaged database is not a night to retry: it stops the run (and `keel think` exits 2 with
+ * `DB_CORRUPT`), like every other keel command.
+ */
+function fatal(err: unknown): KeelError | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (err instanceof KeelError && (err.code === 'CANCELLED' || err.code === 'DB_CORRUPT')) {
+    return err;
+  }
+  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
+    return new KeelError('DB_CORRUPT', `the database is damaged: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  return null;
+}
 
 /**
  * Runs one tick, plus the curator and weekly review when due or forced.
@@ -71,6 +90,7 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
     night: null,
     weekly: null,
     rejected: [],
+    ignored: 0,
     screened: {},
   };
   try {
@@ -90,6 +110,7 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
     report.proposed += reflection.proposed;
     report.written += reflection.written;
     report.rejected.push(...reflection.rejected);
+    report.ignored += reflection.ignored;
     if (reflection.skipped) report.skipped.push(reflection.skipped);
 
     const delivery = await deliverInterrupts(deps);
@@ -128,13 +149,16 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
         report.proposed += n.proposed;
         report.written += n.written;
         report.rejected.push(...n.rejected);
+        report.ignored += n.ignored;
         if (n.waiting) report.skipped.push(`curator: ${n.waiting}`);
         finishRun(store, curateId, deps.now(), { status: 'ok', summary: n });
         log(n.diary);
       } catch (err) {
         const d = describe(err);
-        finishRun(store, curateId, deps.now(), { status: 'failed', ...d });
-        if (d.code === 'CANCELLED') throw err;
+        const stop = fatal(err);
+        if (stop?.code !== 'DB_CORRUPT')
+          finishRun(store, curateId, deps.now(), { status: 'failed', ...d });
+        if (stop) throw stop;
         report.skipped.push(
           `curator: failed (${d.code}: ${d.error}); nothing was kept, the night is retried`,
         );
@@ -158,8 +182,10 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
         finishRun(store, weeklyId, deps.now(), { status: 'ok', summary: w });
       } catch (err) {
         const d = describe(err);
-        finishRun(store, weeklyId, deps.now(), { status: 'failed', ...d });
-        if (d.code === 'CANCELLED') throw err;
+        const stop = fatal(err);
+        if (stop?.code !== 'DB_CORRUPT')
+          finishRun(store, weeklyId, deps.now(), { status: 'failed', ...d });
+        if (stop) throw stop;
         report.skipped.push(`weekly: failed (${d.code}: ${d.error}); retried next tick`);
       }
     }
@@ -167,12 +193,14 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
     finishRun(store, runId, deps.now(), { status: 'ok', summary: report, gate: deps.gate.name });
     return report;
   } catch (err) {
+    const stop = fatal(err);
+    if (stop?.code === 'DB_CORRUPT') throw stop;
     finishRun(store, runId, deps.now(), {
       status: 'failed',
       summary: report,
       gate: deps.gate.name,
       ...describe(err),
     });
-    throw err;
+    throw stop ?? err;
   }
 }

@@ -96,7 +96,12 @@ export {
   RRF_K,
   type VectorArm,
 } from './recall.js';
-export { type RetractOptions, retractBelief } from './retract.js';
+export {
+  REFUSED_OWNER_RETRACTION,
+  type RetractOptions,
+  type RetractResult,
+  retractBelief,
+} from './retract.js';
 export { findSecret, looksLikeInjection, redactSecrets, SECRET_PLACEHOLDER } from './scan.js';
 export {
   DB_FILENAME,

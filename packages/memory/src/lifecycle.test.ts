@@ -499,3 +499,57 @@ describe('review, confirm, reject', () => {
     expectKeelError(() => store.reject(bad.id), 'INVALID_STATE');
   });
 });
+
+describe('forget --purge reaches text derived from the conversation', () => {
+  it('scrubs the session history, turn inputs, compaction summary and think records; other text stays', () => {
+    const { store, clock } = openTempStore();
+    const said = turn(store, 'call me Zephyrine from now on');
+    const other = turn(store, 'I like long walks by the sea');
+    const name = store.remember({
+      kind: 'profile',
+      key: 'preferred_name',
+      value: 'Zephyrine',
+      source: 'owner_stated',
+      episodeId: said,
+    }).fact!;
+    const db = store.db;
+    const now = clock.now();
+    db.prepare(
+      `INSERT INTO sessions (id, name, created_at, updated_at, anchor) VALUES (1, 'owner', ?, ?, ?)`,
+    ).run(now, now, 'Earlier the owner asked to be called Zephyrine. They like walks.');
+    db.prepare(
+      `INSERT INTO turns (id, session_id, channel, status, input, started_at) VALUES (1, 1, 'terminal', 'complete', ?, ?)`,
+    ).run('call me Zephyrine from now on', now);
+    db.prepare(
+      `INSERT INTO messages (session_id, turn_id, role, content, tokens, created_at) VALUES (1, 1, ?, ?, 5, ?)`,
+    ).run('assistant', JSON.stringify([{ type: 'text', text: 'Hello, Zephyrine!' }]), now);
+    db.prepare(
+      `INSERT INTO belief_queue (episode_id, queued_at, state, reason) VALUES (?, ?, 'believed', ?)`,
+    ).run(said, now, 'identity: "Zephyrine"');
+    db.prepare(
+      `INSERT INTO belief_queue (episode_id, queued_at, state, reason) VALUES (?, ?, 'believed', ?)`,
+    ).run(other, now, 'preference: walks by the sea');
+    db.prepare(
+      `INSERT INTO interrupts (item_key, text, created_at) VALUES ('k', 'Zephyrine, your dentist is at 9', ?)`,
+    ).run(now);
+    db.prepare(
+      `INSERT INTO think_runs (kind, status, started_at, summary) VALUES ('tick', 'ok', ?, ?)`,
+    ).run(now, JSON.stringify({ rejected: [{ at: 'delta[0]', reason: 'key Zephyrine' }] }));
+
+    const r = store.forget(name.id, { purge: true });
+    expect(r.purged).toBe(true);
+    const everything = [
+      'SELECT anchor AS t FROM sessions',
+      'SELECT input AS t FROM turns',
+      'SELECT content AS t FROM messages',
+      'SELECT reason AS t FROM belief_queue',
+      'SELECT text AS t FROM interrupts',
+      'SELECT summary AS t FROM think_runs',
+    ].flatMap((sql) => (db.prepare(sql).all() as { t: string }[]).map((x) => x.t));
+    expect(everything.join('\n')).not.toMatch(/zephyrine/i);
+    expect(everything.join('\n')).toContain(PURGED);
+    // Control: text without the value is untouched.
+    expect(everything).toContain('preference: walks by the sea');
+    expect(JSON.parse(everything[2]!)).toEqual([{ type: 'text', text: `Hello, ${PURGED}!` }]);
+  });
+});

@@ -245,6 +245,22 @@ export interface ForgetResult {
   redactedEpisodes: number[];
 }
 
+/**
+ * Columns holding text derived from the conversation, scrubbed by a purge like the episodes:
+ * `[table, column]`.
+ */
+export const PURGE_DERIVED: readonly (readonly [string, string])[] = [
+  ['messages', 'content'],
+  ['turns', 'input'],
+  ['turns', 'error'],
+  ['sessions', 'anchor'],
+  ['belief_queue', 'reason'],
+  ['interrupts', 'text'],
+  ['think_runs', 'summary'],
+  ['think_runs', 'error'],
+  ['curator_diary', 'text'],
+];
+
 /** The text that replaces a purged value. */
 export const PURGED = '[purged]';
 
@@ -358,6 +374,24 @@ export function forget(
         );
         redactedEpisodes.push(ep.id);
       }
+      // Text derived from the conversation elsewhere: the model-facing session history, turn
+      // inputs and errors, the compaction summary, and the think service's records.
+      let redactedDerived = 0;
+      if (pattern) {
+        for (const [table, column] of PURGE_DERIVED) {
+          const update = stmt(ctx.db, `UPDATE ${table} SET ${column} = ? WHERE rowid = ?`);
+          for (const row of ctx.db
+            .prepare(
+              `SELECT rowid AS id, ${column} AS text FROM ${table} WHERE ${column} IS NOT NULL`,
+            )
+            .all() as { id: number; text: string }[]) {
+            pattern.lastIndex = 0;
+            if (!pattern.test(row.text.normalize('NFKC'))) continue;
+            update.run(scrub(row.text), row.id);
+            redactedDerived++;
+          }
+        }
+      }
       appendJournal(ctx.db, {
         at: now,
         actor: 'owner',
@@ -369,6 +403,7 @@ export function forget(
           value_hash: fact.value_hash,
           redacted_journal: redactedJournal,
           redacted_episodes: redactedEpisodes,
+          redacted_derived: redactedDerived,
         },
       });
       return {

@@ -1,6 +1,7 @@
 // Retraction from conversation: a belief keel formed itself ends without a tombstone (it may
 // become true again); the owner's word is never retracted this way.
 import { describe, expect, it } from 'vitest';
+import { REFUSED_OWNER_RETRACTION } from './retract.js';
 import {
   DAY,
   expectKeelError,
@@ -32,8 +33,9 @@ describe('retract', () => {
     clock.advance(DAY);
     const left = turn(store, 'I left Acme last week');
     const r = store.retract(job.id, { actor: 'think', why: 'the owner left', episodeId: left });
-    expect(r).toMatchObject({ status: 'retracted', status_reason: 'the owner left' });
-    expect(r.valid_to).toBe(store.episode(left)!.occurred_at);
+    expect(r.retracted).toBe(true);
+    expect(r.fact).toMatchObject({ status: 'retracted', status_reason: 'the owner left' });
+    expect(r.fact.valid_to).toBe(store.episode(left)!.occurred_at);
     expect(recalledFactIds(store, 'Acme')).not.toContain(job.id);
     expect(recalledFactIds(store, 'Lisbon')).toContain(control.id);
     expect(journalRows(store, 'retract')).toHaveLength(1);
@@ -50,7 +52,7 @@ describe('retract', () => {
     expect(store.current(slot('profile', 'employer'))!.id).not.toBe(job.id);
   });
 
-  it("refuses to retract the owner's word or a row that is not active", () => {
+  it("refuses to retract the owner's word (journaled) or a row that is not active", () => {
     const { store } = openTempStore();
     const owner = store.remember({
       kind: 'profile',
@@ -58,8 +60,10 @@ describe('retract', () => {
       value: 'Ada',
       source: 'owner_stated',
     }).fact!;
-    expectKeelError(() => store.retract(owner.id, { actor: 'think', why: 'x' }), 'INVALID_STATE');
+    const refused = store.retract(owner.id, { actor: 'think', why: 'x' });
+    expect(refused).toMatchObject({ retracted: false, reason: REFUSED_OWNER_RETRACTION });
     expect(store.fact(owner.id)!.status).toBe('active');
+    expect(journalRows(store, 'ignore').at(-1)!.payload).toContain(REFUSED_OWNER_RETRACTION);
     const observed = store.remember({
       kind: 'profile',
       key: 'pet',

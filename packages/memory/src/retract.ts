@@ -23,14 +23,31 @@ export interface RetractOptions {
   episodeId?: number;
 }
 
+/** What became of a retraction. */
+export interface RetractResult {
+  /** The row after the call. */
+  fact: Fact;
+  /** False when it was refused (the owner's word); the refusal is journaled. */
+  retracted: boolean;
+  reason: string;
+}
+
+/** Why a retraction of the owner's word is refused (a stable phrase). */
+export const REFUSED_OWNER_RETRACTION = "only the owner can retract the owner's word";
+
 /**
  * Retracts an active belief that did not come from the owner: status `retracted`, `valid_to` set
- * to the episode's time (or now), journaled with the episode.
+ * to the episode's time (or now), journaled with the episode. A belief the owner stated or
+ * confirmed is left as it is and the refusal is journaled (`ignore`).
  *
- * @throws KeelError `NOT_FOUND` for an unknown id; `INVALID_STATE` when the fact is not active or
- *   is owner-stated/owner-confirmed (only the owner retracts the owner's word).
+ * @throws KeelError `NOT_FOUND` for an unknown fact or episode; `INVALID_STATE` when the fact is
+ *   not active.
  */
-export function retractBelief(ctx: StoreContext, id: number, options: RetractOptions): Fact {
+export function retractBelief(
+  ctx: StoreContext,
+  id: number,
+  options: RetractOptions,
+): RetractResult {
   return ctx.db
     .transaction(() => {
       const fact = factById(ctx, id);
@@ -38,13 +55,23 @@ export function retractBelief(ctx: StoreContext, id: number, options: RetractOpt
       if (fact.status !== 'active') {
         throw new KeelError('INVALID_STATE', `fact ${id} is ${fact.status}, not active`);
       }
-      if (isOwnerSource(fact.source)) {
-        throw new KeelError(
-          'INVALID_STATE',
-          `fact ${id} is ${fact.source}: only the owner can retract it (keel forget ${id})`,
-        );
-      }
       const now = ctx.now();
+      if (isOwnerSource(fact.source)) {
+        appendJournal(ctx.db, {
+          at: now,
+          actor: options.actor,
+          op: 'ignore',
+          entity: 'fact',
+          entityId: id,
+          payload: {
+            reason: REFUSED_OWNER_RETRACTION,
+            asked: 'retract',
+            why: options.why,
+            episode_id: options.episodeId ?? null,
+          },
+        });
+        return { fact, retracted: false, reason: REFUSED_OWNER_RETRACTION };
+      }
       const episode =
         options.episodeId === undefined
           ? undefined
@@ -74,7 +101,7 @@ export function retractBelief(ctx: StoreContext, id: number, options: RetractOpt
           valid_to: validTo,
         },
       });
-      return factById(ctx, id)!;
+      return { fact: factById(ctx, id)!, retracted: true, reason: 'retracted' };
     })
     .immediate();
 }

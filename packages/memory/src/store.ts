@@ -47,7 +47,7 @@ import {
   recall,
   type VectorArm,
 } from './recall.js';
-import { type RetractOptions, retractBelief } from './retract.js';
+import { type RetractOptions, type RetractResult, retractBelief } from './retract.js';
 import { type Episode, type Fact, KINDS, type Kind, type Scope, type Slot } from './types.js';
 import {
   pendingVectorRows,
@@ -286,9 +286,9 @@ export class MemoryStore {
    * Retracts a belief keel formed itself when the owner said it stopped being true (no tombstone;
    * see retract.ts).
    *
-   * @throws KeelError `NOT_FOUND`, `INVALID_STATE`.
+   * @throws KeelError `NOT_FOUND`, `INVALID_STATE` (not active).
    */
-  retract(id: number, options: RetractOptions): Fact {
+  retract(id: number, options: RetractOptions): RetractResult {
     return retractBelief(this.ctx, id, options);
   }
 
