@@ -153,6 +153,29 @@ describe('PatternGate behaviour', () => {
     ['Write a poem about my dog.', 'We have two dogs and a cat.', 'relationship'],
     ['Do you think I should quit my job?', "I've decided to quit my job.", 'decision'],
     ['Taylor Swift is touring Europe next year.', "We're flying to Tokyo in March.", 'plan'],
+    // reminders, appointments and dated events in the owner's own life
+    [
+      'Can you remind me what the capital of France is?',
+      'Remind me to call mum on Friday.',
+      'plan',
+    ],
+    ['Remind me how to boil an egg.', "Don't let me forget the rent on the 1st.", 'plan'],
+    ['Remind me of the rules of chess.', 'Can you remind me to call the plumber at 3pm?', 'plan'],
+    [
+      'Is my dentist appointment tomorrow?',
+      'My dentist appointment is tomorrow at 9, remind me.',
+      'plan',
+    ],
+    ['Did I have a meeting yesterday?', 'I have a job interview next Tuesday.', 'plan'],
+    [
+      'If I have an interview next week, what should I wear?',
+      'I have an interview next week.',
+      'plan',
+    ],
+    ['She went to the dentist yesterday.', 'I went to the dentist yesterday.', 'other'],
+    ['My sister went to the dentist yesterday.', 'Yesterday, I went to the dentist.', 'other'],
+    ['I had a long day yesterday.', 'I had my first driving lesson last week.', 'other'],
+    ['I went to bed late last night.', 'We went to Porto last month.', 'other'],
   ])('no for %j; yes for %j (%s)', async (negative, positive, category) => {
     expect(await gate.judge(negative)).toMatchObject({ decision: 'no' });
     const v = await gate.judge(positive);

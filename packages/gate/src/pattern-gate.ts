@@ -1,8 +1,11 @@
 /**
  * The pattern gate: the belief gate keel runs when no local model is available. Deterministic,
  * English only, no I/O. It answers "yes" only for first-person statements of the shapes a durable
- * fact usually takes (preferences, corrections, decisions, identity, relationships, plans) and
- * "no" for everything else: questions, requests, hypotheticals, reported speech, reactions to the
+ * fact usually takes (preferences, corrections, decisions, identity, relationships, plans), for
+ * reminders the owner asks for ("remind me to …", "don't let me forget …"), the owner's own
+ * appointments and deadlines with a day or time, and the owner's own past events with a date ("I
+ * went to the dentist yesterday"): keel sends reminders and resolves dates. It answers "no" for
+ * everything else: questions, requests, hypotheticals, reported speech, reactions to the
  * assistant, and anything it does not recognise.
  *
  * The patterns are tuned for precision over recall: a missed turn is still in the episode log and
@@ -297,6 +300,53 @@ const ADV =
   'always|actually|definitely|seriously|now|recently|finally|already|even|usually|generally|' +
   'personally|mostly|pretty much|both|all|currently|officially)\\s+)*';
 
+const WEEKDAYS = '(?:mon|tues|wednes|thurs|fri|satur|sun)days?';
+
+/**
+ * When an appointment, deadline or plan is: a day, date or clock time ahead ("tomorrow at 9",
+ * "next Tuesday", "on the 1st"), or any {@link TIME}.
+ */
+const WHEN = new RegExp(
+  [
+    TIME.source,
+    '\\b(?:tomorrow|tonight|the day after tomorrow)\\b',
+    `\\b(?:(?:on|next|this|this coming|every) )?${WEEKDAYS}\\b`,
+    '\\b(?:this|next) (?:morning|afternoon|evening|weekend)\\b',
+    '\\b(?:later )?today at\\b',
+    '\\bat (?:\\d{1,2}(?::\\d{2})?|noon|midday|midnight)\\b',
+    '\\b\\d{1,2}(?::\\d{2})? ?(?:am|pm)\\b',
+    '\\bin (?:a|an|one|two|three|four|five|a few|a couple of|\\d+) (?:days?|weeks?|hours?)\\b',
+    '\\b(?:on|by|before) the \\d{1,2}(?:st|nd|rd|th)?\\b',
+  ].join('|'),
+);
+
+/** When a past event was: "yesterday", "last week", "three days ago". */
+const PAST_WHEN =
+  `\\b(?:yesterday|the day before yesterday|last (?:week|weekend|month|year|night|${SEASONS}|${WEEKDAYS}|${MONTHS})|` +
+  '(?:a|an|one|two|three|four|five|six|a few|a couple of|\\d+) (?:days?|weeks?|months?) ago)\\b';
+const PAST_WHEN_RE = new RegExp(PAST_WHEN);
+/** A statement that opens with its date ("Yesterday, I went to the dentist."). */
+const PAST_WHEN_FIRST = new RegExp(`^(?:[\\w']+ ){0,2}?${PAST_WHEN}`);
+
+/** Dated things in the owner's calendar. */
+const APPOINTMENTS =
+  '(?:appointment|appt|meeting|interview|flight|train|exam|exams|test|deadline|surgery|operation|' +
+  'check-?up|scan|consultation|session|class|lesson|shift|hearing|court date|viva|presentation|' +
+  'review|recital|concert|gig|match|race|game|wedding|party|date|trip|booking|reservation|' +
+  'rent|bill|payment|vaccination|jab|shot|physio|therapy|treatment|visit|dinner|lunch|birthday|' +
+  'anniversary|due date|move|moving day|holiday|vacation)';
+/** Words that may stand between "a" and the appointment, but not a preposition or a possessive. */
+const APPOINTMENT_MODS =
+  "(?:(?!(?:about|for|with|on|of|in|to|from|at|my|your|our|the|what|how|that|this)\\b)[\\w'-]+ ){0,3}?";
+
+/** "remind me to …", "don't let me forget the rent", "make sure I remember to …". */
+const REMINDER =
+  /^(?:(?:please|pls|hey|so|and|also|oh|ok|okay)\s+)*(?:(?:can|could|would|will) you (?:please )?|please )?(?:remind me (?:to|that|about|of|on|at|in|tomorrow|tonight|next|this|every|before)\b(?! (?:what|how|who|whom|where|why|which|whether|if)\b)|remind me(?: please)?$|(?:do not|never) let me forget (?:to|the|my|our|about|that|tomorrow|on)\b|make sure (?:i|that i) (?:remember|do not forget) (?:to|the|my|our|about|that)\b|set (?:a|me a) reminder (?:to|for|about|that|on|at)\b)/;
+/** A reminder of (or about) something needs a day or time in the sentence to be a real one. */
+const REMINDER_NEEDS_TIME = /(?:remind me (?:about|of)\b|remind me(?: please)?$)/;
+/** Reminders whose wording makes them uncertain or not the owner's own. */
+const REMINDER_HEDGE = /\b(?:whether|maybe|perhaps|in case)\b/;
+
 // ---------------------------------------------------------------------------------------------
 // Patterns over one normalised clause (lower case, contractions expanded, starting with its
 // subject). Each is [category, name, pattern, extra check].
@@ -568,6 +618,40 @@ const CLAUSE_PATTERNS: readonly ClausePattern[] = [
     'trying to',
     /^(?:i|we) (?:am|are|have been) (?:(?:really|still|also)\s+)*trying to (?:get back into|get into|cut (?:down on|back on|out)|quit|give up|lose weight|eat (?:less|more|healthier|better)|drink less|read more|exercise more|save (?:up|money|for)|learn|stick to|get better at|improve my)\b/,
   ],
+  [
+    'plan',
+    'appointment',
+    new RegExp(
+      `^(?:my|our) (?!(?:absolute |all[- ]time |least )?(?:favou?rite|fave|go-to|dream|ideal|perfect|usual)\\b)(?:[\\w'-]+ ){0,3}?${APPOINTMENTS}s?(?: (?:to|from|with|at|in|for) [\\w'-]+(?: [\\w'-]+)?)? (?:is|are|has been moved|got moved|was moved|has been changed|got changed|was changed|has been rescheduled|got rescheduled|was rescheduled|is due|are due|is coming up|starts|begins|leaves|departs)\\b`,
+    ),
+    (m, sentence) => WHEN.test(m.input) || WHEN.test(sentence),
+  ],
+  [
+    'plan',
+    'have an appointment',
+    new RegExp(
+      `^(?:i|we) ${ADV}(?:have|have got|got|am having|are having|have booked|booked|am booked|have scheduled|scheduled|have arranged|arranged) (?:a|an|my|our|the|another|two|three) ${APPOINTMENT_MODS}${APPOINTMENTS}s?\\b`,
+    ),
+    (m, sentence) => WHEN.test(m.input) || WHEN.test(sentence),
+  ],
+  [
+    'plan',
+    'due',
+    /^(?:i|we) (?:have|have got) to (?:submit|hand in|pay|file|renew|finish|send|return|book|call|pick up|collect|see)\b/,
+    (m, sentence) => WHEN.test(m.input) || WHEN.test(sentence),
+  ],
+  // one-off events in the owner's own life, with their date
+  [
+    'other',
+    'dated event',
+    new RegExp(
+      `^(?:i|we) ${ADV}(?:went (?:to|for|on)(?! (?:bed|sleep)\\b)|had (?:a|an|my|our|the|surgery|[\\w-]+ surgery)(?! (?:[\\w-]+ )?(?:day|night|week|weekend|morning|time|chat|look|think|go|question|idea|feeling)\\b)|` +
+        'got (?:a|an|my|our|back from|married|engaged|divorced|promoted|fired|laid off|vaccinated|diagnosed)|' +
+        'visited|attended|saw (?:a|an|my|our|the)|met (?:my|our|with)|flew (?:to|back|home)|came back from|returned from|' +
+        'started|finished|passed|failed|moved|gave birth|took (?:my|our|a|an|the))\\b',
+    ),
+    (m, sentence) => PAST_WHEN_RE.test(m.input) || PAST_WHEN_FIRST.test(sentence),
+  ],
   // preferences
   [
     'preference',
@@ -636,7 +720,8 @@ const LEAD_IN =
   /^(?:(?:oh|ah|well|also|actually|honestly|anyway|anyways|btw|by the way|fyi|just so you know|for the record|to be honest|tbh|fun fact|side note|yeah|yes|yep|no|nope|ok|okay|so|and|but|or|plus|now|then|sorry|hey|hi|hello|lol|haha|right|alright|though|because|since|as|which|while|i think(?: that)?|i guess|i feel like|i realized|i realised|i just realized|i just realised|i should mention|i should say|quick update|update|one more thing|good news|news)\b[\s!.]*)+/;
 /** A time phrase at the start of a clause ("Next year I want …"). */
 const LEAD_TIME = new RegExp(
-  `^(?:(?:next|this coming|this|last|in|from|by|starting|as of|since) (?:week|month|year|weekend|${SEASONS}|${MONTHS}|\\d{4})\\s+)+`,
+  `^(?:(?:(?:next|this coming|this|last|in|from|by|starting|as of|since) (?:week|month|year|weekend|${SEASONS}|${MONTHS}|\\d{4})|` +
+    `yesterday|tomorrow|tonight|(?:on |last |next |this )?${WEEKDAYS})\\s+)+`,
 );
 
 /** A sentence that opens like this is not about the real owner (hypothetical, fiction). */
@@ -731,6 +816,23 @@ function namedRelation(span: string): string | null {
   return null;
 }
 
+/**
+ * A reminder the owner asks for ("remind me to call mum on Friday", "can you remind me to …",
+ * "don't let me forget the rent on the 1st"). Read over every clause up to someone else's words,
+ * because a request phrased as a question is still a request; "remind me what …" and "remind me
+ * how …" ask for information and are not reminders.
+ */
+function reminderIn(clauses: readonly Clause[], sentence: string): Hit | null {
+  for (const clause of clauses) {
+    if (REPORTED.test(clause.norm)) return null;
+    const m = REMINDER.exec(clause.norm);
+    if (!m || REMINDER_HEDGE.test(clause.norm)) continue;
+    if (REMINDER_NEEDS_TIME.test(m[0]) && !WHEN.test(sentence)) continue;
+    return { category: 'plan', pattern: 'reminder', excerpt: clause.raw.trim() };
+  }
+  return null;
+}
+
 interface Hit {
   category: BeliefCategory;
   pattern: string;
@@ -757,7 +859,10 @@ function judgeSentence(sentence: string): Hit[] {
   }
   if (isQuestion && stop === clauses.length) stop = clauses.length - 1;
   const stated = clauses.slice(0, stop);
-  if (stated.length === 0) return [];
+  if (stated.length === 0) {
+    const reminder = reminderIn(clauses, expand(sentence).replace(/\s+/g, ' ').trim());
+    return reminder ? [reminder] : [];
+  }
   const span = sentence.slice(0, stated.at(-1)!.start + stated.at(-1)!.raw.length);
   const lowerSpan = expand(span).replace(/\s+/g, ' ').trim();
   const hits: Hit[] = [];
@@ -783,6 +888,8 @@ function judgeSentence(sentence: string): Hit[] {
       }
     }
   }
+  const reminder = reminderIn(clauses, expand(sentence).replace(/\s+/g, ' ').trim());
+  if (reminder) hits.push(reminder);
   return hits;
 }
 
@@ -811,7 +918,8 @@ function excerptOf(text: string, max = 100): string {
 
 /**
  * The deterministic belief gate: calibrated English patterns for preferences, corrections,
- * decisions, identity statements, relationships and plans, said by the owner about themself.
+ * decisions, identity statements, relationships and plans, said by the owner about themself, and
+ * for reminder requests, dated appointments and dated past events in the owner's own life.
  * An explicit "remember that …" (see {@link captureExplicit}) is always a yes.
  *
  * It never answers `undecided` and never throws for any string; it reads at most

@@ -66,14 +66,63 @@ export function looksLikeInjection(text: string): boolean {
 /** What replaces a secret in stored text. */
 export const SECRET_PLACEHOLDER = '[secret withheld]';
 
+/** {@link SECRET_PATTERNS}, each compiled once to find every match. */
+const SECRET_PATTERNS_GLOBAL: readonly RegExp[] = SECRET_PATTERNS.map(
+  ([, re]) => new RegExp(re.source, `${re.flags.replace('g', '')}g`),
+);
+
 /**
- * Replaces every credential-shaped span in `text` with {@link SECRET_PLACEHOLDER}. Episodes are
- * stored through this, so a secret typed into a conversation never reaches the database.
+ * One pass over text that holds no placeholder: every match of every pattern is found on the
+ * same text, overlapping and touching spans are merged, and each merged span is replaced by one
+ * placeholder. (Replacing pattern by pattern let a later pattern match across an earlier
+ * placeholder: "api key: sk-ant-…" became "[secret withheld] withheld]".)
+ */
+function redactOnce(text: string): string {
+  const spans: [number, number][] = [];
+  for (const re of SECRET_PATTERNS_GLOBAL) {
+    for (const m of text.matchAll(re)) {
+      if (m[0].length > 0) spans.push([m.index, m.index + m[0].length]);
+    }
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  let out = '';
+  let at = 0;
+  let [start, end] = spans[0]!;
+  for (const [s, e] of spans.slice(1)) {
+    if (s <= end) {
+      end = Math.max(end, e);
+      continue;
+    }
+    out += text.slice(at, start) + SECRET_PLACEHOLDER;
+    at = end;
+    [start, end] = [s, e];
+  }
+  return out + text.slice(at, start) + SECRET_PLACEHOLDER + text.slice(end);
+}
+
+/**
+ * Replaces every credential-shaped span in `text` with {@link SECRET_PLACEHOLDER}, once per span.
+ * Episodes are stored through this, so a secret typed into a conversation never reaches the
+ * database.
+ *
+ * A placeholder already in `text` is kept as it is and never read as part of a secret (so
+ * "password: [secret withheld]" is not withheld again): the text between placeholders is redacted
+ * piece by piece, until nothing more matches. So `redactSecrets(redactSecrets(x))` equals
+ * `redactSecrets(x)`.
  */
 export function redactSecrets(text: string): string {
-  let out = text;
-  for (const [, re] of SECRET_PATTERNS) {
-    if (re.test(out)) out = out.replace(new RegExp(re.source, `${re.flags}g`), SECRET_PLACEHOLDER);
-  }
-  return out;
+  const pieces = text.split(SECRET_PLACEHOLDER);
+  return pieces
+    .map((piece) => {
+      // Each pass takes text out of the piece, so this ends; a second pass is rarely needed.
+      let prev = piece;
+      let next = redactOnce(piece);
+      while (next !== prev) {
+        prev = next;
+        next = next.split(SECRET_PLACEHOLDER).map(redactOnce).join(SECRET_PLACEHOLDER);
+      }
+      return next;
+    })
+    .join(SECRET_PLACEHOLDER);
 }
