@@ -98,6 +98,25 @@ async function until(check: () => boolean, what: string, r?: Running, ms = 30_00
 
 const lockFile = () => join(home, 'think.lock');
 
+/**
+ * Whether `pid` is a running process: signal 0 reaches it and, on Linux, it is not a zombie (an
+ * orphan's exit is reaped by whoever adopted it, which in a container may be never).
+ */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  if (!existsSync('/proc/self')) return true; // no /proc (macOS): signal 0 reached it
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false; // gone between the two looks
+  }
+}
+
 function seed() {
   const store = MemoryStore.open(join(home, 'keel.db'));
   try {
@@ -164,9 +183,15 @@ describe('keel think', () => {
 
     const bad = await keelRun(['think', '--once'], { KEEL_QUIET_HOURS: '25-7' });
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toContain('error INVALID_INPUT: KEEL_QUIET_HOURS "25-7"');
-    expect(bad.stderr).toContain('fix: ');
+    expect(bad.stderr).toContain('error CONFIG_INVALID: KEEL_QUIET_HOURS "25-7"');
+    expect(bad.stderr).toContain('fix: Fix the environment variable named above');
     expect(bad.stdout).toBe('');
+
+    // A bad command line is still INVALID_INPUT, with the fix line about arguments.
+    const args = await keelRun(['think', '--curate']);
+    expect(args.status).toBe(2);
+    expect(args.stderr).toContain('error INVALID_INPUT: --curate runs the nightly curator once');
+    expect(args.stderr).toContain('fix: Check the arguments');
   });
 
   it('a second keel think while one runs exits 2 with a clear message; SIGTERM stops the first cleanly', async () => {
@@ -204,6 +229,39 @@ describe('keel think', () => {
     const third = await keelRun(['think', '--once', '--json']);
     expect(third.status).toBe(0);
     expect(JSON.parse(third.stdout.trim())).toMatchObject({ gate: 'pattern' });
+  });
+
+  it('stops gracefully when the keel CLI that started it is killed with SIGKILL (no orphan, no lock left)', async () => {
+    const cli = keelStart(['think', '--json']);
+    await until(() => cli.out.stdout.includes('"runId"'), 'the first run', cli);
+    const service = (JSON.parse(readFileSync(lockFile(), 'utf8')) as { pid: number }).pid;
+    expect(service).not.toBe(cli.child.pid);
+    expect(running(service)).toBe(true);
+
+    // Control: while the CLI lives, the service keeps running past several parent checks.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(running(service)).toBe(true);
+    expect(existsSync(lockFile())).toBe(true);
+    expect(cli.child.exitCode).toBeNull();
+    expect(cli.out.stderr).not.toContain('is gone');
+
+    const killedAt = Date.now();
+    cli.child.kill('SIGKILL'); // no signal to forward: the service has to notice by itself
+    // The service shares the CLI's stdout/stderr pipes, so 'close' comes once it has exited too.
+    await cli.exited;
+    await until(() => !running(service), 'the service to exit', cli, 5_000);
+    expect(Date.now() - killedAt).toBeLessThan(5_000);
+    expect(existsSync(lockFile())).toBe(false);
+    expect(cli.out.stderr).toContain(
+      `think: the keel process that started this one (PID ${cli.child.pid}) is gone: stopping`,
+    );
+    expect(cli.out.stderr).toContain('think: SIGTERM: stopping');
+    expect(cli.out.stderr).toContain('think: stopped');
+
+    // The stop was clean: the next keel think takes the lock without reclaiming it.
+    const next = await keelRun(['think', '--once', '--json']);
+    expect(next.status).toBe(0);
+    expect(next.stderr).not.toContain('no longer running');
   });
 
   it('reclaims a lock left by a dead process', async () => {

@@ -11,7 +11,10 @@
  *   `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `KEEL_MODEL`, `OLLAMA_HOST`, `KEEL_OLLAMA_CHAT_MODEL`.
  *
  * SIGTERM or SIGINT stops it gracefully (the turn in progress gets `KEEL_DISCORD_GRACE_MS`,
- * default 15000, to finish, then is cancelled). Exit codes: 0 stopped, 2 configuration error,
+ * default 15000, to finish, then is cancelled). When `KEEL_PARENT_PID` is set (the `keel` CLI sets
+ * it to its own PID when it spawns this), it checks every second that that process is still its
+ * parent and, once it is gone (e.g. `keel` was killed with SIGKILL), sends itself SIGTERM: the same
+ * graceful stop, rather than running on as an orphan. Exit codes: 0 stopped, 2 configuration error,
  * 1 anything else.
  *
  * @module
@@ -24,7 +27,40 @@ import { KeelDiscord } from './bot.js';
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
 
+/**
+ * With `KEEL_PARENT_PID` set: checks now and every second (an unref'd timer) that this process's
+ * parent is still that PID and alive; once not, stops this process as SIGTERM would (before the
+ * handlers are installed, SIGTERM's default simply ends it).
+ */
+function stopWithParent(env: NodeJS.ProcessEnv): void {
+  const raw = env.KEEL_PARENT_PID?.trim();
+  if (!raw) return;
+  const parentPid = /^\d+$/.test(raw) ? Number(raw) : 0;
+  if (!Number.isSafeInteger(parentPid) || parentPid <= 0) {
+    log(`discord: KEEL_PARENT_PID "${raw}" is not a PID: not watching the parent process`);
+    return;
+  }
+  const alive = () => {
+    try {
+      process.kill(parentPid, 0);
+      return true;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  };
+  const check = () => {
+    if (process.ppid === parentPid && alive()) return;
+    clearInterval(timer);
+    log(`discord: the keel process that started this one (PID ${parentPid}) is gone: stopping`);
+    process.kill(process.pid, 'SIGTERM');
+  };
+  const timer = setInterval(check, 1000);
+  timer.unref();
+  check();
+}
+
 async function main(env: NodeJS.ProcessEnv): Promise<number> {
+  stopWithParent(env);
   const token = env.DISCORD_TOKEN?.trim() ?? '';
   const ownerId = env.KEEL_DISCORD_OWNER_ID?.trim() ?? '';
   if (!ownerId) {

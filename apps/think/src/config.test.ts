@@ -2,7 +2,7 @@ import { DEFAULT_OLLAMA_HOST } from '@keel/agent';
 import { DEFAULT_GATE_MODEL } from '@keel/gate';
 import { KeelError } from '@keel/memory';
 import { describe, expect, it } from 'vitest';
-import { loadThinkConfig, machineZone, parseThinkArgs } from './config.js';
+import { loadThinkConfig, machineZone, parseParentPid, parseThinkArgs } from './config.js';
 
 /** The KeelError `fn` throws (fails the test when it does not throw one). */
 function thrown(fn: () => unknown): KeelError {
@@ -81,9 +81,10 @@ describe('loadThinkConfig', () => {
     ['KEEL_QUIET_HOURS', '22-25', 'START-END'],
     ['KEEL_TZ', 'Mars/Olympus', 'IANA'],
     ['OLLAMA_HOST', 'http://exa mple', 'e.g. http://127.0.0.1:11434'],
-  ])('refuses %s=%s with INVALID_INPUT naming the variable and the fix', (name, value, hint) => {
+  ])('refuses %s=%s with CONFIG_INVALID naming the variable and the fix', (name, value, hint) => {
     const err = thrown(() => loadThinkConfig({ [name]: value }));
-    expect(err.code).toBe('INVALID_INPUT');
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.fix).toContain('environment variable');
     expect(err.message).toContain(name);
     expect(err.message).toContain(value.trim());
     expect(err.message).toContain(hint);
@@ -108,5 +109,15 @@ describe('parseThinkArgs', () => {
     const unknown = thrown(() => parseThinkArgs(['--onse']));
     expect(unknown.code).toBe('INVALID_INPUT');
     expect(unknown.message).toContain('"--onse"');
+  });
+});
+
+describe('parseParentPid', () => {
+  it('reads a positive whole number; anything else means no parent to watch', () => {
+    expect(parseParentPid('4242')).toBe(4242);
+    expect(parseParentPid(' 17 ')).toBe(17);
+    for (const raw of [undefined, '', ' ', '0', '-3', '12a', '1.5', '99999999999999999999']) {
+      expect(parseParentPid(raw)).toBeNull();
+    }
   });
 });

@@ -36,7 +36,7 @@ function wholeNumber(
   const n = /^\d+$/.test(t) ? Number(t) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
     throw new KeelError(
-      'INVALID_INPUT',
+      'CONFIG_INVALID',
       `${name} "${t}" must be a whole number from ${min} to ${max}, e.g. ${example}`,
     );
   }
@@ -51,7 +51,7 @@ function ollamaHost(raw: string | undefined): string {
     new URL(host);
   } catch {
     throw new KeelError(
-      'INVALID_INPUT',
+      'CONFIG_INVALID',
       `OLLAMA_HOST "${raw?.trim()}" is not an address; use e.g. http://127.0.0.1:11434`,
     );
   }
@@ -73,7 +73,8 @@ function ollamaHost(raw: string | undefined): string {
  * Empty values count as unset.
  *
  * @param env - the process environment (or any name → value map).
- * @throws KeelError `INVALID_INPUT` naming the variable, its value and the expected form.
+ * @throws KeelError `CONFIG_INVALID` naming the variable, its value and the expected form (bad
+ *   command-line arguments are `INVALID_INPUT`, see {@link parseThinkArgs}).
  */
 export function loadThinkConfig(env: Record<string, string | undefined>): ThinkConfig {
   return {
@@ -91,6 +92,17 @@ export function loadThinkConfig(env: Record<string, string | undefined>): ThinkC
     ollamaHost: ollamaHost(env.OLLAMA_HOST),
     gateModel: env.KEEL_GATE_MODEL?.trim() || DEFAULT_GATE_MODEL,
   };
+}
+
+/**
+ * `KEEL_PARENT_PID`, which the `keel` CLI sets to its own PID when it spawns the service (so the
+ * service stops when the CLI is gone): a positive whole number, or null when unset, empty or not a
+ * PID (then nothing is watched; the variable is internal, not a setting).
+ */
+export function parseParentPid(raw: string | undefined): number | null {
+  const t = raw?.trim() ?? '';
+  const n = /^\d+$/.test(t) ? Number(t) : Number.NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
 }
 
 /** The command line of `keel think` (and of `apps/think/dist/main.js`). */

@@ -13,8 +13,12 @@
  * the owner `DISCORD_TOKEN`, `KEEL_DISCORD_OWNER_ID`, `KEEL_DISCORD_API_URL`.
  *
  * The log goes to stderr. SIGTERM, SIGINT or SIGHUP stops it gracefully (the run in flight is
- * cancelled and recorded, the store closed, the lock released). Exit codes: 0 done or stopped,
- * 2 an error with a code (configuration, another service running, the store), 1 anything else.
+ * cancelled and recorded, the store closed, the lock released). When `KEEL_PARENT_PID` is set (the
+ * `keel` CLI sets it to its own PID when it spawns this), the service checks every second that
+ * that process is still its parent and, once it is gone (e.g. `keel` was killed with SIGKILL),
+ * sends itself SIGTERM: the same graceful stop, rather than running on as an orphan holding the
+ * lock. Exit codes: 0 done or stopped, 2 an error with a code (configuration, another service
+ * running, the store), 1 anything else.
  *
  * @module
  */
@@ -24,10 +28,10 @@ import { chooseChatModel, loadChatConfig } from '@keel/agent';
 import { chooseBeliefGate } from '@keel/gate';
 import { KeelError, MemoryStore } from '@keel/memory';
 import { sendToOwner, validateOwnerId } from '@keel/outbound';
-import { loadThinkConfig, parseThinkArgs, type ThinkArgs } from './config.js';
+import { loadThinkConfig, parseParentPid, parseThinkArgs, type ThinkArgs } from './config.js';
 import { lockPath } from './lock.js';
 import { runThink } from './run.js';
-import { createSession, formatReport, runService } from './service.js';
+import { createSession, formatReport, runService, watchParent } from './service.js';
 import type { Notify, ThinkConfig } from './types.js';
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
@@ -64,7 +68,30 @@ function ownerNotify(env: NodeJS.ProcessEnv): Notify | null {
   };
 }
 
+/**
+ * With `KEEL_PARENT_PID` set: once that process is gone, stops this one as SIGTERM would (before
+ * the service has installed its handlers, SIGTERM's default simply ends the process: nothing is
+ * held yet).
+ */
+function stopWithParent(env: NodeJS.ProcessEnv): void {
+  const raw = env.KEEL_PARENT_PID?.trim();
+  if (!raw) return;
+  const parentPid = parseParentPid(raw);
+  if (parentPid === null) {
+    log(`think: KEEL_PARENT_PID "${raw}" is not a PID: not watching the parent process`);
+    return;
+  }
+  watchParent({
+    parentPid,
+    onGone: () => {
+      log(`think: the keel process that started this one (PID ${parentPid}) is gone: stopping`);
+      process.kill(process.pid, 'SIGTERM');
+    },
+  });
+}
+
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  stopWithParent(env);
   let args: ThinkArgs = { once: false, curate: false, json: argv.includes('--json') };
   let config: ThinkConfig;
   let notify: Notify | null;

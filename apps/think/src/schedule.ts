@@ -11,7 +11,7 @@ import type { QuietHours } from './types.js';
 /**
  * Parses `KEEL_QUIET_HOURS`: `23-7` (23:00 to 07:00, wrapping midnight), `13-14`; empty → null.
  *
- * @throws KeelError `INVALID_INPUT` for anything else (hours must be 0..23 and differ).
+ * @throws KeelError `CONFIG_INVALID` for anything else (hours must be 0..23 and differ).
  */
 export function parseQuietHours(text: string | undefined): QuietHours | null {
   const t = text?.trim() ?? '';
@@ -21,7 +21,7 @@ export function parseQuietHours(text: string | undefined): QuietHours | null {
   const end = m ? Number(m[2]) : Number.NaN;
   if (!m || start > 23 || end > 23 || start === end) {
     throw new KeelError(
-      'INVALID_INPUT',
+      'CONFIG_INVALID',
       `KEEL_QUIET_HOURS "${t}" must be two different hours 0..23 as START-END, e.g. 23-7`,
     );
   }
@@ -31,12 +31,12 @@ export function parseQuietHours(text: string | undefined): QuietHours | null {
 /**
  * Checks an IANA time zone name.
  *
- * @throws KeelError `INVALID_INPUT` for an unknown zone.
+ * @throws KeelError `CONFIG_INVALID` for an unknown zone.
  */
 export function validateZone(tz: string): string {
   if (!IANAZone.isValidZone(tz)) {
     throw new KeelError(
-      'INVALID_INPUT',
+      'CONFIG_INVALID',
       `KEEL_TZ "${tz}" is not a time zone name (use an IANA name such as Europe/Berlin)`,
     );
   }

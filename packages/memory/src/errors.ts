@@ -56,7 +56,9 @@ export type KeelErrorCode =
   /** `keel models pull` could not download or verify a model; nothing was installed. */
   | 'MODEL_DOWNLOAD_FAILED'
   /** Another `keel think` service holds `$KEEL_HOME/think.lock` (its PID is alive). */
-  | 'THINK_RUNNING';
+  | 'THINK_RUNNING'
+  /** An environment variable has a value keel cannot use (the message names it and the form). */
+  | 'CONFIG_INVALID';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -93,6 +95,8 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     'Check the network connection (or KEEL_HF_ENDPOINT) and run `keel models pull` again.',
   THINK_RUNNING:
     'One think service is enough: stop the other first (systemctl --user stop keel-think), or delete $KEEL_HOME/think.lock if that PID is not keel.',
+  CONFIG_INVALID:
+    "Fix the environment variable named above (the README's Configuration lists each one and its default).",
 };
 
 const MARKER = Symbol.for('keel.error');

@@ -1,7 +1,8 @@
 /**
  * `keel discord`: runs the Discord front door as a child process (`apps/discord/dist/main.js`;
- * nothing imports an app), with this process's environment, forwarding SIGTERM/SIGINT/SIGHUP and
- * returning its exit code.
+ * nothing imports an app), with this process's environment plus `KEEL_PARENT_PID` (this process's
+ * PID: the front door stops gracefully once this process is gone, even when it was killed with
+ * SIGKILL), forwarding SIGTERM/SIGINT/SIGHUP and returning its exit code.
  *
  * @module
  */
@@ -24,7 +25,11 @@ export function runDiscord(main = DISCORD_MAIN): Promise<number> {
     return Promise.resolve(2);
   }
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [main], { env: process.env, stdio: 'inherit' });
+    const child = spawn(process.execPath, [main], {
+      // KEEL_PARENT_PID: the front door stops itself when this process is gone (even after SIGKILL).
+      env: { ...process.env, KEEL_PARENT_PID: String(process.pid) },
+      stdio: 'inherit',
+    });
     const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
     const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
     const handlers = signals.map((s) => [s, forward(s)] as const);

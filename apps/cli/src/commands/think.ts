@@ -1,7 +1,8 @@
 /**
  * `keel think`: runs the think service as a child process (`apps/think/dist/main.js`; nothing
- * imports an app), with this process's environment, forwarding SIGTERM/SIGINT/SIGHUP and
- * returning its exit code.
+ * imports an app), with this process's environment plus `KEEL_PARENT_PID` (this process's PID:
+ * the service stops gracefully once this process is gone, even when it was killed with SIGKILL),
+ * forwarding SIGTERM/SIGINT/SIGHUP and returning its exit code.
  *
  * @module
  */
@@ -40,7 +41,8 @@ export function runThinkService(flags: ThinkFlags, main = THINK_MAIN): Promise<n
   }
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [main, ...thinkArgs(flags)], {
-      env: process.env,
+      // KEEL_PARENT_PID: the service stops itself when this process is gone (even after SIGKILL).
+      env: { ...process.env, KEEL_PARENT_PID: String(process.pid) },
       stdio: 'inherit',
     });
     const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
