@@ -80,3 +80,32 @@ export function resolveDate(text: string, episodeMs: number, tz: string): Resolv
 export function localStamp(ms: number, tz: string): string {
   return DateTime.fromMillis(ms, { zone: tz }).toFormat('yyyy-LL-dd HH:mm (ccc)');
 }
+
+/**
+ * Resolves when a reminder is due: the first date or time expression in `text`, read forward from
+ * the episode's moment in zone `tz` ("Friday at 10" → the coming Friday, 10:00; "at 5pm" → 17:00
+ * that day or the next). Wall-clock arithmetic as in {@link resolveDate}.
+ *
+ * @returns ms since the Unix epoch, or null when `text` names no day or time.
+ */
+export function resolveDue(text: string, episodeMs: number, tz: string): number | null {
+  const wall = DateTime.fromMillis(episodeMs, { zone: tz });
+  const ref = new Date(
+    Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second),
+  );
+  const r = chrono.parse(text, { instant: ref, timezone: 0 }, { forwardDate: true })[0];
+  if (!r) return null;
+  const s = r.start;
+  if (!s.isCertain('day') && !s.isCertain('weekday') && !s.isCertain('hour')) return null;
+  const d = s.date();
+  return DateTime.fromObject(
+    {
+      year: d.getUTCFullYear(),
+      month: d.getUTCMonth() + 1,
+      day: d.getUTCDate(),
+      hour: s.isCertain('hour') ? d.getUTCHours() : 9,
+      minute: s.isCertain('hour') ? d.getUTCMinutes() : 0,
+    },
+    { zone: tz },
+  ).toMillis();
+}

@@ -2,7 +2,7 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { slotKey } from './apply.js';
-import { resolveDate } from './dates.js';
+import { resolveDate, resolveDue } from './dates.js';
 import { parseModelOutput } from './deltas.js';
 
 const delta = {
@@ -103,5 +103,20 @@ describe('slotKey', () => {
     expect(slotKey('Sam', 'employer')).toBe('sam.employer');
     expect(slotKey("Sam's team", 'size')).toBe('sams_team.size');
     expect(() => slotKey('owner', '!!!')).toThrow(/slug/);
+  });
+});
+
+describe('resolveDue', () => {
+  const tz = 'Europe/Berlin';
+  const sunday = DateTime.fromISO('2026-11-29T20:00', { zone: tz }).toMillis();
+  const at = (iso: string) => DateTime.fromISO(iso, { zone: tz }).toMillis();
+
+  it('reads a reminder forward from the episode, in the owner zone', () => {
+    expect(resolveDue('Friday at 10', sunday, tz)).toBe(at('2026-12-04T10:00'));
+    expect(resolveDue('tomorrow at 9', sunday, tz)).toBe(at('2026-11-30T09:00'));
+    expect(resolveDue('at 5pm', sunday, tz)).toBe(at('2026-11-30T17:00'));
+    expect(resolveDue('on Friday', sunday, tz)).toBe(at('2026-12-04T09:00'));
+    // Control: no day or time named.
+    expect(resolveDue('soon', sunday, tz)).toBeNull();
   });
 });

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Episode, MemoryStore } from '@keel/memory';
-import { resolveDate } from './dates.js';
+import { resolveDue } from './dates.js';
 import type { Urgent } from './deltas.js';
 import { isQuiet } from './schedule.js';
 import type { ThinkDeps } from './types.js';
@@ -43,9 +43,7 @@ export function recordUrgent(
   tz: string,
   now: number,
 ): boolean {
-  const dueAt = urgent.due
-    ? (resolveDate(urgent.due, source.occurred_at, tz)?.instantMs ?? null)
-    : null;
+  const dueAt = urgent.due ? resolveDue(urgent.due, source.occurred_at, tz) : null;
   if (dueAt !== null && dueAt < now - EXPIRE_AFTER_MS) return false;
   if (dueAt !== null) {
     const same = store.db
