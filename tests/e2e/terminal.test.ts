@@ -35,6 +35,15 @@ describe('the offline terminal', () => {
     expect(out.stdout).toContain('offline');
   });
 
+  it('says when a credential in a line was withheld, and only then', () => {
+    const replies = session([
+      'my key is sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh for work',
+      'I use the blue notebook for work',
+    ]);
+    expect(replies[0]!.reply).toContain('A credential in it was withheld');
+    expect(replies[1]!.reply).not.toContain('A credential in it was withheld');
+  });
+
   it('"remember that" said in two turns corroborates one owner_stated fact', () => {
     const replies = session([
       'remember that my dentist is Dr. Ortiz on Elm Street',

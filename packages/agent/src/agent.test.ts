@@ -128,6 +128,32 @@ describe('capture after a turn', () => {
   });
 });
 
+describe('secrets are never stored', () => {
+  it('a credential typed in a turn is withheld from the turn record and the history; other words stay', async () => {
+    const key = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh';
+    const model = new FakeChatModel([`I will not repeat ${key}, but noted the blue notebook.`]);
+    const r = await new Agent({ store, model }).turn({
+      text: `my work key is ${key} and I use the blue notebook`,
+      channel: 'test',
+    });
+    expect(r.reply).toContain('blue notebook');
+    const stored = JSON.stringify([
+      store.db.prepare('SELECT input FROM turns').all(),
+      store.db.prepare('SELECT content FROM messages').all(),
+      store.db.prepare('SELECT text FROM episodes').all(),
+    ]);
+    expect(stored).not.toContain('AbCdEfGh');
+    expect(stored).toContain('[secret withheld]');
+    expect(stored).toContain('blue notebook');
+    // The stored history still parses and reads back for the next turn.
+    for (const row of store.db.prepare('SELECT content FROM messages').all() as {
+      content: string;
+    }[]) {
+      expect(Array.isArray(JSON.parse(row.content))).toBe(true);
+    }
+  });
+});
+
 describe('slash commands in chat mode', () => {
   it('/status reports the model and recall mode; /review lists conflicts', async () => {
     store.remember({

@@ -15,6 +15,7 @@ import {
   KeelError,
   type MemoryStore,
   type RecallResponse,
+  SECRET_PLACEHOLDER,
   type WriteResult,
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
@@ -124,6 +125,9 @@ export class OfflineSession {
       .filter((r) => !(r.type === 'episode' && r.id === episode.id))
       .slice(0, this.limit);
     const lines = [`(offline: no model configured) Stored your message as e${episode.id}.`];
+    if (episode.text.includes(SECRET_PLACEHOLDER) && !text.includes(SECRET_PLACEHOLDER)) {
+      lines.push('A credential in it was withheld: keel never stores secrets.');
+    }
     if (recall.results.length === 0) lines.push('Nothing I remember relates to that yet.');
     else {
       lines.push(`What I remember that relates (recall: ${recall.mode}):`);

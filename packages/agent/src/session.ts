@@ -9,7 +9,7 @@
  * @module
  */
 import type { MemoryStore } from '@keel/memory';
-import { stmt } from '@keel/memory';
+import { redactSecrets, stmt } from '@keel/memory';
 import { countTokens } from 'gpt-tokenizer';
 import type { ChatMessage, ContentBlock } from './model/types.js';
 
@@ -91,13 +91,13 @@ export class SessionStore {
     ).run(this.store.ctx.now(), this.id).changes;
   }
 
-  /** Records the start of a turn. @returns its id. */
+  /** Records the start of a turn (credentials in `input` withheld). @returns its id. */
   startTurn(channel: string, input: string): number {
     return Number(
       stmt(
         this.store.db,
         `INSERT INTO turns (session_id, channel, status, input, started_at) VALUES (?, ?, 'running', ?, ?)`,
-      ).run(this.id, channel, input, this.store.ctx.now()).lastInsertRowid,
+      ).run(this.id, channel, redactSecrets(input), this.store.ctx.now()).lastInsertRowid,
     );
   }
 
@@ -116,7 +116,10 @@ export class SessionStore {
       'INSERT INTO messages (session_id, turn_id, role, content, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
     for (const m of messages) {
-      insert.run(this.id, turnId, m.role, JSON.stringify(m.content), messageTokens(m.content), now);
+      // Secrets are never stored: every string in the blocks is redacted (the model saw the turn
+      // as typed; the stored history, like the episodes, withholds credentials).
+      const content = withheld(m.content) as ChatMessage['content'];
+      insert.run(this.id, turnId, m.role, JSON.stringify(content), messageTokens(content), now);
     }
     stmt(
       this.store.db,
@@ -192,4 +195,14 @@ export class SessionStore {
       'SELECT * FROM turns WHERE session_id = ? ORDER BY id DESC LIMIT ?',
     ).all(this.id, limit) as TurnRow[];
   }
+}
+
+/** A copy of `node` with every string passed through `redactSecrets`. */
+function withheld(node: unknown): unknown {
+  if (typeof node === 'string') return redactSecrets(node);
+  if (Array.isArray(node)) return node.map(withheld);
+  if (node && typeof node === 'object') {
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withheld(v)]));
+  }
+  return node;
 }

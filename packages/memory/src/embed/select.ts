@@ -41,14 +41,15 @@ export interface EmbedderSelection {
  * Picks and initialises an embedder. An explicit `minilm` or `ollama` that cannot run is an error;
  * `auto` falls through to none, with the reasons.
  *
- * @throws KeelError `EMBEDDER_UNAVAILABLE` for an explicit choice that cannot run.
+ * @throws KeelError `EMBEDDER_UNAVAILABLE` for an explicit choice that cannot run;
+ *   `CONFIG_INVALID` for an unknown choice.
  */
 export async function selectEmbedder(options: SelectEmbedderOptions): Promise<EmbedderSelection> {
   const choice = options.choice ?? 'auto';
   if (!EMBEDDER_CHOICES.includes(choice)) {
     throw new KeelError(
-      'INVALID_INPUT',
-      `unknown embedder "${choice}"; one of: ${EMBEDDER_CHOICES.join(', ')}`,
+      'CONFIG_INVALID',
+      `KEEL_EMBEDDER "${choice}" is not an embedder; one of: ${EMBEDDER_CHOICES.join(', ')}`,
     );
   }
   if (choice === 'none')
