@@ -6,12 +6,11 @@ import { join } from 'node:path';
 import type { BeliefGate } from '@keel/gate';
 import { KeelError, type MemoryStore } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { lockPath, parseLockInfo } from './lock.js';
+import { lockPath, parseLockInfo, pidAlive } from './lock.js';
 import {
   createSession,
   formatReport,
   PARENT_CHECK_MS,
-  pidAlive,
   runService,
   type ServiceOptions,
   SHUTDOWN_SIGNALS,

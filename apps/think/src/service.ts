@@ -12,7 +12,7 @@
 import type { ChatModel } from '@keel/agent';
 import type { BeliefGate } from '@keel/gate';
 import { KeelError, type MemoryStore } from '@keel/memory';
-import { acquireThinkLock, type LockOptions } from './lock.js';
+import { acquireThinkLock, type LockOptions, pidAlive } from './lock.js';
 import type { Notify, RunReport, ThinkConfig, ThinkDeps } from './types.js';
 
 /** The signals that stop the service. */
@@ -105,16 +105,6 @@ export interface ParentWatchOptions {
   ppid?: () => number;
   /** Whether a PID is alive (default: `process.kill(pid, 0)`; EPERM counts as alive). */
   alive?: (pid: number) => boolean;
-}
-
-/** Whether `pid` names a live process (one we may not signal counts as alive). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

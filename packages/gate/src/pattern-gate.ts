@@ -15,7 +15,12 @@
  *
  * @module
  */
-import type { BeliefCategory, BeliefGate, GateVerdict } from './belief.js';
+import {
+  BELIEF_CATEGORIES,
+  type BeliefCategory,
+  type BeliefGate,
+  type GateVerdict,
+} from './belief.js';
 import { throwIfCancelled } from './cancel.js';
 import { type Capture, captureExplicit } from './capture.js';
 
@@ -25,15 +30,7 @@ export const PATTERN_GATE_MAX_CHARS = 4000;
 const MAX_SENTENCE_CHARS = 600;
 
 /** The pattern gate's verdict order when a turn matches several kinds: the first one wins. */
-const PRIORITY: readonly BeliefCategory[] = [
-  'correction',
-  'identity',
-  'relationship',
-  'decision',
-  'plan',
-  'preference',
-  'other',
-];
+const PRIORITY: readonly BeliefCategory[] = BELIEF_CATEGORIES;
 
 // ---------------------------------------------------------------------------------------------
 // Vocabulary

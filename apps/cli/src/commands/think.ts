@@ -1,16 +1,13 @@
 /**
- * `keel think`: runs the think service as a child process (`apps/think/dist/main.js`; nothing
- * imports an app), with this process's environment plus `KEEL_PARENT_PID` (this process's PID:
- * the service stops gracefully once this process is gone, even when it was killed with SIGKILL),
- * forwarding SIGTERM/SIGINT/SIGHUP and returning its exit code.
+ * `keel think`: runs the think service (`apps/think/dist/main.js`) as a child process (see
+ * child.ts) and returns its exit code.
  *
  * @module
  */
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_GATE_MODEL } from '@keel/gate';
 import type { Command } from 'commander';
+import { runApp } from './child.js';
 
 /** The built think entry point, relative to this file in `apps/cli/dist/commands/`. */
 export const THINK_MAIN = fileURLToPath(new URL('../../../think/dist/main.js', import.meta.url));
@@ -33,32 +30,7 @@ export function thinkArgs(flags: ThinkFlags): string[] {
 
 /** Starts the think service (or one run of it) and resolves to its exit code. */
 export function runThinkService(flags: ThinkFlags, main = THINK_MAIN): Promise<number> {
-  if (!existsSync(main)) {
-    process.stderr.write(
-      `error FILE_UNREADABLE: ${main} is missing; build first (pnpm exec turbo run build)\n`,
-    );
-    return Promise.resolve(2);
-  }
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [main, ...thinkArgs(flags)], {
-      // KEEL_PARENT_PID: the service stops itself when this process is gone (even after SIGKILL).
-      env: { ...process.env, KEEL_PARENT_PID: String(process.pid) },
-      stdio: 'inherit',
-    });
-    const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
-    const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
-    const handlers = signals.map((s) => [s, forward(s)] as const);
-    for (const [s, h] of handlers) process.on(s, h);
-    child.on('exit', (code, signal) => {
-      for (const [s, h] of handlers) process.off(s, h);
-      resolve(code ?? (signal ? 1 : 0));
-    });
-    child.on('error', (err) => {
-      for (const [s, h] of handlers) process.off(s, h);
-      process.stderr.write(`error: could not start ${main}: ${err.message}\n`);
-      resolve(1);
-    });
-  });
+  return runApp(main, thinkArgs(flags));
 }
 
 /** `keel think --help`: what it does and the variables it reads. */
