@@ -264,6 +264,29 @@ describe('keel think', () => {
     expect(next.stderr).not.toContain('no longer running');
   });
 
+  it('a damaged database stops keel think at start with DB_CORRUPT; an intact one runs (control)', async () => {
+    const path = join(home, 'keel.db');
+    const store = MemoryStore.open(path);
+    for (let i = 0; i < 200; i++) {
+      store.remember({
+        kind: 'note',
+        key: `n${i}`,
+        value: `value number ${i} `.repeat(40),
+        source: 'owner_stated',
+      });
+    }
+    store.close();
+    const ok = await keelRun(['think', '--once', '--json']);
+    expect(ok.status).toBe(0);
+    const bytes = readFileSync(path);
+    bytes.fill(0xff, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 16_384);
+    writeFileSync(path, bytes);
+    const r = await keelRun(['think', '--once']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/error DB_CORRUPT/);
+    expect(existsSync(lockFile())).toBe(false);
+  });
+
   it('reclaims a lock left by a dead process', async () => {
     const dead = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
     const pid = dead.pid!;
