@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { DB_FILENAME, keelHome } from '@keel/memory';
 
 /** Resolved configuration. */
 export interface Config {
@@ -26,10 +26,10 @@ export interface Config {
 
 /** Reads the configuration from `env` (default `process.env`). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const home = resolve(env.KEEL_HOME?.trim() || join(homedir(), '.keel'));
+  const home = keelHome(env);
   return {
     home,
-    dbPath: join(home, 'keel.db'),
+    dbPath: join(home, DB_FILENAME),
     ollamaHost: env.OLLAMA_HOST?.trim() || null,
     embedder: env.KEEL_EMBEDDER?.trim().toLowerCase() || 'auto',
     ollamaEmbedModel: env.KEEL_OLLAMA_EMBED_MODEL?.trim() || null,

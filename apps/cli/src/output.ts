@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { KeelError } from '@keel/memory';
+import { corruptionError, KeelError } from '@keel/memory';
+import type { Command } from 'commander';
 
 /** Exit codes. */
 export const EXIT = { ok: 0, failed: 1, error: 2 } as const;
@@ -23,16 +24,8 @@ export function emit(json: boolean, data: unknown, human: () => string): void {
  * INTERNAL with their message.
  */
 export function reportError(err: unknown, json: boolean): number {
-  const sqliteCode = (err as { code?: unknown } | null)?.code;
-  if (
-    !KeelError.isInstance(err) &&
-    (sqliteCode === 'SQLITE_CORRUPT' || sqliteCode === 'SQLITE_NOTADB')
-  ) {
-    // SQLite found damage while reading: the database, not keel, is at fault.
-    err = new KeelError('DB_CORRUPT', `the database is damaged: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
+  // SQLite found damage while reading: the database, not keel, is at fault.
+  err = corruptionError(err) ?? err;
   const e = KeelError.isInstance(err)
     ? err.toJSON()
     : {
@@ -43,4 +36,25 @@ export function reportError(err: unknown, json: boolean): number {
   if (json) process.stdout.write(`${JSON.stringify({ error: e }, null, 2)}\n`);
   else process.stderr.write(`error ${e.code}: ${e.message}\nfix: ${e.fix}\n`);
   return EXIT.error;
+}
+
+/** Whether `--json` was given to the command or the program. */
+export function wantsJson(cmd: Command): boolean {
+  return Boolean(cmd.optsWithGlobals().json);
+}
+
+/**
+ * Wraps a commander action: a returned number becomes the exit code, and a thrown error is
+ * printed with its code and fix (as JSON with `--json`).
+ */
+export function action<A extends unknown[]>(fn: (...args: A) => unknown) {
+  return async (...args: A): Promise<void> => {
+    const cmd = args[args.length - 1] as Command;
+    try {
+      const code = await fn(...args);
+      if (typeof code === 'number') process.exitCode = code;
+    } catch (err) {
+      process.exitCode = reportError(err, wantsJson(cmd));
+    }
+  };
 }

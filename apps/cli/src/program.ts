@@ -34,7 +34,7 @@ import {
 } from './commands/models.js';
 import { registerThinkCommand } from './commands/think.js';
 import { type Config, loadConfig } from './config.js';
-import { EXIT, emit, reportError } from './output.js';
+import { action, EXIT, emit, reportError, wantsJson } from './output.js';
 import { runTerminal } from './terminal.js';
 
 /** The fields of a fact the CLI prints in `--json`. */
@@ -102,19 +102,7 @@ export function buildProgram(config: Config = loadConfig()): Command {
     .helpCommand('help [verb]', 'show help for a verb')
     .exitOverride();
 
-  const json = (cmd: Command): boolean => Boolean(cmd.optsWithGlobals().json);
-  /** Wraps an action so KeelErrors print their code and fix. */
-  const action =
-    <A extends unknown[]>(fn: (...args: A) => unknown) =>
-    async (...args: A): Promise<void> => {
-      const cmd = args[args.length - 1] as Command;
-      try {
-        const code = await fn(...args);
-        if (typeof code === 'number') process.exitCode = code;
-      } catch (err) {
-        process.exitCode = reportError(err, json(cmd));
-      }
-    };
+  const json = wantsJson;
 
   program.action(
     action((_opts: unknown, cmd: Command) => runTerminal(config, { json: json(cmd) })),

@@ -13,7 +13,7 @@ import {
   runSlashCommand,
   type TurnLockOptions,
 } from '@keel/agent';
-import { KeelError, type MemoryStore, stmt } from '@keel/memory';
+import { getMeta, KeelError, type MemoryStore, setMeta } from '@keel/memory';
 import { splitMessage } from '@keel/outbound';
 import {
   type ButtonInteraction,
@@ -234,18 +234,13 @@ export class KeelDiscord {
   }
 
   private lastSeen(): bigint {
-    const row = stmt(this.store.db, 'SELECT value FROM meta WHERE key = ?').get(LAST_SEEN_KEY) as
-      | { value: string }
-      | undefined;
-    return row ? BigInt(row.value) : 0n;
+    const v = getMeta(this.store.db, LAST_SEEN_KEY);
+    return v ? BigInt(v) : 0n;
   }
 
   private markSeen(id: string): void {
     if (BigInt(id) <= this.lastSeen()) return;
-    stmt(
-      this.store.db,
-      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-    ).run(LAST_SEEN_KEY, id);
+    setMeta(this.store.db, LAST_SEEN_KEY, id);
   }
 
   private onConnected(how: 'ready' | 'resumed'): Promise<void> {

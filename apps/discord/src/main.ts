@@ -19,10 +19,8 @@
  *
  * @module
  */
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { type ChatChoice, chooseChatModel, loadChatConfig } from '@keel/agent';
-import { KeelError, MemoryStore } from '@keel/memory';
+import { KeelError, keelHome, MemoryStore } from '@keel/memory';
 import { KeelDiscord } from './bot.js';
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
@@ -73,7 +71,7 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
     log('error INVALID_INPUT: DISCORD_TOKEN is not set');
     return 2;
   }
-  const home = resolve(env.KEEL_HOME?.trim() || join(homedir(), '.keel'));
+  const home = keelHome(env);
   const apiUrl = env.KEEL_DISCORD_API_URL?.trim();
   const graceMs = Number(env.KEEL_DISCORD_GRACE_MS ?? 15_000);
   let choice: ChatChoice;
@@ -85,7 +83,7 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
     log(`error ${KeelError.isInstance(err) ? err.code : ''}: ${(err as Error).message}`);
     return 2;
   }
-  const store = MemoryStore.open(join(home, 'keel.db'));
+  const store = MemoryStore.openHome(home);
   let bot: KeelDiscord;
   try {
     bot = new KeelDiscord({

@@ -7,8 +7,7 @@
  * @module
  */
 import type { ChatModel } from '@keel/agent';
-import { screenTurn } from '@keel/gate';
-import { type Episode, type FactResult, type MemoryStore, redactSecrets } from '@keel/memory';
+import type { Episode, FactResult, MemoryStore } from '@keel/memory';
 import { formatFactLine } from '@keel/prompt';
 import { localStamp } from './dates.js';
 import { type ParsedOutput, parseModelOutput } from './deltas.js';
@@ -40,13 +39,11 @@ export function relatedBeliefs(store: MemoryStore, episodes: Episode[]): FactRes
 
 /** The user message: the turns and the related beliefs. */
 export function consultMessage(episodes: Episode[], related: FactResult[], tz: string): string {
-  const turns = episodes.flatMap((e) => {
-    // The screened text: keel's own recalled memory cut out, and never a turn the screen refuses.
-    const screened = screenTurn(e.text);
-    if (!screened.ok) return [];
-    const text = redactSecrets(screened.text).slice(0, TURN_CHARS);
-    return [`[episode ${e.id}] ${localStamp(e.occurred_at, tz)}, owner via ${e.channel}:\n${text}`];
-  });
+  // The episodes come screened (episodesById): no secret, no injection, no recalled memory.
+  const turns = episodes.map(
+    (e) =>
+      `[episode ${e.id}] ${localStamp(e.occurred_at, tz)}, owner via ${e.channel}:\n${e.text.slice(0, TURN_CHARS)}`,
+  );
   const beliefs = related.length
     ? related.map((f) => `${formatFactLine(f)} → ${subjectOf(f.key)}`).join('\n')
     : '(none)';

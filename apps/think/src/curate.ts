@@ -13,7 +13,9 @@
  *
  * @module
  */
+
 import type { Decision, Episode } from '@keel/memory';
+import { stmt } from '@keel/memory';
 import { applyDelta } from './apply.js';
 import { consult } from './consult.js';
 import { CURATOR_SYSTEM, type Delta, type Rejected } from './deltas.js';
@@ -52,12 +54,11 @@ export interface Night extends CuratedCounts {
  */
 export async function curateNight(deps: ThinkDeps, night: string, runId: number): Promise<Night> {
   const { store } = deps;
-  const rows = store.db
-    .prepare(
-      `SELECT id, episode_id FROM belief_queue WHERE state = 'believed' AND curated_at IS NULL
+  const rows = stmt(
+    store.db,
+    `SELECT id, episode_id FROM belief_queue WHERE state = 'believed' AND curated_at IS NULL
        ORDER BY id LIMIT ?`,
-    )
-    .all(CURATE_MAX_TURNS) as { id: number; episode_id: number }[];
+  ).all(CURATE_MAX_TURNS) as { id: number; episode_id: number }[];
 
   // 1. Plan: every model call before any write.
   const plans: { deltas: Delta[]; allowed: Map<number, Episode>; rowIds: number[] }[] = [];
@@ -117,7 +118,7 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
         if (r.outcome === 'rejected') rejected.push({ at: `delta[${i}]`, reason: r.reason });
       }
     }
-    const mark = store.db.prepare('UPDATE belief_queue SET curated_at = ? WHERE id = ?');
+    const mark = stmt(store.db, 'UPDATE belief_queue SET curated_at = ? WHERE id = ?');
     for (const plan of plans) for (const id of plan.rowIds) mark.run(now, id);
     const decayed = store.decay().length;
     const pruned = store.prune().length;
@@ -138,9 +139,9 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
       (waiting ?? `${rows.length - unusable} queued turn(s) consolidated`) +
       (unusable ? ` (${unusable} wait for the next night: the model's answer was unusable)` : '') +
       `; ${decayed} belief(s) decayed; ${compacted} journal entr${compacted === 1 ? 'y' : 'ies'} compacted.`;
-    store.db
-      .prepare(
-        `INSERT INTO curator_diary
+    stmt(
+      store.db,
+      `INSERT INTO curator_diary
              (night, run_id, added, corroborated, superseded, conflicts, pruned, text, written_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (night) DO UPDATE SET run_id = excluded.run_id,
@@ -148,18 +149,17 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
              superseded = superseded + excluded.superseded,
              conflicts = conflicts + excluded.conflicts, pruned = pruned + excluded.pruned,
              text = excluded.text, written_at = excluded.written_at`,
-      )
-      .run(
-        night,
-        runId,
-        counts.added,
-        counts.corroborated,
-        counts.superseded,
-        counts.conflicts,
-        counts.pruned,
-        diary,
-        now,
-      );
+    ).run(
+      night,
+      runId,
+      counts.added,
+      counts.corroborated,
+      counts.superseded,
+      counts.conflicts,
+      counts.pruned,
+      diary,
+      now,
+    );
     return {
       ...counts,
       night,
@@ -183,14 +183,6 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
  */
 export function optimizeIndexes(deps: Pick<ThinkDeps, 'store'>): void {
   for (const table of ['facts_fts', 'episodes_fts']) {
-    deps.store.db.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
+    stmt(deps.store.db, `INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
   }
-}
-
-/** The newest night with a diary row, or null. */
-export function lastCuratedNight(deps: Pick<ThinkDeps, 'store'>): string | null {
-  const row = deps.store.db.prepare('SELECT max(night) AS n FROM curator_diary').get() as {
-    n: string | null;
-  };
-  return row.n;
 }

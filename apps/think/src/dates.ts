@@ -31,6 +31,30 @@ export interface ResolvedDate {
 const RELATIVE =
   /\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|coming|past|previous|later|earlier)\b/i;
 
+/** The episode's local wall-clock time as a Date whose UTC fields carry it (chrono's reference). */
+function wallClock(episodeMs: number, tz: string): Date {
+  const wall = DateTime.fromMillis(episodeMs, { zone: tz });
+  return new Date(
+    Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second),
+  );
+}
+
+/** A chrono result (wall clock in UTC fields) read back in zone `tz`; `hour` when no time was given. */
+function inZone(r: chrono.ParsedResult, tz: string, hour: number): DateTime {
+  const d = r.start.date();
+  const timed = r.start.isCertain('hour');
+  return DateTime.fromObject(
+    {
+      year: d.getUTCFullYear(),
+      month: d.getUTCMonth() + 1,
+      day: d.getUTCDate(),
+      hour: timed ? d.getUTCHours() : hour,
+      minute: timed ? d.getUTCMinutes() : 0,
+    },
+    { zone: tz },
+  );
+}
+
 /**
  * Resolves the first date expression in `text` against the moment `episodeMs` in zone `tz`
  * (e.g. "yesterday" in an episode at 23:50 on the 29th → the 28th, whenever it is processed).
@@ -41,10 +65,7 @@ const RELATIVE =
  * @returns null when `text` holds no such date expression.
  */
 export function resolveDate(text: string, episodeMs: number, tz: string): ResolvedDate | null {
-  const wall = DateTime.fromMillis(episodeMs, { zone: tz });
-  const ref = new Date(
-    Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second),
-  );
+  const ref = wallClock(episodeMs, tz);
   for (const r of chrono.parse(text, { instant: ref, timezone: 0 }, { forwardDate: false })) {
     const relative = RELATIVE.test(r.text);
     const explicit =
@@ -53,17 +74,7 @@ export function resolveDate(text: string, episodeMs: number, tz: string): Resolv
       ? r.start.isCertain('day') || r.start.isCertain('weekday') || /\bago\b/i.test(r.text)
       : explicit;
     if (!namesADay) continue;
-    const d = r.start.date();
-    const at = DateTime.fromObject(
-      {
-        year: d.getUTCFullYear(),
-        month: d.getUTCMonth() + 1,
-        day: d.getUTCDate(),
-        hour: r.start.isCertain('hour') ? d.getUTCHours() : 12,
-        minute: r.start.isCertain('hour') ? d.getUTCMinutes() : 0,
-      },
-      { zone: tz },
-    );
+    const at = inZone(r, tz, 12);
     const day = at.startOf('day');
     return {
       date: day.toISODate() ?? '',
@@ -89,23 +100,10 @@ export function localStamp(ms: number, tz: string): string {
  * @returns ms since the Unix epoch, or null when `text` names no day or time.
  */
 export function resolveDue(text: string, episodeMs: number, tz: string): number | null {
-  const wall = DateTime.fromMillis(episodeMs, { zone: tz });
-  const ref = new Date(
-    Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second),
-  );
+  const ref = wallClock(episodeMs, tz);
   const r = chrono.parse(text, { instant: ref, timezone: 0 }, { forwardDate: true })[0];
   if (!r) return null;
   const s = r.start;
   if (!s.isCertain('day') && !s.isCertain('weekday') && !s.isCertain('hour')) return null;
-  const d = s.date();
-  return DateTime.fromObject(
-    {
-      year: d.getUTCFullYear(),
-      month: d.getUTCMonth() + 1,
-      day: d.getUTCDate(),
-      hour: s.isCertain('hour') ? d.getUTCHours() : 9,
-      minute: s.isCertain('hour') ? d.getUTCMinutes() : 0,
-    },
-    { zone: tz },
-  ).toMillis();
+  return inZone(r, tz, 9).toMillis();
 }

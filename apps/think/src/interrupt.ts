@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Episode, MemoryStore } from '@keel/memory';
+import { stmt } from '@keel/memory';
 import { resolveDue } from './dates.js';
 import type { Urgent } from './deltas.js';
 import { isQuiet } from './schedule.js';
@@ -46,18 +47,18 @@ export function recordUrgent(
   const dueAt = urgent.due ? resolveDue(urgent.due, source.occurred_at, tz) : null;
   if (dueAt !== null && dueAt < now - EXPIRE_AFTER_MS) return false;
   if (dueAt !== null) {
-    const same = store.db
-      .prepare('SELECT 1 FROM interrupts WHERE due_at BETWEEN ? AND ? LIMIT 1')
-      .get(dueAt - SAME_DUE_MS, dueAt + SAME_DUE_MS);
+    const same = stmt(
+      store.db,
+      'SELECT 1 FROM interrupts WHERE due_at BETWEEN ? AND ? LIMIT 1',
+    ).get(dueAt - SAME_DUE_MS, dueAt + SAME_DUE_MS);
     if (same) return false;
   }
   return (
-    store.db
-      .prepare(
-        `INSERT OR IGNORE INTO interrupts (item_key, text, episode_id, due_at, created_at)
+    stmt(
+      store.db,
+      `INSERT OR IGNORE INTO interrupts (item_key, text, episode_id, due_at, created_at)
          VALUES (?, ?, ?, ?, ?)`,
-      )
-      .run(itemKey(urgent.item), urgent.message, source.id, dueAt, now).changes === 1
+    ).run(itemKey(urgent.item), urgent.message, source.id, dueAt, now).changes === 1
   );
 }
 
@@ -80,18 +81,16 @@ export async function deliverInterrupts(deps: ThinkDeps): Promise<Delivery> {
   const { store } = deps;
   const now = deps.now();
   const out: Delivery = { sent: 0, held: null, failed: 0, expired: 0 };
-  out.expired = store.db
-    .prepare(
-      `UPDATE interrupts SET attempts = ?, last_error = 'expired: its time passed before it could be sent'
+  out.expired = stmt(
+    store.db,
+    `UPDATE interrupts SET attempts = ?, last_error = 'expired: its time passed before it could be sent'
        WHERE sent_at IS NULL AND attempts < ? AND due_at IS NOT NULL AND due_at < ?`,
-    )
-    .run(MAX_SEND_ATTEMPTS, MAX_SEND_ATTEMPTS, now - EXPIRE_AFTER_MS).changes;
-  const pending = store.db
-    .prepare(
-      `SELECT id, text FROM interrupts
+  ).run(MAX_SEND_ATTEMPTS, MAX_SEND_ATTEMPTS, now - EXPIRE_AFTER_MS).changes;
+  const pending = stmt(
+    store.db,
+    `SELECT id, text FROM interrupts
        WHERE sent_at IS NULL AND attempts < ? AND (due_at IS NULL OR due_at <= ?) ORDER BY id`,
-    )
-    .all(MAX_SEND_ATTEMPTS, now + REMINDER_LEAD_MS) as { id: number; text: string }[];
+  ).all(MAX_SEND_ATTEMPTS, now + REMINDER_LEAD_MS) as { id: number; text: string }[];
   if (pending.length === 0) return out;
   if (isQuiet(deps.now(), deps.config.quietHours, deps.config.tz)) {
     out.held = `${pending.length} message(s) held for quiet hours`;
@@ -101,10 +100,12 @@ export async function deliverInterrupts(deps: ThinkDeps): Promise<Delivery> {
     out.held = `${pending.length} message(s) held: no Discord front door configured (DISCORD_TOKEN, KEEL_DISCORD_OWNER_ID)`;
     return out;
   }
-  const claim = store.db.prepare(
+  const claim = stmt(
+    store.db,
     'UPDATE interrupts SET sent_at = ?, attempts = attempts + 1 WHERE id = ? AND sent_at IS NULL',
   );
-  const release = store.db.prepare(
+  const release = stmt(
+    store.db,
     'UPDATE interrupts SET sent_at = NULL, last_error = ? WHERE id = ?',
   );
   for (const item of pending) {

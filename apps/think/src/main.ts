@@ -22,11 +22,9 @@
  *
  * @module
  */
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { chooseChatModel, loadChatConfig } from '@keel/agent';
 import { chooseBeliefGate } from '@keel/gate';
-import { KeelError, MemoryStore } from '@keel/memory';
+import { KeelError, keelHome, MemoryStore } from '@keel/memory';
 import { sendToOwner, validateOwnerId } from '@keel/outbound';
 import { loadThinkConfig, parseParentPid, parseThinkArgs, type ThinkArgs } from './config.js';
 import { lockPath } from './lock.js';
@@ -104,7 +102,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   } catch (err) {
     return report(err, args.json);
   }
-  const home = resolve(env.KEEL_HOME?.trim() || join(homedir(), '.keel'));
+  const home = keelHome(env);
   try {
     if (!args.once) {
       log(
@@ -126,7 +124,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
             `think: no model configured: reflection and the curator are skipped (${choice.reason}); queued turns wait, the night's upkeep still runs`,
           );
         }
-        const store = MemoryStore.open(join(home, 'keel.db'));
+        const store = MemoryStore.openHome(home);
         // A damaged page is found now, not by a night that fails and retries every hour.
         const check = (store.db.pragma('quick_check(1)') as { quick_check: string }[])[0];
         if (check?.quick_check !== 'ok') {

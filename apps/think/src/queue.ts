@@ -10,7 +10,7 @@
  * @module
  */
 import { type BeliefGate, type GateVerdict, judgeByPattern, screenTurn } from '@keel/gate';
-import { KeelError, type MemoryStore, SECRET_PLACEHOLDER } from '@keel/memory';
+import { getMeta, KeelError, type MemoryStore, setMeta, stmt } from '@keel/memory';
 
 /** The `meta` key holding the id of the newest episode the gate step has looked at. */
 export const WATERMARK_KEY = 'think.watermark';
@@ -43,10 +43,7 @@ export interface GateStep {
 
 /** The watermark (0 before the first tick). */
 export function watermark(store: MemoryStore): number {
-  const row = store.db.prepare('SELECT value FROM meta WHERE key = ?').get(WATERMARK_KEY) as
-    | { value: string }
-    | undefined;
-  return row ? Number(row.value) : 0;
+  return Number(getMeta(store.db, WATERMARK_KEY) ?? 0);
 }
 
 /**
@@ -60,19 +57,14 @@ export function advanceWatermark(store: MemoryStore, now: number): number {
   return db
     .transaction(() => {
       const from = watermark(store);
-      const hi = (db.prepare('SELECT max(id) AS id FROM episodes').get() as { id: number | null })
-        .id;
+      const hi = (stmt(db, 'SELECT max(id) AS id FROM episodes').get() as { id: number | null }).id;
       if (hi === null || hi <= from) return 0;
-      const added = db
-        .prepare(
-          `INSERT OR IGNORE INTO belief_queue (episode_id, queued_at)
+      const added = stmt(
+        db,
+        `INSERT OR IGNORE INTO belief_queue (episode_id, queued_at)
            SELECT id, ? FROM episodes WHERE id > ? AND id <= ? AND ${OWNER_TURN}`,
-        )
-        .run(now, from, hi).changes;
-      db.prepare(
-        `INSERT INTO meta (key, value) VALUES (?, ?)
-         ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-      ).run(WATERMARK_KEY, String(hi));
+      ).run(now, from, hi).changes;
+      setMeta(db, WATERMARK_KEY, String(hi));
       return added;
     })
     .immediate();
@@ -115,16 +107,16 @@ export async function judgeQueue(
     screened: {},
     stoppedEarly: false,
   };
-  const rows = store.db
-    .prepare(
-      `SELECT q.id, q.episode_id, q.attempts, e.text FROM belief_queue q
+  const rows = stmt(
+    store.db,
+    `SELECT q.id, q.episode_id, q.attempts, e.text FROM belief_queue q
        JOIN episodes e ON e.id = q.episode_id
        WHERE (q.state = 'new' OR (q.state = 'undecided' AND q.attempts < ?))
          AND e.kind = 'conversation' AND e.role = 'owner' AND e.redacted_at IS NULL
        ORDER BY q.id LIMIT ?`,
-    )
-    .all(MAX_GATE_ATTEMPTS, GATE_BATCH) as QueueRow[];
-  const decide = store.db.prepare(
+  ).all(MAX_GATE_ATTEMPTS, GATE_BATCH) as QueueRow[];
+  const decide = stmt(
+    store.db,
     `UPDATE belief_queue SET state = ?, gate = ?, reason = ?, decided_at = ?,
        attempts = attempts + ? WHERE id = ?`,
   );
@@ -132,10 +124,8 @@ export async function judgeQueue(
   for (const row of rows) {
     if (signal?.aborted) throw new KeelError('CANCELLED', 'the think run was stopped');
     step.examined++;
-    // The store withholds secrets when it writes an episode; a turn that held one is not gated.
-    const screen = row.text.includes(SECRET_PLACEHOLDER)
-      ? ({ ok: false, reason: 'secret' } as const)
-      : screenTurn(row.text);
+    // The screen also refuses a turn whose secret the store already withheld (its placeholder).
+    const screen = screenTurn(row.text);
     if (!screen.ok) {
       step.dismissed++;
       step.screened[screen.reason] = (step.screened[screen.reason] ?? 0) + 1;

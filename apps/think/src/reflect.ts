@@ -7,7 +7,7 @@
  * @module
  */
 import { screenTurn } from '@keel/gate';
-import { type Episode, KeelError } from '@keel/memory';
+import { type Episode, KeelError, stmt } from '@keel/memory';
 import { applyDelta } from './apply.js';
 import { consult } from './consult.js';
 import { REFLECTION_SYSTEM, type Rejected } from './deltas.js';
@@ -33,20 +33,18 @@ export interface ReflectionStep {
   skipped: string | null;
 }
 
-/** The owner episodes of `episodeIds` that pass the screen, by id: the only ones a delta may cite. */
+/**
+ * The owner episodes of `episodeIds` that pass the screen, by id: the only ones a delta may cite.
+ * Each carries its screened text (keel's own recalled memory cut out), which is all a model or
+ * recall ever reads of it.
+ */
 export function episodesById(deps: ThinkDeps, episodeIds: number[]): Map<number, Episode> {
   const map = new Map<number, Episode>();
   for (const id of episodeIds) {
     const e = deps.store.episode(id);
-    if (
-      e &&
-      e.kind === 'conversation' &&
-      e.role === 'owner' &&
-      e.redacted_at === null &&
-      screenTurn(e.text).ok
-    ) {
-      map.set(id, e);
-    }
+    if (e?.kind !== 'conversation' || e.role !== 'owner' || e.redacted_at !== null) continue;
+    const screened = screenTurn(e.text);
+    if (screened.ok) map.set(id, { ...e, text: screened.text });
   }
   return map;
 }
@@ -69,11 +67,10 @@ export async function reflect(deps: ThinkDeps): Promise<ReflectionStep> {
   };
   const { store } = deps;
   const pendingCount = (
-    store.db
-      .prepare(
-        `SELECT count(*) AS n FROM belief_queue WHERE state = 'believed' AND reflected_at IS NULL`,
-      )
-      .get() as { n: number }
+    stmt(
+      store.db,
+      `SELECT count(*) AS n FROM belief_queue WHERE state = 'believed' AND reflected_at IS NULL`,
+    ).get() as { n: number }
   ).n;
   if (pendingCount === 0) return step;
   if (!deps.model) {
@@ -81,12 +78,11 @@ export async function reflect(deps: ThinkDeps): Promise<ReflectionStep> {
     return step;
   }
   for (let batch = 0; batch < REFLECT_MAX_BATCHES; batch++) {
-    const rows = store.db
-      .prepare(
-        `SELECT id, episode_id FROM belief_queue WHERE state = 'believed' AND reflected_at IS NULL
+    const rows = stmt(
+      store.db,
+      `SELECT id, episode_id FROM belief_queue WHERE state = 'believed' AND reflected_at IS NULL
          ORDER BY id LIMIT ?`,
-      )
-      .all(REFLECT_BATCH) as { id: number; episode_id: number }[];
+    ).all(REFLECT_BATCH) as { id: number; episode_id: number }[];
     if (rows.length === 0) break;
     const allowed = episodesById(
       deps,
@@ -129,7 +125,7 @@ export async function reflect(deps: ThinkDeps): Promise<ReflectionStep> {
         }
         if (recordUrgent(store, u, source, deps.config.tz, now)) step.urgent++;
       }
-      const mark = store.db.prepare('UPDATE belief_queue SET reflected_at = ? WHERE id = ?');
+      const mark = stmt(store.db, 'UPDATE belief_queue SET reflected_at = ? WHERE id = ?');
       for (const r of rows) mark.run(now, r.id);
     });
   }

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { KeelError } from '@keel/memory';
+import { corruptionError, KeelError } from '@keel/memory';
 import { curateNight, type Night } from './curate.js';
 import { deliverInterrupts } from './interrupt.js';
 import { advanceWatermark, judgeQueue } from './queue.js';
@@ -55,16 +55,10 @@ const describe = (err: unknown) => ({
  * `DB_CORRUPT`), like every other keel command.
  */
 function fatal(err: unknown): KeelError | null {
-  const code = (err as { code?: unknown } | null)?.code;
   if (err instanceof KeelError && (err.code === 'CANCELLED' || err.code === 'DB_CORRUPT')) {
     return err;
   }
-  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
-    return new KeelError('DB_CORRUPT', `the database is damaged: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
-  return null;
+  return corruptionError(err);
 }
 
 /**

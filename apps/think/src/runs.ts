@@ -5,7 +5,9 @@
  *
  * @module
  */
+
 import type { MemoryStore } from '@keel/memory';
+import { stmt } from '@keel/memory';
 
 /** The kinds of run. */
 export type RunKind = 'tick' | 'curate' | 'weekly';
@@ -13,11 +15,10 @@ export type RunKind = 'tick' | 'curate' | 'weekly';
 /** Starts a run row. @returns its id. */
 export function startRun(store: MemoryStore, kind: RunKind, now: number, period?: string): number {
   return Number(
-    store.db
-      .prepare(
-        `INSERT INTO think_runs (kind, status, started_at, period) VALUES (?, 'running', ?, ?)`,
-      )
-      .run(kind, now, period ?? null).lastInsertRowid,
+    stmt(
+      store.db,
+      `INSERT INTO think_runs (kind, status, started_at, period) VALUES (?, 'running', ?, ?)`,
+    ).run(kind, now, period ?? null).lastInsertRowid,
   );
 }
 
@@ -30,60 +31,36 @@ export function finishRun(
     | { status: 'ok'; summary: unknown; gate?: string }
     | { status: 'failed'; summary?: unknown; gate?: string; code: string; error: string },
 ): void {
-  store.db
-    .prepare(
-      `UPDATE think_runs SET status = ?, finished_at = ?, gate = coalesce(?, gate), summary = ?,
+  stmt(
+    store.db,
+    `UPDATE think_runs SET status = ?, finished_at = ?, gate = coalesce(?, gate), summary = ?,
          error_code = ?, error = ? WHERE id = ?`,
-    )
-    .run(
-      outcome.status,
-      now,
-      outcome.gate ?? null,
-      outcome.summary === undefined ? null : JSON.stringify(outcome.summary),
-      outcome.status === 'failed' ? outcome.code : null,
-      outcome.status === 'failed' ? outcome.error : null,
-      id,
-    );
+  ).run(
+    outcome.status,
+    now,
+    outcome.gate ?? null,
+    outcome.summary === undefined ? null : JSON.stringify(outcome.summary),
+    outcome.status === 'failed' ? outcome.code : null,
+    outcome.status === 'failed' ? outcome.error : null,
+    id,
+  );
 }
 
 /** The newest period of `kind` that finished ok (a night `YYYY-MM-DD`, a week `YYYY-Www`). */
 export function lastPeriod(store: MemoryStore, kind: RunKind): string | null {
-  const row = store.db
-    .prepare(
-      `SELECT max(period) AS p FROM think_runs WHERE kind = ? AND status = 'ok' AND period IS NOT NULL`,
-    )
-    .get(kind) as { p: string | null };
+  const row = stmt(
+    store.db,
+    `SELECT max(period) AS p FROM think_runs WHERE kind = ? AND status = 'ok' AND period IS NOT NULL`,
+  ).get(kind) as { p: string | null };
   return row.p;
-}
-
-/** One recorded run, as `keel think` and tests read it back. */
-export interface RunRow {
-  id: number;
-  kind: RunKind;
-  status: 'running' | 'ok' | 'failed';
-  started_at: number;
-  finished_at: number | null;
-  gate: string | null;
-  period: string | null;
-  summary: string | null;
-  error_code: string | null;
-  error: string | null;
-}
-
-/** The newest runs first. */
-export function recentRuns(store: MemoryStore, limit = 20): RunRow[] {
-  return store.db
-    .prepare('SELECT * FROM think_runs ORDER BY id DESC LIMIT ?')
-    .all(limit) as RunRow[];
 }
 
 /** When the newest run of `kind` failed, if the newest finished run of that kind failed. */
 export function lastFailure(store: MemoryStore, kind: RunKind): number | null {
-  const row = store.db
-    .prepare(
-      `SELECT status, started_at FROM think_runs WHERE kind = ? AND status <> 'running'
+  const row = stmt(
+    store.db,
+    `SELECT status, started_at FROM think_runs WHERE kind = ? AND status <> 'running'
        ORDER BY id DESC LIMIT 1`,
-    )
-    .get(kind) as { status: string; started_at: number } | undefined;
+  ).get(kind) as { status: string; started_at: number } | undefined;
   return row?.status === 'failed' ? row.started_at : null;
 }

@@ -12,11 +12,17 @@ import { KeelError } from './errors.js';
 import { factById } from './facts.js';
 import { appendJournal } from './journal.js';
 import { normalizeValue } from './text.js';
-import type { Fact, Kind, Scope } from './types.js';
-import { clearReviewFlags, confidenceCeiling, isOwnerSource, REPEAT_STEP } from './write.js';
+import type { Fact, Kind, Scope, Source } from './types.js';
+import {
+  addEvidence,
+  clearReviewFlags,
+  confidenceCeiling,
+  isOwnerSource,
+  REPEAT_STEP,
+  round,
+} from './write.js';
 
 const DAY_MS = 86_400_000;
-const round = (x: number) => Math.round(x * 10_000) / 10_000;
 
 // ---------------------------------------------------------------------------------------------
 // Dedupe
@@ -135,13 +141,10 @@ function merge(ctx: StoreContext, keeper: Fact, dup: Fact, now: number): DedupeC
     ctx.db,
     'SELECT episode_id, source, observed_at FROM fact_evidence WHERE fact_id = ? ORDER BY id',
   ).all(dup.id) as { episode_id: number; source: string; observed_at: number }[];
-  const add = stmt(
-    ctx.db,
-    'INSERT OR IGNORE INTO fact_evidence (fact_id, episode_id, source, observed_at) VALUES (?, ?, ?, ?)',
-  );
   const moved: number[] = [];
   for (const e of evidence) {
-    if (add.run(keeper.id, e.episode_id, e.source, e.observed_at).changes === 1) {
+    // Each piece keeps its original source and time.
+    if (addEvidence(ctx, keeper.id, e.episode_id, e.source as Source, e.observed_at)) {
       moved.push(e.episode_id);
     }
   }

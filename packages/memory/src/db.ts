@@ -31,8 +31,19 @@ export function registerFunctions(db: Database.Database): void {
 }
 
 function isCorruption(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
+  const code = (err as { code?: unknown } | null)?.code;
   return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
+}
+
+/**
+ * SQLite's "the file is damaged" errors (SQLITE_CORRUPT, SQLITE_NOTADB) as KeelError
+ * `DB_CORRUPT`; null for any other error.
+ */
+export function corruptionError(err: unknown): KeelError | null {
+  if (KeelError.isInstance(err) || !isCorruption(err)) return null;
+  return new KeelError('DB_CORRUPT', `the database is damaged: ${(err as Error).message}`, {
+    cause: err,
+  });
 }
 
 /**

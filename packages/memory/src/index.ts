@@ -17,7 +17,7 @@ export {
   STALE_AFTER_DAYS,
   type StaleOptions,
 } from './curate.js';
-export { type OpenOptions, openDatabase, registerFunctions } from './db.js';
+export { corruptionError, type OpenOptions, openDatabase, registerFunctions } from './db.js';
 export {
   DEFAULT_HF_ENDPOINT,
   type InstalledModel,
@@ -75,6 +75,7 @@ export {
   WEAK_BELIEF_THRESHOLD,
 } from './lifecycle.js';
 export { DECAY_GRACE_WEEKS, DECAY_PER_WEEK, type DecayChange, PRUNE_BELOW } from './maintenance.js';
+export { getMeta, setMeta } from './meta.js';
 export {
   LATEST_VERSION,
   MIGRATIONS,
@@ -105,6 +106,7 @@ export {
 export { findSecret, looksLikeInjection, redactSecrets, SECRET_PLACEHOLDER } from './scan.js';
 export {
   DB_FILENAME,
+  keelHome,
   MemoryStore,
   parseFactId,
   parseSlot,

@@ -11,6 +11,7 @@ import { addEpisode } from './episodes.js';
 import { appendJournal } from './journal.js';
 import { retire } from './lifecycle.js';
 import type { Fact } from './types.js';
+import { round } from './write.js';
 
 const WEEK_MS = 7 * 86_400_000;
 /** Idle weeks (after the access credit) before a belief starts to decay. */
@@ -53,10 +54,7 @@ export function decay(ctx: StoreContext): DecayChange[] {
         const decayStarts = f.last_seen_at + (DECAY_GRACE_WEEKS + credit) * WEEK_MS;
         const from = Math.max(decayStarts, f.last_decayed_at ?? 0);
         if (now <= from) continue;
-        const after = Math.max(
-          0,
-          Math.round((f.confidence - (DECAY_PER_WEEK * (now - from)) / WEEK_MS) * 10_000) / 10_000,
-        );
+        const after = Math.max(0, round(f.confidence - (DECAY_PER_WEEK * (now - from)) / WEEK_MS));
         if (after === f.confidence) continue;
         update.run(after, now, f.id);
         changes.push({ id: f.id, before: f.confidence, after });

@@ -31,6 +31,7 @@ import { type StoreContext, stmt } from './context.js';
 import { type Embedder, type EmbedderInfo, fingerprint } from './embed/types.js';
 import { KeelError } from './errors.js';
 import { CodeBuffer } from './hamming.js';
+import { getMeta, setMeta } from './meta.js';
 
 /** Rows embedded per provider call and per transaction. */
 export const EMBED_BATCH = 64;
@@ -131,19 +132,6 @@ export function loadVectorExtension(
   return r;
 }
 
-function getMeta(db: Database.Database, key: string): string | undefined {
-  return (
-    stmt(db, 'SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined
-  )?.value;
-}
-function setMeta(db: Database.Database, key: string, value: string | null): void {
-  if (value === null) stmt(db, 'DELETE FROM meta WHERE key = ?').run(key);
-  else
-    stmt(
-      db,
-      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-    ).run(key, value);
-}
 function metaInfo(db: Database.Database, key: string): EmbedderInfo | null {
   const v = getMeta(db, key);
   return v ? (JSON.parse(v) as EmbedderInfo) : null;
@@ -666,7 +654,8 @@ export class VectorIndex {
             stmt(db, `DELETE FROM ${t.codes} WHERE id = ?`).run(id);
             deleted++;
           }
-        const ids = [...vectorDrift(db, entity).stale, ...vectorDrift(db, entity).missing];
+        const { stale, missing } = vectorDrift(db, entity);
+        const ids = [...stale, ...missing];
         for (const id of ids)
           queued += stmt(db, 'INSERT OR IGNORE INTO vector_queue (entity, id) VALUES (?, ?)').run(
             entity,

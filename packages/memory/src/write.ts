@@ -89,7 +89,8 @@ export function authority(source: Source): number {
   }
 }
 
-const round = (x: number) => Math.round(x * 10_000) / 10_000;
+/** Rounds a confidence to 4 decimals, as the store keeps it. */
+export const round = (x: number) => Math.round(x * 10_000) / 10_000;
 
 /**
  * The evidence gate: the most confidence a belief may hold given its source and how many
@@ -220,18 +221,22 @@ export function clearReviewFlags(ctx: StoreContext, factId: number, now: number)
   ).run(now, factId).changes;
 }
 
-/** Records that `episodeId` supports `factId`. @returns false if it already did. */
-function addEvidence(
+/**
+ * Records that `episodeId` supports `factId`, seen at `observedAt` (ms).
+ *
+ * @returns false if it already did.
+ */
+export function addEvidence(
   ctx: StoreContext,
   factId: number,
   episodeId: number,
   source: Source,
-  now: number,
+  observedAt: number,
 ): boolean {
   const r = stmt(
     ctx.db,
     'INSERT OR IGNORE INTO fact_evidence (fact_id, episode_id, source, observed_at) VALUES (?, ?, ?, ?)',
-  ).run(factId, episodeId, source, now);
+  ).run(factId, episodeId, source, observedAt);
   return r.changes === 1;
 }
 

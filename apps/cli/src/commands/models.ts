@@ -20,7 +20,7 @@ import {
 import { MultiBar, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
-import { EXIT, emit, reportError } from '../output.js';
+import { action, EXIT, emit, wantsJson } from '../output.js';
 
 /**
  * Picks the embedder the configuration asks for (KEEL_EMBEDDER, OLLAMA_HOST,
@@ -121,18 +121,8 @@ const MB = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
 /** Registers `keel models pull|list` and `keel reindex` on the program. */
 export function registerModelCommands(program: Command, config: Config): void {
-  const json = (cmd: Command): boolean => Boolean(cmd.optsWithGlobals().json);
-  const run =
-    <A extends unknown[]>(fn: (...args: A) => Promise<number | undefined>) =>
-    async (...args: A): Promise<void> => {
-      const cmd = args[args.length - 1] as Command;
-      try {
-        const code = await fn(...args);
-        if (typeof code === 'number') process.exitCode = code;
-      } catch (err) {
-        process.exitCode = reportError(err, json(cmd));
-      }
-    };
+  const json = wantsJson;
+  const run = action;
 
   const models = program
     .command('models')
