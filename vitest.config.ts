@@ -6,6 +6,7 @@ const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export default defineConfig({
   resolve: {
     alias: {
+      '@keel/errors': src('./packages/errors/src/index.ts'),
       '@keel/memory': src('./packages/memory/src/index.ts'),
       '@keel/gate': src('./packages/gate/src/index.ts'),
       '@keel/agent/test': src('./packages/agent/src/test.ts'),

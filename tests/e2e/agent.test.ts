@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import { Agent, AnthropicChatModel } from '@keel/agent';
-import { KeelError, MemoryStore } from '@keel/memory';
+import { KeelError } from '@keel/errors';
+import { MemoryStore } from '@keel/memory';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tempHome } from '../support/cli.js';
 import { FakeAnthropic, text, toolUse } from '../support/fake-anthropic.js';

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KeelError } from '@keel/errors';
 import {
   chooseBeliefGate,
   DEFAULT_GATE_MODEL,
@@ -14,7 +15,7 @@ import {
   PatternGate,
   screenTurn,
 } from '@keel/gate';
-import { KeelError, MemoryStore } from '@keel/memory';
+import { MemoryStore } from '@keel/memory';
 import { buildStaticBlock, buildTurnBlock } from '@keel/prompt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeOllama, startFakeOllama } from '../support/fake-ollama.js';

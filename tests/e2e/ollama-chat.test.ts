@@ -3,7 +3,8 @@
  */
 import { join } from 'node:path';
 import { Agent, OllamaChatModel } from '@keel/agent';
-import { KeelError, MemoryStore } from '@keel/memory';
+import { KeelError } from '@keel/errors';
+import { MemoryStore } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempHome } from '../support/cli.js';
 import { type FakeOllama, startFakeOllama } from '../support/fake-ollama.js';

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { corruptionError, KeelError } from '@keel/memory';
+import { corruptionError, KeelError } from '@keel/errors';
 import type { Command } from 'commander';
 
 /** Exit codes. */

@@ -8,11 +8,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ChatChoice, chooseChatModel, historyLine, loadChatConfig } from '@keel/agent';
+import { KeelError } from '@keel/errors';
 import {
   type EmbedderSelection,
   type Fact,
   type ImportFormat,
-  KeelError,
   LATEST_VERSION,
   MemoryStore,
   parseFactId,

@@ -17,7 +17,8 @@ import {
   runSlashCommand,
   type TurnReply,
 } from '@keel/agent';
-import { KeelError, type MemoryStore } from '@keel/memory';
+import { KeelError } from '@keel/errors';
+import type { MemoryStore } from '@keel/memory';
 import { openStoreWithEmbedder } from './commands/models.js';
 import type { Config } from './config.js';
 

@@ -13,7 +13,8 @@ import {
   runSlashCommand,
   type TurnLockOptions,
 } from '@keel/agent';
-import { getMeta, KeelError, type MemoryStore, setMeta } from '@keel/memory';
+import { KeelError } from '@keel/errors';
+import { getMeta, type MemoryStore, setMeta } from '@keel/memory';
 import { splitMessage } from '@keel/outbound';
 import {
   type ButtonInteraction,

@@ -20,7 +20,8 @@
  * @module
  */
 import { type ChatChoice, chooseChatModel, loadChatConfig } from '@keel/agent';
-import { KeelError, keelHome, MemoryStore } from '@keel/memory';
+import { KeelError } from '@keel/errors';
+import { keelHome, MemoryStore } from '@keel/memory';
 import { KeelDiscord } from './bot.js';
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);

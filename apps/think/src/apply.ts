@@ -7,10 +7,11 @@
  *
  * @module
  */
+
+import { KeelError } from '@keel/errors';
 import {
   type Decision,
   type Episode,
-  KeelError,
   type MemoryStore,
   normalizeKey,
   type Source,
@@ -77,7 +78,7 @@ export function applyDelta(
   try {
     key = slotKey(delta.subject, delta.key);
   } catch (err) {
-    return rejected(err instanceof KeelError ? err.message : String(err));
+    return rejected(KeelError.isInstance(err) ? err.message : String(err));
   }
 
   if (delta.op === 'retract') {

@@ -1,6 +1,6 @@
 import { DEFAULT_OLLAMA_HOST } from '@keel/agent';
+import { KeelError } from '@keel/errors';
 import { DEFAULT_GATE_MODEL } from '@keel/gate';
-import { KeelError } from '@keel/memory';
 import { describe, expect, it } from 'vitest';
 import { loadThinkConfig, machineZone, parseParentPid, parseThinkArgs } from './config.js';
 

@@ -5,8 +5,8 @@
  * @module
  */
 import { DEFAULT_OLLAMA_HOST } from '@keel/agent';
+import { KeelError } from '@keel/errors';
 import { DEFAULT_GATE_MODEL } from '@keel/gate';
-import { KeelError } from '@keel/memory';
 import { parseQuietHours, validateZone } from './schedule.js';
 import type { ThinkConfig } from './types.js';
 

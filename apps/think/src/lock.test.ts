@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KeelError } from '@keel/memory';
+import { KeelError } from '@keel/errors';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acquireThinkLock, lockPath, parseLockInfo, pidAlive } from './lock.js';
 

@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { uptime } from 'node:os';
 import { dirname, join } from 'node:path';
-import { KeelError } from '@keel/memory';
+import { KeelError } from '@keel/errors';
 
 /** The lock file's name inside KEEL_HOME. */
 export const LOCK_FILE = 'think.lock';

@@ -23,8 +23,9 @@
  * @module
  */
 import { chooseChatModel, loadChatConfig } from '@keel/agent';
+import { KeelError } from '@keel/errors';
 import { chooseBeliefGate } from '@keel/gate';
-import { KeelError, keelHome, MemoryStore } from '@keel/memory';
+import { keelHome, MemoryStore } from '@keel/memory';
 import { sendToOwner, validateOwnerId } from '@keel/outbound';
 import { loadThinkConfig, parseParentPid, parseThinkArgs, type ThinkArgs } from './config.js';
 import { lockPath } from './lock.js';

@@ -9,8 +9,10 @@
  *
  * @module
  */
+
+import { KeelError } from '@keel/errors';
 import { type BeliefGate, type GateVerdict, judgeByPattern, screenTurn } from '@keel/gate';
-import { getMeta, KeelError, type MemoryStore, setMeta, stmt } from '@keel/memory';
+import { getMeta, type MemoryStore, setMeta, stmt } from '@keel/memory';
 
 /** The `meta` key holding the id of the newest episode the gate step has looked at. */
 export const WATERMARK_KEY = 'think.watermark';

@@ -6,8 +6,10 @@
  *
  * @module
  */
+
+import { KeelError } from '@keel/errors';
 import { screenTurn } from '@keel/gate';
-import { type Episode, KeelError, stmt } from '@keel/memory';
+import { type Episode, stmt } from '@keel/memory';
 import { applyDelta } from './apply.js';
 import { consult } from './consult.js';
 import { REFLECTION_SYSTEM, type Rejected } from './deltas.js';
@@ -99,8 +101,8 @@ export async function reflect(deps: ThinkDeps): Promise<ReflectionStep> {
         deps.signal,
       );
     } catch (err) {
-      if (err instanceof KeelError && err.code === 'CANCELLED') throw err;
-      const code = err instanceof KeelError ? err.code : 'INTERNAL';
+      if (KeelError.isInstance(err) && err.code === 'CANCELLED') throw err;
+      const code = KeelError.isInstance(err) ? err.code : 'INTERNAL';
       const message = err instanceof Error ? err.message : String(err);
       step.skipped = `reflection: the model failed (${code}: ${message}); the turns wait for the next tick`;
       return step;

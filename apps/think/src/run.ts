@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { corruptionError, KeelError } from '@keel/memory';
+import { corruptionError, KeelError } from '@keel/errors';
 import { curateNight, type Night } from './curate.js';
 import { deliverInterrupts } from './interrupt.js';
 import { advanceWatermark, judgeQueue } from './queue.js';
@@ -46,7 +46,7 @@ export interface RunDetails extends RunReport {
 }
 
 const describe = (err: unknown) => ({
-  code: err instanceof KeelError ? err.code : 'INTERNAL',
+  code: KeelError.isInstance(err) ? err.code : 'INTERNAL',
   error: err instanceof Error ? err.message : String(err),
 });
 
@@ -55,7 +55,7 @@ const describe = (err: unknown) => ({
  * `DB_CORRUPT`), like every other keel command.
  */
 function fatal(err: unknown): KeelError | null {
-  if (err instanceof KeelError && (err.code === 'CANCELLED' || err.code === 'DB_CORRUPT')) {
+  if (KeelError.isInstance(err) && (err.code === 'CANCELLED' || err.code === 'DB_CORRUPT')) {
     return err;
   }
   return corruptionError(err);

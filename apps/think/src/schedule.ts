@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { KeelError } from '@keel/memory';
+import { KeelError } from '@keel/errors';
 import { DateTime, IANAZone } from 'luxon';
 import type { QuietHours } from './types.js';
 

@@ -3,8 +3,9 @@ import { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KeelError } from '@keel/errors';
 import type { BeliefGate } from '@keel/gate';
-import { KeelError, type MemoryStore } from '@keel/memory';
+import type { MemoryStore } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { lockPath, parseLockInfo, pidAlive } from './lock.js';
 import {

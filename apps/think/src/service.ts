@@ -10,8 +10,9 @@
  * @module
  */
 import type { ChatModel } from '@keel/agent';
+import { KeelError } from '@keel/errors';
 import type { BeliefGate } from '@keel/gate';
-import { KeelError, type MemoryStore } from '@keel/memory';
+import type { MemoryStore } from '@keel/memory';
 import { acquireThinkLock, type LockOptions, pidAlive } from './lock.js';
 import type { Notify, RunReport, ThinkConfig, ThinkDeps } from './types.js';
 

@@ -8,8 +8,10 @@
  *
  * @module
  */
+
+import { KeelError } from '@keel/errors';
 import { captureExplicit } from '@keel/gate';
-import { KeelError, type MemoryStore, type RecallMode, stmt, type WriteResult } from '@keel/memory';
+import { type MemoryStore, type RecallMode, stmt, type WriteResult } from '@keel/memory';
 import {
   buildStaticBlock,
   buildTurnBlock,

@@ -4,7 +4,9 @@
  *
  * @module
  */
-import { KeelError, type MemoryStore, parseFactId, parseSlot } from '@keel/memory';
+
+import { KeelError } from '@keel/errors';
+import { type MemoryStore, parseFactId, parseSlot } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { historyLine, type TurnReply } from './offline.js';
 

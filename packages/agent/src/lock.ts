@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { KeelError } from '@keel/memory';
+import { KeelError } from '@keel/errors';
 import lockfile from 'proper-lockfile';
 
 /** Options for {@link acquireTurnLock}. */

@@ -9,10 +9,11 @@
  *
  * @module
  */
+
+import { KeelError } from '@keel/errors';
 import { captureExplicit } from '@keel/gate';
 import {
   type Fact,
-  KeelError,
   type MemoryStore,
   type RecallResponse,
   SECRET_PLACEHOLDER,

@@ -10,7 +10,7 @@ import {
   DEFAULT_OLLAMA_CHAT_MODEL,
   OllamaChatModel,
 } from '@keel/agent';
-import { KeelError } from '@keel/memory';
+import { KeelError } from '@keel/errors';
 
 /** The chat configuration from the environment. */
 export interface ChatConfig {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { KeelError } from '@keel/memory';
+import { KeelError } from '@keel/errors';
 
 /** The error a gate rejects with when the caller's signal aborts. */
 export function cancelled(cause?: unknown): KeelError {

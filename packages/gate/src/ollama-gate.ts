@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { KeelError } from '@keel/memory';
+import { KeelError } from '@keel/errors';
 import { Ollama } from 'ollama';
 import { z } from 'zod';
 import { BELIEF_CATEGORIES, type BeliefGate, type GateVerdict } from './belief.js';

@@ -2,7 +2,7 @@
 // behaviour on hard negatives, each beside a positive control.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { KeelError } from '@keel/memory';
+import { KeelError } from '@keel/errors';
 import { describe, expect, it } from 'vitest';
 import { BELIEF_CATEGORIES } from './belief.js';
 import { judgeByPattern, PATTERN_GATE_MAX_CHARS, PatternGate } from './pattern-gate.js';

@@ -8,7 +8,9 @@
  *
  * @module
  */
-import { findSecret, KeelError, looksLikeInjection, SECRET_PLACEHOLDER } from '@keel/memory';
+
+import { KeelError } from '@keel/errors';
+import { findSecret, looksLikeInjection, SECRET_PLACEHOLDER } from '@keel/memory';
 
 /** The result of {@link screenTurn}. */
 export type ScreenResult = { ok: true; text: string } | { ok: false; reason: ScreenRefusal };

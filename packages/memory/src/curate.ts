@@ -6,9 +6,10 @@
  *
  * @module
  */
+
+import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from './context.js';
 import { addEpisode } from './episodes.js';
-import { KeelError } from './errors.js';
 import { factById } from './facts.js';
 import { appendJournal } from './journal.js';
 import { normalizeValue } from './text.js';

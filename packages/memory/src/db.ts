@@ -6,8 +6,8 @@
  */
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isSqliteCorruption, KeelError } from '@keel/errors';
 import Database from 'better-sqlite3';
-import { KeelError } from './errors.js';
 import { migrate } from './migrations.js';
 import { foldForIndex } from './text.js';
 
@@ -30,20 +30,22 @@ export function registerFunctions(db: Database.Database): void {
   );
 }
 
-function isCorruption(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
-}
-
 /**
- * SQLite's "the file is damaged" errors (SQLITE_CORRUPT, SQLITE_NOTADB) as KeelError
- * `DB_CORRUPT`; null for any other error.
+ * Switches a connection to WAL. Two processes opening a new file at once both ask for the switch;
+ * SQLite answers the loser SQLITE_BUSY at once (it does not run the busy handler for it), so the
+ * switch is retried until `timeoutMs` has passed.
  */
-export function corruptionError(err: unknown): KeelError | null {
-  if (KeelError.isInstance(err) || !isCorruption(err)) return null;
-  return new KeelError('DB_CORRUPT', `the database is damaged: ${(err as Error).message}`, {
-    cause: err,
-  });
+function walMode(db: Database.Database, timeoutMs: number): void {
+  const until = Date.now() + timeoutMs;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= until) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
+    }
+  }
 }
 
 /**
@@ -74,7 +76,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
     });
   }
   try {
-    if (!options.readonly) db.pragma('journal_mode = WAL');
+    if (!options.readonly) walMode(db, options.busyTimeoutMs ?? 15_000);
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
     db.pragma('secure_delete = ON');
@@ -88,7 +90,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
   } catch (err) {
     db.close();
     if (KeelError.isInstance(err)) throw err;
-    if (isCorruption(err)) {
+    if (isSqliteCorruption(err)) {
       throw new KeelError(
         'DB_CORRUPT',
         `${path} is not a usable keel database: ${(err as Error).message}`,

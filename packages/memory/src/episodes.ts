@@ -3,8 +3,9 @@
  *
  * @module
  */
+
+import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from './context.js';
-import { KeelError } from './errors.js';
 import { appendJournal } from './journal.js';
 import { redactSecrets } from './scan.js';
 import { sha256 } from './text.js';

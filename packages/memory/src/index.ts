@@ -17,7 +17,7 @@ export {
   STALE_AFTER_DAYS,
   type StaleOptions,
 } from './curate.js';
-export { corruptionError, type OpenOptions, openDatabase, registerFunctions } from './db.js';
+export { type OpenOptions, openDatabase, registerFunctions } from './db.js';
 export {
   DEFAULT_HF_ENDPOINT,
   type InstalledModel,
@@ -55,7 +55,6 @@ export {
   fingerprint,
 } from './embed/types.js';
 export { type EpisodeInput, MAX_EPISODE_CHARS } from './episodes.js';
-export { ERROR_FIXES, KeelError, type KeelErrorCode } from './errors.js';
 export type { ImportOptions, ImportResult } from './import/import.js';
 export {
   type ImportedTurn,

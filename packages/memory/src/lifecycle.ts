@@ -5,9 +5,10 @@
  *
  * @module
  */
+
+import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from './context.js';
 import { addEpisode } from './episodes.js';
-import { KeelError } from './errors.js';
 import { activeFact, factById, slotRows } from './facts.js';
 import { appendJournal } from './journal.js';
 import { valuePattern } from './text.js';

@@ -4,8 +4,9 @@
  *
  * @module
  */
+
+import { KeelError } from '@keel/errors';
 import type Database from 'better-sqlite3';
-import { KeelError } from './errors.js';
 import { EPISODE_KINDS, KINDS, ROLES, SCOPES, SOURCES, STATUSES } from './types.js';
 import { VECTOR_QUEUE_GATE_SQL, VECTOR_QUEUE_SQL } from './vectors.js';
 

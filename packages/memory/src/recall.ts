@@ -17,8 +17,9 @@
  *
  * @module
  */
+
+import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from './context.js';
-import { KeelError } from './errors.js';
 import { evidenceEpisodes } from './facts.js';
 import { ftsMatch, humanAge, queryTerms } from './text.js';
 import type { Episode, Fact, Kind, Role, Scope, Source, Status } from './types.js';

@@ -7,8 +7,9 @@
  *
  * @module
  */
+
+import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from './context.js';
-import { KeelError } from './errors.js';
 import { factById } from './facts.js';
 import { appendJournal } from './journal.js';
 import type { Actor, Fact } from './types.js';

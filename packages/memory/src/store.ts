@@ -7,6 +7,7 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { KeelError } from '@keel/errors';
 import type Database from 'better-sqlite3';
 import type { Clock, StoreContext } from './context.js';
 import {
@@ -20,7 +21,6 @@ import {
 import { type OpenOptions, openDatabase } from './db.js';
 import type { Embedder } from './embed/types.js';
 import { addEpisode, type EpisodeInput, getEpisode, recentEpisodes } from './episodes.js';
-import { KeelError } from './errors.js';
 import {
   activeFact,
   activeFacts,

@@ -9,8 +9,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KeelError, type KeelErrorCode } from '@keel/errors';
 import { onTestFinished } from 'vitest';
-import { KeelError, type KeelErrorCode } from './errors.js';
 import type { JournalEntry } from './journal.js';
 import type { EpisodeResult, FactResult, RecallResponse } from './recall.js';
 import { DB_FILENAME, MemoryStore } from './store.js';

@@ -1,7 +1,8 @@
 // Pure text helpers shared by the write path and recall, plus the small parsers and the gate's
 // ceiling function.
+
+import { KeelError } from '@keel/errors';
 import { describe, expect, it } from 'vitest';
-import { KeelError } from './errors.js';
 import { findSecret, looksLikeInjection } from './scan.js';
 import { parseFactId, parseSlot } from './store.js';
 import { foldForIndex, ftsMatch, humanAge, normalizeValue, queryTerms, valueHash } from './text.js';

@@ -2,11 +2,12 @@
 // recalled through vectors, the embedder fingerprint (dimension refused, model change paused until
 // reindex, reindex resumable), and a provider returning nothing. Real SQLite files; Ollama is the
 // fake server on 127.0.0.1 driven by the real `ollama` client.
+
+import { KeelError } from '@keel/errors';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bagOfWordsVector, startFakeOllama } from '../../../tests/support/fake-ollama.js';
 import { OllamaEmbedder } from './embed/ollama.js';
 import { ConceptEmbedder, describeEmbedderConformance } from './embed/testkit.js';
-import { KeelError } from './errors.js';
 import { CodeBuffer, hammingDistances } from './hamming.js';
 import { count, episodeResults, factResults, openTempStore, turn } from './test-helpers.js';
 

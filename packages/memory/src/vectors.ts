@@ -25,11 +25,12 @@
  *
  * @module
  */
+
+import { KeelError } from '@keel/errors';
 import type Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { type StoreContext, stmt } from './context.js';
 import { type Embedder, type EmbedderInfo, fingerprint } from './embed/types.js';
-import { KeelError } from './errors.js';
 import { CodeBuffer } from './hamming.js';
 import { getMeta, setMeta } from './meta.js';
 

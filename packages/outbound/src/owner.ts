@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { KeelError } from '@keel/memory';
+import { KeelError } from '@keel/errors';
 
 /** A Discord user id (a snowflake): 15 to 21 digits. */
 const SNOWFLAKE = /^\d{15,21}$/;

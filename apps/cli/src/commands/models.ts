@@ -5,10 +5,11 @@
  *
  * @module
  */
+
+import { KeelError } from '@keel/errors';
 import {
   type EmbedderChoice,
   type EmbedderSelection,
-  KeelError,
   listInstalledModels,
   MemoryStore,
   MINILM,

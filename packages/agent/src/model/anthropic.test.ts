@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KeelError, type KeelErrorCode } from '@keel/memory';
+import { KeelError, type KeelErrorCode } from '@keel/errors';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   FakeAnthropic,

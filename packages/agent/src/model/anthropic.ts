@@ -20,7 +20,7 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
-import { KeelError, type KeelErrorCode } from '@keel/memory';
+import { KeelError, type KeelErrorCode } from '@keel/errors';
 import pRetry, { AbortError } from 'p-retry';
 import type {
   ChatMessage,

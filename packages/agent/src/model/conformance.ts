@@ -10,7 +10,7 @@
  * @module
  */
 import assert from 'node:assert/strict';
-import { KeelError } from '@keel/memory';
+import { KeelError } from '@keel/errors';
 import type {
   ChatMessage,
   ChatModel,

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { KeelError } from '@keel/memory';
+import { KeelError } from '@keel/errors';
 import type {
   ChatModel,
   ChatRequest,

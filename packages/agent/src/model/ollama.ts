@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { KeelError } from '@keel/memory';
+import { KeelError } from '@keel/errors';
 import { type Message, Ollama, type Tool } from 'ollama';
 import type {
   ChatModel,

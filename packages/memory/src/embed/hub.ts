@@ -22,7 +22,7 @@ import {
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { KeelError } from '../errors.js';
+import { KeelError } from '@keel/errors';
 import { MINILM, MODELS, type ModelSpec, modelInstalled } from './minilm.js';
 
 /** The hub's address. Apps may override it (KEEL_HF_ENDPOINT), e.g. for a mirror. */

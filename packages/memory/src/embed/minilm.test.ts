@@ -2,8 +2,8 @@
 // BERT-shaped model generated here, loaded from a models folder with remote loading off.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { KeelError } from '@keel/errors';
 import { describe, expect, it } from 'vitest';
-import { KeelError } from '../errors.js';
 import { openTempStore, tempDir } from '../test-helpers.js';
 import { MINILM, MiniLmEmbedder } from './minilm.js';
 import { describeEmbedderConformance, writeTinyBertModel } from './testkit.js';

@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { KeelError } from '../errors.js';
+import { KeelError } from '@keel/errors';
 import { checkEmbeddings, type Embedder, type EmbedderInfo, type EmbedPurpose } from './types.js';
 
 /** A model keel knows how to pull and run. */

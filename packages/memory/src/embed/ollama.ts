@@ -3,8 +3,9 @@
  *
  * @module
  */
+
+import { KeelError } from '@keel/errors';
 import { Ollama } from 'ollama';
-import { KeelError } from '../errors.js';
 import { checkEmbeddings, type Embedder, type EmbedderInfo, type EmbedPurpose } from './types.js';
 
 /** The default Ollama embed model. */

@@ -1,9 +1,10 @@
 // Choosing the embedder: explicit choices, and `auto` taking the first available (local model,
 // then Ollama with the embed model, then none, saying why). Ollama is the fake server on 127.0.0.1.
+
+import { KeelError } from '@keel/errors';
 import { afterEach, describe, expect, it } from 'vitest';
 import { refusedPort } from '../../../../tests/support/fake-hub.js';
 import { startFakeOllama } from '../../../../tests/support/fake-ollama.js';
-import { KeelError } from '../errors.js';
 import { tempDir } from '../test-helpers.js';
 import { MINILM } from './minilm.js';
 import { selectEmbedder } from './select.js';

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { KeelError } from '../errors.js';
+import { KeelError } from '@keel/errors';
 import { MINILM, MiniLmEmbedder, modelInstalled } from './minilm.js';
 import { DEFAULT_OLLAMA_EMBED_MODEL, OllamaEmbedder } from './ollama.js';
 import type { Embedder, EmbedderInfo } from './types.js';

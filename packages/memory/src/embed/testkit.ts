@@ -4,8 +4,9 @@
  *
  * @module
  */
+
+import type { KeelError } from '@keel/errors';
 import { describe, expect, it } from 'vitest';
-import type { KeelError } from '../errors.js';
 import { checkEmbeddings, type Embedder, type EmbedderInfo, type EmbedPurpose } from './types.js';
 
 /** Words that mean the same thing to {@link ConceptEmbedder} (each maps to the first). */

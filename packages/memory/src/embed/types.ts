@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { KeelError } from '../errors.js';
+import { KeelError } from '@keel/errors';
 
 /** What a text is embedded for. Some models (nomic-embed-text) prefix queries and documents differently. */
 export type EmbedPurpose = 'query' | 'document';

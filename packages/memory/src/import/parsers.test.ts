@@ -2,8 +2,8 @@
 // LoCoMo (Maharana et al., ACL 2024, CC BY-NC 4.0) and LongMemEval (Wu et al., ICLR 2025, MIT).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { KeelError } from '@keel/errors';
 import { describe, expect, it } from 'vitest';
-import { KeelError } from '../errors.js';
 import {
   type ImportedTurn,
   type ParsedImport,

@@ -13,8 +13,8 @@
  * @module
  */
 
+import { KeelError } from '@keel/errors';
 import { z } from 'zod';
-import { KeelError } from '../errors.js';
 
 /** The dataset formats {@link parseImport} understands. */
 export type ImportFormat = 'locomo' | 'longmemeval';

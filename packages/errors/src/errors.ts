@@ -145,3 +145,20 @@ export class KeelError extends Error {
     };
   }
 }
+
+/** True for SQLite's "the file is damaged" errors (`SQLITE_CORRUPT`, `SQLITE_NOTADB`). */
+export function isSqliteCorruption(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
+}
+
+/**
+ * SQLite's "the file is damaged" errors (SQLITE_CORRUPT, SQLITE_NOTADB) as KeelError
+ * `DB_CORRUPT`; null for any other error (a KeelError included).
+ */
+export function corruptionError(err: unknown): KeelError | null {
+  if (KeelError.isInstance(err) || !isSqliteCorruption(err)) return null;
+  return new KeelError('DB_CORRUPT', `the database is damaged: ${(err as Error).message}`, {
+    cause: err,
+  });
+}
