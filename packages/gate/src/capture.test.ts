@@ -36,6 +36,9 @@ describe('captureExplicit', () => {
       'I am allergic to peanuts',
     ],
     ['note that my phone number is 555 0100', 'profile', 'phone_number', '555 0100'],
+    // relations are the pattern gate's vocabulary, modifiers included
+    ['remember that my step-dad is Tom', 'relationship', 'step_dad', 'Tom'],
+    ['remember that my piano teacher is Mrs Kim', 'relationship', 'piano_teacher', 'Mrs Kim'],
     ['remember that I live in Porto', 'profile', 'home', 'Porto'],
     ['From now on, answer in French.', 'setting', 'answer_french', 'Answer in French'],
     ['call me Sam', 'profile', 'preferred_name', 'Sam'],

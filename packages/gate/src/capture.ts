@@ -8,6 +8,7 @@
  * @module
  */
 import { type Kind, queryTerms } from '@keel/memory';
+import { RELATION_WORD } from './patterns/vocabulary.js';
 
 /** A statement the owner asked keel to keep. */
 export interface Capture {
@@ -27,17 +28,6 @@ const TRIGGERS: readonly [Capture['trigger'], RegExp][] = [
   ['from_now_on', /^(?:please\s+)?from now on\s*[,:]?\s*(.+)$/is],
   ['call_me', /^(?:please\s+)?call me\s+(.+)$/is],
 ];
-
-/** People and animals: "my X is Y" about one of these is a relationship. */
-const RELATIONS = new Set(
-  (
-    'wife husband partner spouse girlfriend boyfriend fiance fiancee mother mom mum father dad ' +
-    'parent parents sister brother sibling son daughter child kids children grandmother grandma ' +
-    'grandfather grandpa aunt uncle cousin niece nephew friend bestie boss manager colleague coworker ' +
-    'doctor dentist therapist lawyer accountant landlord neighbour neighbor mentor teacher coach ' +
-    'cat dog pet'
-  ).split(' '),
-);
 
 const LIKE =
   /^i\s+(?:really\s+|truly\s+|absolutely\s+|do\s+)?(love|like|enjoy|adore|prefer)\s+(.+)$/i;
@@ -80,7 +70,7 @@ function classify(statement: string): { kind: Kind; key: string; value: string }
     const key = slugOf(subject);
     if (key) {
       const head = subject.split(/\s+/).pop() ?? subject;
-      return { kind: RELATIONS.has(head) ? 'relationship' : 'profile', key, value: m[2]! };
+      return { kind: RELATION_WORD.test(head) ? 'relationship' : 'profile', key, value: m[2]! };
     }
   }
   m = LIKE.exec(s) ?? DISLIKE.exec(s);

@@ -148,6 +148,7 @@ describe('PatternGate behaviour', () => {
     ["Actually, I'm not sure yet.", 'Actually, I live in Porto, not Lisbon.', 'correction'],
     ["In the story, the hero says 'I hate the sea'.", 'I hate the sea.', 'preference'],
     ['Pretend you are my grandmother.', 'My grandmother Rosa lives with us.', 'relationship'],
+    ['My teacher said the test is easy.', 'My teacher, Mrs Kim, lives in Porto.', 'relationship'],
     ['What is my name?', 'My name is Priya.', 'identity'],
     ["I'm tired today.", "I'm a nurse, mostly on night shifts.", 'identity'],
     ['Write a poem about my dog.', 'We have two dogs and a cat.', 'relationship'],

@@ -52,7 +52,7 @@ const RELATIONS = [
   'dad',
   'daddy',
   'papa',
-  'parents',
+  'parents?',
   'sister',
   'brother',
   'siblings?',
@@ -109,6 +109,7 @@ const RELATIONS = [
   'mentor',
   'coach',
   'tutor',
+  'teacher',
   'ex',
   'dog',
   'cat',
@@ -126,6 +127,11 @@ const RELATION_MODS =
   '(?:(?:little|older|younger|big|baby|twin|eldest|oldest|youngest|best|late|ex|new|old|great|step|half|closest|childhood|work|first|second)[- ]?)*';
 /** A relation with its modifiers: "sister", "older sister", "step-dad". */
 export const REL = `(?:${RELATION_MODS}(?:${RELATIONS}))`;
+/**
+ * One word that names a relation ({@link REL}, lower case, e.g. "dentist", "step-dad"): explicit
+ * capture files "my X is Y" as a relationship when X ends in one.
+ */
+export const RELATION_WORD = new RegExp(`^${REL}$`);
 
 /** Capitalised words that follow "my sister" without being a name. */
 export const NOT_NAMES = new Set(
