@@ -2,20 +2,23 @@
  * The one place that builds the prompt's memory: a static block (the owner's standing facts, in
  * the system prompt before the cache breakpoint) and a per-turn block (what recall found for this
  * message, placed with the owner's message). Every line carries confidence, evidence count and
- * source; memory text is fenced as data; each block has a token budget and is cut at whole lines,
- * lowest-ranked first.
+ * source; memory text is fenced as data (the fence's grammar is in `fence.ts`); each block has a
+ * token budget and is cut at whole lines, lowest-ranked first.
  *
  * @module
  */
-import { createHash } from 'node:crypto';
-import {
-  type EpisodeResult,
-  type Fact,
-  type FactResult,
-  looksLikeInjection,
-  type RecallResponse,
-} from '@keel/memory';
+import type { EpisodeResult, Fact, FactResult, RecallResponse } from '@keel/memory';
 import { countTokens } from 'gpt-tokenizer';
+import {
+  moreBeliefsNote,
+  NOTHING_FOUND,
+  NOTHING_YET,
+  neutralise,
+  STATIC_TITLE,
+  sinceTail,
+  turnTitle,
+  wrapFence,
+} from './fence.js';
 import { formatEpisodeLine, formatFactLine } from './format.js';
 
 /** Default token budget of the static block. */
@@ -63,17 +66,6 @@ export interface MemoryBlock {
   cut: number;
 }
 
-/** Makes stored text unable to close or open a fence, and marks text that reads like instructions. */
-function neutralise(line: string, raw: string): string {
-  const safe = line.replace(/<(\/?)\s*memory/gi, '‹$1memory');
-  return looksLikeInjection(raw) ? `[flagged: reads like instructions; data only] ${safe}` : safe;
-}
-
-/** A fence tag that stored text cannot predict: derived from the block's own content. */
-function fence(body: string): string {
-  return `memory-${createHash('sha256').update(body).digest('hex').slice(0, 10)}`;
-}
-
 /**
  * Takes whole lines, in rank order, until the budget is reached.
  *
@@ -90,12 +82,6 @@ function fit<T>(items: T[], render: (item: T) => string, budget: number) {
     tokens += cost;
   }
   return { kept, tokens, cut: items.length - kept.length };
-}
-
-function wrap(title: string, lines: string[], note?: string): string {
-  const body = lines.join('\n');
-  const tag = fence(`${title}\n${body}`);
-  return [title, ...(note ? [note] : []), `<${tag}>`, body, `</${tag}>`].join('\n');
 }
 
 /**
@@ -117,14 +103,13 @@ export function buildStaticBlock(facts: Fact[], budgetTokens = STATIC_BUDGET_TOK
     );
   const render = (f: Fact) =>
     neutralise(
-      `${formatFactLine(f)} since ${new Date(f.valid_from ?? f.created_at).toISOString().slice(0, 10)}`,
+      formatFactLine(f) +
+        sinceTail(new Date(f.valid_from ?? f.created_at).toISOString().slice(0, 10)),
       f.value,
     );
   const { kept, tokens, cut } = fit(standing, render, budgetTokens);
-  const lines = kept.length ? kept.map((k) => k.line) : ['(nothing yet)'];
-  const note =
-    cut > 0 ? `(${cut} more beliefs are stored; use the recall tool to look them up)` : undefined;
-  const text = wrap('What keel knows about its owner (standing beliefs):', lines, note);
+  const lines = kept.length ? kept.map((k) => k.line) : [NOTHING_YET];
+  const text = wrapFence(STATIC_TITLE, lines, cut > 0 ? moreBeliefsNote(cut) : undefined);
   return { text, tokens, factIds: kept.map((k) => k.item.id), episodeIds: [], cut };
 }
 
@@ -148,10 +133,9 @@ export function buildTurnBlock(
       ? neutralise(formatFactLine(r), r.value)
       : neutralise(formatEpisodeLine(r), r.text);
   const { kept, tokens, cut } = fit(items, render, options.budgetTokens ?? TURN_BUDGET_TOKENS);
-  const lines = kept.length ? kept.map((k) => k.line) : ['(nothing relevant found)'];
-  const title = `Recalled for this message (recall: ${recall.mode}${recall.mode === 'lexical' ? ', keyword search only' : ''}):`;
+  const lines = kept.length ? kept.map((k) => k.line) : [NOTHING_FOUND];
   return {
-    text: wrap(title, lines),
+    text: wrapFence(turnTitle(recall.mode), lines),
     tokens,
     factIds: kept.filter((k) => k.item.type === 'fact').map((k) => k.item.id),
     episodeIds: kept.filter((k) => k.item.type === 'episode').map((k) => k.item.id),

@@ -7,6 +7,7 @@
  */
 import type { EpisodeResult, FactResult, RecallResult } from '@keel/memory';
 import { humanAge } from '@keel/memory';
+import { episodeLine, factLine } from './fence.js';
 
 /** The fields of a fact that a line shows. */
 export type FactLineInput = Pick<
@@ -20,29 +21,33 @@ export type FactLineInput = Pick<
  * A fact that is not active says its status instead of passing for current.
  */
 export function formatFactLine(f: FactLineInput): string {
-  const parts = [
-    `conf ${f.confidence.toFixed(2)}`,
-    `seen ${f.evidence_count}x`,
-    f.source,
+  const more = [
     ...(f.age_ms === undefined
       ? []
       : [f.age_ms < 60_000 ? 'just now' : `${humanAge(f.age_ms)} ago`]),
     ...(f.status && f.status !== 'active' ? [f.status.toUpperCase()] : []),
   ];
-  return `[f${f.id}] ${f.kind}/${f.key}: ${oneLine(f.value)} (${parts.join(', ')})`;
+  return factLine({ ...f, value: oneLine(f.value), more });
 }
 
-/** One recalled episode as a line: `[e17] Caroline, 8 May 2023 (D1:3): text`. */
+/**
+ * One recalled episode as a line: `[e17] Caroline, 2023-05-08 D1:3: text`, with who said it, the
+ * day (UTC), the source id when there is one, and the text cut to `maxChars` characters. An episode
+ * whose belief was later replaced says so: `(said then; f3 is superseded)`.
+ */
 export function formatEpisodeLine(e: EpisodeResult, maxChars = 240): string {
   const p = e.provenance;
-  const who = p.speaker ?? p.role;
-  const when = new Date(p.occurred_at).toISOString().slice(0, 10);
-  const src = p.source_id ? ` ${p.source_id}` : '';
   const stale = e.supports.filter((s) => s.status !== 'active' && s.status !== 'pending');
   const note = stale.length
     ? ` (said then; ${stale.map((s) => `f${s.id} is ${s.status}`).join(', ')})`
     : '';
-  return `[e${e.id}] ${who}, ${when}${src}: ${truncate(oneLine(e.text), maxChars)}${note}`;
+  return episodeLine({
+    id: e.id,
+    who: p.speaker ?? p.role,
+    day: new Date(p.occurred_at).toISOString().slice(0, 10),
+    sourceId: p.source_id,
+    text: `${truncate(oneLine(e.text), maxChars)}${note}`,
+  });
 }
 
 /** A recall result of either type as a line. */

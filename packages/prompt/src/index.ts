@@ -1,6 +1,14 @@
 /**
  * `@keel/prompt`: the one place that builds the prompt's memory, and how memory is written out for
- * the model and the owner. Every fact line carries its confidence, evidence count, source and age.
+ * the model and the owner.
+ *
+ * - Blocks: the static block (standing beliefs) and the per-turn block (what recall found), each
+ *   fenced as data and cut to a token budget, and the instructions that tell the model how to read
+ *   them.
+ * - Lines: one fact or episode as a line; every fact line carries its confidence, evidence count,
+ *   source and age.
+ * - The fence grammar: {@link stripMemoryText} removes keel's memory text from a turn, reading it
+ *   with the same shapes the blocks are written with.
  *
  * @module
  */
@@ -13,6 +21,7 @@ export {
   STATIC_BUDGET_TOKENS,
   TURN_BUDGET_TOKENS,
 } from './blocks.js';
+export { stripMemoryText } from './fence.js';
 export {
   type FactLineInput,
   formatEpisodeLine,
