@@ -5,12 +5,15 @@
  *
  * The secret and injection scans are `findSecret` and `looksLikeInjection` from `@keel/memory`
  * (the same ones the store's write review and episode redaction use), plus a forged gate verdict.
+ * keel's memory text is recognised by `stripMemoryText` from `@keel/prompt`, which reads it with
+ * the same grammar the prompt's blocks are written with.
  *
  * @module
  */
 
 import { KeelError } from '@keel/errors';
 import { findSecret, looksLikeInjection, SECRET_PLACEHOLDER } from '@keel/memory';
+import { stripMemoryText } from '@keel/prompt';
 
 /** The result of {@link screenTurn}. */
 export type ScreenResult = { ok: true; text: string } | { ok: false; reason: ScreenRefusal };
@@ -23,51 +26,6 @@ export type ScreenRefusal = 'secret' | 'injection' | 'empty';
 
 /** A belief-gate verdict written into a turn to steer the gate (the generic shapes are `looksLikeInjection`'s). */
 const GATE_INJECTION_PATTERNS: readonly RegExp[] = [/["']decision["']\s*:\s*["'](?:yes|no)["']/i];
-
-/**
- * keel's memory fences as `@keel/prompt` builds them (`packages/prompt/src/blocks.ts`, `wrap` and
- * `fence`): a title line, an optional note line, `<memory-` + hex digest + `>`, one belief per
- * line, and the matching closing tag.
- */
-const FENCE_OPEN = /<(memory-[0-9a-f]{6,64})>/g;
-const FENCE_CLOSE = /<\/memory-[0-9a-f]{6,64}>/g;
-const BLOCK_TITLE =
-  /^[ \t]*(?:What keel knows about its owner \(standing beliefs\):|Recalled for this message \(recall: [^)\n]*\):|\(\d+ more beliefs are stored; use the recall tool to look them up\))[ \t]*$/gm;
-/** A fact line (`formatFactLine` in `packages/prompt/src/format.ts`), optionally flagged. */
-const FACT_LINE =
-  /^[ \t]*(?:\[flagged: [^\]\n]*\] )?\[f\d+\] [a-z_]+\/[^:\n]+: .*\(conf \d\.\d\d, seen \d+x, [a-z_]+[^)\n]*\)(?: since \d{4}-\d{2}-\d{2})?[ \t]*$/gm;
-/** An episode line (`formatEpisodeLine`): `[e17] Caroline, 2023-05-08 D1:3: text`. */
-const EPISODE_LINE =
-  /^[ \t]*(?:\[flagged: [^\]\n]*\] )?\[e\d+\] [^,\n]{1,80}, \d{4}-\d{2}-\d{2}(?: [^:\n]{1,80})?: .*$/gm;
-
-/**
- * Removes keel's memory text: every fenced block with its title (an unclosed fence runs to the
- * end of the turn), a closing tag without its opening, and fact or episode lines pasted on their
- * own.
- */
-function stripMemory(text: string): string {
-  let out = '';
-  let from = 0;
-  for (;;) {
-    FENCE_OPEN.lastIndex = from;
-    const open = FENCE_OPEN.exec(text);
-    if (!open) break;
-    out += text.slice(from, open.index);
-    const close = `</${open[1]}>`;
-    const end = text.indexOf(close, open.index + open[0].length);
-    if (end < 0) {
-      from = text.length;
-      break;
-    }
-    from = end + close.length;
-  }
-  out += text.slice(from);
-  return out
-    .replace(FENCE_CLOSE, '')
-    .replace(BLOCK_TITLE, '')
-    .replace(FACT_LINE, '')
-    .replace(EPISODE_LINE, '');
-}
 
 /**
  * The kind of secret in `text` (`@keel/memory`'s scan, then the gate's own shapes), or null.
@@ -112,7 +70,7 @@ export function screenTurn(
   if (secretIn(clean)) return { ok: false, reason: 'secret' };
   // The whole turn: a memory fence is easy to forge, and text inside one still reaches a model.
   if (injectionIn(clean)) return { ok: false, reason: 'injection' };
-  const stripped = stripMemory(clean)
+  const stripped = stripMemoryText(clean)
     .replace(/[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
