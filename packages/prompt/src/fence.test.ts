@@ -158,4 +158,11 @@ describe('stripMemoryText reads back what the blocks write', () => {
       expect(stripMemoryText(text)).toBe(text);
     }
   });
+
+  it('reads a long line of near-misses in bounded time', () => {
+    const text = `[f1] note/x: ${' (conf 0.70, seen 1x, observed'.repeat(10_000)}`;
+    const t0 = performance.now();
+    expect(stripMemoryText(text)).toBe(text);
+    expect(performance.now() - t0).toBeLessThan(1000);
+  });
 });

@@ -108,8 +108,11 @@ const REST = <N extends string>(name: N) => hole(name, '.*');
 const CONF = hole('conf', '\\d\\.\\d\\d');
 const SEEN = hole('seen', '\\d+');
 const SOURCE = hole('source', '[a-z_]+');
-/** The parts after the source (age, status), each after `, `. */
-const MORE = hole('more', '[^)\\n]*');
+/**
+ * The parts after the source (age, status), each after `, `. Bounded, so that a long line of
+ * repeated "(conf …" fragments is read in linear time.
+ */
+const MORE = hole('more', '[^)\\n]{0,80}');
 /** How sure a fact is and where it came from: `conf 0.70, seen 1x, observed, 3d ago`. */
 const PROVENANCE = shape`conf ${CONF}, seen ${SEEN}x, ${SOURCE}${MORE}`;
 const KIND = hole('kind', '[a-z_]+');
