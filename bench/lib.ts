@@ -28,6 +28,7 @@ export const BENCH_NAMES = [
   'longmemeval',
   'hybrid',
   'turn',
+  'think-pipeline',
 ] as const;
 /** One benchmark's name. */
 export type BenchName = (typeof BENCH_NAMES)[number];
@@ -42,11 +43,13 @@ export interface BenchOptions {
   only: BenchName | undefined;
   /** Embedder for the hybrid rows of locomo and longmemeval: none (default), auto, minilm, ollama. */
   embedder: string;
+  /** The label of a result file that is compared across runs (think-pipeline), e.g. `before`. */
+  label: string | undefined;
 }
 
 /**
- * Parses `--data <path>`, `--quick`, `--only <name>` and `--embedder <choice>` with `node:util`
- * `parseArgs`.
+ * Parses `--data <path>`, `--quick`, `--only <name>`, `--embedder <choice>` and `--label <name>`
+ * with `node:util` `parseArgs`.
  *
  * @param argv - the arguments after the script (default `process.argv.slice(2)`).
  * @returns the options, `data` resolved from the repository root.
@@ -60,6 +63,7 @@ export function parseBenchArgs(argv: string[] = process.argv.slice(2)): BenchOpt
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
       embedder: { type: 'string', default: 'none' },
+      label: { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -73,6 +77,7 @@ export function parseBenchArgs(argv: string[] = process.argv.slice(2)): BenchOpt
     quick: values.quick,
     only: only as BenchName | undefined,
     embedder: values.embedder,
+    label: values.label,
   };
 }
 

@@ -24,6 +24,7 @@ import { benchLocomo } from './locomo.js';
 import { benchLongMemEval, DEFAULT_LONGMEMEVAL } from './longmemeval.js';
 import { benchRecall } from './recall.js';
 import { benchRemember } from './remember.js';
+import { benchThinkPipelineRows } from './think-pipeline.js';
 import { benchTurnRows } from './turn.js';
 
 const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]>> = {
@@ -36,6 +37,7 @@ const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]
     benchLongMemEval({ data: DEFAULT_LONGMEMEVAL, embedder: o.embedder as never }),
   hybrid: benchHybrid,
   turn: benchTurnRows,
+  'think-pipeline': benchThinkPipelineRows,
 };
 
 /** The machine's load averages: latency figures on a busy machine have heavier tails. */
