@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     alias: {
       '@keel/errors': src('./packages/errors/src/index.ts'),
+      '@keel/memory/internal': src('./packages/memory/src/internal.ts'),
       '@keel/memory': src('./packages/memory/src/index.ts'),
       '@keel/gate': src('./packages/gate/src/index.ts'),
       '@keel/agent/test': src('./packages/agent/src/test.ts'),

@@ -15,6 +15,7 @@
  * @module
  */
 import { checkEmbeddings, type Embedder, type EmbedderInfo, type EmbedPurpose } from '@keel/memory';
+import { contextOf, lexicalRecall } from '@keel/memory/internal';
 import {
   type BenchOptions,
   heading,
@@ -126,7 +127,7 @@ export async function benchHybrid(options: BenchOptions): Promise<SummaryRow[]> 
         const warm: number[] = [];
         for (const q of queries.slice(0, WARMUP)) {
           const t0 = performance.now();
-          await store.hybridRecall(q.text, { touch: false });
+          await store.recall(q.text, { touch: false });
           warm.push(performance.now() - t0);
         }
         const coldMs = warm[0]!;
@@ -138,17 +139,19 @@ export async function benchHybrid(options: BenchOptions): Promise<SummaryRow[]> 
           const runs = [
             async () => {
               const t0 = performance.now();
-              const res = await store.hybridRecall(q.text, { touch: false });
+              const res = await store.recall(q.text, { touch: false });
               hybrid.push(performance.now() - t0);
               if (res.mode !== 'hybrid') throw new Error(`ran ${res.mode}: ${res.reason}`);
             },
             async () => {
               const t0 = performance.now();
-              await store.hybridRecall(q.text, { touch: false, type: 'episode' });
+              await store.recall(q.text, { touch: false, type: 'episode' });
               episodesOnly.push(performance.now() - t0);
             },
             async () => {
-              lexical.push(time(() => store.recall(q.text, { touch: false })).ms);
+              lexical.push(
+                time(() => lexicalRecall(contextOf(store), q.text, { touch: false })).ms,
+              );
             },
           ];
           for (let j = 0; j < runs.length; j++) await runs[(i + j) % runs.length]!();

@@ -6,12 +6,14 @@
  *
  * @module
  */
+
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { MemoryStore } from '@keel/memory';
+import { dbOf } from '@keel/memory/internal';
 
 /** The repository root (the folder above `bench/`). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -137,7 +139,7 @@ export function databaseBytes(store: MemoryStore): { bytes: number; walBeforeChe
     }
   };
   const walBeforeCheckpoint = size(`${store.path}-wal`);
-  store.db.pragma('wal_checkpoint(TRUNCATE)');
+  dbOf(store).pragma('wal_checkpoint(TRUNCATE)');
   return { bytes: size(store.path), walBeforeCheckpoint };
 }
 

@@ -184,7 +184,11 @@ export async function benchLocomo(options: BenchOptions): Promise<SummaryRow[]> 
             }
           }
           const t0 = performance.now();
-          const response = store.recall(q.question, { type: 'episode', limit: 50, touch: false });
+          const response = await store.recall(q.question, {
+            type: 'episode',
+            limit: 50,
+            touch: false,
+          });
           latencies.push(performance.now() - t0);
           const ranked = response.results
             .filter((r): r is EpisodeResult => r.type === 'episode')
@@ -197,7 +201,7 @@ export async function benchLocomo(options: BenchOptions): Promise<SummaryRow[]> 
               await store.useEmbedder(selection.embedder);
               await store.embedPending();
             }
-            const h = await store.hybridRecall(q.question, {
+            const h = await store.recall(q.question, {
               type: 'episode',
               limit: 50,
               touch: false,
@@ -234,7 +238,7 @@ export async function benchLocomo(options: BenchOptions): Promise<SummaryRow[]> 
       `each imported into a fresh store; turns dated ${new Date(oldest).toISOString().slice(0, 10)}..${new Date(newest).toISOString().slice(0, 10)}`,
   );
   console.log(
-    `query: the question text; store.recall(q, { type: 'episode', limit: 50, touch: false }); ` +
+    `query: the question text; await store.recall(q, { type: 'episode', limit: 50, touch: false }); ` +
       `returned turns mapped to their dia_id (provenance.source_id)`,
   );
   console.log(

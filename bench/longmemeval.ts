@@ -153,10 +153,10 @@ export async function benchLongMemEval(options: {
           if (mode === 'hybrid') {
             await store.useEmbedder(selection.embedder);
             await store.embedPending();
-            r = await store.hybridRecall(q.question, { type: 'episode', limit: 100, touch: false });
+            r = await store.recall(q.question, { type: 'episode', limit: 100, touch: false });
             if (r.mode !== 'hybrid') throw new Error(`hybrid run fell back: ${r.reason}`);
           } else {
-            r = store.recall(q.question, { type: 'episode', limit: 100, touch: false });
+            r = await store.recall(q.question, { type: 'episode', limit: 100, touch: false });
           }
           for (const how of ['first', 'sum'] as const) {
             add(

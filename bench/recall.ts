@@ -9,6 +9,7 @@
  *
  * @module
  */
+
 import { createHash } from 'node:crypto';
 import {
   ftsMatch,
@@ -19,6 +20,7 @@ import {
   type RecallOptions,
   type Source,
 } from '@keel/memory';
+import { dbOf } from '@keel/memory/internal';
 import {
   type BenchOptions,
   type CorpusModel,
@@ -182,7 +184,7 @@ function passes(
 function episodeCandidates(store: MemoryStore, query: string): number {
   const match = ftsMatch(queryTerms(query));
   if (!match) return 0;
-  const row = store.db
+  const row = dbOf(store)
     .prepare('SELECT count(*) AS n FROM episodes_fts WHERE episodes_fts MATCH ?')
     .get(match) as { n: number };
   return row.n;

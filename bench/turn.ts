@@ -8,10 +8,12 @@
  *
  * @module
  */
+
 import { parseArgs } from 'node:util';
 import { Agent } from '@keel/agent';
 import { FakeChatModel } from '@keel/agent/test';
 import { KINDS } from '@keel/memory';
+import { dbOf } from '@keel/memory/internal';
 import {
   type BenchOptions,
   heading,
@@ -37,7 +39,7 @@ export async function benchTurn(options: { turns?: number; facts?: number } = {}
     const model = makeCorpusModel(3);
     const rng = new Rng(5);
     // Facts written through the real write review, as the owner would over time.
-    store.db.transaction(() => {
+    dbOf(store).transaction(() => {
       for (let i = 0; i < factCount; i++) {
         store.remember({
           kind: KINDS[i % KINDS.length]!,

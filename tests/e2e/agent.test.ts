@@ -3,10 +3,12 @@
  * Anthropic server on 127.0.0.1, a real SQLite file, and assertions on the request bodies the model
  * received.
  */
+
 import { join } from 'node:path';
 import { Agent, AnthropicChatModel } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import { MemoryStore } from '@keel/memory';
+import { dbOf } from '@keel/memory/internal';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tempHome } from '../support/cli.js';
 import { FakeAnthropic, text, toolUse } from '../support/fake-anthropic.js';
@@ -63,7 +65,7 @@ function lastUserText(body: {
   return m.content.map((b) => b.text ?? '').join('\n');
 }
 function counts() {
-  const n = (sql: string) => (store.db.prepare(sql).get() as { n: number }).n;
+  const n = (sql: string) => (dbOf(store).prepare(sql).get() as { n: number }).n;
   return {
     facts: n('SELECT count(*) AS n FROM facts'),
     episodes: n('SELECT count(*) AS n FROM episodes'),
@@ -90,7 +92,7 @@ describe('a turn', () => {
       mode: 'lexical',
     });
     expect(counts()).toMatchObject({ episodes: 2, messages: 2, queue: 1, facts: 0 });
-    const roles = store.db.prepare('SELECT role, speaker FROM episodes ORDER BY id').all();
+    const roles = dbOf(store).prepare('SELECT role, speaker FROM episodes ORDER BY id').all();
     expect(roles).toEqual([
       { role: 'owner', speaker: null },
       { role: 'assistant', speaker: 'keel' },
@@ -268,7 +270,7 @@ describe('failures', () => {
       .catch((e: unknown) => e);
     expect(KeelError.isInstance(err) && err.code).toBe('MODEL_OVERLOADED');
     expect(counts()).toEqual(before);
-    const turn = store.db.prepare('SELECT status, error_code FROM turns').get();
+    const turn = dbOf(store).prepare('SELECT status, error_code FROM turns').get();
     expect(turn).toEqual({ status: 'failed', error_code: 'MODEL_OVERLOADED' });
     // The next turn works, and the failed one is not in its history.
     fake.reply('Back.');
@@ -302,7 +304,7 @@ describe('failures', () => {
     controller.abort();
     const err = await p.catch((e: unknown) => e);
     expect(KeelError.isInstance(err) && err.code).toBe('CANCELLED');
-    expect(store.db.prepare('SELECT status FROM turns').get()).toEqual({ status: 'cancelled' });
+    expect(dbOf(store).prepare('SELECT status FROM turns').get()).toEqual({ status: 'cancelled' });
     expect(counts()).toMatchObject({ facts: 0, episodes: 0, messages: 0 });
   });
 });

@@ -3,11 +3,13 @@
  * gateway websocket) on 127.0.0.1, the real Anthropic SDK against the fake Anthropic server, and a
  * real SQLite file.
  */
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, AnthropicChatModel } from '@keel/agent';
 import { KeelDiscord, LAST_SEEN_KEY } from '@keel/discord';
 import { MemoryStore } from '@keel/memory';
+import { dbOf } from '@keel/memory/internal';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ROOT, tempHome } from '../support/cli.js';
 import { FakeAnthropic } from '../support/fake-anthropic.js';
@@ -74,7 +76,7 @@ async function startBot(options: { offline?: boolean } = {}) {
   return bot;
 }
 
-const count = (sql: string) => (store.db.prepare(sql).get() as { n: number }).n;
+const count = (sql: string) => (dbOf(store).prepare(sql).get() as { n: number }).n;
 
 describe('the Discord front door', () => {
   it('refuses to start without an owner id (fail closed)', () => {
@@ -102,7 +104,7 @@ describe('the Discord front door', () => {
       value: 'Ada',
       source: 'owner_stated',
     });
-    const episodes = store.db.prepare('SELECT channel, role FROM episodes ORDER BY id').all();
+    const episodes = dbOf(store).prepare('SELECT channel, role FROM episodes ORDER BY id').all();
     expect(episodes).toEqual([
       { channel: 'discord', role: 'owner' },
       { channel: 'discord', role: 'assistant' },
@@ -150,7 +152,7 @@ describe('the Discord front door', () => {
     expect(bot!.stats.dropped.self).toBeGreaterThanOrEqual(1);
     expect(count('SELECT count(*) AS n FROM episodes') - episodesBefore).toBe(2);
     expect(count('SELECT count(*) AS n FROM facts')).toBe(0);
-    const all = store.db.prepare('SELECT text FROM episodes').all() as { text: string }[];
+    const all = dbOf(store).prepare('SELECT text FROM episodes').all() as { text: string }[];
     expect(all.map((e) => e.text).join('\n')).not.toMatch(/owner now|obey bots|own words|guild/);
     expect(anthropic.requests).toHaveLength(1);
     expect(logs.filter((l) => l.includes('dropped')).length).toBeGreaterThanOrEqual(3);
@@ -229,7 +231,7 @@ describe('the Discord front door', () => {
     expect(posted).toHaveLength(2);
     expect(posted[1]!.content).toMatch(/caught up on 2 messages/);
     expect(anthropic.requests).toHaveLength(1);
-    const rows = store.db
+    const rows = dbOf(store)
       .prepare("SELECT text, source_id FROM episodes WHERE role = 'owner' ORDER BY id")
       .all() as { text: string; source_id: string | null }[];
     expect(rows.map((r) => r.text)).toEqual([
@@ -237,7 +239,7 @@ describe('the Discord front door', () => {
       'sent while you were away, one',
       'sent while you were away, two',
     ]);
-    const last = store.db.prepare('SELECT value FROM meta WHERE key = ?').get(LAST_SEEN_KEY) as {
+    const last = dbOf(store).prepare('SELECT value FROM meta WHERE key = ?').get(LAST_SEEN_KEY) as {
       value: string;
     };
     expect(BigInt(last.value)).toBeGreaterThanOrEqual(BigInt(discord.messages.get(dm)!.at(-3)!.id));
@@ -343,7 +345,7 @@ describe('the Discord front door', () => {
     const r = await t;
     await discord.waitFor(() => discord.posted(dm).length === 1, 20_000);
     await bot!.idle();
-    const turns = store.db.prepare('SELECT channel, status FROM turns ORDER BY id').all();
+    const turns = dbOf(store).prepare('SELECT channel, status FROM turns ORDER BY id').all();
     expect(turns).toHaveLength(2);
     expect(turns).toEqual(
       expect.arrayContaining([
@@ -353,7 +355,7 @@ describe('the Discord front door', () => {
     );
     expect([r.reply, discord.posted(dm)[0]!.content].sort()).toEqual(['answer A', 'answer B']);
     const roles = (
-      store.db.prepare('SELECT role FROM messages ORDER BY id').all() as { role: string }[]
+      dbOf(store).prepare('SELECT role FROM messages ORDER BY id').all() as { role: string }[]
     ).map((x) => x.role);
     expect(roles).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(anthropic.requests[1]!.body.messages).toHaveLength(3);

@@ -1,10 +1,12 @@
 /**
  * The Ollama chat provider: the real `ollama` client against a fake Ollama server on 127.0.0.1.
  */
+
 import { join } from 'node:path';
 import { Agent, OllamaChatModel } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import { MemoryStore } from '@keel/memory';
+import { dbOf } from '@keel/memory/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempHome } from '../support/cli.js';
 import { type FakeOllama, startFakeOllama } from '../support/fake-ollama.js';
@@ -110,7 +112,7 @@ describe('OllamaChatModel', () => {
     expect(KeelError.isInstance(err) && err.code).toBe('MODEL_UNAVAILABLE');
     expect((err as Error).message).toContain('OLLAMA_HOST');
     expect(store.activeFacts()).toEqual([]);
-    expect(store.db.prepare('SELECT status, error_code FROM turns').get()).toEqual({
+    expect(dbOf(store).prepare('SELECT status, error_code FROM turns').get()).toEqual({
       status: 'failed',
       error_code: 'MODEL_UNAVAILABLE',
     });

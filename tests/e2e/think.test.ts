@@ -1,6 +1,7 @@
 // The think service's run (gate → reflection → interrupts → curator → weekly review) against a
 // real SQLite file, the real Anthropic SDK and Ollama client talking to fake servers on
 // 127.0.0.1, the real outbound DM over a fake Discord REST API, and a controllable clock.
+
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { AnthropicChatModel } from '@keel/agent';
 import { chooseBeliefGate, OllamaGate, PatternGate } from '@keel/gate';
 import { type Episode, MemoryStore } from '@keel/memory';
+import { dbOf } from '@keel/memory/internal';
 import { sendToOwner } from '@keel/outbound';
 import { buildStaticBlock, buildTurnBlock, STANDING_KINDS } from '@keel/prompt';
 import { runThink, type ThinkConfig, type ThinkDeps } from '@keel/think';
@@ -108,12 +110,12 @@ function gateSaysYesFor(words: string[], times = 20) {
 const deltas = (d: unknown[], urgent: unknown[] = []) => JSON.stringify({ deltas: d, urgent });
 
 const queueState = (episodeId: number) =>
-  store.db.prepare('SELECT * FROM belief_queue WHERE episode_id = ?').get(episodeId) as
+  dbOf(store).prepare('SELECT * FROM belief_queue WHERE episode_id = ?').get(episodeId) as
     | { state: string; gate: string; attempts: number; curated_at: number | null }
     | undefined;
 
 const activeRows = (key: string) =>
-  store.db.prepare(`SELECT * FROM facts WHERE key = ? AND status = 'active'`).all(key) as {
+  dbOf(store).prepare(`SELECT * FROM facts WHERE key = ? AND status = 'active'`).all(key) as {
     id: number;
     value: string;
     evidence_count: number;
@@ -122,7 +124,7 @@ const activeRows = (key: string) =>
 
 /** Every row of the tables a night may change, for "exactly as before" comparisons. */
 function snapshot() {
-  const rows = (sql: string) => store.db.prepare(sql).all();
+  const rows = (sql: string) => dbOf(store).prepare(sql).all();
   return {
     facts: rows('SELECT * FROM facts ORDER BY id'),
     evidence: rows('SELECT * FROM fact_evidence ORDER BY id'),
@@ -220,7 +222,7 @@ describe('a tick over new episodes', () => {
     expect(sent).toContain(`[episode ${allergy.id}]`);
     expect(sent).not.toContain('weather');
     expect(sent).not.toContain('Noted:');
-    const diary = store.db.prepare('SELECT * FROM curator_diary').all() as { text: string }[];
+    const diary = dbOf(store).prepare('SELECT * FROM curator_diary').all() as { text: string }[];
     expect(diary).toHaveLength(1);
     expect(diary[0]!.text).toMatch(/1 added/);
   });
@@ -241,7 +243,7 @@ describe('the belief gate', () => {
     expect(r.gate).toBe('pattern');
     expect(queueState(pref.id)).toMatchObject({ state: 'believed', gate: 'pattern' });
     expect(queueState(chat.id)).toMatchObject({ state: 'dismissed', gate: 'pattern' });
-    const row = store.db
+    const row = dbOf(store)
       .prepare('SELECT gate, status FROM think_runs WHERE id = ?')
       .get(r.runId) as { gate: string; status: string };
     expect(row).toEqual({ gate: 'pattern', status: 'ok' });
@@ -316,7 +318,7 @@ describe('reflection', () => {
       const r = await runThink(deps(), { curate: 'never', weekly: 'never' });
       expect(r.proposed).toBe(1);
       expect(r.written).toBe(i === 0 ? 1 : 0);
-      store.db.prepare('UPDATE belief_queue SET reflected_at = NULL').run();
+      dbOf(store).prepare('UPDATE belief_queue SET reflected_at = NULL').run();
     }
     expect(activeRows('allergy')).toMatchObject([{ evidence_count: 1, confidence: 0.7 }]);
 
@@ -340,7 +342,7 @@ describe('reflection', () => {
 
     // Shown once in the prompt: in the static block, and excluded from the per-turn block.
     const staticBlock = buildStaticBlock(store.strongestFacts('owner', STANDING_KINDS, 300));
-    const turnBlock = buildTurnBlock(store.recall('penicillin allergy', { touch: false }), {
+    const turnBlock = buildTurnBlock(await store.recall('penicillin allergy', { touch: false }), {
       exclude: new Set(staticBlock.factIds),
     });
     const prompt = `${staticBlock.text}\n${turnBlock.text}`;
@@ -427,7 +429,7 @@ describe('reflection', () => {
 
     // The same extraction again (reflection re-run and the nightly curator over the same turn),
     // once under the same key and once under a new one; plus a control about something else.
-    store.db.prepare('UPDATE belief_queue SET reflected_at = NULL').run();
+    dbOf(store).prepare('UPDATE belief_queue SET reflected_at = NULL').run();
     const other = {
       ...penicillin([turn.id]),
       kind: 'constraint',
@@ -499,12 +501,12 @@ describe('the nightly curator', () => {
     const turns = Array.from({ length: 60 }, (_, i) =>
       ownerTurn(`I like hiking trail number ${i}`, '2026-11-29T10:00'),
     );
-    const believe = store.db.prepare(
+    const believe = dbOf(store).prepare(
       `INSERT INTO belief_queue (episode_id, queued_at, state, gate, reflected_at)
        VALUES (?, ?, 'believed', 'pattern', ?)`,
     );
     for (const t of turns) believe.run(t.id, clock, clock);
-    store.db
+    dbOf(store)
       .prepare(`INSERT INTO meta (key, value) VALUES ('think.watermark', ?)`)
       .run(String(turns[turns.length - 1]!.id));
     const trail = (i: number) => ({
@@ -526,7 +528,7 @@ describe('the nightly curator', () => {
     expect(failed.curated).toBeNull();
     expect(failed.skipped.join(' ')).toMatch(/curator: failed .*nothing was kept/);
     expect(snapshot()).toEqual(before);
-    const run = store.db
+    const run = dbOf(store)
       .prepare(`SELECT status, error_code, period FROM think_runs WHERE kind = 'curate'`)
       .get();
     expect(run).toEqual({
@@ -550,7 +552,7 @@ describe('the nightly curator', () => {
     expect(activeRows('trail_59')).toHaveLength(1);
     const tea = store.current({ scope: 'owner', kind: 'preference', key: 'tea' });
     expect(tea!.confidence).toBeLessThan(0.7);
-    const diary = store.db.prepare('SELECT night, added FROM curator_diary').all();
+    const diary = dbOf(store).prepare('SELECT night, added FROM curator_diary').all();
     expect(diary).toEqual([{ night: '2026-11-29', added: 3 }]);
     expect(store.verify().ok).toBe(true);
 
@@ -570,13 +572,13 @@ describe('the nightly curator, failing while it writes', () => {
     store.remember({ kind: 'preference', key: 'tea', value: 'green tea', source: 'observed' });
     clock = at('2026-11-29T12:00');
     const walk = ownerTurn('I walk to work every day', '2026-11-29T10:00');
-    store.db
+    dbOf(store)
       .prepare(
         `INSERT INTO belief_queue (episode_id, queued_at, state, gate, reflected_at)
          VALUES (?, ?, 'believed', 'pattern', ?)`,
       )
       .run(walk.id, clock, clock);
-    store.db
+    dbOf(store)
       .prepare(`INSERT INTO meta (key, value) VALUES ('think.watermark', ?)`)
       .run(String(walk.id));
     const delta = {
@@ -589,7 +591,7 @@ describe('the nightly curator, failing while it writes', () => {
       stated: true,
     };
     // The last write of the night fails, as a full disk would.
-    store.db.exec(`CREATE TRIGGER fail_diary BEFORE INSERT ON curator_diary
+    dbOf(store).exec(`CREATE TRIGGER fail_diary BEFORE INSERT ON curator_diary
       BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
     clock = at('2026-11-30T03:30');
     anthropic.reply(deltas([delta]));
@@ -601,7 +603,7 @@ describe('the nightly curator, failing while it writes', () => {
     expect(store.current({ scope: 'owner', kind: 'preference', key: 'tea' })!.confidence).toBe(0.7);
 
     // Control: without the fault, the same night writes all of it.
-    store.db.exec('DROP TRIGGER fail_diary');
+    dbOf(store).exec('DROP TRIGGER fail_diary');
     clock = at('2026-11-30T04:31');
     anthropic.reply(deltas([delta]));
     const ok = await runThink(deps({ gate: new PatternGate() }), { weekly: 'never' });
@@ -683,7 +685,7 @@ describe('interrupts', () => {
     const morning = await runThink(deps({ notify }), { curate: 'never', weekly: 'never' });
     expect(morning.interrupts).toBe(1);
     expect(dms().map((d) => d.body.content)).toEqual(['Take the bins out']);
-    const row = store.db
+    const row = dbOf(store)
       .prepare(`SELECT due_at, sent_at FROM interrupts WHERE text LIKE 'Reminder: dentist%'`)
       .get();
     expect(row).toEqual({ due_at: at('2026-11-30T09:00'), sent_at: null });

@@ -193,7 +193,7 @@ export function buildProgram(config: Config = loadConfig()): Command {
           if (!words.join(' ').trim()) throw new KeelError('INVALID_INPUT', 'the query is empty');
           const store = await openStoreWithEmbedder(config);
           try {
-            const r = await store.hybridRecall(words.join(' '), {
+            const r = await store.recall(words.join(' '), {
               limit: opts.limit,
               ...(opts.type ? { type: opts.type } : {}),
             });
@@ -575,11 +575,10 @@ function doctorReport(
   vectors: Awaited<ReturnType<typeof embedderReport>>,
   chat: ChatChoice,
 ) {
-  const sqlite = (store.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+  const sqlite = store.sqliteVersion();
   let integrity: string;
   try {
-    const rows = store.db.pragma('quick_check(5)') as { quick_check: string }[];
-    integrity = rows.map((r) => r.quick_check).join('; ');
+    integrity = store.quickCheck(5).join('; ');
   } catch (err) {
     integrity = (err as Error).message;
   }
@@ -646,27 +645,15 @@ function thinkStatus(config: Config, store: MemoryStore) {
   } catch {
     // no lock file, or not one: not running
   }
-  const tick = store.db
-    .prepare(
-      `SELECT status, started_at, gate FROM think_runs WHERE kind = 'tick' ORDER BY id DESC LIMIT 1`,
-    )
-    .get() as { status: string; started_at: number; gate: string | null } | undefined;
-  const night = store.db.prepare('SELECT max(night) AS n FROM curator_diary').get() as {
-    n: string | null;
-  };
-  const queue = store.db
-    .prepare(
-      `SELECT coalesce(sum(state IN ('new', 'undecided')), 0) AS waiting,
-              coalesce(sum(state = 'believed' AND curated_at IS NULL), 0) AS believed
-       FROM belief_queue`,
-    )
-    .get() as { waiting: number; believed: number };
+  const tick = store.thinkRuns.lastTick();
+  const night = store.diary.lastNight();
+  const queue = store.beliefQueue.counts();
   return {
     running,
     last_tick: tick
       ? { status: tick.status, at: new Date(tick.started_at).toISOString(), gate: tick.gate }
       : null,
-    last_night: night.n,
+    last_night: night,
     queue,
   };
 }

@@ -14,7 +14,7 @@ import {
   type TurnLockOptions,
 } from '@keel/agent';
 import { KeelError } from '@keel/errors';
-import { getMeta, type MemoryStore, setMeta } from '@keel/memory';
+import type { MemoryStore } from '@keel/memory';
 import { splitMessage } from '@keel/outbound';
 import {
   type ButtonInteraction,
@@ -235,13 +235,13 @@ export class KeelDiscord {
   }
 
   private lastSeen(): bigint {
-    const v = getMeta(this.store.db, LAST_SEEN_KEY);
+    const v = this.store.meta.get(LAST_SEEN_KEY);
     return v ? BigInt(v) : 0n;
   }
 
   private markSeen(id: string): void {
     if (BigInt(id) <= this.lastSeen()) return;
-    setMeta(this.store.db, LAST_SEEN_KEY, id);
+    this.store.meta.set(LAST_SEEN_KEY, id);
   }
 
   private onConnected(how: 'ready' | 'resumed'): Promise<void> {

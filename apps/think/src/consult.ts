@@ -22,10 +22,13 @@ export const RELATED_MAX = 60;
 export const MAX_OUTPUT_TOKENS = 4000;
 
 /** Current beliefs that may relate to `episodes`, by recall over each turn (no access bump). */
-export function relatedBeliefs(store: MemoryStore, episodes: Episode[]): FactResult[] {
+export async function relatedBeliefs(
+  store: MemoryStore,
+  episodes: Episode[],
+): Promise<FactResult[]> {
   const seen = new Map<number, FactResult>();
   for (const e of episodes) {
-    const r = store.recall(e.text.slice(0, TURN_CHARS), {
+    const r = await store.recall(e.text.slice(0, TURN_CHARS), {
       type: 'fact',
       limit: RELATED_PER_TURN,
       touch: false,
@@ -80,7 +83,7 @@ export async function consult(
   tz: string,
   signal?: AbortSignal,
 ): Promise<Consultation> {
-  const related = relatedBeliefs(store, episodes);
+  const related = await relatedBeliefs(store, episodes);
   const response = await model.complete({
     system: [{ text: system, cache: true }],
     messages: [

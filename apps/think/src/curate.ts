@@ -15,7 +15,6 @@
  */
 
 import type { Decision, Episode } from '@keel/memory';
-import { stmt } from '@keel/memory';
 import { applyDelta } from './apply.js';
 import { consult } from './consult.js';
 import { CURATOR_SYSTEM, type Delta, type Rejected } from './deltas.js';
@@ -54,11 +53,7 @@ export interface Night extends CuratedCounts {
  */
 export async function curateNight(deps: ThinkDeps, night: string, runId: number): Promise<Night> {
   const { store } = deps;
-  const rows = stmt(
-    store.db,
-    `SELECT id, episode_id FROM belief_queue WHERE state = 'believed' AND curated_at IS NULL
-       ORDER BY id LIMIT ?`,
-  ).all(CURATE_MAX_TURNS) as { id: number; episode_id: number }[];
+  const rows = store.beliefQueue.awaitingCuration(CURATE_MAX_TURNS);
 
   // 1. Plan: every model call before any write.
   const plans: { deltas: Delta[]; allowed: Map<number, Episode>; rowIds: number[] }[] = [];
@@ -118,13 +113,15 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
         if (r.outcome === 'rejected') rejected.push({ at: `delta[${i}]`, reason: r.reason });
       }
     }
-    const mark = stmt(store.db, 'UPDATE belief_queue SET curated_at = ? WHERE id = ?');
-    for (const plan of plans) for (const id of plan.rowIds) mark.run(now, id);
+    store.beliefQueue.markCurated(
+      plans.flatMap((p) => p.rowIds),
+      now,
+    );
     const decayed = store.decay().length;
     const pruned = store.prune().length;
     const deduped = store.dedupe().length;
     const compacted = store.compactJournal({ before: now - COMPACT_AFTER_MS }).compacted;
-    optimizeIndexes(deps);
+    store.optimizeIndexes();
     const counts: CuratedCounts = {
       added: tally.create,
       corroborated: tally.corroborate,
@@ -139,27 +136,7 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
       (waiting ?? `${rows.length - unusable} queued turn(s) consolidated`) +
       (unusable ? ` (${unusable} wait for the next night: the model's answer was unusable)` : '') +
       `; ${decayed} belief(s) decayed; ${compacted} journal entr${compacted === 1 ? 'y' : 'ies'} compacted.`;
-    stmt(
-      store.db,
-      `INSERT INTO curator_diary
-             (night, run_id, added, corroborated, superseded, conflicts, pruned, text, written_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (night) DO UPDATE SET run_id = excluded.run_id,
-             added = added + excluded.added, corroborated = corroborated + excluded.corroborated,
-             superseded = superseded + excluded.superseded,
-             conflicts = conflicts + excluded.conflicts, pruned = pruned + excluded.pruned,
-             text = excluded.text, written_at = excluded.written_at`,
-    ).run(
-      night,
-      runId,
-      counts.added,
-      counts.corroborated,
-      counts.superseded,
-      counts.conflicts,
-      counts.pruned,
-      diary,
-      now,
-    );
+    store.diary.record(night, runId, counts, diary, now);
     return {
       ...counts,
       night,
@@ -175,14 +152,4 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
       diary,
     };
   });
-}
-
-/**
- * Merges the full-text indexes' segments (FTS5 `optimize`) so recall reads one b-tree per index
- * after a day of small writes. Runs inside the night's transaction.
- */
-export function optimizeIndexes(deps: Pick<ThinkDeps, 'store'>): void {
-  for (const table of ['facts_fts', 'episodes_fts']) {
-    stmt(deps.store.db, `INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
-  }
 }

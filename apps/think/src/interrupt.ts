@@ -8,7 +8,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { Episode, MemoryStore } from '@keel/memory';
-import { stmt } from '@keel/memory';
 import { resolveDue } from './dates.js';
 import type { Urgent } from './deltas.js';
 import { isQuiet } from './schedule.js';
@@ -46,20 +45,16 @@ export function recordUrgent(
 ): boolean {
   const dueAt = urgent.due ? resolveDue(urgent.due, source.occurred_at, tz) : null;
   if (dueAt !== null && dueAt < now - EXPIRE_AFTER_MS) return false;
-  if (dueAt !== null) {
-    const same = stmt(
-      store.db,
-      'SELECT 1 FROM interrupts WHERE due_at BETWEEN ? AND ? LIMIT 1',
-    ).get(dueAt - SAME_DUE_MS, dueAt + SAME_DUE_MS);
-    if (same) return false;
+  if (dueAt !== null && store.interrupts.anyDueBetween(dueAt - SAME_DUE_MS, dueAt + SAME_DUE_MS)) {
+    return false;
   }
-  return (
-    stmt(
-      store.db,
-      `INSERT OR IGNORE INTO interrupts (item_key, text, episode_id, due_at, created_at)
-         VALUES (?, ?, ?, ?, ?)`,
-    ).run(itemKey(urgent.item), urgent.message, source.id, dueAt, now).changes === 1
-  );
+  return store.interrupts.record({
+    itemKey: itemKey(urgent.item),
+    text: urgent.message,
+    episodeId: source.id,
+    dueAt,
+    now,
+  });
 }
 
 /** What a delivery pass did. */
@@ -81,16 +76,8 @@ export async function deliverInterrupts(deps: ThinkDeps): Promise<Delivery> {
   const { store } = deps;
   const now = deps.now();
   const out: Delivery = { sent: 0, held: null, failed: 0, expired: 0 };
-  out.expired = stmt(
-    store.db,
-    `UPDATE interrupts SET attempts = ?, last_error = 'expired: its time passed before it could be sent'
-       WHERE sent_at IS NULL AND attempts < ? AND due_at IS NOT NULL AND due_at < ?`,
-  ).run(MAX_SEND_ATTEMPTS, MAX_SEND_ATTEMPTS, now - EXPIRE_AFTER_MS).changes;
-  const pending = stmt(
-    store.db,
-    `SELECT id, text FROM interrupts
-       WHERE sent_at IS NULL AND attempts < ? AND (due_at IS NULL OR due_at <= ?) ORDER BY id`,
-  ).all(MAX_SEND_ATTEMPTS, now + REMINDER_LEAD_MS) as { id: number; text: string }[];
+  out.expired = store.interrupts.expire(now - EXPIRE_AFTER_MS, MAX_SEND_ATTEMPTS);
+  const pending = store.interrupts.due(MAX_SEND_ATTEMPTS, now + REMINDER_LEAD_MS);
   if (pending.length === 0) return out;
   if (isQuiet(deps.now(), deps.config.quietHours, deps.config.tz)) {
     out.held = `${pending.length} message(s) held for quiet hours`;
@@ -100,22 +87,14 @@ export async function deliverInterrupts(deps: ThinkDeps): Promise<Delivery> {
     out.held = `${pending.length} message(s) held: no Discord front door configured (DISCORD_TOKEN, KEEL_DISCORD_OWNER_ID)`;
     return out;
   }
-  const claim = stmt(
-    store.db,
-    'UPDATE interrupts SET sent_at = ?, attempts = attempts + 1 WHERE id = ? AND sent_at IS NULL',
-  );
-  const release = stmt(
-    store.db,
-    'UPDATE interrupts SET sent_at = NULL, last_error = ? WHERE id = ?',
-  );
   for (const item of pending) {
-    if (claim.run(deps.now(), item.id).changes !== 1) continue;
+    if (!store.interrupts.claim(item.id, deps.now())) continue;
     try {
       await deps.notify(item.text);
       out.sent++;
     } catch (err) {
       out.failed++;
-      release.run(err instanceof Error ? err.message : String(err), item.id);
+      store.interrupts.release(item.id, err instanceof Error ? err.message : String(err));
     }
   }
   return out;

@@ -127,12 +127,12 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         }
         const store = MemoryStore.openHome(home);
         // A damaged page is found now, not by a night that fails and retries every hour.
-        const check = (store.db.pragma('quick_check(1)') as { quick_check: string }[])[0];
-        if (check?.quick_check !== 'ok') {
+        const [check] = store.quickCheck(1);
+        if (check !== 'ok') {
           store.close();
           throw new KeelError(
             'DB_CORRUPT',
-            `the database is damaged (${check?.quick_check ?? 'no answer'}); keel verify has details`,
+            `the database is damaged (${check ?? 'no answer'}); keel verify has details`,
           );
         }
         return createSession({

@@ -12,20 +12,16 @@
 
 import { KeelError } from '@keel/errors';
 import { type BeliefGate, type GateVerdict, judgeByPattern, screenTurn } from '@keel/gate';
-import { getMeta, type MemoryStore, setMeta, stmt } from '@keel/memory';
+import { type MemoryStore, WATERMARK_KEY } from '@keel/memory';
 
 /** The `meta` key holding the id of the newest episode the gate step has looked at. */
-export const WATERMARK_KEY = 'think.watermark';
+export { WATERMARK_KEY };
 /** Queue rows judged per tick (the rest wait for the next tick). */
 export const GATE_BATCH = 200;
 /** After this many undecided verdicts the pattern gate decides the turn (it always decides). */
 export const MAX_GATE_ATTEMPTS = 5;
 /** Undecided verdicts in a row after which a tick stops asking (the model is down or too slow). */
 export const UNDECIDED_STREAK_LIMIT = 3;
-
-/** The SQL condition that makes an episode gate input: the owner's own words in a conversation. */
-const OWNER_TURN = `kind = 'conversation' AND role = 'owner' AND channel NOT LIKE 'import:%'
-  AND redacted_at IS NULL`;
 
 /** What the gate step did. */
 export interface GateStep {
@@ -45,7 +41,7 @@ export interface GateStep {
 
 /** The watermark (0 before the first tick). */
 export function watermark(store: MemoryStore): number {
-  return Number(getMeta(store.db, WATERMARK_KEY) ?? 0);
+  return store.beliefQueue.watermark();
 }
 
 /**
@@ -55,21 +51,7 @@ export function watermark(store: MemoryStore): number {
  * @returns how many turns were added to the queue.
  */
 export function advanceWatermark(store: MemoryStore, now: number): number {
-  const db = store.db;
-  return db
-    .transaction(() => {
-      const from = watermark(store);
-      const hi = (stmt(db, 'SELECT max(id) AS id FROM episodes').get() as { id: number | null }).id;
-      if (hi === null || hi <= from) return 0;
-      const added = stmt(
-        db,
-        `INSERT OR IGNORE INTO belief_queue (episode_id, queued_at)
-           SELECT id, ? FROM episodes WHERE id > ? AND id <= ? AND ${OWNER_TURN}`,
-      ).run(now, from, hi).changes;
-      setMeta(db, WATERMARK_KEY, String(hi));
-      return added;
-    })
-    .immediate();
+  return store.beliefQueue.advanceWatermark(now);
 }
 
 /**
@@ -78,13 +60,6 @@ export function advanceWatermark(store: MemoryStore, now: number): number {
  */
 function why(verdict: GateVerdict): string {
   return verdict.category ? `${verdict.decision}: ${verdict.category}` : verdict.decision;
-}
-
-interface QueueRow {
-  id: number;
-  episode_id: number;
-  attempts: number;
-  text: string;
 }
 
 /**
@@ -109,19 +84,15 @@ export async function judgeQueue(
     screened: {},
     stoppedEarly: false,
   };
-  const rows = stmt(
-    store.db,
-    `SELECT q.id, q.episode_id, q.attempts, e.text FROM belief_queue q
-       JOIN episodes e ON e.id = q.episode_id
-       WHERE (q.state = 'new' OR (q.state = 'undecided' AND q.attempts < ?))
-         AND e.kind = 'conversation' AND e.role = 'owner' AND e.redacted_at IS NULL
-       ORDER BY q.id LIMIT ?`,
-  ).all(MAX_GATE_ATTEMPTS, GATE_BATCH) as QueueRow[];
-  const decide = stmt(
-    store.db,
-    `UPDATE belief_queue SET state = ?, gate = ?, reason = ?, decided_at = ?,
-       attempts = attempts + ? WHERE id = ?`,
-  );
+  const rows = store.beliefQueue.forGate(MAX_GATE_ATTEMPTS, GATE_BATCH);
+  const decide = (
+    id: number,
+    state: 'believed' | 'dismissed' | 'undecided',
+    gate: string,
+    reason: string,
+    decidedAt: number | null,
+    attempt: 0 | 1,
+  ) => store.beliefQueue.decide(id, { state, gate, reason, decidedAt, attempt });
   let streak = 0;
   for (const row of rows) {
     if (signal?.aborted) throw new KeelError('CANCELLED', 'the think run was stopped');
@@ -131,7 +102,7 @@ export async function judgeQueue(
     if (!screen.ok) {
       step.dismissed++;
       step.screened[screen.reason] = (step.screened[screen.reason] ?? 0) + 1;
-      decide.run('dismissed', 'screen', screen.reason, now(), 0, row.id);
+      decide(row.id, 'dismissed', 'screen', screen.reason, now(), 0);
       continue;
     }
     let verdict = await gate.judge(screen.text, signal ? { signal } : {});
@@ -144,14 +115,14 @@ export async function judgeQueue(
     if (verdict.decision === 'yes') {
       streak = 0;
       step.queued++;
-      decide.run('believed', by, why(verdict), now(), 1, row.id);
+      decide(row.id, 'believed', by, why(verdict), now(), 1);
     } else if (verdict.decision === 'no') {
       streak = 0;
       step.dismissed++;
-      decide.run('dismissed', by, why(verdict), now(), 1, row.id);
+      decide(row.id, 'dismissed', by, why(verdict), now(), 1);
     } else {
       step.undecided++;
-      decide.run('undecided', by, why(verdict), null, 1, row.id);
+      decide(row.id, 'undecided', by, why(verdict), null, 1);
       if (++streak >= UNDECIDED_STREAK_LIMIT) {
         step.stoppedEarly = true;
         break;

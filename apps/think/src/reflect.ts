@@ -9,7 +9,7 @@
 
 import { KeelError } from '@keel/errors';
 import { screenTurn } from '@keel/gate';
-import { type Episode, stmt } from '@keel/memory';
+import type { Episode } from '@keel/memory';
 import { applyDelta } from './apply.js';
 import { consult } from './consult.js';
 import { REFLECTION_SYSTEM, type Rejected } from './deltas.js';
@@ -68,23 +68,14 @@ export async function reflect(deps: ThinkDeps): Promise<ReflectionStep> {
     skipped: null,
   };
   const { store } = deps;
-  const pendingCount = (
-    stmt(
-      store.db,
-      `SELECT count(*) AS n FROM belief_queue WHERE state = 'believed' AND reflected_at IS NULL`,
-    ).get() as { n: number }
-  ).n;
+  const pendingCount = store.beliefQueue.countAwaitingReflection();
   if (pendingCount === 0) return step;
   if (!deps.model) {
     step.skipped = `reflection: no model configured (${pendingCount} turn(s) wait for the curator or a model)`;
     return step;
   }
   for (let batch = 0; batch < REFLECT_MAX_BATCHES; batch++) {
-    const rows = stmt(
-      store.db,
-      `SELECT id, episode_id FROM belief_queue WHERE state = 'believed' AND reflected_at IS NULL
-         ORDER BY id LIMIT ?`,
-    ).all(REFLECT_BATCH) as { id: number; episode_id: number }[];
+    const rows = store.beliefQueue.awaitingReflection(REFLECT_BATCH);
     if (rows.length === 0) break;
     const allowed = episodesById(
       deps,
@@ -127,8 +118,10 @@ export async function reflect(deps: ThinkDeps): Promise<ReflectionStep> {
         }
         if (recordUrgent(store, u, source, deps.config.tz, now)) step.urgent++;
       }
-      const mark = stmt(store.db, 'UPDATE belief_queue SET reflected_at = ? WHERE id = ?');
-      for (const r of rows) mark.run(now, r.id);
+      store.beliefQueue.markReflected(
+        rows.map((r) => r.id),
+        now,
+      );
     });
   }
   return step;

@@ -38,17 +38,8 @@ export async function weeklyReview(deps: ThinkDeps): Promise<WeeklyStep> {
   const tz = deps.config.tz;
   const { from, to, week } = previousWeek(deps.now(), tz);
   const step: WeeklyStep = { week, summaryEpisode: null, stale: 0, skipped: null };
-  const turns = store.db
-    .prepare(
-      `SELECT id, role, channel, text, occurred_at FROM episodes
-       WHERE kind = 'conversation' AND role IN ('owner', 'assistant') AND channel NOT LIKE 'import:%'
-         AND redacted_at IS NULL AND occurred_at >= ? AND occurred_at < ?
-       ORDER BY occurred_at, id`,
-    )
-    .all(from, to) as { id: number; role: string; text: string; occurred_at: number }[];
-  const exists = store.db
-    .prepare('SELECT id FROM episodes WHERE source_doc = ? AND source_id = ?')
-    .get(WEEKLY_DOC, week) as { id: number } | undefined;
+  const turns = store.conversationBetween(from, to);
+  const exists = store.episodeBySource(WEEKLY_DOC, week);
   let summary: string | null = null;
   if (exists) {
     step.summaryEpisode = exists.id;

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStore } from '@keel/memory';
+import { dbOf } from '@keel/memory/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent, MAX_TOOL_ROUNDS } from './agent.js';
 import { runSlashCommand } from './commands.js';
@@ -123,7 +124,7 @@ describe('capture after a turn', () => {
     });
     expect(store.activeFacts().map((f) => f.key)).toEqual(['dentist']);
     expect(store.episode(r.replyEpisodeId)).toMatchObject({ role: 'assistant' });
-    const queued = store.db.prepare('SELECT episode_id FROM belief_queue').all();
+    const queued = dbOf(store).prepare('SELECT episode_id FROM belief_queue').all();
     expect(queued).toEqual([{ episode_id: r.ownerEpisodeId }]);
   });
 });
@@ -138,15 +139,15 @@ describe('secrets are never stored', () => {
     });
     expect(r.reply).toContain('blue notebook');
     const stored = JSON.stringify([
-      store.db.prepare('SELECT input FROM turns').all(),
-      store.db.prepare('SELECT content FROM messages').all(),
-      store.db.prepare('SELECT text FROM episodes').all(),
+      dbOf(store).prepare('SELECT input FROM turns').all(),
+      dbOf(store).prepare('SELECT content FROM messages').all(),
+      dbOf(store).prepare('SELECT text FROM episodes').all(),
     ]);
     expect(stored).not.toContain('AbCdEfGh');
     expect(stored).toContain('[secret withheld]');
     expect(stored).toContain('blue notebook');
     // The stored history still parses and reads back for the next turn.
-    for (const row of store.db.prepare('SELECT content FROM messages').all() as {
+    for (const row of dbOf(store).prepare('SELECT content FROM messages').all() as {
       content: string;
     }[]) {
       expect(Array.isArray(JSON.parse(row.content))).toBe(true);

@@ -11,7 +11,7 @@
 
 import { KeelError } from '@keel/errors';
 import { captureExplicit } from '@keel/gate';
-import { type MemoryStore, type RecallMode, stmt, type WriteResult } from '@keel/memory';
+import type { MemoryStore, RecallMode, WriteResult } from '@keel/memory';
 import {
   buildStaticBlock,
   buildTurnBlock,
@@ -159,7 +159,7 @@ export class Agent {
   private async run(turnId: number, text: string, input: TurnInput): Promise<TurnResult> {
     const history = this.session.history();
     const staticBlock = this.staticBlock();
-    const recall = await this.store.hybridRecall(text, { limit: 12 });
+    const recall = await this.store.recall(text, { limit: 12 });
     const turnBlock = buildTurnBlock(recall, { exclude: new Set(staticBlock.factIds) });
     const factsUsed = new Set([...staticBlock.factIds, ...turnBlock.factIds]);
 
@@ -220,17 +220,18 @@ export class Agent {
         });
         break;
       }
-      const results: ContentBlock[] = uses.map((u) => {
-        const outcome = runMemoryTool(this.store, u.name, u.input);
+      const results: ContentBlock[] = [];
+      for (const u of uses) {
+        const outcome = await runMemoryTool(this.store, u.name, u.input);
         for (const id of outcome.factIds) factsUsed.add(id);
         if (outcome.staged) staged.push(outcome.staged);
-        return {
+        results.push({
           type: 'tool_result',
           tool_use_id: u.id,
           content: outcome.content,
           ...(outcome.isError ? { is_error: true } : {}),
-        };
-      });
+        });
+      }
       const toolMessage: ChatMessage = { role: 'user', content: results };
       turnMessages.push(toolMessage);
       requestMessages.push(toolMessage);
@@ -261,57 +262,52 @@ export class Agent {
     channel: string,
     factsUsed: number[],
   ): Pick<TurnResult, 'writes' | 'ownerEpisodeId' | 'replyEpisodeId'> {
-    return this.store.db
-      .transaction(() => {
-        const owner = this.store.addEpisode({ channel, role: 'owner', text, actor: 'owner' });
-        const answer = this.store.addEpisode({
-          channel,
-          role: 'assistant',
-          speaker: 'keel',
-          text: reply || '(no text)',
-          actor: 'model',
-        });
-        const writes: WriteResult[] = [];
-        const capture = captureExplicit(text);
-        if (capture) {
+    return this.store.transaction(() => {
+      const owner = this.store.addEpisode({ channel, role: 'owner', text, actor: 'owner' });
+      const answer = this.store.addEpisode({
+        channel,
+        role: 'assistant',
+        speaker: 'keel',
+        text: reply || '(no text)',
+        actor: 'model',
+      });
+      const writes: WriteResult[] = [];
+      const capture = captureExplicit(text);
+      if (capture) {
+        writes.push(
+          this.store.remember({
+            kind: capture.kind,
+            key: capture.key,
+            value: capture.value,
+            source: 'owner_stated',
+            episodeId: owner.id,
+            actor: 'owner',
+          }),
+        );
+      }
+      for (const w of staged) {
+        if (w.tool === 'remember') {
           writes.push(
             this.store.remember({
-              kind: capture.kind,
-              key: capture.key,
-              value: capture.value,
-              source: 'owner_stated',
+              kind: w.kind,
+              key: w.key,
+              value: w.value,
+              source: 'inferred',
               episodeId: owner.id,
-              actor: 'owner',
+              actor: 'model',
+              ...(w.validFrom === null ? {} : { validFrom: w.validFrom }),
             }),
           );
+        } else {
+          const f = this.store.fact(w.id);
+          if (f && (f.status === 'active' || f.status === 'pending'))
+            this.store.forget(w.id, { channel });
         }
-        for (const w of staged) {
-          if (w.tool === 'remember') {
-            writes.push(
-              this.store.remember({
-                kind: w.kind,
-                key: w.key,
-                value: w.value,
-                source: 'inferred',
-                episodeId: owner.id,
-                actor: 'model',
-                ...(w.validFrom === null ? {} : { validFrom: w.validFrom }),
-              }),
-            );
-          } else {
-            const f = this.store.fact(w.id);
-            if (f && (f.status === 'active' || f.status === 'pending'))
-              this.store.forget(w.id, { channel });
-          }
-        }
-        stmt(
-          this.store.db,
-          'INSERT OR IGNORE INTO belief_queue (episode_id, queued_at) VALUES (?, ?)',
-        ).run(owner.id, this.store.ctx.now());
-        this.session.completeTurn(turnId, messages, { ...this.modelInfo, factsUsed });
-        return { writes, ownerEpisodeId: owner.id, replyEpisodeId: answer.id };
-      })
-      .immediate();
+      }
+      this.store.beliefQueue.enqueue(owner.id, this.store.now());
+      this.session.completeTurn(turnId, messages, { ...this.modelInfo, factsUsed });
+      return { writes, ownerEpisodeId: owner.id, replyEpisodeId: answer.id };
+    });
   }
 
   /**

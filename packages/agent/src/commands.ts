@@ -57,7 +57,7 @@ export async function runSlashCommand(
     case 'exit':
       return { text: 'Bye.', quit: true };
     case 'recall': {
-      const recall = await store.hybridRecall(need('a query'), { limit: 10 });
+      const recall = await store.recall(need('a query'), { limit: 10 });
       const lines = recall.results.map(formatResultLine);
       return {
         text: [`recall: ${recall.mode}`, ...(lines.length ? lines : ['nothing found'])].join('\n'),

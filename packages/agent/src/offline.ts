@@ -121,7 +121,7 @@ export class OfflineSession {
       if (write.fact) lines.push(formatFactLine({ ...write.fact, age_ms: 0 }));
       return { text: lines.join('\n'), episodeId: episode.id, write };
     }
-    const recall = await this.store.hybridRecall(text, { limit: this.limit + 1 });
+    const recall = await this.store.recall(text, { limit: this.limit + 1 });
     recall.results = recall.results
       .filter((r) => !(r.type === 'episode' && r.id === episode.id))
       .slice(0, this.limit);

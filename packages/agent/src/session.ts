@@ -8,10 +8,11 @@
  *
  * @module
  */
-import type { MemoryStore } from '@keel/memory';
-import { redactSecrets, stmt } from '@keel/memory';
+import type { MemoryStore, OwnerSessionRepo, TurnRow } from '@keel/memory';
 import { countTokens } from 'gpt-tokenizer';
 import type { ChatMessage, ContentBlock } from './model/types.js';
+
+export type { TurnRow, TurnStatus } from '@keel/memory';
 
 /** A stored message of a complete turn. */
 export interface StoredMessage extends ChatMessage {
@@ -29,24 +30,6 @@ export interface SessionHistory {
   tokens: number;
 }
 
-/** The outcome of a turn as recorded. */
-export type TurnStatus = 'running' | 'complete' | 'failed' | 'cancelled';
-
-/** A turn row. */
-export interface TurnRow {
-  id: number;
-  channel: string;
-  status: TurnStatus;
-  input: string;
-  error_code: string | null;
-  error: string | null;
-  provider: string | null;
-  model: string | null;
-  facts_used: string | null;
-  started_at: number;
-  finished_at: number | null;
-}
-
 /** Estimated tokens of a message's content. */
 export function messageTokens(content: ContentBlock[]): number {
   let n = 4;
@@ -58,23 +41,24 @@ export function messageTokens(content: ContentBlock[]): number {
   return n;
 }
 
-/** The owner session. */
+/**
+ * The owner session as the model sees it: the store's session tables (`MemoryStore.session`) with
+ * content blocks and token estimates.
+ */
 export class SessionStore {
-  readonly id: number;
+  private readonly repo: OwnerSessionRepo;
 
   constructor(
-    private readonly store: MemoryStore,
+    store: MemoryStore,
     /** Session name; there is one owner session, "owner". */
     readonly name = 'owner',
   ) {
-    const db = store.db;
-    const now = store.ctx.now();
-    stmt(db, 'INSERT OR IGNORE INTO sessions (name, created_at, updated_at) VALUES (?, ?, ?)').run(
-      name,
-      now,
-      now,
-    );
-    this.id = (stmt(db, 'SELECT id FROM sessions WHERE name = ?').get(name) as { id: number }).id;
+    this.repo = store.session(name);
+  }
+
+  /** The session's row id. */
+  get id(): number {
+    return this.repo.id;
   }
 
   /**
@@ -84,85 +68,45 @@ export class SessionStore {
    * @returns how many were closed.
    */
   closeAbandonedTurns(): number {
-    return stmt(
-      this.store.db,
-      `UPDATE turns SET status = 'failed', error_code = 'ABANDONED', error = 'the process running this turn stopped',
-         finished_at = ? WHERE session_id = ? AND status = 'running'`,
-    ).run(this.store.ctx.now(), this.id).changes;
+    return this.repo.closeAbandonedTurns();
   }
 
   /** Records the start of a turn (credentials in `input` withheld). @returns its id. */
   startTurn(channel: string, input: string): number {
-    return Number(
-      stmt(
-        this.store.db,
-        `INSERT INTO turns (session_id, channel, status, input, started_at) VALUES (?, ?, 'running', ?, ?)`,
-      ).run(this.id, channel, redactSecrets(input), this.store.ctx.now()).lastInsertRowid,
-    );
+    return this.repo.startTurn(channel, input);
   }
 
   /**
-   * Stores a complete turn's messages and marks it complete. Call inside the transaction that
-   * stores the turn's episodes and captures, so all of it commits together.
+   * Stores a complete turn's messages (credentials withheld) and marks it complete. Call inside
+   * the transaction that stores the turn's episodes and captures, so all of it commits together.
    */
   completeTurn(
     turnId: number,
     messages: ChatMessage[],
     meta: { provider: string; model: string; factsUsed: number[] },
   ): void {
-    const now = this.store.ctx.now();
-    const insert = stmt(
-      this.store.db,
-      'INSERT INTO messages (session_id, turn_id, role, content, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    this.repo.completeTurn(turnId, messages, meta, (content) =>
+      messageTokens(content as ContentBlock[]),
     );
-    for (const m of messages) {
-      // Secrets are never stored: every string in the blocks is redacted (the model saw the turn
-      // as typed; the stored history, like the episodes, withholds credentials).
-      const content = withheld(m.content) as ChatMessage['content'];
-      insert.run(this.id, turnId, m.role, JSON.stringify(content), messageTokens(content), now);
-    }
-    stmt(
-      this.store.db,
-      `UPDATE turns SET status = 'complete', provider = ?, model = ?, facts_used = ?, finished_at = ? WHERE id = ?`,
-    ).run(meta.provider, meta.model, JSON.stringify(meta.factsUsed), now, turnId);
-    stmt(this.store.db, 'UPDATE sessions SET updated_at = ? WHERE id = ?').run(now, this.id);
   }
 
   /** Marks a turn failed or cancelled; nothing of it enters the history. */
   failTurn(turnId: number, status: 'failed' | 'cancelled', code: string, message: string): void {
-    stmt(
-      this.store.db,
-      'UPDATE turns SET status = ?, error_code = ?, error = ?, finished_at = ? WHERE id = ?',
-    ).run(status, code, message, this.store.ctx.now(), turnId);
+    this.repo.failTurn(turnId, status, code, message);
   }
 
   /** The history the model sees: the anchor and every message after it, oldest first. */
   history(): SessionHistory {
-    const s = stmt(this.store.db, 'SELECT anchor, anchor_through FROM sessions WHERE id = ?').get(
-      this.id,
-    ) as {
-      anchor: string | null;
-      anchor_through: number | null;
-    };
-    const rows = stmt(
-      this.store.db,
-      'SELECT id, turn_id, role, content, tokens FROM messages WHERE session_id = ? AND id > ? ORDER BY id',
-    ).all(this.id, s.anchor_through ?? 0) as {
-      id: number;
-      turn_id: number;
-      role: 'user' | 'assistant';
-      content: string;
-      tokens: number;
-    }[];
-    const messages = rows.map((r) => ({
-      id: r.id,
-      turnId: r.turn_id,
-      role: r.role,
-      content: JSON.parse(r.content) as ContentBlock[],
-      tokens: r.tokens,
+    const h = this.repo.history();
+    const messages = h.messages.map((m) => ({
+      id: m.id,
+      turnId: m.turnId,
+      role: m.role,
+      content: m.content as ContentBlock[],
+      tokens: m.tokens,
     }));
-    const tokens = messages.reduce((n, m) => n + m.tokens, s.anchor ? countTokens(s.anchor) : 0);
-    return { anchor: s.anchor, messages, tokens };
+    const tokens = messages.reduce((n, m) => n + m.tokens, h.anchor ? countTokens(h.anchor) : 0);
+    return { anchor: h.anchor, messages, tokens };
   }
 
   /**
@@ -170,39 +114,17 @@ export class SessionStore {
    * without loading the messages.
    */
   historyTokens(): number {
-    const row = stmt(
-      this.store.db,
-      `SELECT s.anchor AS anchor, coalesce((SELECT sum(m.tokens) FROM messages m
-         WHERE m.session_id = s.id AND m.id > coalesce(s.anchor_through, 0)), 0) AS tokens
-       FROM sessions s WHERE s.id = ?`,
-    ).get(this.id) as { anchor: string | null; tokens: number };
-    return row.tokens + (row.anchor ? countTokens(row.anchor) : 0);
+    const size = this.repo.historySize();
+    return size.messageTokens + (size.anchor ? countTokens(size.anchor) : 0);
   }
 
   /** Replaces the anchor with a summary of everything up to message `throughId`. */
   setAnchor(summary: string, throughId: number): void {
-    const now = this.store.ctx.now();
-    stmt(
-      this.store.db,
-      'UPDATE sessions SET anchor = ?, anchor_through = ?, anchor_updated_at = ?, updated_at = ? WHERE id = ?',
-    ).run(summary, throughId, now, now, this.id);
+    this.repo.setAnchor(summary, throughId);
   }
 
   /** The newest turns, newest first. */
   recentTurns(limit = 10): TurnRow[] {
-    return stmt(
-      this.store.db,
-      'SELECT * FROM turns WHERE session_id = ? ORDER BY id DESC LIMIT ?',
-    ).all(this.id, limit) as TurnRow[];
+    return this.repo.recentTurns(limit);
   }
-}
-
-/** A copy of `node` with every string passed through `redactSecrets`. */
-function withheld(node: unknown): unknown {
-  if (typeof node === 'string') return redactSecrets(node);
-  if (Array.isArray(node)) return node.map(withheld);
-  if (node && typeof node === 'object') {
-    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withheld(v)]));
-  }
-  return node;
 }

@@ -101,9 +101,13 @@ function invalid(name: string, error: z.ZodError): ToolOutcome {
 
 /**
  * Runs one tool call. Never throws for bad input: the error goes back to the model as an error
- * result.
+ * result. `recall` is the store's one recall: hybrid when an embedder is bound.
  */
-export function runMemoryTool(store: MemoryStore, name: string, input: unknown): ToolOutcome {
+export async function runMemoryTool(
+  store: MemoryStore,
+  name: string,
+  input: unknown,
+): Promise<ToolOutcome> {
   try {
     switch (name) {
       case 'remember': {
@@ -134,7 +138,7 @@ export function runMemoryTool(store: MemoryStore, name: string, input: unknown):
       case 'recall': {
         const p = recallInput.safeParse(input);
         if (!p.success) return invalid(name, p.error);
-        const r = store.recall(p.data.query, { limit: p.data.limit ?? 8 });
+        const r = await store.recall(p.data.query, { limit: p.data.limit ?? 8 });
         const lines = r.results.map(formatResultLine);
         return {
           content: [`recall: ${r.mode}`, ...(lines.length ? lines : ['nothing found'])].join('\n'),

@@ -31,3 +31,8 @@ export function stmt(db: Database.Database, sql: string): Database.Statement {
   }
   return s;
 }
+
+/** A single number from a query selecting one column named `n` (e.g. `SELECT count(*) AS n …`). */
+export function count(db: Database.Database, sql: string, ...params: unknown[]): number {
+  return (stmt(db, sql).get(...params) as { n: number }).n;
+}

@@ -1,23 +1,33 @@
 /**
- * `@keel/memory`: keel's store. One SQLite file; numbered migrations; facts with slots,
- * confidence, evidence and supersession; episodes; tombstones; a hash-chained journal; the write
- * review with its evidence gate; hybrid recall (BM25 fused with sqlite-vec nearest neighbours, or
- * lexical-only and saying why); embedders; decay and prune; verification; import.
+ * `@keel/memory`: keel's store, the only code that speaks SQL. One SQLite file opened through
+ * {@link MemoryStore}; nothing outside this package holds the database handle.
  *
- * Imports no other keel package.
+ * - **The store** — `MemoryStore` (`store.ts`): open, the one unit of work, verify, stats.
+ * - **Schema** (`schema/`) — numbered migrations applied in one place; a database newer than
+ *   the code is refused (`SCHEMA_FROM_FUTURE`).
+ * - **Facts** (`facts/`) — the write review that decides what is written (`review.ts`), the
+ *   evidence gate (`evidence-gate.ts`), the one module that changes fact state
+ *   (`transitions.ts`), the owner's verbs (`owner.ts`: review, confirm, reject, forget, purge),
+ *   retraction, decay and prune, dedupe, tombstones, review flags, keys.
+ * - **Recall** (`recall/`) — the one recall: BM25 over FTS5 fused by reciprocal rank with the
+ *   vector arm when an embedder is bound (`MemoryStore.recall`), lexical otherwise and saying why.
+ * - **Vectors** (`vectors/`) and **embedders** (`embed/`) — sqlite-vec tables kept in step by a
+ *   queue; local MiniLM or Ollama embeddings; `keel models pull`.
+ * - **Journal** (`journal/`) — the append-only hash-chained log, its verification and compaction.
+ * - **Repositories** (`repos/`) — every other table: episodes, the owner session (sessions, turns,
+ *   messages), the belief queue, think runs, the curator's diary, interrupts, meta, imports.
+ * - **Redaction** (`redaction.ts`) — every repository that can hold the owner's words erases a
+ *   purged value; purge walks them all.
+ * - **Text and scans** — normalisation, query terms, secret and injection scans.
+ * - **Import** (`import/`) — LoCoMo and LongMemEval conversations as episodes.
+ *
+ * Tests and benchmarks reach the database handle through `@keel/memory/internal`.
  *
  * @module
  */
-export { type Clock, type StoreContext, stmt } from './context.js';
-export {
-  type CompactOptions,
-  DEDUPE_MIN_WORDS,
-  DEDUPE_REASON,
-  type DedupeChange,
-  STALE_AFTER_DAYS,
-  type StaleOptions,
-} from './curate.js';
-export { type OpenOptions, openDatabase, registerFunctions } from './db.js';
+
+export type { OpenOptions } from './db.js';
+// Vectors and embedders
 export {
   DEFAULT_HF_ENDPOINT,
   type InstalledModel,
@@ -41,7 +51,6 @@ export {
   type OllamaEmbedderOptions,
 } from './embed/ollama.js';
 export {
-  EMBEDDER_CHOICES,
   type EmbedderChoice,
   type EmbedderSelection,
   type SelectEmbedderOptions,
@@ -54,7 +63,49 @@ export {
   type EmbedPurpose,
   fingerprint,
 } from './embed/types.js';
-export { type EpisodeInput, MAX_EPISODE_CHARS } from './episodes.js';
+// Facts
+export {
+  DEDUPE_MIN_WORDS,
+  DEDUPE_REASON,
+  type DedupeChange,
+} from './facts/dedupe.js';
+export {
+  authority,
+  confidenceCeiling,
+  FIRST_SIGHTING_CAP,
+  isOwnerSource,
+  NON_OWNER_MAX,
+  REPEAT_STEP,
+  STRONG_CONFIDENCE,
+} from './facts/evidence-gate.js';
+export { normalizeKey, parseFactId, parseSlot } from './facts/keys.js';
+export {
+  DECAY_GRACE_WEEKS,
+  DECAY_PER_WEEK,
+  type DecayChange,
+  PRUNE_BELOW,
+} from './facts/maintenance.js';
+export {
+  type ForgetResult,
+  type OwnerActionOptions,
+  type PendingItem,
+  type ReviewQueue,
+  WEAK_BELIEF_THRESHOLD,
+} from './facts/owner.js';
+export {
+  REFUSED_OWNER_RETRACTION,
+  type RetractOptions,
+  type RetractResult,
+} from './facts/retract.js';
+export {
+  MAX_VALUE_CHARS,
+  REFUSED_FORGOTTEN_EPISODE,
+  REFUSED_FORGOTTEN_VALUE,
+  type RememberInput,
+  type WriteResult,
+} from './facts/review.js';
+export { STALE_AFTER_DAYS, type StaleOptions } from './facts/review-flags.js';
+// Import
 export type { ImportOptions, ImportResult } from './import/import.js';
 export {
   type ImportedTurn,
@@ -64,17 +115,10 @@ export {
   parseLocomoDate,
   parseLongMemEvalDate,
 } from './import/parsers.js';
-export { GENESIS_HASH, type JournalBreak, type JournalEntry, verifyJournal } from './journal.js';
-export {
-  type ForgetResult,
-  type OwnerActionOptions,
-  type PendingItem,
-  PURGED,
-  type ReviewQueue,
-  WEAK_BELIEF_THRESHOLD,
-} from './lifecycle.js';
-export { DECAY_GRACE_WEEKS, DECAY_PER_WEEK, type DecayChange, PRUNE_BELOW } from './maintenance.js';
-export { getMeta, setMeta } from './meta.js';
+export type { CompactOptions } from './journal/compact.js';
+// Journal
+export { GENESIS_HASH, type JournalBreak, verifyJournal } from './journal/journal.js';
+// Schema
 export {
   LATEST_VERSION,
   MIGRATIONS,
@@ -82,6 +126,7 @@ export {
   migrate,
   schemaVersion,
 } from './migrations.js';
+// Recall
 export {
   EPISODE_HALF_LIFE_MS,
   type EpisodeResult,
@@ -94,49 +139,38 @@ export {
   type RecallResponse,
   type RecallResult,
   RRF_K,
-  type VectorArm,
-} from './recall.js';
+} from './recall/recall.js';
+// Redaction
+export { NO_OWNER_TEXT, type OwnerTextColumn, type OwnerTextHolder, PURGED } from './redaction.js';
+// Repositories
+export type { GateInput, QueuedTurn, QueueState } from './repos/belief-queue.js';
+export { WATERMARK_KEY } from './repos/belief-queue.js';
+export type { NightCounts } from './repos/diary.js';
 export {
-  REFUSED_OWNER_RETRACTION,
-  type RetractOptions,
-  type RetractResult,
-  retractBelief,
-} from './retract.js';
+  type ConversationTurn,
+  type EpisodeInput,
+  MAX_EPISODE_CHARS,
+} from './repos/episodes.js';
+export type { DueInterrupt } from './repos/interrupts.js';
+export type {
+  MessageRow,
+  NewMessage,
+  OwnerSessionRepo,
+  TurnRow,
+  TurnStatus,
+} from './repos/session.js';
+export type { RunKind, RunOutcome, TickInfo } from './repos/think-runs.js';
+// Text and scans
 export { findSecret, looksLikeInjection, redactSecrets, SECRET_PLACEHOLDER } from './scan.js';
+// The store
 export {
   DB_FILENAME,
   keelHome,
   MemoryStore,
-  parseFactId,
-  parseSlot,
-  RECALL_SYNC_LIMIT,
   type StoreOptions,
 } from './store.js';
 export { foldForIndex, ftsMatch, humanAge, normalizeValue, queryTerms, valueHash } from './text.js';
+// Vocabulary and rows
 export * from './types.js';
-export {
-  EMBED_BATCH,
-  episodeText,
-  factText,
-  loadVectorExtension,
-  type Neighbour,
-  type SyncOptions,
-  VectorIndex,
-  type VectorStatus,
-} from './vectors.js';
+export { type Neighbour, type SyncOptions, VectorIndex, type VectorStatus } from './vectors.js';
 export type { VerifyProblem, VerifyReport } from './verify.js';
-export {
-  authority,
-  confidenceCeiling,
-  FIRST_SIGHTING_CAP,
-  isOwnerSource,
-  MAX_VALUE_CHARS,
-  NON_OWNER_MAX,
-  normalizeKey,
-  REFUSED_FORGOTTEN_EPISODE,
-  REFUSED_FORGOTTEN_VALUE,
-  REPEAT_STEP,
-  type RememberInput,
-  STRONG_CONFIDENCE,
-  type WriteResult,
-} from './write.js';

@@ -13,7 +13,7 @@ import {
 } from './test-helpers.js';
 
 describe('the three must-hold cases', () => {
-  it('must-hold (a): the same statement in two separate turns is one fact with evidence 2', () => {
+  it('must-hold (a): the same statement in two separate turns is one fact with evidence 2', async () => {
     const { store, clock } = openTempStore();
     const said = 'My dentist is Dr. Ortiz on Elm Street';
     const e1 = turn(store, said);
@@ -61,7 +61,7 @@ describe('the three must-hold cases', () => {
     expect(store.verify().ok).toBe(true);
   });
 
-  it('must-hold (b): "I love sushi" then, a week later, "I can\'t stand sushi anymore"', () => {
+  it('must-hold (b): "I love sushi" then, a week later, "I can\'t stand sushi anymore"', async () => {
     const { store, clock } = openTempStore();
     const e1 = turn(store, 'I love sushi');
     const loved = store.remember({
@@ -96,9 +96,9 @@ describe('the three must-hold cases', () => {
       valid_to: clock.t,
     });
     // Recall returns only the new belief about sushi (both turns remain as episodes).
-    const res = store.recall('sushi');
+    const res = await store.recall('sushi');
     expect(factResults(res).map((f) => f.value)).toEqual(["I can't stand sushi anymore"]);
-    expect(recalledFactIds(store, 'love sushi')).toEqual([now.id]);
+    expect(await recalledFactIds(store, 'love sushi')).toEqual([now.id]);
     expect(episodeResults(res).map((e) => e.id)).toEqual([e2, e1]); // newer turn first
     // The old turn is marked as support for a belief that no longer holds.
     expect(episodeResults(res).map((e) => e.supports)).toEqual([
@@ -107,7 +107,7 @@ describe('the three must-hold cases', () => {
     ]);
   });
 
-  it('must-hold (c): observed "Paper Owls" against owner_stated "The Lanterns" is a conflict', () => {
+  it('must-hold (c): observed "Paper Owls" against owner_stated "The Lanterns" is a conflict', async () => {
     const { store, clock } = openTempStore();
     const band = slot('preference', 'favourite_band');
     const lanterns = store.remember({
@@ -129,8 +129,8 @@ describe('the three must-hold cases', () => {
     const owls = r.fact!;
     expect(owls).toMatchObject({ status: 'pending', conflicts_with_id: lanterns.id });
     // Not recalled as true; the query also names the current value, which IS recalled.
-    expect(recalledFactIds(store, 'Paper Owls')).toEqual([]);
-    expect(recalledFactIds(store, 'favourite band Paper Owls')).toEqual([lanterns.id]);
+    expect(await recalledFactIds(store, 'Paper Owls')).toEqual([]);
+    expect(await recalledFactIds(store, 'favourite band Paper Owls')).toEqual([lanterns.id]);
     expect(store.current(band)!.id).toBe(lanterns.id);
     // Listed by review, with the value it contradicts.
     const queue = store.review();
@@ -154,8 +154,8 @@ describe('the three must-hold cases', () => {
       superseded_by_id: owls.id,
     });
     expect(store.current(band)!.value).toBe('Paper Owls');
-    expect(recalledFactIds(store, 'favourite band Lanterns Paper Owls')).toEqual([owls.id]);
-    expect(recalledFactIds(store, 'Lanterns')).toEqual([]);
+    expect(await recalledFactIds(store, 'favourite band Lanterns Paper Owls')).toEqual([owls.id]);
+    expect(await recalledFactIds(store, 'Lanterns')).toEqual([]);
     expect(store.review().pending).toEqual([]);
     expect(store.verify().ok).toBe(true);
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { dbOf } from './internal.js';
 import { openTempStore } from './test-helpers.js';
 
 /** The plan SQLite would use for `sql`, as one string. */
@@ -7,13 +8,17 @@ function plan(
   sql: string,
   ...params: unknown[]
 ): string {
-  return (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
+  return (
+    dbOf(store)
+      .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+      .all(...params) as { detail: string }[]
+  )
     .map((r) => r.detail)
     .join(' | ');
 }
 
 describe('hot queries use their indexes (a later change cannot quietly scan a table)', () => {
-  it('the active-slot lookup uses the one-active-per-slot index', () => {
+  it('the active-slot lookup uses the one-active-per-slot index', async () => {
     const { store } = openTempStore();
     const p = plan(
       store,
@@ -26,7 +31,7 @@ describe('hot queries use their indexes (a later change cannot quietly scan a ta
     expect(p).not.toMatch(/SCAN facts\b/);
   });
 
-  it('fact recall drives from the FTS index, not a scan of facts', () => {
+  it('fact recall drives from the FTS index, not a scan of facts', async () => {
     const { store } = openTempStore();
     const p = plan(
       store,
@@ -40,7 +45,7 @@ describe('hot queries use their indexes (a later change cannot quietly scan a ta
     expect(p).toMatch(/SEARCH (f|facts) USING INTEGER PRIMARY KEY/);
   });
 
-  it('episode recall drives from the FTS index and looks episodes up by id', () => {
+  it('episode recall drives from the FTS index and looks episodes up by id', async () => {
     const { store } = openTempStore();
     const p = plan(
       store,
@@ -53,7 +58,7 @@ describe('hot queries use their indexes (a later change cannot quietly scan a ta
     expect(p).toMatch(/SEARCH e USING INTEGER PRIMARY KEY/);
   });
 
-  it('the tombstone check and the provenance dedupe use their indexes', () => {
+  it('the tombstone check and the provenance dedupe use their indexes', async () => {
     const { store } = openTempStore();
     expect(
       plan(
@@ -77,7 +82,7 @@ describe('hot queries use their indexes (a later change cannot quietly scan a ta
 });
 
 describe('the static block read', () => {
-  it('reads the strongest beliefs from the strength index, without sorting the table', () => {
+  it('reads the strongest beliefs from the strength index, without sorting the table', async () => {
     const { store } = openTempStore();
     const p = plan(
       store,

@@ -1,6 +1,8 @@
 // Secrets never reach the database: every credential shape is withheld from episode text, while
 // ordinary text about passwords and keys is kept.
+
 import { describe, expect, it } from 'vitest';
+import { dbOf } from './internal.js';
 import { redactSecrets, SECRET_PLACEHOLDER } from './scan.js';
 import { openTempStore } from './test-helpers.js';
 
@@ -24,11 +26,11 @@ describe('secrets in episodes', () => {
     const stored = store.episode(e.id)!.text;
     expect(stored).toContain(SECRET_PLACEHOLDER);
     expect(stored).toContain('note to self:');
-    const raw = JSON.stringify(store.db.prepare('SELECT * FROM episodes').all());
+    const raw = JSON.stringify(dbOf(store).prepare('SELECT * FROM episodes').all());
     expect(raw).not.toContain(secret.split(' ').pop()!.slice(0, 12));
   });
 
-  it('keeps ordinary talk about passwords and keys', () => {
+  it('keeps ordinary talk about passwords and keys', async () => {
     const { store } = openTempStore();
     const text = 'my password was stolen last week, so I changed the locks and got new keys';
     const e = store.addEpisode({ channel: 'terminal', role: 'owner', text });
@@ -51,7 +53,7 @@ describe('redactSecrets', () => {
     expect(out).toMatch(/ thanks$/);
   });
 
-  it('withholds each of several secrets once and keeps the words between them', () => {
+  it('withholds each of several secrets once and keeps the words between them', async () => {
     const out = redactSecrets(`key ${apiKey} and token ${githubToken}, ok`);
     expect(out).toBe(`key ${SECRET_PLACEHOLDER} and token ${SECRET_PLACEHOLDER}, ok`);
   });
@@ -71,7 +73,7 @@ describe('redactSecrets', () => {
     expect(once).not.toContain('withheld] withheld]');
   });
 
-  it('leaves text that already holds only placeholders as it is', () => {
+  it('leaves text that already holds only placeholders as it is', async () => {
     for (const text of [
       `my password is ${SECRET_PLACEHOLDER} thanks`,
       `api key: ${SECRET_PLACEHOLDER}`,
@@ -81,7 +83,7 @@ describe('redactSecrets', () => {
     }
   });
 
-  it('leaves ordinary text unchanged (control)', () => {
+  it('leaves ordinary text unchanged (control)', async () => {
     for (const text of [
       'my password was stolen last week, so I changed the locks and got new keys',
       'remember that my sister Ana lives in Porto, thanks',

@@ -1,7 +1,10 @@
 /**
  * `MemoryStore`: one open keel database and every memory operation on it. Front doors, the agent
- * and the think service hold one of these; the functions behind it are the single places that
- * decide what is written ({@link remember}) and what is recalled ({@link recall}).
+ * and the think service hold one of these; nothing outside `@keel/memory` holds the database
+ * handle. The functions behind it are the single places that decide what is written
+ * (`facts/review.ts`), how fact state changes (`facts/transitions.ts`) and what is recalled
+ * (`recall/recall.ts`, through {@link MemoryStore.recall}, the one recall door); the other
+ * tables are reached through their repositories ({@link MemoryStore.beliefQueue}, …).
  *
  * @module
  */
@@ -9,28 +12,11 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KeelError } from '@keel/errors';
 import type Database from 'better-sqlite3';
-import type { Clock, StoreContext } from './context.js';
-import {
-  type CompactOptions,
-  compactJournal,
-  type DedupeChange,
-  dedupeActive,
-  flagStaleBeliefs,
-  type StaleOptions,
-} from './curate.js';
+import { type Clock, count, type StoreContext, stmt } from './context.js';
 import { type OpenOptions, openDatabase } from './db.js';
 import type { Embedder } from './embed/types.js';
-import { addEpisode, type EpisodeInput, getEpisode, recentEpisodes } from './episodes.js';
-import {
-  activeFact,
-  activeFacts,
-  evidenceEpisodes,
-  factById,
-  history,
-  strongestFacts,
-} from './facts.js';
-import { type ImportOptions, type ImportResult, importTurns } from './import/import.js';
-import type { ParsedImport } from './import/parsers.js';
+import { type DedupeChange, dedupeActive } from './facts/dedupe.js';
+import { type DecayChange, decay, prune } from './facts/maintenance.js';
 import {
   confirm,
   type ForgetResult,
@@ -39,17 +25,47 @@ import {
   type ReviewQueue,
   reject,
   reviewQueue,
-} from './lifecycle.js';
-import { type DecayChange, decay, prune } from './maintenance.js';
+} from './facts/owner.js';
+import {
+  activeFact,
+  activeFacts,
+  evidenceEpisodes,
+  factById,
+  factCounts,
+  history,
+  strongestFacts,
+} from './facts/read.js';
+import { type RetractOptions, type RetractResult, retractBelief } from './facts/retract.js';
+import { type RememberInput, remember, type WriteResult } from './facts/review.js';
+import { flagStaleBeliefs, type StaleOptions } from './facts/review-flags.js';
+import { type ImportOptions, type ImportResult, importTurns } from './import/import.js';
+import type { ParsedImport } from './import/parsers.js';
+import { type CompactOptions, compactJournal } from './journal/compact.js';
+import { journalHolder } from './journal/journal.js';
 import {
   type RecallMode,
   type RecallOptions,
   type RecallResponse,
   recall,
-  type VectorArm,
-} from './recall.js';
-import { type RetractOptions, type RetractResult, retractBelief } from './retract.js';
-import { type Episode, type Fact, KINDS, type Kind, type Scope, type Slot } from './types.js';
+} from './recall/recall.js';
+import type { OwnerTextHolder } from './redaction.js';
+import { BeliefQueueRepo } from './repos/belief-queue.js';
+import { DiaryRepo } from './repos/diary.js';
+import {
+  addEpisode,
+  type ConversationTurn,
+  conversationBetween,
+  type EpisodeInput,
+  episodeBySource,
+  episodesHolder,
+  getEpisode,
+  recentEpisodes,
+} from './repos/episodes.js';
+import { InterruptsRepo } from './repos/interrupts.js';
+import { MetaRepo } from './repos/meta.js';
+import { OwnerSessionRepo, sessionHolders } from './repos/session.js';
+import { ThinkRunsRepo } from './repos/think-runs.js';
+import type { Episode, Fact, Scope, Slot } from './types.js';
 import {
   pendingVectorRows,
   removeStaleVectors,
@@ -58,7 +74,6 @@ import {
   type VectorStatus,
 } from './vectors.js';
 import { type VerifyReport, verify } from './verify.js';
-import { normalizeKey, type RememberInput, remember, type WriteResult } from './write.js';
 
 /** The database file inside a keel home folder. */
 export const DB_FILENAME = 'keel.db';
@@ -74,52 +89,51 @@ export interface StoreOptions extends OpenOptions {
   now?: Clock;
 }
 
-/**
- * Parses "kind/key" into a slot.
- *
- * @throws KeelError `INVALID_INPUT` when the kind is unknown or the key is not a slug.
- */
-export function parseSlot(ref: string, scope: Scope = 'owner'): Slot {
-  const slash = ref.indexOf('/');
-  if (slash < 1)
-    throw new KeelError(
-      'INVALID_INPUT',
-      `"${ref}" is not of the form kind/key (e.g. preference/coffee)`,
-    );
-  const kind = ref.slice(0, slash).toLowerCase();
-  if (!KINDS.includes(kind as Kind)) {
-    throw new KeelError('INVALID_INPUT', `unknown kind "${kind}"; one of: ${KINDS.join(', ')}`);
-  }
-  return { scope, kind: kind as Kind, key: normalizeKey(ref.slice(slash + 1)) };
-}
+/** Rows {@link MemoryStore.recall} embeds before answering, at most (the rest wait). */
+const RECALL_SYNC_LIMIT = 64;
+
+/** The store's handle by store, reachable only through `@keel/memory/internal`. */
+const contexts = new WeakMap<MemoryStore, StoreContext>();
 
 /**
- * Parses a fact reference: "42" or "f42".
- *
- * @throws KeelError `INVALID_INPUT`.
+ * The database handle and clock behind a store: for the store's own tests and benchmarks only
+ * (exported from `@keel/memory/internal`, never from the package's public entry).
  */
-export function parseFactId(ref: string | number): number {
-  const m = /^f?(\d+)$/i.exec(String(ref).trim());
-  if (!m) throw new KeelError('INVALID_INPUT', `"${ref}" is not a fact id (e.g. 42 or f42)`);
-  return Number(m[1]);
+export function contextOf(store: MemoryStore): StoreContext {
+  return contexts.get(store)!;
 }
-
-/** Rows {@link MemoryStore.hybridRecall} embeds before answering, at most (the rest wait). */
-export const RECALL_SYNC_LIMIT = 64;
 
 /** One open keel memory. */
 export class MemoryStore {
-  readonly ctx: StoreContext;
-  private vectors: VectorIndex | null = null;
-  private lexicalReason = 'no embedder configured';
+  /** The database file's path. */
+  readonly path: string;
+  /** The pending-beliefs queue (the think service's gate, reflection and curator). */
+  readonly beliefQueue: BeliefQueueRepo;
+  /** The think service's run records. */
+  readonly thinkRuns: ThinkRunsRepo;
+  /** The curator's diary. */
+  readonly diary: DiaryRepo;
+  /** Things to tell the owner now (reminders, deadlines). */
+  readonly interrupts: InterruptsRepo;
+  /** Small named values services keep (watermarks, last-seen ids). */
+  readonly meta: MetaRepo;
 
-  private constructor(
-    readonly db: Database.Database,
-    now: Clock,
-    /** The database file's path. */
-    readonly path: string,
-  ) {
-    this.ctx = { db, now };
+  readonly #ctx: StoreContext;
+  readonly #sessions = new Map<string, OwnerSessionRepo>();
+  #vectors: VectorIndex | null = null;
+  #lexicalReason = 'no embedder configured';
+  /** A purge ran inside a unit of work: fold the WAL into the file once it commits. */
+  #checkpointAfterCommit = false;
+
+  private constructor(db: Database.Database, now: Clock, path: string) {
+    this.path = path;
+    this.#ctx = { db, now };
+    contexts.set(this, this.#ctx);
+    this.beliefQueue = new BeliefQueueRepo(this.#ctx);
+    this.thinkRuns = new ThinkRunsRepo(this.#ctx);
+    this.diary = new DiaryRepo(this.#ctx);
+    this.interrupts = new InterruptsRepo(this.#ctx);
+    this.meta = new MetaRepo(this.#ctx);
   }
 
   /**
@@ -137,27 +151,219 @@ export class MemoryStore {
     return MemoryStore.open(join(home, DB_FILENAME), options);
   }
 
-  /** The write review: see {@link remember}. */
+  /** The store's clock, ms since epoch. */
+  now(): number {
+    return this.#ctx.now();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Facts: the write review, reads, the owner's verbs, the curator's upkeep
+
+  /** The write review: see `facts/review.ts`. */
   remember(input: RememberInput): WriteResult {
-    return remember(this.ctx, input);
+    return remember(this.#ctx, input);
   }
 
-  /** Records an episode. */
+  /** The current value of a slot. */
+  current(slot: Slot): Fact | undefined {
+    return activeFact(this.#ctx, slot);
+  }
+
+  /** Every current belief (of a scope), strongest first. */
+  activeFacts(scope?: Scope): Fact[] {
+    return activeFacts(this.#ctx, scope);
+  }
+
+  /** The strongest current beliefs of some kinds, at most `limit` (see `strongestFacts`). */
+  strongestFacts(scope: Scope, kinds: readonly string[], limit: number): Fact[] {
+    return strongestFacts(this.#ctx, scope, kinds, limit);
+  }
+
+  /** Audit read of one fact in any status. */
+  fact(id: number): Fact | undefined {
+    return factById(this.#ctx, id);
+  }
+
+  /** Episode ids supporting a fact. */
+  evidence(factId: number): number[] {
+    return evidenceEpisodes(this.#ctx, factId);
+  }
+
+  /** Every version of a slot, newest first. */
+  history(slot: Slot): Fact[] {
+    return history(this.#ctx, slot);
+  }
+
+  /** Pending conflicts, weak beliefs and stale beliefs (the owner's review queue). */
+  review(threshold?: number): ReviewQueue {
+    return reviewQueue(this.#ctx, threshold);
+  }
+
+  /** The owner confirms a belief (owner_confirmed, 1.0). @throws KeelError `NOT_FOUND`, `INVALID_STATE`. */
+  confirm(id: number, options?: OwnerActionOptions): { fact: Fact; superseded: Fact | null } {
+    return confirm(this.#ctx, id, options);
+  }
+
+  /** The owner rejects a belief (rejected, tombstoned). @throws KeelError `NOT_FOUND`, `INVALID_STATE`. */
+  reject(id: number, options?: OwnerActionOptions): Fact {
+    return reject(this.#ctx, id, options);
+  }
+
+  /**
+   * Retracts a belief keel formed itself when the owner said it stopped being true (no tombstone;
+   * see `facts/retract.ts`).
+   *
+   * @throws KeelError `NOT_FOUND`, `INVALID_STATE` (not active).
+   */
+  retract(id: number, options: RetractOptions): RetractResult {
+    return retractBelief(this.#ctx, id, options);
+  }
+
+  /**
+   * Forgets a fact (retracted, tombstoned); with `purge`, erases its value from every place that
+   * can hold the owner's words ({@link MemoryStore.ownerTextHolders}). Its vector (and those of
+   * redacted episodes) is deleted at once.
+   *
+   * @throws KeelError `NOT_FOUND`, `INVALID_STATE`.
+   */
+  forget(id: number, options: OwnerActionOptions & { purge?: boolean } = {}): ForgetResult {
+    const r = forget(this.#ctx, id, options, this.ownerTextHolders());
+    if (this.#vectors) this.#vectors.removeStale();
+    else removeStaleVectors(this.#ctx);
+    if (r.purged && r.erasedFacts.length > 0) {
+      // Merge FTS segments so deleted tokens are gone from disk, and fold the WAL into the file
+      // (inside a caller's unit of work SQLite refuses a checkpoint: it runs once the unit commits).
+      this.optimizeIndexes();
+      if (this.#ctx.db.inTransaction) this.#checkpointAfterCommit = true;
+      else this.#ctx.db.pragma('wal_checkpoint(TRUNCATE)');
+    }
+    return r;
+  }
+
+  /**
+   * Every repository that can hold the owner's words, for purge: episodes, the journal's
+   * payloads, the owner session (anchor, turn inputs and errors, messages), the belief queue,
+   * the think service's runs, the curator's diary and the interrupts. Fact rows are erased by the
+   * purge itself.
+   */
+  ownerTextHolders(): OwnerTextHolder[] {
+    return [
+      episodesHolder(this.#ctx),
+      journalHolder(this.#ctx),
+      ...sessionHolders(this.#ctx),
+      this.beliefQueue.holder(),
+      this.thinkRuns.holder(),
+      this.diary.holder(),
+      this.interrupts.holder(),
+    ];
+  }
+
+  /** Decay: lowers idle single-evidence beliefs (see `facts/maintenance.ts`). */
+  decay(): DecayChange[] {
+    return decay(this.#ctx);
+  }
+
+  /** Prunes decayed beliefs below `below` (tombstoned). @returns the ids pruned. */
+  prune(below?: number): number[] {
+    return prune(this.#ctx, below);
+  }
+
+  /** Merges duplicate current beliefs (same value under different keys): see `facts/dedupe.ts`. */
+  dedupe(): DedupeChange[] {
+    return dedupeActive(this.#ctx);
+  }
+
+  /**
+   * Redacts redundant snapshots from journal entries older than `options.before` (ms since epoch);
+   * the chain still verifies. See `journal/compact.ts`.
+   *
+   * @throws KeelError `INVALID_INPUT`.
+   */
+  compactJournal(options: CompactOptions): { compacted: number } {
+    return compactJournal(this.#ctx, options);
+  }
+
+  /**
+   * Flags active beliefs with no evidence for `olderThanDays` (default 180) for review.
+   *
+   * @returns the ids flagged by this run.
+   * @throws KeelError `INVALID_INPUT`.
+   */
+  flagStaleBeliefs(options?: StaleOptions): number[] {
+    return flagStaleBeliefs(this.#ctx, options);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Episodes and the other tables
+
+  /** Records an episode. @throws KeelError `INVALID_INPUT`, `TOO_LARGE`. */
   addEpisode(input: EpisodeInput): Episode {
-    return addEpisode(this.ctx, input);
+    return addEpisode(this.#ctx, input);
   }
 
+  /** One episode by id. */
   episode(id: number): Episode | undefined {
-    return getEpisode(this.ctx, id);
+    return getEpisode(this.#ctx, id);
   }
 
+  /** The newest episodes, newest first. */
   recentEpisodes(limit?: number): Episode[] {
-    return recentEpisodes(this.ctx, limit);
+    return recentEpisodes(this.#ctx, limit);
   }
 
-  /** Lexical recall (BM25 only, synchronous): see {@link recall}. */
-  recall(query: string, options?: RecallOptions): RecallResponse {
-    return recall(this.ctx, query, options);
+  /** The owner's conversation with keel in `[from, to)` (ms), oldest first (no imports). */
+  conversationBetween(from: number, to: number): ConversationTurn[] {
+    return conversationBetween(this.#ctx, from, to);
+  }
+
+  /** The episode filed under a source document and id. */
+  episodeBySource(sourceDoc: string, sourceId: string): Episode | undefined {
+    return episodeBySource(this.#ctx, sourceDoc, sourceId);
+  }
+
+  /** A named conversation's tables (there is one owner session, "owner"). */
+  session(name = 'owner'): OwnerSessionRepo {
+    let s = this.#sessions.get(name);
+    if (!s) {
+      s = new OwnerSessionRepo(this.#ctx, name);
+      this.#sessions.set(name, s);
+    }
+    return s;
+  }
+
+  /** Imports parsed turns as episodes (idempotent). */
+  importTurns(parsed: ParsedImport, options: ImportOptions): ImportResult {
+    return importTurns(this.#ctx, parsed, options);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Recall and vectors
+
+  /**
+   * The one recall: hybrid (BM25 fused with the nearest neighbours) when an embedder is bound and
+   * its vectors are current — embedding up to 64 waiting rows first — else lexical, with
+   * `reason` saying why (no embedder, paused, the embedder failed). Recalled facts have their
+   * access count bumped unless `touch` is false.
+   *
+   * @throws KeelError `INVALID_INPUT` (a non-string query, a limit outside 1..200).
+   */
+  async recall(query: string, options?: RecallOptions): Promise<RecallResponse> {
+    const ctx = this.#ctx;
+    const lexical = (reason: string) => ({ ...recall(ctx, query, options), reason });
+    const vectors = this.#vectors;
+    if (!vectors) return lexical(this.#lexicalReason);
+    if (!vectors.active) return lexical(vectors.status().reason ?? 'vectors paused');
+    let queryVector: Float32Array;
+    try {
+      await vectors.sync({ limit: RECALL_SYNC_LIMIT });
+      queryVector = await vectors.embedQuery(query);
+    } catch (err) {
+      if (!KeelError.isInstance(err)) throw err;
+      return lexical(`embedder failed (${err.code}): ${err.message}`);
+    }
+    return recall(ctx, query, options, {
+      nearest: (entity, k) => vectors.knn(entity, queryVector, k).map((n) => n.id),
+    });
   }
 
   /**
@@ -170,21 +376,21 @@ export class MemoryStore {
     embedder: Embedder | null,
     reason = 'no embedder configured',
   ): Promise<VectorStatus | null> {
-    this.vectors = null;
-    this.lexicalReason = reason;
+    this.#vectors = null;
+    this.#lexicalReason = reason;
     if (!embedder) return null;
-    this.vectors = await VectorIndex.attach(this.ctx, embedder);
-    return this.vectors.status();
+    this.#vectors = await VectorIndex.attach(this.#ctx, embedder);
+    return this.#vectors.status();
   }
 
   /** The bound vector index (for benchmarks and tools), or null. */
   get vectorIndex(): VectorIndex | null {
-    return this.vectors;
+    return this.#vectors;
   }
 
   /** The vector arm's state, or null when no embedder is bound. */
   vectorStatus(): VectorStatus | null {
-    return this.vectors?.status() ?? null;
+    return this.#vectors?.status() ?? null;
   }
 
   /**
@@ -195,12 +401,12 @@ export class MemoryStore {
    *   stored), `CANCELLED`.
    */
   async embedPending(options?: SyncOptions): Promise<{ embedded: number; remaining: number }> {
-    return this.vectors ? this.vectors.sync(options) : { embedded: 0, remaining: 0 };
+    return this.#vectors ? this.#vectors.sync(options) : { embedded: 0, remaining: 0 };
   }
 
-  /** Rows waiting for a vector (see {@link pendingVectorRows}); no embedder needs to be bound. */
+  /** Rows waiting for a vector (see `pendingVectorRows`); no embedder needs to be bound. */
   pendingVectors(): number {
-    return pendingVectorRows(this.ctx);
+    return pendingVectorRows(this.#ctx);
   }
 
   /**
@@ -213,138 +419,20 @@ export class MemoryStore {
     embedder: Embedder,
     options?: SyncOptions,
   ): Promise<{ embedded: number; resumed: boolean; status: VectorStatus }> {
-    const index = await VectorIndex.attach(this.ctx, embedder, { forReindex: true });
-    this.vectors = index;
+    const index = await VectorIndex.attach(this.#ctx, embedder, { forReindex: true });
+    this.#vectors = index;
     const r = await index.reindex(options);
     return { ...r, status: index.status() };
   }
 
-  /**
-   * Recall with both arms when an embedder is bound and its vectors are current: embeds up to
-   * {@link RECALL_SYNC_LIMIT} waiting rows, embeds the query, and fuses BM25 with the nearest
-   * neighbours (mode "hybrid"). Otherwise, or when the embedder fails, lexical recall with
-   * `reason` saying why.
-   *
-   * @throws KeelError `INVALID_INPUT` (as {@link recall}).
-   */
-  async hybridRecall(query: string, options?: RecallOptions): Promise<RecallResponse> {
-    const lexical = (reason: string) => ({ ...recall(this.ctx, query, options), reason });
-    const vectors = this.vectors;
-    if (!vectors) return lexical(this.lexicalReason);
-    if (!vectors.active) return lexical(vectors.status().reason ?? 'vectors paused');
-    let queryVector: Float32Array;
-    try {
-      await vectors.sync({ limit: RECALL_SYNC_LIMIT });
-      queryVector = await vectors.embedQuery(query);
-    } catch (err) {
-      if (!KeelError.isInstance(err)) throw err;
-      return lexical(`embedder failed (${err.code}): ${err.message}`);
-    }
-    const arm: VectorArm = {
-      nearest: (entity, k) => vectors.knn(entity, queryVector, k).map((n) => n.id),
-    };
-    return recall(this.ctx, query, options, arm);
-  }
-
-  /** The current value of a slot. */
-  current(slot: Slot): Fact | undefined {
-    return activeFact(this.ctx, slot);
-  }
-
-  /** Every current belief (of a scope), strongest first. */
-  activeFacts(scope?: Scope): Fact[] {
-    return activeFacts(this.ctx, scope);
-  }
-
-  /** The strongest current beliefs of some kinds, at most `limit` (see {@link strongestFacts}). */
-  strongestFacts(scope: Scope, kinds: readonly string[], limit: number): Fact[] {
-    return strongestFacts(this.ctx, scope, kinds, limit);
-  }
-
-  /** Audit read of one fact in any status. */
-  fact(id: number): Fact | undefined {
-    return factById(this.ctx, id);
-  }
-
-  /** Episode ids supporting a fact. */
-  evidence(factId: number): number[] {
-    return evidenceEpisodes(this.ctx, factId);
-  }
-
-  /** Every version of a slot, newest first. */
-  history(slot: Slot): Fact[] {
-    return history(this.ctx, slot);
-  }
-
-  review(threshold?: number): ReviewQueue {
-    return reviewQueue(this.ctx, threshold);
-  }
-
-  confirm(id: number, options?: OwnerActionOptions): { fact: Fact; superseded: Fact | null } {
-    return confirm(this.ctx, id, options);
-  }
-
-  reject(id: number, options?: OwnerActionOptions): Fact {
-    return reject(this.ctx, id, options);
-  }
-
-  /**
-   * Retracts a belief keel formed itself when the owner said it stopped being true (no tombstone;
-   * see retract.ts).
-   *
-   * @throws KeelError `NOT_FOUND`, `INVALID_STATE` (not active).
-   */
-  retract(id: number, options: RetractOptions): RetractResult {
-    return retractBelief(this.ctx, id, options);
-  }
-
-  /** Forgets a fact; its vector (and, with purge, those of redacted episodes) is deleted at once. */
-  forget(id: number, options?: OwnerActionOptions & { purge?: boolean }): ForgetResult {
-    const r = forget(this.ctx, id, options);
-    if (this.vectors) this.vectors.removeStale();
-    else removeStaleVectors(this.ctx);
-    return r;
-  }
-
-  decay(): DecayChange[] {
-    return decay(this.ctx);
-  }
-
-  prune(below?: number): number[] {
-    return prune(this.ctx, below);
-  }
-
-  /** Merges duplicate current beliefs (same value under different keys): see {@link dedupeActive}. */
-  dedupe(): DedupeChange[] {
-    return dedupeActive(this.ctx);
-  }
-
-  /**
-   * Redacts redundant snapshots from journal entries older than `options.before` (ms since epoch);
-   * the chain still verifies. See {@link compactJournal}.
-   *
-   * @throws KeelError `INVALID_INPUT`.
-   */
-  compactJournal(options: CompactOptions): { compacted: number } {
-    return compactJournal(this.ctx, options);
-  }
-
-  /**
-   * Flags active beliefs with no evidence for `olderThanDays` (default 180) for review; see
-   * {@link flagStaleBeliefs}.
-   *
-   * @returns the ids flagged by this run.
-   * @throws KeelError `INVALID_INPUT`.
-   */
-  flagStaleBeliefs(options?: StaleOptions): number[] {
-    return flagStaleBeliefs(this.ctx, options);
-  }
+  // -------------------------------------------------------------------------------------------
+  // The file
 
   /**
    * Runs `fn` as one unit of work: one IMMEDIATE transaction, inside which every store write
-   * (remember, decay, prune, dedupe, ...) becomes a savepoint. When `fn` returns, everything it did
-   * commits at once; when it throws, nothing it did is kept and the error is rethrown. Nested
-   * calls become savepoints of the outer unit.
+   * (remember, decay, prune, dedupe, repository writes, ...) becomes a savepoint. When `fn`
+   * returns, everything it did commits at once; when it throws, nothing it did is kept and the
+   * error is rethrown. Nested calls become savepoints of the outer unit.
    *
    * `fn` must be synchronous: an async function would commit before its awaits finish, so a
    * returned promise is refused and everything done before it is rolled back. A purge inside the
@@ -355,60 +443,84 @@ export class MemoryStore {
    *   `SQLITE_BUSY` when another process holds the write lock past the busy timeout.
    */
   transaction<T>(fn: () => T): T {
-    const outermost = !this.db.inTransaction;
-    let from = 0;
-    const result = this.db
-      .transaction((): T => {
-        if (outermost) {
-          from = (
-            this.db.prepare('SELECT coalesce(max(seq), 0) AS n FROM journal').get() as { n: number }
-          ).n;
-        }
-        const value = fn();
-        if (
-          value !== null &&
-          (typeof value === 'object' || typeof value === 'function') &&
-          typeof (value as { then?: unknown }).then === 'function'
-        ) {
-          throw new KeelError(
-            'INVALID_INPUT',
-            'transaction() takes a synchronous function; an async one would commit before it finished',
-          );
-        }
-        return value;
-      })
-      .immediate();
-    // A purge inside the unit could not fold the WAL into the file; do it now it has committed.
-    if (
-      outermost &&
-      this.db.prepare(`SELECT 1 FROM journal WHERE seq > ? AND op = 'purge' LIMIT 1`).get(from)
-    ) {
-      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    const db = this.#ctx.db;
+    const outermost = !db.inTransaction;
+    let result: T;
+    try {
+      result = db
+        .transaction((): T => {
+          const value = fn();
+          if (
+            value !== null &&
+            (typeof value === 'object' || typeof value === 'function') &&
+            typeof (value as { then?: unknown }).then === 'function'
+          ) {
+            throw new KeelError(
+              'INVALID_INPUT',
+              'transaction() takes a synchronous function; an async one would commit before it finished',
+            );
+          }
+          return value;
+        })
+        .immediate();
+    } catch (err) {
+      if (outermost) this.#checkpointAfterCommit = false;
+      throw err;
+    }
+    if (outermost && this.#checkpointAfterCommit) {
+      this.#checkpointAfterCommit = false;
+      db.pragma('wal_checkpoint(TRUNCATE)');
     }
     return result;
   }
 
+  /** Walks the journal chain and checks every invariant (`keel verify`). */
   verify(): VerifyReport {
-    return verify(this.ctx);
+    return verify(this.#ctx);
   }
 
-  importTurns(parsed: ParsedImport, options: ImportOptions): ImportResult {
-    return importTurns(this.ctx, parsed, options);
+  /**
+   * SQLite's quick check of the file (catches damaged pages without reading every index).
+   *
+   * @param limit - the most problems listed.
+   * @returns `["ok"]` for a sound file, else what is damaged.
+   * @throws SQLite's corruption errors when the damage stops even the check.
+   */
+  quickCheck(limit = 1): string[] {
+    return (
+      this.#ctx.db.pragma(`quick_check(${Math.max(1, Math.floor(limit))})`) as {
+        quick_check: string;
+      }[]
+    ).map((r) => r.quick_check);
   }
 
-  /** Row counts and the recall mode, for `keel doctor`. */
+  /** The SQLite library's version, e.g. "3.53.2". */
+  sqliteVersion(): string {
+    return (stmt(this.#ctx.db, 'SELECT sqlite_version() AS v').get() as { v: string }).v;
+  }
+
+  /**
+   * Merges the full-text indexes' segments (FTS5 `optimize`) so recall reads one b-tree per index
+   * after a day of small writes, and purged tokens leave the file. Runs inside a caller's
+   * transaction when there is one.
+   */
+  optimizeIndexes(): void {
+    for (const table of ['facts_fts', 'episodes_fts']) {
+      stmt(this.#ctx.db, `INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
+    }
+  }
+
+  /** Row counts and the recall mode, for `keel doctor` and the status lines. */
   stats(): { facts: number; active: number; pending: number; episodes: number; mode: RecallMode } {
-    const n = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
     return {
-      facts: n('SELECT count(*) AS n FROM facts'),
-      active: n('SELECT count(*) AS n FROM active_facts'),
-      pending: n(`SELECT count(*) AS n FROM facts WHERE status = 'pending'`),
-      episodes: n('SELECT count(*) AS n FROM episodes'),
-      mode: this.vectors?.active ? 'hybrid' : 'lexical',
+      ...factCounts(this.#ctx),
+      episodes: count(this.#ctx.db, 'SELECT count(*) AS n FROM episodes'),
+      mode: this.#vectors?.active ? 'hybrid' : 'lexical',
     };
   }
 
+  /** Closes the file (idempotent). */
   close(): void {
-    if (this.db.open) this.db.close();
+    if (this.#ctx.db.open) this.#ctx.db.close();
   }
 }

@@ -6,13 +6,15 @@
  *
  * @module
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeelError, type KeelErrorCode } from '@keel/errors';
 import { onTestFinished } from 'vitest';
-import type { JournalEntry } from './journal.js';
-import type { EpisodeResult, FactResult, RecallResponse } from './recall.js';
+import { dbOf } from './internal.js';
+import type { JournalEntry } from './journal/journal.js';
+import type { EpisodeResult, FactResult, RecallResponse } from './recall/recall.js';
 import { DB_FILENAME, MemoryStore } from './store.js';
 import type { Slot } from './types.js';
 
@@ -87,8 +89,8 @@ export function turn(store: MemoryStore, text: string, occurredAt?: number): num
 export function journalRows(store: MemoryStore, op?: string): JournalEntry[] {
   return (
     op === undefined
-      ? store.db.prepare('SELECT * FROM journal ORDER BY seq').all()
-      : store.db.prepare('SELECT * FROM journal WHERE op = ? ORDER BY seq').all(op)
+      ? dbOf(store).prepare('SELECT * FROM journal ORDER BY seq').all()
+      : dbOf(store).prepare('SELECT * FROM journal WHERE op = ? ORDER BY seq').all(op)
   ) as JournalEntry[];
 }
 
@@ -99,7 +101,11 @@ export function refusals(store: MemoryStore): Record<string, unknown>[] {
 
 /** A single number from a `SELECT count(*) AS n ...` (or any `AS n`) query. */
 export function count(store: MemoryStore, sql: string, ...params: unknown[]): number {
-  return (store.db.prepare(sql).get(...params) as { n: number }).n;
+  return (
+    dbOf(store)
+      .prepare(sql)
+      .get(...params) as { n: number }
+  ).n;
 }
 
 /** Row counts of the tables a write may touch. */
@@ -135,6 +141,22 @@ export function episodeResults(response: RecallResponse): EpisodeResult[] {
 }
 
 /** Ids of the facts a recall returned, in rank order. */
-export function recalledFactIds(store: MemoryStore, query: string): number[] {
-  return factResults(store.recall(query, { type: 'fact', touch: false })).map((r) => r.id);
+export async function recalledFactIds(store: MemoryStore, query: string): Promise<number[]> {
+  return factResults(await store.recall(query, { type: 'fact', touch: false })).map((r) => r.id);
+}
+
+/** Awaits `fn`, expects it to reject with a KeelError with `code`, and returns it. */
+export async function expectKeelErrorAsync(
+  fn: () => Promise<unknown>,
+  code: KeelErrorCode,
+): Promise<KeelError> {
+  try {
+    await fn();
+  } catch (err) {
+    if (KeelError.isInstance(err) && err.code === code) return err;
+    throw new Error(
+      `expected KeelError ${code}, got ${KeelError.isInstance(err) ? `KeelError ${err.code}` : String(err)}`,
+    );
+  }
+  throw new Error(`expected KeelError ${code}, but nothing was thrown`);
 }

@@ -3,13 +3,13 @@
 
 import { KeelError } from '@keel/errors';
 import { describe, expect, it } from 'vitest';
+import { confidenceCeiling } from './facts/evidence-gate.js';
+import { normalizeKey, parseFactId, parseSlot } from './facts/keys.js';
 import { findSecret, looksLikeInjection } from './scan.js';
-import { parseFactId, parseSlot } from './store.js';
 import { foldForIndex, ftsMatch, humanAge, normalizeValue, queryTerms, valueHash } from './text.js';
-import { confidenceCeiling, normalizeKey } from './write.js';
 
 describe('normalizeValue / valueHash', () => {
-  it('case, punctuation, white space and Unicode form do not change the value', () => {
+  it('case, punctuation, white space and Unicode form do not change the value', async () => {
     expect(normalizeValue('  Dr. Ortiz,  on Elm-Street!! ')).toBe('dr ortiz on elm street');
     const same = [
       'Dr. Ortiz on Elm Street',
@@ -22,7 +22,7 @@ describe('normalizeValue / valueHash', () => {
     expect(valueHash('ｃａｆé')).toBe(valueHash('café')); // full width (NFKC)
   });
 
-  it('different words give different hashes', () => {
+  it('different words give different hashes', async () => {
     expect(valueHash('Dr. Ortiz')).not.toBe(valueHash('Dr. Ortega'));
     expect(valueHash('cafe')).not.toBe(valueHash('café')); // accents are kept for identity
     expect(valueHash('I love sushi')).not.toBe(valueHash("I can't stand sushi"));
@@ -31,7 +31,7 @@ describe('normalizeValue / valueHash', () => {
 });
 
 describe('foldForIndex', () => {
-  it('composes Unicode, blanks control characters and spaces out CJK characters', () => {
+  it('composes Unicode, blanks control characters and spaces out CJK characters', async () => {
     expect(foldForIndex('cafe\u0301')).toBe('caf\u00e9');
     expect(foldForIndex('a\u0000b\u0007c\td')).toBe('a b c\td');
     expect(foldForIndex('我喜欢喝绿茶').trim().split(/\s+/)).toEqual([
@@ -46,7 +46,7 @@ describe('foldForIndex', () => {
 });
 
 describe('queryTerms / ftsMatch', () => {
-  it('drops stopwords and punctuation, keeps words in order, deduplicated', () => {
+  it('drops stopwords and punctuation, keeps words in order, deduplicated', async () => {
     expect(queryTerms('What is the name of my DENTIST? my dentist!')).toEqual(['name', 'dentist']);
     expect(queryTerms('multi-agent AND (orchestration)')).toEqual([
       'multi',
@@ -57,14 +57,14 @@ describe('queryTerms / ftsMatch', () => {
     expect(queryTerms('and or')).toEqual(['and', 'or']);
   });
 
-  it('returns [] (and no match) for emoji, symbols and punctuation', () => {
+  it('returns [] (and no match) for emoji, symbols and punctuation', async () => {
     for (const q of ['🍣🍵', '👍🏽', '?!', '***', '^', '"', '', '   ', '()', '\u0000']) {
       expect(queryTerms(q), JSON.stringify(q)).toEqual([]);
       expect(ftsMatch(queryTerms(q))).toBeNull();
     }
   });
 
-  it('quotes every term so FTS5 operators are plain text', () => {
+  it('quotes every term so FTS5 operators are plain text', async () => {
     expect(ftsMatch(['near', 'not'])).toBe('"near" OR "not"');
     expect(ftsMatch(['a"b'])).toBe('"a""b"');
     expect(ftsMatch(['绿茶'])).toBe('"绿 茶"');
@@ -74,7 +74,7 @@ describe('queryTerms / ftsMatch', () => {
 });
 
 describe('humanAge', () => {
-  it('prints a short age', () => {
+  it('prints a short age', async () => {
     const s = 1000;
     expect(humanAge(-5)).toBe('now');
     expect(humanAge(59 * s)).toBe('now');
@@ -88,7 +88,7 @@ describe('humanAge', () => {
 });
 
 describe('keys, slots, ids and the gate ceiling', () => {
-  it('normalizeKey makes a slug and refuses junk and timestamps', () => {
+  it('normalizeKey makes a slug and refuses junk and timestamps', async () => {
     expect(normalizeKey('  Favourite Band ')).toBe('favourite_band');
     expect(normalizeKey('home/city')).toBe('home_city');
     for (const bad of ['', '   ', 'a b!', '1736154000000', 'x'.repeat(121), '_lead']) {
@@ -96,7 +96,7 @@ describe('keys, slots, ids and the gate ceiling', () => {
     }
   });
 
-  it('parseSlot and parseFactId', () => {
+  it('parseSlot and parseFactId', async () => {
     expect(parseSlot('Preference/Coffee Order')).toEqual({
       scope: 'owner',
       kind: 'preference',
@@ -111,7 +111,7 @@ describe('keys, slots, ids and the gate ceiling', () => {
     expect(() => parseFactId('e42')).toThrow(KeelError);
   });
 
-  it('confidenceCeiling: 0.70 + 0.05 per independent repeat, at most 0.95; owner 1.0', () => {
+  it('confidenceCeiling: 0.70 + 0.05 per independent repeat, at most 0.95; owner 1.0', async () => {
     expect([1, 2, 3, 4, 5, 6, 7, 50].map((n) => confidenceCeiling('observed', n))).toEqual([
       0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.95, 0.95,
     ]);
@@ -123,7 +123,7 @@ describe('keys, slots, ids and the gate ceiling', () => {
 });
 
 describe('scans', () => {
-  it('finds secrets and injections, not ordinary text', () => {
+  it('finds secrets and injections, not ordinary text', async () => {
     expect(findSecret('key: sk-ant-api03-Zq9XvB7nLm2Kp4Rt6Wy8Ac1Ed3Fg5Hj7Kl9Mn0')).toBe('api key');
     expect(findSecret('my password is hunter22')).toBe('password');
     expect(findSecret('I ask for my password hint sometimes')).toBeNull();

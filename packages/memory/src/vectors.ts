@@ -32,7 +32,7 @@ import * as sqliteVec from 'sqlite-vec';
 import { type StoreContext, stmt } from './context.js';
 import { type Embedder, type EmbedderInfo, fingerprint } from './embed/types.js';
 import { CodeBuffer } from './hamming.js';
-import { getMeta, setMeta } from './meta.js';
+import { getMeta, setMeta } from './repos/meta.js';
 
 /** Rows embedded per provider call and per transaction. */
 export const EMBED_BATCH = 64;

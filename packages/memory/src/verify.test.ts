@@ -1,13 +1,15 @@
 // keel verify's supersession checks: a broken link is reported; an update, a merged duplicate and
 // a resolved conflict are not.
+
 import { describe, expect, it } from 'vitest';
+import { dbOf } from './internal.js';
 import { openTempStore, slot, turn } from './test-helpers.js';
 
 const links = (store: ReturnType<typeof openTempStore>['store']) =>
   store.verify().problems.filter((p) => p.check === 'supersession_chain');
 
 describe('verify: supersession links', () => {
-  it('accepts an update chain and a merged duplicate, and reports a tampered link', () => {
+  it('accepts an update chain and a merged duplicate, and reports a tampered link', async () => {
     const { store } = openTempStore();
     store.remember({ kind: 'profile', key: 'city', value: 'Lisbon', source: 'owner_stated' });
     const moved = store.remember({
@@ -39,7 +41,7 @@ describe('verify: supersession links', () => {
 
     // Tamper: the old row now names no successor.
     const old = store.history(slot('profile', 'city')).find((f) => f.status === 'superseded')!;
-    store.db.prepare('UPDATE facts SET superseded_by_id = NULL WHERE id = ?').run(old.id);
+    dbOf(store).prepare('UPDATE facts SET superseded_by_id = NULL WHERE id = ?').run(old.id);
     expect(links(store).map((p) => p.detail)).toEqual([
       `fact ${old.id} is superseded but names no existing successor`,
       `fact ${moved.id} claims to supersede fact ${old.id}, which names another successor`,

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { StoreContext } from './context.js';
-import { type JournalBreak, verifyJournal } from './journal.js';
+import { count as countRows, type StoreContext } from './context.js';
+import { type JournalBreak, verifyJournal } from './journal/journal.js';
 import { LATEST_VERSION, schemaVersion } from './migrations.js';
 import { checkVectors } from './vectors.js';
 
@@ -26,7 +26,7 @@ export interface VerifyReport {
   counts: { facts: number; active: number; episodes: number; tombstones: number };
 }
 
-const count = (ctx: StoreContext, sql: string) => (ctx.db.prepare(sql).get() as { n: number }).n;
+const count = (ctx: StoreContext, sql: string) => countRows(ctx.db, sql);
 
 /**
  * Runs every check. Read-only: nothing is repaired here (a problem names its fix).

@@ -16,7 +16,7 @@ let store: MemoryStore;
 /** Every block under test, by name. */
 const blocks = new Map<string, string>();
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'keel-fence-'));
   store = MemoryStore.open(join(dir, 'keel.db'));
   // An episode from an import, with a speaker whose name has a comma and a LoCoMo source id.
@@ -74,7 +74,7 @@ beforeAll(() => {
   blocks.set('static, cut to its budget', buildStaticBlock(facts, 120).text);
   blocks.set('static, whole', buildStaticBlock(facts).text);
   blocks.set('static, empty', buildStaticBlock([]).text);
-  const recalled = store.recall('Porto', { limit: 50 });
+  const recalled = await store.recall('Porto', { limit: 50 });
   blocks.set('per-turn, lexical', buildTurnBlock(recalled).text);
   blocks.set('per-turn, hybrid', buildTurnBlock({ ...recalled, mode: 'hybrid' }).text);
   const nothing: RecallResponse = { mode: 'hybrid', query: 'x', terms: ['x'], results: [] };
@@ -87,7 +87,7 @@ afterAll(() => {
 });
 
 describe('stripMemoryText reads back what the blocks write', () => {
-  it('the blocks under test hold every kind of line the writer makes', () => {
+  it('the blocks under test hold every kind of line the writer makes', async () => {
     const all = [...blocks.values()].join('\n');
     expect(all).toContain('What keel knows about its owner (standing beliefs):');
     expect(all).toMatch(/^\(\d+ more beliefs are stored; use the recall tool to look them up\)$/m);
@@ -105,14 +105,14 @@ describe('stripMemoryText reads back what the blocks write', () => {
     expect(all).toMatch(/^\[e\d+\] owner, 2023-05-08: Porto has good bakeries$/m);
   });
 
-  it('strips every block back to nothing, alone and all together', () => {
+  it('strips every block back to nothing, alone and all together', async () => {
     for (const [name, block] of blocks) {
       expect({ name, left: stripMemoryText(block).trim() }).toEqual({ name, left: '' });
     }
     expect(stripMemoryText([...blocks.values()].join('\n\n')).trim()).toBe('');
   });
 
-  it('strips every line of every block pasted on its own, indented or not', () => {
+  it('strips every line of every block pasted on its own, indented or not', async () => {
     for (const block of blocks.values()) {
       for (const line of block.split('\n')) {
         expect({ line, left: stripMemoryText(line).trim() }).toEqual({ line, left: '' });
@@ -121,7 +121,7 @@ describe('stripMemoryText reads back what the blocks write', () => {
     }
   });
 
-  it('strips loose fact and episode lines as the owner sees them elsewhere', () => {
+  it('strips loose fact and episode lines as the owner sees them elsewhere', async () => {
     const [superseded] = store
       .history({ scope: 'owner', kind: 'profile', key: 'home' })
       .filter((f) => f.status !== 'active');
@@ -129,11 +129,11 @@ describe('stripMemoryText reads back what the blocks write', () => {
     const line = formatFactLine({ ...superseded!, age_ms: 3 * 86_400_000 });
     expect(line).toMatch(/, 3d ago, SUPERSEDED\)$/);
     expect(stripMemoryText(line)).toBe('');
-    const episode = store.recall('bakeries').results.find((r) => r.type === 'episode');
+    const episode = (await store.recall('bakeries')).results.find((r) => r.type === 'episode');
     expect(stripMemoryText(formatEpisodeLine(episode as EpisodeResult))).toBe('');
   });
 
-  it('keeps what the owner wrote around a block, each removed line leaving its line break', () => {
+  it('keeps what the owner wrote around a block, each removed line leaving its line break', async () => {
     for (const block of blocks.values()) {
       const kept = stripMemoryText(`Before.\n${block}\nAfter: I moved to Faro.`);
       expect(kept).toBe(
@@ -142,7 +142,7 @@ describe('stripMemoryText reads back what the blocks write', () => {
     }
   });
 
-  it('leaves the owner’s own text alone, look-alikes included', () => {
+  it('leaves the owner’s own text alone, look-alikes included', async () => {
     for (const text of [
       'I moved to Lisbon last month.',
       'I keep [f42]-style ids in my notes app.',
@@ -159,7 +159,7 @@ describe('stripMemoryText reads back what the blocks write', () => {
     }
   });
 
-  it('reads a long line of near-misses in bounded time', () => {
+  it('reads a long line of near-misses in bounded time', async () => {
     const text = `[f1] note/x: ${' (conf 0.70, seen 1x, observed'.repeat(10_000)}`;
     const t0 = performance.now();
     expect(stripMemoryText(text)).toBe(text);

@@ -48,7 +48,7 @@ describe('MiniLM embedder', () => {
     await store.useEmbedder(new MiniLmEmbedder({ modelsDir: dir }));
     // One vector: the fact (its `remember` command episode is not conversation, so not embedded).
     expect(await store.embedPending()).toEqual({ embedded: 1, remaining: 0 });
-    const r = await store.hybridRecall('tomatoes', { type: 'fact', touch: false });
+    const r = await store.recall('tomatoes', { type: 'fact', touch: false });
     expect(r.mode).toBe('hybrid');
     expect(r.results[0]!.id).toBe(fact.id);
   });

@@ -7,9 +7,10 @@
  *
  * @module
  */
-import { type StoreContext, stmt } from '../context.js';
-import { episodeRow, INSERT_EPISODE, validateEpisode } from '../episodes.js';
-import { appendJournal } from '../journal.js';
+import type { StoreContext } from '../context.js';
+import { appendJournal } from '../journal/journal.js';
+import { episodeRow, insertImported, validateEpisode } from '../repos/episodes.js';
+import { countImported, finishImport, startImport } from '../repos/imports.js';
 import { sha256 } from '../text.js';
 import type { ParsedImport } from './parsers.js';
 
@@ -45,13 +46,12 @@ export function importTurns(
   options: ImportOptions,
 ): ImportResult {
   const total = parsed.turns.length;
-  const importId = Number(
-    stmt(
-      ctx.db,
-      `INSERT INTO imports (path, format, file_sha256, started_at, turns_total) VALUES (?, ?, ?, ?, ?)`,
-    ).run(options.path, parsed.format, options.fileSha256, ctx.now(), total).lastInsertRowid,
-  );
-  const insert = stmt(ctx.db, INSERT_EPISODE.replace('INSERT INTO', 'INSERT OR IGNORE INTO'));
+  const importId = startImport(ctx, {
+    path: options.path,
+    format: parsed.format,
+    fileSha256: options.fileSha256,
+    turnsTotal: total,
+  });
   const batchSize = options.batchSize ?? 1000;
   const channel = `import:${parsed.format}`;
   let added = 0;
@@ -73,9 +73,9 @@ export function importTurns(
         meta: turn.meta ?? null,
       };
       validateEpisode(input);
-      const r = insert.run(episodeRow(input, now));
-      if (r.changes === 1) {
-        ids.push(Number(r.lastInsertRowid));
+      const id = insertImported(ctx, episodeRow(input, now));
+      if (id !== null) {
+        ids.push(id);
         digest.push(`${turn.sourceDoc}|${turn.sourceId}|${sha256(turn.text)}`);
       }
     }
@@ -93,10 +93,7 @@ export function importTurns(
           digest: sha256(digest.join('\n')),
         },
       });
-      stmt(ctx.db, 'UPDATE imports SET turns_added = turns_added + ? WHERE id = ?').run(
-        ids.length,
-        importId,
-      );
+      countImported(ctx, importId, ids.length);
     }
     return ids.length;
   });
@@ -104,7 +101,7 @@ export function importTurns(
     added += writeBatch.immediate(from);
     options.onProgress?.(Math.min(total, from + batchSize), total);
   }
-  stmt(ctx.db, 'UPDATE imports SET finished_at = ? WHERE id = ?').run(ctx.now(), importId);
+  finishImport(ctx, importId);
   return {
     importId,
     format: parsed.format,

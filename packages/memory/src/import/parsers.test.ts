@@ -76,7 +76,7 @@ const find = (parsed: ParsedImport, sourceId: string): ImportedTurn => {
 };
 
 describe('parseLocomoDate', () => {
-  it('reads the LoCoMo 12-hour form as UTC milliseconds', () => {
+  it('reads the LoCoMo 12-hour form as UTC milliseconds', async () => {
     expect(parseLocomoDate('1:56 pm on 8 May, 2023')).toBe(Date.parse('2023-05-08T13:56:00Z'));
     expect(parseLocomoDate('12:09 am on 13 September, 2023')).toBe(
       Date.parse('2023-09-13T00:09:00Z'),
@@ -100,7 +100,7 @@ describe('parseLocomoDate', () => {
 });
 
 describe('parseLongMemEvalDate', () => {
-  it('reads the LongMemEval 24-hour form as UTC milliseconds', () => {
+  it('reads the LongMemEval 24-hour form as UTC milliseconds', async () => {
     expect(parseLongMemEvalDate('2023/05/20 (Sat) 02:21')).toBe(Date.parse('2023-05-20T02:21:00Z'));
     expect(parseLongMemEvalDate('2023/03/27 (Mon) 23:35')).toBe(Date.parse('2023-03-27T23:35:00Z'));
   });
@@ -123,7 +123,7 @@ describe('parseImport: LoCoMo (conv-26)', () => {
   ) as [string, unknown[]][];
   const parsed = parseImport(conv26(), 'locomo');
 
-  it('imports one turn per entry of every session_N list', () => {
+  it('imports one turn per entry of every session_N list', async () => {
     const expected = sessionLists.reduce((sum, [, list]) => sum + list.length, 0);
     expect(expected).toBeGreaterThan(0);
     expect(parsed.format).toBe('locomo');
@@ -133,7 +133,7 @@ describe('parseImport: LoCoMo (conv-26)', () => {
     expect(new Set(parsed.turns.map((t) => t.sourceId)).size).toBe(expected);
   });
 
-  it('keeps dia_id, speaker and text (D1:3)', () => {
+  it('keeps dia_id, speaker and text (D1:3)', async () => {
     const turn = find(parsed, 'D1:3');
     expect(turn).toEqual({
       sourceDoc: 'locomo:conv-26',
@@ -146,7 +146,7 @@ describe('parseImport: LoCoMo (conv-26)', () => {
     });
   });
 
-  it('dates session 1 at 2023-05-08T13:56Z, offset by turn index', () => {
+  it('dates session 1 at 2023-05-08T13:56Z, offset by turn index', async () => {
     const session1 = parsed.turns.filter((t) => t.sessionKey === 'conv-26/session_1');
     expect(session1[0]?.sourceId).toBe('D1:1');
     expect(new Date(session1[0]?.occurredAt ?? 0).toISOString()).toBe('2023-05-08T13:56:00.000Z');
@@ -155,11 +155,11 @@ describe('parseImport: LoCoMo (conv-26)', () => {
     });
   });
 
-  it('orders turns strictly in time within each session', () => {
+  it('orders turns strictly in time within each session', async () => {
     expectStrictlyOrderedWithinSessions(parsed);
   });
 
-  it('produces nothing for sessions that have a date but no turns', () => {
+  it('produces nothing for sessions that have a date but no turns', async () => {
     const dated = Object.keys(raw.conversation).filter((k) => /^session_\d+_date_time$/.test(k));
     const withTurns = sessionLists
       .filter(([, list]) => list.length > 0)
@@ -169,7 +169,7 @@ describe('parseImport: LoCoMo (conv-26)', () => {
     expect(parsed.turns.some((t) => t.sessionKey === 'conv-26/session_20')).toBe(false);
   });
 
-  it('appends the image caption and keeps img_url in meta (D1:5)', () => {
+  it('appends the image caption and keeps img_url in meta (D1:5)', async () => {
     const turn = find(parsed, 'D1:5');
     expect(turn.text).toBe(
       'The transgender stories were so inspiring! I was so happy and thankful for all the support.' +
@@ -178,7 +178,7 @@ describe('parseImport: LoCoMo (conv-26)', () => {
     expect(turn.meta).toMatchObject({ img_url: ['https://i.redd.it/l7hozpetnhlb1.jpg'] });
   });
 
-  it('accepts a file of several samples, one doc per sample', () => {
+  it('accepts a file of several samples, one doc per sample', async () => {
     const a = conv26Conversation();
     const b = { ...conv26Conversation(), sample_id: 'conv-26-copy' };
     const both = parseImport([a, b], 'locomo');
@@ -188,7 +188,7 @@ describe('parseImport: LoCoMo (conv-26)', () => {
     expect(both.turns.at(-1)?.sessionKey).toMatch(/^conv-26-copy\/session_\d+$/);
   });
 
-  it('suffixes a dia_id that repeats inside one sample with #2, #3', () => {
+  it('suffixes a dia_id that repeats inside one sample with #2, #3', async () => {
     const sample = conv26Conversation();
     const s1 = sample.conversation.session_1 as { dia_id: string }[];
     for (const i of [3, 4]) (s1[i] as { dia_id: string }).dia_id = 'D1:3';
@@ -200,7 +200,7 @@ describe('parseImport: LoCoMo (conv-26)', () => {
     expect(find(result, 'D1:3#3').meta).toMatchObject({ dia_id: 'D1:3' });
   });
 
-  it('skips and reports malformed turns without losing the rest', () => {
+  it('skips and reports malformed turns without losing the rest', async () => {
     const sample = conv26Conversation();
     const s1 = sample.conversation.session_1 as Record<string, unknown>[];
     delete (s1[2] as Record<string, unknown>).text; // D1:3: missing text
@@ -222,7 +222,7 @@ describe('parseImport: LoCoMo (conv-26)', () => {
     expect(result.skipped[2]?.reason).toMatch(/text is empty/);
   });
 
-  it('rejects an unparseable session date, naming the session', () => {
+  it('rejects an unparseable session date, naming the session', async () => {
     const sample = conv26Conversation();
     sample.conversation.session_2_date_time = 'sometime in May';
     const error = importFormatError(() => parseImport([sample], 'locomo'));
@@ -236,7 +236,7 @@ describe('parseImport: LoCoMo (conv-26)', () => {
     );
   });
 
-  it('rejects input that is not LoCoMo', () => {
+  it('rejects input that is not LoCoMo', async () => {
     importFormatError(() => parseImport(lme('44_d6233ab6'), 'locomo'));
     importFormatError(() => parseImport([lme('44_d6233ab6')], 'locomo'));
     importFormatError(() => parseImport([{ sample_id: 'x' }], 'locomo')); // no conversation
@@ -252,7 +252,7 @@ describe('parseImport: LongMemEval', () => {
   const question = lme('44_d6233ab6');
   const parsed = parseImport(question, 'longmemeval');
 
-  it('imports one turn per entry of every haystack session', () => {
+  it('imports one turn per entry of every haystack session', async () => {
     const expected = question.haystack_sessions.reduce((sum, s) => sum + s.length, 0);
     expect(expected).toBeGreaterThan(0);
     expect(parsed.format).toBe('longmemeval');
@@ -262,7 +262,7 @@ describe('parseImport: LongMemEval', () => {
     expect(parsed.turns.every((t) => t.sourceDoc === 'longmemeval')).toBe(true);
   });
 
-  it('names turns <session_id>#<turnIndex> and maps roles', () => {
+  it('names turns <session_id>#<turnIndex> and maps roles', async () => {
     let k = 0;
     question.haystack_sessions.forEach((session, s) => {
       const sessionId = question.haystack_session_ids[s] as string;
@@ -278,7 +278,7 @@ describe('parseImport: LongMemEval', () => {
     expect(new Set(parsed.turns.map((t) => t.role))).toEqual(new Set(['owner', 'assistant']));
   });
 
-  it('keeps has_answer in meta', () => {
+  it('keeps has_answer in meta', async () => {
     const rawTurns = question.haystack_sessions.flat();
     const withTrue = rawTurns.filter((t) => t.has_answer === true).length;
     const withFlag = rawTurns.filter((t) => typeof t.has_answer === 'boolean').length;
@@ -287,7 +287,7 @@ describe('parseImport: LongMemEval', () => {
     expect(parsed.turns.filter((t) => t.meta !== undefined)).toHaveLength(withFlag);
   });
 
-  it('dates each session from haystack_dates, turns strictly ordered', () => {
+  it('dates each session from haystack_dates, turns strictly ordered', async () => {
     question.haystack_session_ids.forEach((sessionId, s) => {
       const first = parsed.turns.find((t) => t.sourceId === `${sessionId}#0`);
       expect(first?.occurredAt).toBe(parseLongMemEvalDate(question.haystack_dates[s] as string));
@@ -298,7 +298,7 @@ describe('parseImport: LongMemEval', () => {
     expectStrictlyOrderedWithinSessions(parsed);
   });
 
-  it('accepts an array of two questions', () => {
+  it('accepts an array of two questions', async () => {
     const other = lme('50_6f9b354f');
     const shared = question.haystack_session_ids.filter((id) =>
       other.haystack_session_ids.includes(id),
@@ -312,7 +312,7 @@ describe('parseImport: LongMemEval', () => {
     expect(both.skipped).toEqual([]);
   });
 
-  it('imports a haystack session shared by two questions once and reports the copy', () => {
+  it('imports a haystack session shared by two questions once and reports the copy', async () => {
     const a = lme('49_95228167');
     const b = lme('51_65240037');
     const shared = a.haystack_session_ids.filter((id) => b.haystack_session_ids.includes(id));
@@ -331,7 +331,7 @@ describe('parseImport: LongMemEval', () => {
     ]);
   });
 
-  it('skips and reports a turn with missing content or an unknown role', () => {
+  it('skips and reports a turn with missing content or an unknown role', async () => {
     const q = lme('44_d6233ab6');
     const first = q.haystack_sessions[0] as LmeTurn[];
     delete (first[1] as Partial<LmeTurn>).content;
@@ -349,7 +349,7 @@ describe('parseImport: LongMemEval', () => {
     );
   });
 
-  it('rejects an unparseable haystack date, naming the session', () => {
+  it('rejects an unparseable haystack date, naming the session', async () => {
     const q = lme('44_d6233ab6');
     q.haystack_dates[3] = 'yesterday';
     const error = importFormatError(() => parseImport(q, 'longmemeval'));
@@ -357,7 +357,7 @@ describe('parseImport: LongMemEval', () => {
     expect(error.details).toMatchObject({ session: q.haystack_session_ids[3] });
   });
 
-  it('rejects input that is not LongMemEval', () => {
+  it('rejects input that is not LongMemEval', async () => {
     importFormatError(() => parseImport(conv26(), 'longmemeval'));
     importFormatError(() => parseImport(conv26Conversation(), 'longmemeval'));
     const short = lme('44_d6233ab6');
@@ -367,7 +367,7 @@ describe('parseImport: LongMemEval', () => {
       importFormatError(() => parseImport(bad, 'longmemeval'));
   });
 
-  it('rejects an unknown format name', () => {
+  it('rejects an unknown format name', async () => {
     importFormatError(() => parseImport(question, 'csv' as never));
   });
 });

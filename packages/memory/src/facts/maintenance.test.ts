@@ -1,6 +1,7 @@
 // Decay and prune, driven by the fake clock.
+
 import { describe, expect, it } from 'vitest';
-import { DECAY_GRACE_WEEKS, DECAY_PER_WEEK, PRUNE_BELOW } from './maintenance.js';
+import { dbOf } from '../internal.js';
 import {
   count,
   journalRows,
@@ -10,8 +11,9 @@ import {
   slot,
   T0,
   WEEK,
-} from './test-helpers.js';
-import type { Fact } from './types.js';
+} from '../test-helpers.js';
+import type { Fact } from '../types.js';
+import { DECAY_GRACE_WEEKS, DECAY_PER_WEEK, PRUNE_BELOW } from './maintenance.js';
 
 type Store = ReturnType<typeof openTempStore>['store'];
 
@@ -40,11 +42,12 @@ function seed(store: Store, clock: ReturnType<typeof openTempStore>['clock']) {
 }
 
 describe('decay', () => {
-  it('touches only single-evidence non-owner facts, slowed by access_count', () => {
+  it('touches only single-evidence non-owner facts, slowed by access_count', async () => {
     const { store, clock } = openTempStore();
     const f = seed(store, clock);
     // Three recalls of "vinyl" bump `used` only (control: the others stay at 0).
-    for (let i = 0; i < 3; i++) expect(store.recall('vinyl records').results).toHaveLength(1);
+    for (let i = 0; i < 3; i++)
+      expect((await store.recall('vinyl records')).results).toHaveLength(1);
     expect(store.fact(f.used.id)!.access_count).toBe(3);
     expect(store.fact(f.plain.id)!.access_count).toBe(0);
     const snapshot = new Map(store.activeFacts().map((x) => [x.id, x]));
@@ -89,15 +92,15 @@ describe('decay', () => {
     expect(store.verify().ok).toBe(true);
   });
 
-  it('a second decay at the same instant changes nothing; later runs decay only the new time', () => {
+  it('a second decay at the same instant changes nothing; later runs decay only the new time', async () => {
     const { store, clock } = openTempStore();
     const f = seed(store, clock);
     clock.set(T0 + 10 * WEEK);
     expect(store.decay()).toHaveLength(3);
-    const after = store.db.prepare('SELECT * FROM facts ORDER BY id').all();
+    const after = dbOf(store).prepare('SELECT * FROM facts ORDER BY id').all();
     const journal = count(store, 'SELECT count(*) AS n FROM journal');
     expect(store.decay()).toEqual([]);
-    expect(store.db.prepare('SELECT * FROM facts ORDER BY id').all()).toEqual(after);
+    expect(dbOf(store).prepare('SELECT * FROM facts ORDER BY id').all()).toEqual(after);
     expect(count(store, 'SELECT count(*) AS n FROM journal')).toBe(journal);
     // One more week: exactly one week's decay, not a re-decay from the start.
     clock.advance(WEEK);
@@ -109,19 +112,19 @@ describe('decay', () => {
     });
   });
 
-  it('recall never raises confidence, it only postpones decay', () => {
+  it('recall never raises confidence, it only postpones decay', async () => {
     const { store, clock } = openTempStore();
     const f = seed(store, clock);
     clock.set(T0 + 10 * WEEK);
     store.decay();
     const before = store.fact(f.plain.id)!.confidence;
-    for (let i = 0; i < 5; i++) store.recall('padel');
+    for (let i = 0; i < 5; i++) await store.recall('padel');
     expect(store.fact(f.plain.id)).toMatchObject({ confidence: before, access_count: 5 });
   });
 });
 
 describe('prune', () => {
-  it('retracts decayed beliefs below the threshold with a tombstone; owner facts untouched', () => {
+  it('retracts decayed beliefs below the threshold with a tombstone; owner facts untouched', async () => {
     const { store, clock } = openTempStore();
     const f = seed(store, clock);
     clock.set(T0 + 30 * WEEK); // 26 weeks past grace: 0.70 - 0.52 = 0.18
@@ -139,7 +142,7 @@ describe('prune', () => {
       });
       expect(row.value).not.toBe(''); // the row is still there, value kept
       expect(
-        store.db.prepare('SELECT reason, value_hash FROM tombstones WHERE fact_id = ?').all(id),
+        dbOf(store).prepare('SELECT reason, value_hash FROM tombstones WHERE fact_id = ?').all(id),
       ).toEqual([{ reason: 'pruned', value_hash: row.value_hash }]);
     }
     expect(count(store, 'SELECT count(*) AS n FROM facts')).toBe(6);
@@ -148,7 +151,7 @@ describe('prune', () => {
     expect(store.fact(f.owner.id)!.status).toBe('active');
     expect(store.fact(f.twice.id)!.status).toBe('active');
     // Not recalled; the owner's low belief, matched by the same query, is.
-    expect(recalledFactIds(store, 'padel Welsh')).toEqual([f.ownerLow.id]);
+    expect(await recalledFactIds(store, 'padel Welsh')).toEqual([f.ownerLow.id]);
     expect(journalRows(store, 'prune')).toHaveLength(3);
     // Reflection cannot re-derive a pruned belief.
     const again = store.remember({
@@ -166,7 +169,7 @@ describe('prune', () => {
     expect(store.current(slot('note', 'plain'))).toBeUndefined();
   });
 
-  it('a custom threshold prunes only decayable beliefs below it', () => {
+  it('a custom threshold prunes only decayable beliefs below it', async () => {
     const { store, clock } = openTempStore();
     const f = seed(store, clock);
     // No decay at all: a threshold above 0.70 catches the single-evidence non-owner beliefs,

@@ -8,9 +8,10 @@
  * @module
  */
 import type Database from 'better-sqlite3';
-import { stmt } from './context.js';
-import { sha256 } from './text.js';
-import type { Actor } from './types.js';
+import { type StoreContext, stmt } from '../context.js';
+import type { OwnerTextHolder, Scrubber } from '../redaction.js';
+import { sha256 } from '../text.js';
+import type { Actor } from '../types.js';
 
 /** The hash that precedes the first entry. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -124,4 +125,32 @@ export function verifyJournal(db: Database.Database): { entries: number; breaks:
     prev = row.hash;
   }
   return { entries, breaks };
+}
+
+/**
+ * The journal as a holder of the owner's words: a purge redacts every payload string that carries
+ * the value (the only change the journal's trigger allows: `payload` and `redacted_at`). The
+ * chain covers each payload's hash, so it still verifies.
+ */
+export function journalHolder(ctx: StoreContext): OwnerTextHolder {
+  return {
+    place: 'journal',
+    ownerText: [{ table: 'journal', column: 'payload' }],
+    redact(scrubber: Scrubber, now: number): number[] {
+      const changed: number[] = [];
+      const redact = stmt(ctx.db, 'UPDATE journal SET payload = ?, redacted_at = ? WHERE seq = ?');
+      const rows = ctx.db.prepare('SELECT seq, payload FROM journal ORDER BY seq').all() as {
+        seq: number;
+        payload: string;
+      }[];
+      for (const e of rows) {
+        if (!scrubber.holds(e.payload)) continue;
+        const payload = scrubber.scrubJson(e.payload);
+        if (payload === e.payload) continue;
+        redact.run(payload, now, e.seq);
+        changed.push(e.seq);
+      }
+      return changed;
+    },
+  };
 }

@@ -19,10 +19,11 @@
  */
 
 import { KeelError } from '@keel/errors';
-import { type StoreContext, stmt } from './context.js';
-import { evidenceEpisodes } from './facts.js';
-import { ftsMatch, humanAge, queryTerms } from './text.js';
-import type { Episode, Fact, Kind, Role, Scope, Source, Status } from './types.js';
+import { type StoreContext, stmt } from '../context.js';
+import { evidenceEpisodes } from '../facts/read.js';
+import { recordAccess } from '../facts/transitions.js';
+import { ftsMatch, humanAge, queryTerms } from '../text.js';
+import type { Episode, Fact, Kind, Role, Scope, Source, Status } from '../types.js';
 
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */
 export const RRF_K = 60;
@@ -157,7 +158,8 @@ function fuse(lists: { id: number; rank: number }[][]): Map<number, number> {
  * its BM25 list and its nearest-neighbour list by reciprocal rank (mode "hybrid"); without one,
  * BM25 alone (mode "lexical").
  *
- * @param vectors - the vector arm for this query, from the store's `hybridRecall`.
+ * @param vectors - the vector arm for this query (the store's `recall` builds it when an embedder
+ *   is bound).
  * @throws KeelError `INVALID_INPUT` for a non-string query or a limit outside 1..200.
  */
 export function recall(
@@ -376,14 +378,14 @@ export function recall(
   if (options.withEvidence !== false)
     for (const f of facts) f.evidence = evidenceEpisodes(ctx, f.id);
   if (options.touch !== false && facts.length > 0) {
-    const bump = stmt(
-      ctx.db,
-      'UPDATE facts SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?',
-    );
     ctx.db
-      .transaction(() => {
-        for (const f of facts) bump.run(now, f.id);
-      })
+      .transaction(() =>
+        recordAccess(
+          ctx,
+          facts.map((f) => f.id),
+          now,
+        ),
+      )
       .immediate();
   }
   return response;

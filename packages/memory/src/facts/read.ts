@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { type StoreContext, stmt } from './context.js';
-import type { Fact, Scope, Slot, Status } from './types.js';
+import { type StoreContext, stmt } from '../context.js';
+import type { Fact, Scope, Slot, Status } from '../types.js';
 
 /** The current value of a slot, or undefined. */
 export function activeFact(ctx: StoreContext, slot: Slot): Fact | undefined {
@@ -78,4 +78,49 @@ export function evidenceEpisodes(ctx: StoreContext, factId: number): number[] {
       episode_id: number;
     }[]
   ).map((r) => r.episode_id);
+}
+
+/** Every row of a slot holding a value (by hash), in any status (audit read, for purge). */
+export function slotRowsWithValue(ctx: StoreContext, slot: Slot, valueHash: string): Fact[] {
+  return stmt(
+    ctx.db,
+    'SELECT * FROM facts WHERE scope = ? AND kind = ? AND key = ? AND value_hash = ?',
+  ).all(slot.scope, slot.kind, slot.key, valueHash) as Fact[];
+}
+
+/** Pending conflicts, oldest first (the review surface's audit read). */
+export function pendingFacts(ctx: StoreContext): Fact[] {
+  return stmt(
+    ctx.db,
+    `SELECT * FROM facts WHERE status = 'pending' ORDER BY created_at, id`,
+  ).all() as Fact[];
+}
+
+/** Active beliefs not from the owner below `threshold`, weakest first. */
+export function weakFacts(ctx: StoreContext, threshold: number): Fact[] {
+  return stmt(
+    ctx.db,
+    `SELECT * FROM active_facts
+     WHERE confidence < ? AND source NOT IN ('owner_stated', 'owner_confirmed')
+     ORDER BY confidence, id`,
+  ).all(threshold) as Fact[];
+}
+
+/** Active beliefs with an open `stale` review flag, oldest flag first. */
+export function staleFacts(ctx: StoreContext): Fact[] {
+  return stmt(
+    ctx.db,
+    `SELECT f.* FROM review_flags r JOIN active_facts f ON f.id = r.fact_id
+     WHERE r.reason = 'stale' AND r.cleared_at IS NULL
+     ORDER BY r.flagged_at, f.id`,
+  ).all() as Fact[];
+}
+
+/** Row counts for `keel doctor` and `keel verify`. */
+export function factCounts(ctx: StoreContext): { facts: number; active: number; pending: number } {
+  return stmt(
+    ctx.db,
+    `SELECT count(*) AS facts, coalesce(sum(status = 'active'), 0) AS active,
+            coalesce(sum(status = 'pending'), 0) AS pending FROM facts`,
+  ).get() as { facts: number; active: number; pending: number };
 }

@@ -9,11 +9,12 @@
  */
 
 import { KeelError } from '@keel/errors';
-import { type StoreContext, stmt } from './context.js';
-import { factById } from './facts.js';
-import { appendJournal } from './journal.js';
-import type { Actor, Fact } from './types.js';
-import { isOwnerSource } from './write.js';
+import { type StoreContext, stmt } from '../context.js';
+import { appendJournal } from '../journal/journal.js';
+import type { Actor, Fact } from '../types.js';
+import { isOwnerSource } from './evidence-gate.js';
+import { factById } from './read.js';
+import { retractAt } from './transitions.js';
 
 /** How a retraction is recorded. */
 export interface RetractOptions {
@@ -83,11 +84,7 @@ export function retractBelief(
         throw new KeelError('NOT_FOUND', `no episode with id ${options.episodeId}`);
       }
       const validTo = episode?.occurred_at ?? now;
-      stmt(
-        ctx.db,
-        `UPDATE facts SET status = 'retracted', updated_at = ?, valid_to = ?, status_reason = ?
-         WHERE id = ?`,
-      ).run(now, validTo, options.why, id);
+      retractAt(ctx, id, { now, validTo, reason: options.why });
       appendJournal(ctx.db, {
         at: now,
         actor: options.actor,

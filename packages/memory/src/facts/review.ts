@@ -23,12 +23,11 @@
  */
 
 import { KeelError } from '@keel/errors';
-import { type StoreContext, stmt } from './context.js';
-import { addEpisode } from './episodes.js';
-import { activeFact, factById, slotRows } from './facts.js';
-import { appendJournal } from './journal.js';
-import { findSecret, looksLikeInjection } from './scan.js';
-import { normalizeValue, valueHash } from './text.js';
+import type { StoreContext } from '../context.js';
+import { appendJournal } from '../journal/journal.js';
+import { addEpisode, episodeExists } from '../repos/episodes.js';
+import { findSecret, looksLikeInjection } from '../scan.js';
+import { normalizeValue, valueHash } from '../text.js';
 import {
   type Actor,
   type Decision,
@@ -40,16 +39,14 @@ import {
   type Slot,
   SOURCES,
   type Source,
-} from './types.js';
+} from '../types.js';
+import { authority, isOwnerSource, STRONG_CONFIDENCE } from './evidence-gate.js';
+import { normalizeKey } from './keys.js';
+import { activeFact, slotRows } from './read.js';
+import { clearReviewFlags } from './review-flags.js';
+import { forgottenAnywhere, forgottenFromEpisode, lift, tombstonesOf } from './tombstones.js';
+import * as transition from './transitions.js';
 
-/** First confidence of an observed or inferred belief (the evidence gate's cap). */
-export const FIRST_SIGHTING_CAP = 0.7;
-/** Confidence added per independent repeat (from a different episode). */
-export const REPEAT_STEP = 0.05;
-/** The most any belief not from the owner can reach. */
-export const NON_OWNER_MAX = 0.95;
-/** A non-owner belief at or above this is "strong": a weaker new sighting cannot replace it. */
-export const STRONG_CONFIDENCE = 0.85;
 /** The longest fact value, in characters. */
 export const MAX_VALUE_CHARS = 4000;
 
@@ -66,50 +63,6 @@ export const REFUSED_FORGOTTEN_VALUE =
  */
 export const REFUSED_FORGOTTEN_EPISODE =
   'the owner forgot what this episode said about this; only the owner can restore it';
-
-const OWNER_SOURCES: readonly Source[] = ['owner_stated', 'owner_confirmed'];
-
-/** True for the sources that speak with the owner's authority. */
-export function isOwnerSource(source: Source): boolean {
-  return OWNER_SOURCES.includes(source);
-}
-
-/** How authoritative a source is; a write may replace a stored value of equal or lower rank. */
-export function authority(source: Source): number {
-  switch (source) {
-    case 'owner_stated':
-    case 'owner_confirmed':
-      return 3;
-    case 'system':
-      return 2;
-    case 'observed':
-    case 'imported':
-      return 1;
-    case 'inferred':
-      return 0;
-  }
-}
-
-/** Rounds a confidence to 4 decimals, as the store keeps it. */
-export const round = (x: number) => Math.round(x * 10_000) / 10_000;
-
-/**
- * The evidence gate: the most confidence a belief may hold given its source and how many
- * independent episodes support it. Owner sources may hold 1.0; others start at most at 0.70 and
- * rise 0.05 per independent repeat to at most 0.95.
- *
- * @param independentEvidence - distinct supporting episodes, ≥ 1.
- * @returns a ceiling in 0..1.
- */
-export function confidenceCeiling(source: Source, independentEvidence: number): number {
-  if (isOwnerSource(source)) return 1;
-  return round(
-    Math.min(
-      NON_OWNER_MAX,
-      FIRST_SIGHTING_CAP + REPEAT_STEP * Math.max(0, independentEvidence - 1),
-    ),
-  );
-}
 
 /** What a writer asks the store to believe. */
 export interface RememberInput {
@@ -140,35 +93,6 @@ export interface WriteResult {
   fact: Fact | null;
   /** The episode this sighting was recorded against. */
   episodeId: number;
-}
-
-const SLUG = /^[\p{Ll}\p{Lo}\p{N}][\p{Ll}\p{Lo}\p{N}_.-]*$/u;
-
-/**
- * Normalises a caller's key to a slug: lower case, spaces and slashes to underscores.
- *
- * @throws KeelError `INVALID_INPUT` for an empty key, one with other characters, or a
- *   timestamp-like key (ten or more digits in a row).
- */
-export function normalizeKey(key: string): string {
-  const k = key
-    .normalize('NFKC')
-    .trim()
-    .toLowerCase()
-    .replace(/[\s/]+/g, '_');
-  if (!k || k.length > 120 || !SLUG.test(k)) {
-    throw new KeelError(
-      'INVALID_INPUT',
-      `key "${key}" must be a short slug: letters, digits, _ . - (at most 120 characters)`,
-    );
-  }
-  if (/\d{10,}/.test(k)) {
-    throw new KeelError(
-      'INVALID_INPUT',
-      `key "${key}" looks like a timestamp; use a stable subject`,
-    );
-  }
-  return k;
 }
 
 function validate(input: RememberInput): { slot: Slot; value: string } {
@@ -202,45 +126,6 @@ function validate(input: RememberInput): { slot: Slot; value: string } {
   return { slot: { scope, kind: input.kind, key: normalizeKey(input.key) }, value };
 }
 
-const INSERT_FACT = `INSERT INTO facts
-  (scope, kind, key, value, value_hash, status, source, confidence, evidence_count, created_at,
-   updated_at, last_seen_at, valid_from, supersedes_id, conflicts_with_id, status_reason)
-  VALUES (@scope, @kind, @key, @value, @value_hash, @status, @source, @confidence, 1, @now, @now, @now,
-   @valid_from, @supersedes_id, @conflicts_with_id, @status_reason)`;
-
-/**
- * Clears a fact's open review flags (e.g. `stale`): a new sighting, confirm, reject, forget, prune
- * or a merge has answered them. Runs inside the caller's transaction.
- *
- * @param now - ms since epoch, recorded as `cleared_at`.
- * @returns how many open flags were cleared (0 when there were none).
- */
-export function clearReviewFlags(ctx: StoreContext, factId: number, now: number): number {
-  return stmt(
-    ctx.db,
-    'UPDATE review_flags SET cleared_at = ? WHERE fact_id = ? AND cleared_at IS NULL',
-  ).run(now, factId).changes;
-}
-
-/**
- * Records that `episodeId` supports `factId`, seen at `observedAt` (ms).
- *
- * @returns false if it already did.
- */
-export function addEvidence(
-  ctx: StoreContext,
-  factId: number,
-  episodeId: number,
-  source: Source,
-  observedAt: number,
-): boolean {
-  const r = stmt(
-    ctx.db,
-    'INSERT OR IGNORE INTO fact_evidence (fact_id, episode_id, source, observed_at) VALUES (?, ?, ?, ?)',
-  ).run(factId, episodeId, source, observedAt);
-  return r.changes === 1;
-}
-
 /**
  * The owner's forgetting beyond the exact slot, for a writer that is not the owner: an unlifted
  * `forgotten` or `purged` tombstone of the same value anywhere in the scope, or an unlifted one on
@@ -254,12 +139,7 @@ function forgottenByOwner(
   hash: string,
   episodeId: number | undefined,
 ): { reason: string; withValue: false; details: Record<string, unknown> } | null {
-  const elsewhere = stmt(
-    ctx.db,
-    `SELECT id FROM tombstones
-     WHERE scope = ? AND value_hash = ? AND reason IN ('forgotten', 'purged') AND lifted_at IS NULL
-     ORDER BY id LIMIT 1`,
-  ).get(slot.scope, hash) as { id: number } | undefined;
+  const elsewhere = forgottenAnywhere(ctx, slot.scope, hash);
   if (elsewhere) {
     return {
       reason: REFUSED_FORGOTTEN_VALUE,
@@ -268,22 +148,8 @@ function forgottenByOwner(
     };
   }
   if (episodeId === undefined) return null;
-  const forgotten = stmt(
-    ctx.db,
-    `SELECT t.id AS tombstone_id, g.id AS fact_id, g.kind, g.value, g.purged_at
-     FROM fact_evidence fe JOIN facts g ON g.id = fe.fact_id JOIN tombstones t ON t.fact_id = g.id
-     WHERE fe.episode_id = ? AND g.scope = ?
-       AND t.reason IN ('forgotten', 'purged') AND t.lifted_at IS NULL
-     ORDER BY t.id`,
-  ).all(episodeId, slot.scope) as {
-    tombstone_id: number;
-    fact_id: number;
-    kind: string;
-    value: string;
-    purged_at: number | null;
-  }[];
   const said = ` ${normalizeValue(value)} `;
-  for (const g of forgotten) {
+  for (const g of forgottenFromEpisode(ctx, episodeId, slot.scope)) {
     // Covered: the same kind; anything from an episode the owner purged; or, in any kind, a value
     // that holds the forgotten one or is held by it ("allergic to penicillin" / "penicillin").
     const gone = ` ${normalizeValue(g.value)} `;
@@ -314,11 +180,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
     const now = ctx.now();
     // Refusals that hold whatever is stored, decided before anything is written.
     const secret = findSecret(value);
-    const tombstone = stmt(
-      ctx.db,
-      `SELECT id, reason FROM tombstones
-       WHERE scope = ? AND kind = ? AND key = ? AND value_hash = ? AND lifted_at IS NULL`,
-    ).all(slot.scope, slot.kind, slot.key, hash) as { id: number; reason: string }[];
+    const tombstone = tombstonesOf(ctx, slot, hash);
     let refusal: {
       reason: string;
       withValue: boolean;
@@ -346,9 +208,10 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
         text: `remember ${slot.kind}/${slot.key}: ${refusal && !refusal.withValue ? '[withheld]' : value}`,
         actor,
       }).id;
-    } else if (!stmt(ctx.db, 'SELECT 1 FROM episodes WHERE id = ?').get(episodeId)) {
+    } else if (!episodeExists(ctx, episodeId)) {
       throw new KeelError('NOT_FOUND', `no episode ${episodeId}`);
     }
+    const sighting = { episodeId, source: input.source, now };
     const journal = (op: Decision, factId: number | null, payload: Record<string, unknown>) =>
       appendJournal(ctx.db, {
         at: now,
@@ -375,81 +238,49 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
     if (refusal) return ignore(refusal.reason, null, refusal.withValue, refusal.details);
 
     const current = activeFact(ctx, slot);
-    const insert = (params: {
-      status: 'active' | 'pending';
-      confidence: number;
-      supersedes_id: number | null;
-      conflicts_with_id: number | null;
-      status_reason: string;
-      source?: Source;
-    }): Fact => {
-      const id = Number(
-        stmt(ctx.db, INSERT_FACT).run({
-          ...slot,
-          value,
-          value_hash: hash,
-          source: params.source ?? input.source,
-          now,
-          valid_from: input.validFrom ?? null,
-          status: params.status,
-          confidence: params.confidence,
-          supersedes_id: params.supersedes_id,
-          conflicts_with_id: params.conflicts_with_id,
-          status_reason: params.status_reason,
-        }).lastInsertRowid,
+    const firstConfidence = Math.min(
+      input.confidence ?? 1,
+      transition.firstSightingCeiling(input.source),
+    );
+    const newRow = (
+      status: 'active' | 'pending',
+      links: { supersedesId: number | null; conflictsWithId: number | null },
+      reason: string,
+    ) =>
+      transition.create(ctx, {
+        slot,
+        value,
+        valueHash: hash,
+        source: input.source,
+        status,
+        confidence: firstConfidence,
+        episodeId: episodeId!,
+        validFrom: input.validFrom ?? null,
+        ...links,
+        reason,
+        now,
+      });
+    const liftTombstones = (factId: number) =>
+      lift(
+        ctx,
+        tombstone.map((t) => t.id),
+        factId,
+        now,
       );
-      addEvidence(ctx, id, episodeId!, input.source, now);
-      return factById(ctx, id)!;
-    };
-    const liftTombstones = (factId: number) => {
-      for (const t of tombstone) {
-        stmt(ctx.db, 'UPDATE tombstones SET lifted_at = ?, lifted_by = ? WHERE id = ?').run(
-          now,
-          factId,
-          t.id,
-        );
-      }
-    };
-    const firstConfidence = Math.min(input.confidence ?? 1, confidenceCeiling(input.source, 1));
-
-    /** Adds a sighting to an existing row (active or pending). */
-    const corroborate = (row: Fact): Fact | null => {
-      if (!addEvidence(ctx, row.id, episodeId!, input.source, now)) return null;
-      const evidence = row.evidence_count + 1;
-      const promote = authority(input.source) > authority(row.source);
-      const source = promote ? input.source : row.source;
-      const ceiling = confidenceCeiling(source, evidence);
-      const next =
-        promote && isOwnerSource(source)
-          ? 1
-          : round(Math.min(ceiling, row.confidence + REPEAT_STEP));
-      stmt(
-        ctx.db,
-        `UPDATE facts SET evidence_count = ?, confidence = max(confidence, ?), source = ?,
-           last_seen_at = ?, updated_at = ? WHERE id = ?`,
-      ).run(evidence, Math.min(next, ceiling), source, now, now, row.id);
-      return factById(ctx, row.id)!;
-    };
     /** Pending rows of this slot that hold the value now made current are resolved by it. */
     const resolvePending = (newId: number) => {
       for (const p of slotRows(ctx, slot, ['pending'])) {
         if (p.value_hash !== hash || p.id === newId) continue;
-        stmt(
-          ctx.db,
-          `UPDATE facts SET status = 'superseded', superseded_by_id = ?, updated_at = ?,
-             status_reason = 'resolved: the same value became current' WHERE id = ?`,
-        ).run(newId, now, p.id);
+        transition.supersede(ctx, p.id, {
+          byId: newId,
+          now,
+          reason: 'resolved: the same value became current',
+        });
       }
     };
 
     if (!current) {
-      const fact = insert({
-        status: 'active',
-        confidence: firstConfidence,
-        supersedes_id: null,
-        conflicts_with_id: null,
-        status_reason: 'created',
-      });
+      const fact = newRow('active', { supersedesId: null, conflictsWithId: null }, 'created');
       liftTombstones(fact.id);
       resolvePending(fact.id);
       const reason = tombstone.length ? 'new slot (owner lifted a tombstone)' : 'new slot';
@@ -458,7 +289,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
     }
 
     if (current.value_hash === hash) {
-      const fact = corroborate(current);
+      const fact = transition.corroborate(ctx, current, sighting);
       if (!fact) return ignore('this episode is already counted as evidence', current);
       liftTombstones(fact.id);
       // A new sighting answers a stale flag: the belief has fresh evidence.
@@ -493,7 +324,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
         : `a single sighting contradicts a strong belief (confidence ${current.confidence})`;
       const samePending = slotRows(ctx, slot, ['pending']).find((p) => p.value_hash === hash);
       if (samePending) {
-        const fact = corroborate(samePending);
+        const fact = transition.corroborate(ctx, samePending, sighting);
         if (!fact) return ignore('this episode is already counted as evidence', samePending);
         journal('conflict', fact.id, {
           reason: `${reason}; already pending, evidence added`,
@@ -501,31 +332,24 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
         });
         return { decision: 'conflict', reason, fact, episodeId };
       }
-      const fact = insert({
-        status: 'pending',
-        confidence: firstConfidence,
-        supersedes_id: null,
-        conflicts_with_id: current.id,
-        status_reason: reason,
-      });
+      const fact = newRow('pending', { supersedesId: null, conflictsWithId: current.id }, reason);
       journal('conflict', fact.id, { reason, contradicts: current.id, after: fact });
       return { decision: 'conflict', reason, fact, episodeId };
     }
 
     // UPDATE: the old row leaves 'active' first (one active row per slot), then the new row enters.
-    stmt(
-      ctx.db,
-      `UPDATE facts SET status = 'superseded', updated_at = ?, valid_to = coalesce(valid_to, ?),
-         status_reason = 'superseded by a newer value' WHERE id = ?`,
-    ).run(now, input.validFrom ?? now, current.id);
-    const fact = insert({
-      status: 'active',
-      confidence: firstConfidence,
-      supersedes_id: current.id,
-      conflicts_with_id: null,
-      status_reason: 'replaced an earlier value',
+    transition.supersede(ctx, current.id, {
+      byId: null,
+      now,
+      validTo: input.validFrom ?? now,
+      reason: 'superseded by a newer value',
     });
-    stmt(ctx.db, 'UPDATE facts SET superseded_by_id = ? WHERE id = ?').run(fact.id, current.id);
+    const fact = newRow(
+      'active',
+      { supersedesId: current.id, conflictsWithId: null },
+      'replaced an earlier value',
+    );
+    transition.linkSuccessor(ctx, current.id, fact.id);
     liftTombstones(fact.id);
     resolvePending(fact.id);
     // The replaced belief leaves the review queue: the slot was seen again with a new value.

@@ -6,12 +6,13 @@
  *
  * @module
  */
-import { type StoreContext, stmt } from './context.js';
-import { addEpisode } from './episodes.js';
-import { appendJournal } from './journal.js';
-import { retire } from './lifecycle.js';
-import type { Fact } from './types.js';
-import { round } from './write.js';
+import { type StoreContext, stmt } from '../context.js';
+import { appendJournal } from '../journal/journal.js';
+import { addEpisode } from '../repos/episodes.js';
+import type { Fact } from '../types.js';
+import { round } from './evidence-gate.js';
+import { retireBelief } from './owner.js';
+import { decayTo } from './transitions.js';
 
 const WEEK_MS = 7 * 86_400_000;
 /** Idle weeks (after the access credit) before a belief starts to decay. */
@@ -45,10 +46,6 @@ export function decay(ctx: StoreContext): DecayChange[] {
          WHERE evidence_count = 1 AND source NOT IN ('owner_stated', 'owner_confirmed') AND confidence > 0`,
       ).all() as Fact[];
       const changes: DecayChange[] = [];
-      const update = stmt(
-        ctx.db,
-        'UPDATE facts SET confidence = ?, last_decayed_at = ? WHERE id = ?',
-      );
       for (const f of rows) {
         const credit = Math.log1p(f.access_count);
         const decayStarts = f.last_seen_at + (DECAY_GRACE_WEEKS + credit) * WEEK_MS;
@@ -56,7 +53,7 @@ export function decay(ctx: StoreContext): DecayChange[] {
         if (now <= from) continue;
         const after = Math.max(0, round(f.confidence - (DECAY_PER_WEEK * (now - from)) / WEEK_MS));
         if (after === f.confidence) continue;
-        update.run(after, now, f.id);
+        decayTo(ctx, f.id, after, now);
         changes.push({ id: f.id, before: f.confidence, after });
       }
       if (changes.length > 0) {
@@ -96,7 +93,7 @@ export function prune(ctx: StoreContext, below = PRUNE_BELOW): number[] {
          WHERE evidence_count = 1 AND source NOT IN ('owner_stated', 'owner_confirmed') AND confidence < ?`,
       ).all(below) as { id: number }[];
       for (const r of rows) {
-        retire(ctx, r.id, {
+        retireBelief(ctx, r.id, {
           status: 'retracted',
           reason: 'pruned',
           actor: 'think',

@@ -1,14 +1,17 @@
 /**
- * Episodes: the raw stream of turns and events. Append-only; a purge may redact text.
+ * Episodes: the raw stream of turns and events, the owner's and keel's own. Append-only: a row is
+ * never deleted, and only a purge may redact its text (the schema's triggers refuse anything
+ * else). Secrets are withheld before a row is written.
  *
  * @module
  */
 
 import { KeelError } from '@keel/errors';
-import { type StoreContext, stmt } from './context.js';
-import { appendJournal } from './journal.js';
-import { redactSecrets } from './scan.js';
-import { sha256 } from './text.js';
+import { type StoreContext, stmt } from '../context.js';
+import { appendJournal } from '../journal/journal.js';
+import type { OwnerTextHolder, Scrubber } from '../redaction.js';
+import { redactSecrets } from '../scan.js';
+import { sha256 } from '../text.js';
 import {
   type Actor,
   EPISODE_KINDS,
@@ -16,7 +19,7 @@ import {
   type EpisodeKind,
   ROLES,
   type Role,
-} from './types.js';
+} from '../types.js';
 
 /** The longest episode text stored, in UTF-16 code units (about 2 MB of text). */
 export const MAX_EPISODE_CHARS = 2_000_000;
@@ -107,6 +110,20 @@ export function addEpisode(ctx: StoreContext, input: EpisodeInput): Episode {
   return getEpisode(ctx, run.immediate())!;
 }
 
+/**
+ * Writes an imported turn's row unless a turn with the same provenance (source document and id)
+ * is stored already. Runs inside the caller's transaction; the caller journals the batch.
+ *
+ * @returns the new row's id, or null when it was already stored.
+ */
+export function insertImported(
+  ctx: StoreContext,
+  row: ReturnType<typeof episodeRow>,
+): number | null {
+  const r = stmt(ctx.db, INSERT_EPISODE.replace('INSERT INTO', 'INSERT OR IGNORE INTO')).run(row);
+  return r.changes === 1 ? Number(r.lastInsertRowid) : null;
+}
+
 /** One episode by id, or undefined. */
 export function getEpisode(ctx: StoreContext, id: number): Episode | undefined {
   return stmt(ctx.db, 'SELECT * FROM episodes WHERE id = ?').get(id) as Episode | undefined;
@@ -119,4 +136,75 @@ export function recentEpisodes(ctx: StoreContext, limit = 20): Episode[] {
   ) as Episode[];
 }
 
-export { INSERT_EPISODE };
+/** True when an episode with this id exists. */
+export function episodeExists(ctx: StoreContext, id: number): boolean {
+  return stmt(ctx.db, 'SELECT 1 FROM episodes WHERE id = ?').get(id) !== undefined;
+}
+
+/** A conversation turn as the weekly review reads it. */
+export interface ConversationTurn {
+  id: number;
+  role: Role;
+  channel: string;
+  text: string;
+  occurred_at: number;
+}
+
+/**
+ * The owner's conversation with keel (the owner's turns and keel's replies, not imports, not
+ * redacted) that occurred in `[from, to)`, oldest first.
+ *
+ * @param from - ms since epoch, inclusive.
+ * @param to - ms since epoch, exclusive.
+ */
+export function conversationBetween(
+  ctx: StoreContext,
+  from: number,
+  to: number,
+): ConversationTurn[] {
+  return stmt(
+    ctx.db,
+    `SELECT id, role, channel, text, occurred_at FROM episodes
+     WHERE kind = 'conversation' AND role IN ('owner', 'assistant') AND channel NOT LIKE 'import:%'
+       AND redacted_at IS NULL AND occurred_at >= ? AND occurred_at < ?
+     ORDER BY occurred_at, id`,
+  ).all(from, to) as ConversationTurn[];
+}
+
+/** The episode filed under a source document and id (an import's turn, a weekly summary). */
+export function episodeBySource(
+  ctx: StoreContext,
+  sourceDoc: string,
+  sourceId: string,
+): Episode | undefined {
+  return stmt(ctx.db, 'SELECT * FROM episodes WHERE source_doc = ? AND source_id = ?').get(
+    sourceDoc,
+    sourceId,
+  ) as Episode | undefined;
+}
+
+/**
+ * The episodes as a holder of the owner's words: a purge redacts the value from the text of every
+ * episode that holds it — the owner's turns, keel's own replies, command records — whatever fact
+ * it was evidence for. The full-text index follows (its triggers), and so do the vectors (the
+ * vector queue's triggers).
+ */
+export function episodesHolder(ctx: StoreContext): OwnerTextHolder {
+  return {
+    place: 'episodes',
+    ownerText: [{ table: 'episodes', column: 'text' }],
+    redact(scrubber: Scrubber, now: number): number[] {
+      const update = stmt(ctx.db, 'UPDATE episodes SET text = ?, redacted_at = ? WHERE id = ?');
+      const changed: number[] = [];
+      for (const e of ctx.db.prepare('SELECT id, text FROM episodes ORDER BY id').all() as {
+        id: number;
+        text: string;
+      }[]) {
+        if (!scrubber.holds(e.text)) continue;
+        update.run(scrubber.scrub(e.text), now, e.id);
+        changed.push(e.id);
+      }
+      return changed;
+    },
+  };
+}

@@ -1,9 +1,9 @@
 // The nightly curator's and weekly review's store side: dedupe over active rows, journal
 // compaction, stale beliefs for review, and the one unit of work a night runs in.
+
 import { describe, expect, it } from 'vitest';
-import { DEDUPE_REASON, STALE_AFTER_DAYS } from './curate.js';
-import { verifyJournal } from './journal.js';
-import { PRUNE_BELOW } from './maintenance.js';
+import { dbOf } from '../internal.js';
+import { verifyJournal } from '../journal/journal.js';
 import {
   count,
   DAY,
@@ -15,9 +15,12 @@ import {
   T0,
   turn,
   WEEK,
-} from './test-helpers.js';
-import type { Fact } from './types.js';
-import { confidenceCeiling } from './write.js';
+} from '../test-helpers.js';
+import type { Fact } from '../types.js';
+import { DEDUPE_REASON } from './dedupe.js';
+import { confidenceCeiling } from './evidence-gate.js';
+import { PRUNE_BELOW } from './maintenance.js';
+import { STALE_AFTER_DAYS } from './review-flags.js';
 
 type Store = ReturnType<typeof openTempStore>['store'];
 
@@ -33,7 +36,7 @@ function snapshot(store: Store): Record<string, unknown[]> {
     'review_flags',
     'vector_queue',
   ]) {
-    out[t] = store.db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all();
+    out[t] = dbOf(store).prepare(`SELECT * FROM ${t} ORDER BY rowid`).all();
   }
   return out;
 }
@@ -44,7 +47,7 @@ function verifyProblems(store: Store) {
 }
 
 describe('dedupe over active rows', () => {
-  it('merges a same-value pair into the stronger; a different-value pair and a superseded row stay', () => {
+  it('merges a same-value pair into the stronger; a different-value pair and a superseded row stay', async () => {
     const { store, clock } = openTempStore();
     const put = (key: string, value: string, text: string, kind: Fact['kind'] = 'preference') => {
       clock.advance();
@@ -134,9 +137,9 @@ describe('dedupe over active rows', () => {
     }
     expect(store.fact(old.id)).toEqual(oldBefore);
     // Recall finds the value once, as the kept belief.
-    expect(recalledFactIds(store, 'flat white').filter((id) => id !== otherKind.id)).toEqual([
-      strong.id,
-    ]);
+    expect(
+      (await recalledFactIds(store, 'flat white')).filter((id) => id !== otherKind.id),
+    ).toEqual([strong.id]);
     // Journaled with the reason.
     const j = journalRows(store, 'dedupe');
     expect(j).toHaveLength(1);
@@ -161,14 +164,14 @@ describe('dedupe over active rows', () => {
     const journalBefore = journalRows(store).length;
     expect(store.dedupe()).toEqual([]);
     expect(journalRows(store)).toHaveLength(journalBefore);
-    expect(verifyJournal(store.db).breaks).toEqual([]);
+    expect(verifyJournal(dbOf(store)).breaks).toEqual([]);
     // The evidence counts, the gate and one-active-per-slot all hold. (verify's supersession-link
     // check expects a successor in the same slot that links back; a merge's keeper links to its own
     // slot's predecessor, so that one check is left out here.)
     expect(verifyProblems(store)).toEqual([]);
   });
 
-  it('an owner row is kept over a stronger observed one, and two owner rows are never merged', () => {
+  it('an owner row is kept over a stronger observed one, and two owner rows are never merged', async () => {
     const { store, clock } = openTempStore();
     const ownerLow = store.remember({
       kind: 'goal',
@@ -223,7 +226,7 @@ describe('dedupe over active rows', () => {
     expect(store.dedupe()).toEqual([]);
   });
 
-  it('an episode both rows share is counted once; confidence never passes the gate ceiling', () => {
+  it('an episode both rows share is counted once; confidence never passes the gate ceiling', async () => {
     const { store, clock } = openTempStore();
     const shared = turn(store, 'I keep a sourdough starter called Clint');
     const a = store.remember({
@@ -278,7 +281,7 @@ describe('dedupe over active rows', () => {
     expect(verifyProblems(store)).toEqual([]);
   });
 
-  it('a short value takes its meaning from its key and is not merged; a longer one is', () => {
+  it('a short value takes its meaning from its key and is not merged; a longer one is', async () => {
     const { store } = openTempStore();
     const car = store.remember({
       kind: 'preference',
@@ -352,7 +355,7 @@ describe('journal compaction', () => {
     return { ...t, owner, steady, gone };
   }
 
-  it('redacts decay numbers a later decay repeats; keeps the newest per fact; the chain verifies', () => {
+  it('redacts decay numbers a later decay repeats; keeps the newest per fact; the chain verifies', async () => {
     const { store, clock, steady, gone } = decayed();
     const decays = journalRows(store, 'decay');
     expect(decays).toHaveLength(3);
@@ -383,7 +386,7 @@ describe('journal compaction', () => {
     // Hashes unchanged; the chain verifies; the store verifies.
     expect(j1!.hash).toBe(decays[0]!.hash);
     expect(j1!.payload_hash).toBe(decays[0]!.payload_hash);
-    expect(verifyJournal(store.db).breaks).toEqual([]);
+    expect(verifyJournal(dbOf(store)).breaks).toEqual([]);
     expect(store.verify()).toMatchObject({ ok: true, problems: [] });
     // The run is journaled, and a second run changes nothing.
     expect(JSON.parse(journalRows(store, 'compact')[0]!.payload)).toMatchObject({
@@ -395,7 +398,7 @@ describe('journal compaction', () => {
     expect(journalRows(store)).toEqual(all);
   });
 
-  it('entries at or after `before` are not compacted, even when redundant', () => {
+  it('entries at or after `before` are not compacted, even when redundant', async () => {
     const { store } = decayed();
     const decays = journalRows(store, 'decay');
     // Only the first decay run is older than this instant.
@@ -408,7 +411,7 @@ describe('journal compaction', () => {
     expectKeelError(() => store.compactJournal({ before: Number.NaN }), 'INVALID_INPUT');
   });
 
-  it('cuts a fact row repeated by a later entry; owner, supersession and forget records stay', () => {
+  it('cuts a fact row repeated by a later entry; owner, supersession and forget records stay', async () => {
     const { store, clock } = openTempStore();
     // An owner-stated belief, contradicted by observed sightings in three episodes: one pending row
     // whose full row is journaled three times (created, then evidence added twice).
@@ -497,12 +500,12 @@ describe('journal compaction', () => {
       expect(rows.filter((r) => r.op === op && r.redacted_at !== null)).toEqual([]);
     }
     expect(rows.filter((r) => r.actor === 'owner' && r.redacted_at !== null)).toEqual([]);
-    expect(verifyJournal(store.db).breaks).toEqual([]);
+    expect(verifyJournal(dbOf(store)).breaks).toEqual([]);
     expect(store.verify()).toMatchObject({ ok: true, problems: [] });
     expect(store.compactJournal({ before: clock.t })).toEqual({ compacted: 0 });
   });
 
-  it('a purge after compaction still finds and redacts the value', () => {
+  it('a purge after compaction still finds and redacts the value', async () => {
     const { store, clock } = openTempStore();
     const f = store.remember({
       kind: 'profile',
@@ -559,13 +562,13 @@ describe('stale beliefs for review', () => {
     return { ...t, old, ownerOld, fresh };
   }
 
-  it('flags active beliefs with no evidence for 180 days, once; fresher ones are not flagged', () => {
+  it('flags active beliefs with no evidence for 180 days, once; fresher ones are not flagged', async () => {
     const { store, clock, old, ownerOld, fresh } = aging();
     expect(store.review().stale).toEqual([]);
     expect(store.flagStaleBeliefs()).toEqual([old.id, ownerOld.id]);
     expect(store.review().stale.map((f) => f.id)).toEqual([old.id, ownerOld.id]);
     expect(
-      store.db.prepare('SELECT fact_id, reason, flagged_at, cleared_at FROM review_flags').all(),
+      dbOf(store).prepare('SELECT fact_id, reason, flagged_at, cleared_at FROM review_flags').all(),
     ).toEqual([
       { fact_id: old.id, reason: 'stale', flagged_at: clock.t, cleared_at: null },
       { fact_id: ownerOld.id, reason: 'stale', flagged_at: clock.t, cleared_at: null },
@@ -584,7 +587,7 @@ describe('stale beliefs for review', () => {
     expect(store.verify().ok).toBe(true);
   });
 
-  it('a new sighting clears the flag; an unrelated write does not', () => {
+  it('a new sighting clears the flag; an unrelated write does not', async () => {
     const { store, clock, old, ownerOld } = aging();
     store.flagStaleBeliefs();
     clock.advance();
@@ -612,13 +615,13 @@ describe('stale beliefs for review', () => {
     expect(r.decision).toBe('corroborate');
     expect(store.review().stale.map((f) => f.id)).toEqual([ownerOld.id]);
     expect(
-      store.db.prepare('SELECT cleared_at FROM review_flags WHERE fact_id = ?').get(old.id),
+      dbOf(store).prepare('SELECT cleared_at FROM review_flags WHERE fact_id = ?').get(old.id),
     ).toEqual({ cleared_at: clock.t });
     // It is not stale now, so the next weekly run does not flag it again.
     expect(store.flagStaleBeliefs()).toEqual([]);
   });
 
-  it('an update, confirm, reject and forget each clear the flag of the belief they decide', () => {
+  it('an update, confirm, reject and forget each clear the flag of the belief they decide', async () => {
     const { store, clock } = openTempStore();
     const put = (key: string, value: string) =>
       store.remember({ kind: 'note', key, value, source: 'observed' }).fact!;
@@ -634,18 +637,18 @@ describe('stale beliefs for review', () => {
     store.reject(rejected.id);
     store.forget(forgotten.id);
     expect(store.review().stale.map((f) => f.id)).toEqual([control.id]);
-    const open = store.db
+    const open = dbOf(store)
       .prepare('SELECT fact_id FROM review_flags WHERE cleared_at IS NULL')
       .all() as { fact_id: number }[];
     expect(open.map((r) => r.fact_id)).toEqual([control.id]);
     for (const f of [updated, confirmed, rejected, forgotten]) {
       expect(
-        store.db.prepare('SELECT cleared_at FROM review_flags WHERE fact_id = ?').get(f.id),
+        dbOf(store).prepare('SELECT cleared_at FROM review_flags WHERE fact_id = ?').get(f.id),
       ).toEqual({ cleared_at: clock.t });
     }
   });
 
-  it('imported evidence is as old as the conversation it came from', () => {
+  it('imported evidence is as old as the conversation it came from', async () => {
     const { store } = openTempStore(T0 + 400 * DAY);
     const said = store.addEpisode({
       channel: 'import:locomo',
@@ -707,7 +710,7 @@ describe('one unit of work', () => {
     return { written, decayed, pruned };
   };
 
-  it('a throw inside rolls back a remember, a decay and a prune: the database is unchanged', () => {
+  it('a throw inside rolls back a remember, a decay and a prune: the database is unchanged', async () => {
     const { store } = night();
     const before = snapshot(store);
     let seen: ReturnType<typeof work> | null = null;
@@ -727,7 +730,7 @@ describe('one unit of work', () => {
     expect(store.verify().ok).toBe(true);
   });
 
-  it('without a throw the same work commits, and returns what fn returned', () => {
+  it('without a throw the same work commits, and returns what fn returned', async () => {
     const { store } = night();
     const before = snapshot(store);
     const r = store.transaction(() => work(store));
@@ -741,7 +744,7 @@ describe('one unit of work', () => {
     expect(store.verify().ok).toBe(true);
   });
 
-  it('a nested unit that throws is rolled back alone when the outer one catches it', () => {
+  it('a nested unit that throws is rolled back alone when the outer one catches it', async () => {
     const { store } = night();
     store.transaction(() => {
       store.remember({ kind: 'note', key: 'kept', value: 'kept value', source: 'observed' });
@@ -763,7 +766,7 @@ describe('one unit of work', () => {
     expect(store.current(slot('note', 'dropped'))).toBeUndefined();
   });
 
-  it('a whole night (dedupe, compaction, stale flags) and a purge commit together and verify', () => {
+  it('a whole night (dedupe, compaction, stale flags) and a purge commit together and verify', async () => {
     const { store, clock } = night();
     const forgotten = store.remember({
       kind: 'note',
@@ -800,7 +803,7 @@ describe('one unit of work', () => {
     ).toBe(0);
     expect(verifyProblems(store)).toEqual([]);
     // The purge's WAL was folded into the file once the unit committed.
-    expect(store.db.pragma('wal_checkpoint(PASSIVE)')).toEqual([
+    expect(dbOf(store).pragma('wal_checkpoint(PASSIVE)')).toEqual([
       { busy: 0, log: 0, checkpointed: 0 },
     ]);
   });

@@ -1,25 +1,28 @@
 // Recall (DESIGN "Reading: recall"): ranking order, the side effect on access_count, and FTS5
 // input safety (user text is never FTS5 syntax). Ranking tests assert ORDER.
+
 import { describe, expect, it } from 'vitest';
-import { EPISODE_HALF_LIFE_MS, KEY_BOOST, NEIGHBOUR_WEIGHT, RRF_K } from './recall.js';
+import { dbOf } from '../internal.js';
 import {
   DAY,
   episodeResults,
   expectKeelError,
+  expectKeelErrorAsync,
   factResults,
   openTempStore,
   recalledFactIds,
   T0,
   tableCounts,
   turn,
-} from './test-helpers.js';
-import type { Fact } from './types.js';
+} from '../test-helpers.js';
+import type { Fact } from '../types.js';
+import { EPISODE_HALF_LIFE_MS, KEY_BOOST, NEIGHBOUR_WEIGHT, RRF_K } from './recall.js';
 
 type Store = ReturnType<typeof openTempStore>['store'];
 
 /** The BM25 score SQLite gives each fact id for a term (lower is better). */
 function factBm25(store: Store, term: string): Map<number, number> {
-  const rows = store.db
+  const rows = dbOf(store)
     .prepare(
       'SELECT rowid AS id, bm25(facts_fts) AS bm FROM facts_fts WHERE facts_fts MATCH ? ORDER BY bm',
     )
@@ -30,7 +33,7 @@ function factBm25(store: Store, term: string): Map<number, number> {
 const accessCount = (store: Store, id: number) => store.fact(id)!.access_count;
 
 describe('recall ranking', () => {
-  it('a high-confidence fact outranks a low-confidence one with the same text match', () => {
+  it('a high-confidence fact outranks a low-confidence one with the same text match', async () => {
     const { store } = openTempStore();
     // The observed one is written first, so any tie order would favour it.
     const low = store.remember({
@@ -47,23 +50,23 @@ describe('recall ranking', () => {
     }).fact!;
     const bm = factBm25(store, 'hiking');
     expect(bm.get(low.id)).toBe(bm.get(high.id)); // same text match: BM25 ties
-    const res = factResults(store.recall('hiking boots'));
+    const res = factResults(await store.recall('hiking boots'));
     expect(res.map((r) => r.id)).toEqual([high.id, low.id]);
     expect(res[0]!.score / res[1]!.score).toBeCloseTo((0.7 + 0.3 * 1) / (0.7 + 0.3 * 0.7), 10);
   });
 
-  it('the episode with the higher term frequency ranks first', () => {
+  it('the episode with the higher term frequency ranks first', async () => {
     const { store, clock } = openTempStore();
     const once = turn(store, 'kayak trip down the river with friends', clock.t);
     const thrice = turn(store, 'kayak kayak kayak down the river with friends', clock.t);
     const none = turn(store, 'a quiet walk along the river with friends', clock.t);
-    const res = episodeResults(store.recall('kayak'));
+    const res = episodeResults(await store.recall('kayak'));
     expect(res.map((r) => r.id)).toEqual([thrice, once]);
     expect(res.map((r) => r.id)).not.toContain(none);
     expect(res[0]!.score).toBeGreaterThan(res[1]!.score);
   });
 
-  it('more distinct query terms matched ranks a fact first', () => {
+  it('more distinct query terms matched ranks a fact first', async () => {
     const { store } = openTempStore();
     const one = store.remember({
       kind: 'note',
@@ -77,10 +80,10 @@ describe('recall ranking', () => {
       value: 'ramen shop with spicy miso broth',
       source: 'observed',
     }).fact!;
-    expect(recalledFactIds(store, 'spicy ramen')).toEqual([two.id, one.id]);
+    expect(await recalledFactIds(store, 'spicy ramen')).toEqual([two.id, one.id]);
   });
 
-  it('a key hit boosts a fact past one with a better BM25 score', () => {
+  it('a key hit boosts a fact past one with a better BM25 score', async () => {
     const { store } = openTempStore();
     const keyHit = store.remember({
       kind: 'preference',
@@ -97,14 +100,14 @@ describe('recall ranking', () => {
     // Precondition: BM25 alone prefers the value hit (lower is better in SQLite).
     const bm = factBm25(store, 'tea');
     expect(bm.get(valueHit.id)!).toBeLessThan(bm.get(keyHit.id)!);
-    const res = factResults(store.recall('tea'));
+    const res = factResults(await store.recall('tea'));
     expect(res.map((r) => r.id)).toEqual([keyHit.id, valueHit.id]);
     // BM25 ranks: value hit 1, key hit 2; the key hit wins by the boost alone (same confidence).
     expect(res[0]!.score).toBeCloseTo(KEY_BOOST * (1 / (RRF_K + 2)) * (0.7 + 0.3 * 0.7), 12);
     expect(res[1]!.score).toBeCloseTo((1 / (RRF_K + 1)) * (0.7 + 0.3 * 0.7), 12);
   });
 
-  it('facts have no recency term: an old and a new fact with the same text and confidence tie', () => {
+  it('facts have no recency term: an old and a new fact with the same text and confidence tie', async () => {
     const { store, clock } = openTempStore();
     const old = store.remember({
       kind: 'note',
@@ -119,7 +122,7 @@ describe('recall ranking', () => {
       value: 'prefers the window seat on trains',
       source: 'observed',
     }).fact!;
-    const res = factResults(store.recall('window seat'));
+    const res = factResults(await store.recall('window seat'));
     expect(new Set(res.map((r) => r.id))).toEqual(new Set([old.id, fresh.id]));
     const byId = new Map(res.map((r) => [r.id, r]));
     expect(byId.get(old.id)!.age_ms).toBe(365 * DAY);
@@ -130,19 +133,19 @@ describe('recall ranking', () => {
     expect(res.map((r) => r.id)).toEqual(sqlOrder);
   });
 
-  it('episodes have a recency term: the newer of two identical episodes ranks first', () => {
+  it('episodes have a recency term: the newer of two identical episodes ranks first', async () => {
     const { store, clock } = openTempStore();
     // The older one is inserted first, so a tie would keep it first.
     const older = turn(store, 'we talked about the lighthouse trip', clock.t - 60 * DAY);
     const newer = turn(store, 'we talked about the lighthouse trip', clock.t - DAY);
-    const res = episodeResults(store.recall('lighthouse'));
+    const res = episodeResults(await store.recall('lighthouse'));
     expect(res.map((r) => r.id)).toEqual([newer, older]);
     const w = (age: number) => 0.6 + 0.4 * 0.5 ** (age / EPISODE_HALF_LIFE_MS);
     expect(res[0]!.score / res[1]!.score).toBeCloseTo(w(DAY) / w(60 * DAY), 10);
     expect(res[1]!.provenance.occurred_at).toBe(clock.t - 60 * DAY);
   });
 
-  it('candidates come from the whole store, not a recency window', () => {
+  it('candidates come from the whole store, not a recency window', async () => {
     const { store, clock } = openTempStore();
     const ancient = store.remember({
       kind: 'note',
@@ -159,11 +162,11 @@ describe('recall ranking', () => {
         source: 'observed',
       });
     }
-    expect(recalledFactIds(store, 'zeppelin')).toEqual([ancient.id]);
-    expect(recalledFactIds(store, 'train zeppelin')[0]).toBe(ancient.id);
+    expect(await recalledFactIds(store, 'zeppelin')).toEqual([ancient.id]);
+    expect((await recalledFactIds(store, 'train zeppelin'))[0]).toBe(ancient.id);
   });
 
-  it('access_count is bumped on the recalled facts only, never the confidence', () => {
+  it('access_count is bumped on the recalled facts only, never the confidence', async () => {
     const { store, clock } = openTempStore();
     const mk = (key: string, value: string, source: Fact['source'] = 'observed') =>
       store.remember({ kind: 'note', key, value, source }).fact!;
@@ -172,7 +175,7 @@ describe('recall ranking', () => {
     const c = mk('charlie', 'banjo strings banjo case banjo');
     const other = mk('delta', 'violin lessons on friday');
     clock.advance();
-    const res = store.recall('banjo lessons', { limit: 2 });
+    const res = await store.recall('banjo lessons', { limit: 2 });
     const returned = res.results.map((r) => r.id);
     expect(returned).toHaveLength(2);
     const all = [a.id, b.id, c.id];
@@ -188,11 +191,11 @@ describe('recall ranking', () => {
     // touch: false and episode-only recalls bump nothing.
     store.recall('banjo', { touch: false });
     turn(store, 'banjo recital tonight');
-    store.recall('banjo', { type: 'episode' });
+    await store.recall('banjo', { type: 'episode' });
     for (const id of returned) expect(accessCount(store, id)).toBe(1);
   });
 
-  it('scope is filtered before scoring: agent facts are not recalled for the owner', () => {
+  it('scope is filtered before scoring: agent facts are not recalled for the owner', async () => {
     const { store } = openTempStore();
     const mine = store.remember({
       kind: 'preference',
@@ -207,13 +210,13 @@ describe('recall ranking', () => {
       value: 'terse replies work best',
       source: 'system',
     }).fact!;
-    expect(recalledFactIds(store, 'terse replies')).toEqual([mine.id]);
-    expect(factResults(store.recall('terse replies', { scope: 'agent' })).map((r) => r.id)).toEqual(
-      [agents.id],
-    );
+    expect(await recalledFactIds(store, 'terse replies')).toEqual([mine.id]);
+    expect(
+      factResults(await store.recall('terse replies', { scope: 'agent' })).map((r) => r.id),
+    ).toEqual([agents.id]);
   });
 
-  it('facts of another scope that fill the best matches do not crowd out the scope asked for', () => {
+  it('facts of another scope that fill the best matches do not crowd out the scope asked for', async () => {
     const { store } = openTempStore();
     // 80 agent facts that match "terse replies" better (shorter, both words) than any owner fact.
     for (let i = 0; i < 80; i++) {
@@ -235,18 +238,18 @@ describe('recall ranking', () => {
           source: 'owner_stated',
         }).fact!,
     );
-    const ids = (limit: number) =>
-      factResults(store.recall('terse replies', { limit, touch: false })).map((r) => r.id);
+    const ids = async (limit: number) =>
+      factResults(await store.recall('terse replies', { limit, touch: false })).map((r) => r.id);
     // Every owner fact is found and none of the agent's, though those are the 80 best matches.
-    expect(new Set(ids(40))).toEqual(new Set(owner.map((f) => f.id)));
-    expect(ids(5)).toHaveLength(5);
+    expect(new Set(await ids(40))).toEqual(new Set(owner.map((f) => f.id)));
+    expect(await ids(5)).toHaveLength(5);
     // Control: the agent's facts are there to be found in their own scope.
     expect(
-      factResults(store.recall('terse replies', { scope: 'agent', limit: 80, touch: false })),
+      factResults(await store.recall('terse replies', { scope: 'agent', limit: 80, touch: false })),
     ).toHaveLength(80);
   });
 
-  it('the turn after or before a hit in the same session comes back after the hits; turns of other sessions do not', () => {
+  it('the turn after or before a hit in the same session comes back after the hits; turns of other sessions do not', async () => {
     const { store } = openTempStore();
     const turns: [string, string][] = [
       ['s1', 'what did you think of the violin recital?'], // hit, both words
@@ -272,21 +275,23 @@ describe('recall ranking', () => {
       },
       { path: 'd', fileSha256: 'x' },
     );
-    const r = episodeResults(store.recall('violin recital', { type: 'episode', touch: false }));
+    const r = episodeResults(
+      await store.recall('violin recital', { type: 'episode', touch: false }),
+    );
     expect(r.map((e) => e.provenance.source_id)).toEqual(['t0', 't3', 't1']);
     // Scored as NEIGHBOUR_WEIGHT of its hit's reciprocal rank (the hit ranked first).
     expect(r[2]!.score / r[0]!.score).toBeCloseTo(NEIGHBOUR_WEIGHT, 6);
   });
 
-  it('reports lexical mode and the searched terms; rejects a bad limit', () => {
+  it('reports lexical mode and the searched terms; rejects a bad limit', async () => {
     const { store } = openTempStore();
-    const res = store.recall('What is the Wi-Fi password at the cabin?');
+    const res = await store.recall('What is the Wi-Fi password at the cabin?');
     expect(res.mode).toBe('lexical');
     expect(res.terms).toEqual(['wi', 'fi', 'password', 'cabin']);
-    expectKeelError(() => store.recall('x', { limit: 0 }), 'INVALID_INPUT');
-    expectKeelError(() => store.recall('x', { limit: 201 }), 'INVALID_INPUT');
+    await expectKeelErrorAsync(() => store.recall('x', { limit: 0 }), 'INVALID_INPUT');
+    await expectKeelErrorAsync(() => store.recall('x', { limit: 201 }), 'INVALID_INPUT');
     // biome-ignore lint/suspicious/noExplicitAny: deliberately invalid input
-    expectKeelError(() => store.recall(42 as any), 'INVALID_INPUT');
+    await expectKeelErrorAsync(() => store.recall(42 as any), 'INVALID_INPUT');
   });
 });
 
@@ -310,7 +315,7 @@ describe('FTS5 input safety', () => {
     };
   }
 
-  it('operators, quotes, colons, brackets, apostrophes, * and ^ never throw and still match', () => {
+  it('operators, quotes, colons, brackets, apostrophes, * and ^ never throw and still match', async () => {
     const { store, ids } = seeded();
     const cases: [string, number][] = [
       ['multi-agent', ids.agents],
@@ -343,14 +348,17 @@ describe('FTS5 input safety', () => {
     ];
     for (const [query, expected] of cases) {
       let ids: number[] = [];
-      expect(() => {
-        ids = factResults(store.recall(query, { touch: false })).map((r) => r.id);
-      }, query).not.toThrow();
+      await expect(
+        store.recall(query, { touch: false }).then((r) => {
+          ids = factResults(r).map((x) => x.id);
+        }),
+        query,
+      ).resolves.toBeUndefined();
       expect(ids, query).toContain(expected);
     }
   });
 
-  it('a colon-joined query ("re:dentist", "tea:oolong") still finds the matching fact', () => {
+  it('a colon-joined query ("re:dentist", "tea:oolong") still finds the matching fact', async () => {
     const { store } = openTempStore();
     const dentist = store.remember({
       kind: 'profile',
@@ -365,14 +373,14 @@ describe('FTS5 input safety', () => {
       source: 'owner_stated',
     }).fact!.id;
     // Controls: the same words with a space or a hyphen are found.
-    expect(recalledFactIds(store, 're: dentist')).toEqual([dentist]);
-    expect(recalledFactIds(store, 're-dentist')).toEqual([dentist]);
-    expect(recalledFactIds(store, 'tea: oolong')).toEqual([tea]);
-    expect(recalledFactIds(store, 're:dentist')).toEqual([dentist]);
-    expect(recalledFactIds(store, 'tea:oolong')).toEqual([tea]);
+    expect(await recalledFactIds(store, 're: dentist')).toEqual([dentist]);
+    expect(await recalledFactIds(store, 're-dentist')).toEqual([dentist]);
+    expect(await recalledFactIds(store, 'tea: oolong')).toEqual([tea]);
+    expect(await recalledFactIds(store, 're:dentist')).toEqual([dentist]);
+    expect(await recalledFactIds(store, 'tea:oolong')).toEqual([tea]);
   });
 
-  it('a possessive ("dentist\'s", "dentist’s") still finds the matching fact', () => {
+  it('a possessive ("dentist\'s", "dentist’s") still finds the matching fact', async () => {
     const { store } = openTempStore();
     const dentist = store.remember({
       kind: 'profile',
@@ -380,12 +388,12 @@ describe('FTS5 input safety', () => {
       value: 'Dr. Ortiz on Elm Street',
       source: 'owner_stated',
     }).fact!.id;
-    expect(recalledFactIds(store, 'dentist')).toEqual([dentist]); // control
-    expect(recalledFactIds(store, "dentist's")).toEqual([dentist]);
-    expect(recalledFactIds(store, 'dentist’s')).toEqual([dentist]);
+    expect(await recalledFactIds(store, 'dentist')).toEqual([dentist]); // control
+    expect(await recalledFactIds(store, "dentist's")).toEqual([dentist]);
+    expect(await recalledFactIds(store, 'dentist’s')).toEqual([dentist]);
   });
 
-  it('emoji-only and punctuation-only queries return results: [] and no error', () => {
+  it('emoji-only and punctuation-only queries return results: [] and no error', async () => {
     const { store } = seeded();
     turn(store, 'sushi 🍣 and green tea 🍵!!!');
     for (const query of [
@@ -402,15 +410,15 @@ describe('FTS5 input safety', () => {
       '   ',
       '',
     ]) {
-      const res = store.recall(query);
+      const res = await store.recall(query);
       expect(res.results, JSON.stringify(query)).toEqual([]);
       expect(res.terms, JSON.stringify(query)).toEqual([]);
     }
     // Control: the same store recalls a word query.
-    expect(store.recall('sushi').results).toHaveLength(1);
+    expect((await store.recall('sushi')).results).toHaveLength(1);
   });
 
-  it('CJK: "我喜欢喝绿茶" is found by "绿茶"', () => {
+  it('CJK: "我喜欢喝绿茶" is found by "绿茶"', async () => {
     const { store } = openTempStore();
     const tea = store.remember({
       kind: 'preference',
@@ -425,14 +433,14 @@ describe('FTS5 input safety', () => {
       source: 'owner_stated',
     }).fact!;
     const ep = turn(store, '今天我喝了绿茶');
-    expect(recalledFactIds(store, '绿茶')).toEqual([tea.id]);
-    expect(recalledFactIds(store, '咖啡')).toEqual([coffee.id]);
-    expect(episodeResults(store.recall('绿茶')).map((r) => r.id)).toEqual([ep]);
+    expect(await recalledFactIds(store, '绿茶')).toEqual([tea.id]);
+    expect(await recalledFactIds(store, '咖啡')).toEqual([coffee.id]);
+    expect(episodeResults(await store.recall('绿茶')).map((r) => r.id)).toEqual([ep]);
     // A phrase, not a bag of characters: 红茶 (black tea) shares 茶 but is not 绿茶.
-    expect(recalledFactIds(store, '红茶')).toEqual([]);
+    expect(await recalledFactIds(store, '红茶')).toEqual([]);
   });
 
-  it('NFC "café" and NFD "cafe\\u0301" find each other both ways', () => {
+  it('NFC "café" and NFD "cafe\\u0301" find each other both ways', async () => {
     const { store } = openTempStore();
     const nfc = 'caf\u00e9';
     const nfd = 'cafe\u0301';
@@ -448,21 +456,21 @@ describe('FTS5 input safety', () => {
       value: `${nfd} noir`,
       source: 'owner_stated',
     }).fact!;
-    expect(recalledFactIds(store, nfd)).toContain(a.id);
-    expect(recalledFactIds(store, nfc)).toContain(b.id);
-    expect(recalledFactIds(store, `${nfd} lait`)[0]).toBe(a.id);
-    expect(recalledFactIds(store, `${nfc} noir`)[0]).toBe(b.id);
+    expect(await recalledFactIds(store, nfd)).toContain(a.id);
+    expect(await recalledFactIds(store, nfc)).toContain(b.id);
+    expect((await recalledFactIds(store, `${nfd} lait`))[0]).toBe(a.id);
+    expect((await recalledFactIds(store, `${nfc} noir`))[0]).toBe(b.id);
     const e1 = turn(store, `meet at the ${nfd} tomorrow`);
-    expect(episodeResults(store.recall(nfc)).map((r) => r.id)).toEqual([e1]);
+    expect(episodeResults(await store.recall(nfc)).map((r) => r.id)).toEqual([e1]);
   });
 
-  it('text with a NUL byte is stored and findable; a NUL in a query does not throw', () => {
+  it('text with a NUL byte is stored and findable; a NUL in a query does not throw', async () => {
     const { store } = openTempStore();
     const text = 'before\u0000after zebrafish tank';
     const ep = turn(store, text);
     expect(store.episode(ep)!.text).toBe(text);
-    expect(episodeResults(store.recall('zebrafish')).map((r) => r.id)).toEqual([ep]);
-    expect(episodeResults(store.recall('after')).map((r) => r.id)).toEqual([ep]);
+    expect(episodeResults(await store.recall('zebrafish')).map((r) => r.id)).toEqual([ep]);
+    expect(episodeResults(await store.recall('after')).map((r) => r.id)).toEqual([ep]);
     const f = store.remember({
       kind: 'note',
       key: 'pet',
@@ -470,10 +478,10 @@ describe('FTS5 input safety', () => {
       source: 'owner_stated',
     }).fact!;
     expect(f.value).toBe('a pet quokka');
-    expect(recalledFactIds(store, 'quok\u0000ka quokka')).toEqual([f.id]);
+    expect(await recalledFactIds(store, 'quok\u0000ka quokka')).toEqual([f.id]);
   });
 
-  it('a 1 MB episode is stored whole and findable', () => {
+  it('a 1 MB episode is stored whole and findable', async () => {
     const { store } = openTempStore();
     const filler = 'lorem ipsum dolor sit amet consectetur ';
     const half = filler.repeat(Math.ceil((512 * 1024) / filler.length));
@@ -482,11 +490,11 @@ describe('FTS5 input safety', () => {
     const ep = turn(store, text);
     const small = turn(store, 'a xylophonist played at the wedding');
     expect(store.episode(ep)!.text).toBe(text);
-    const res = episodeResults(store.recall('xylophonist'));
+    const res = episodeResults(await store.recall('xylophonist'));
     expect(new Set(res.map((r) => r.id))).toEqual(new Set([ep, small]));
   });
 
-  it('an episode over the limit is refused with TOO_LARGE and nothing is written', () => {
+  it('an episode over the limit is refused with TOO_LARGE and nothing is written', async () => {
     const { store } = openTempStore();
     const before = tableCounts(store);
     expectKeelError(() => turn(store, 'x'.repeat(2_000_001)), 'TOO_LARGE');

@@ -5,7 +5,7 @@
  * @module
  */
 import type Database from 'better-sqlite3';
-import { stmt } from './context.js';
+import { type StoreContext, stmt } from '../context.js';
 
 /** The value stored under `key`, or undefined. */
 export function getMeta(db: Database.Database, key: string): string | undefined {
@@ -22,4 +22,19 @@ export function setMeta(db: Database.Database, key: string, value: string | null
       db,
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     ).run(key, value);
+}
+
+/** Named values in `meta`, for the services that keep one (a watermark, a last-seen id). */
+export class MetaRepo {
+  constructor(private readonly ctx: StoreContext) {}
+
+  /** The value stored under `key`, or undefined. */
+  get(key: string): string | undefined {
+    return getMeta(this.ctx.db, key);
+  }
+
+  /** Stores `value` under `key`; null deletes it. */
+  set(key: string, value: string | null): void {
+    setMeta(this.ctx.db, key, value);
+  }
 }

@@ -1,6 +1,8 @@
 // forget, forget --purge, and the owner's review surface (review / confirm / reject).
+
 import { describe, expect, it } from 'vitest';
-import { PURGED, WEAK_BELIEF_THRESHOLD } from './lifecycle.js';
+import { dbOf } from '../internal.js';
+import { PURGED } from '../redaction.js';
 import {
   count,
   expectKeelError,
@@ -9,8 +11,9 @@ import {
   refusals,
   slot,
   turn,
-} from './test-helpers.js';
-import { valueHash } from './text.js';
+} from '../test-helpers.js';
+import { valueHash } from '../text.js';
+import { WEAK_BELIEF_THRESHOLD } from './owner.js';
 
 const DENTIST = slot('profile', 'dentist');
 
@@ -21,7 +24,7 @@ function ftsRowids(
   term: string,
 ): number[] {
   return (
-    store.db
+    dbOf(store)
       .prepare(`SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ?`)
       .all(`"${term}"`) as {
       id: number;
@@ -30,7 +33,7 @@ function ftsRowids(
 }
 
 describe('forget', () => {
-  it('retracts with a tombstone; the value is not recalled while a control fact is', () => {
+  it('retracts with a tombstone; the value is not recalled while a control fact is', async () => {
     const { store, clock } = openTempStore();
     const gone = store.remember({
       kind: 'profile',
@@ -44,7 +47,7 @@ describe('forget', () => {
       value: 'Dr. Okafor on Elm Street',
       source: 'owner_stated',
     }).fact!;
-    expect(recalledFactIds(store, 'Elm Street')).toHaveLength(2);
+    expect(await recalledFactIds(store, 'Elm Street')).toHaveLength(2);
     clock.advance();
     const r = store.forget(gone.id);
     expect(r.purged).toBe(false);
@@ -55,7 +58,7 @@ describe('forget', () => {
       status_reason: 'forgotten by the owner',
       valid_to: clock.t,
     });
-    const tomb = store.db
+    const tomb = dbOf(store)
       .prepare('SELECT * FROM tombstones WHERE fact_id = ?')
       .all(gone.id) as Record<string, unknown>[];
     expect(tomb).toEqual([
@@ -69,15 +72,15 @@ describe('forget', () => {
       }),
     ]);
     expect(store.current(DENTIST)).toBeUndefined();
-    expect(recalledFactIds(store, 'Elm Street')).toEqual([control.id]);
-    expect(recalledFactIds(store, 'Ortiz')).toEqual([]);
-    expect(recalledFactIds(store, 'Okafor')).toEqual([control.id]);
+    expect(await recalledFactIds(store, 'Elm Street')).toEqual([control.id]);
+    expect(await recalledFactIds(store, 'Ortiz')).toEqual([]);
+    expect(await recalledFactIds(store, 'Okafor')).toEqual([control.id]);
     // Forgetting twice without --purge is an INVALID_STATE, not a silent no-op.
     expectKeelError(() => store.forget(gone.id), 'INVALID_STATE');
     expectKeelError(() => store.forget(9999), 'NOT_FOUND');
   });
 
-  it('a later observed write of a forgotten value is ignored; an owner_stated one restores it', () => {
+  it('a later observed write of a forgotten value is ignored; an owner_stated one restores it', async () => {
     const { store, clock } = openTempStore();
     const f = store.remember({
       kind: 'profile',
@@ -109,10 +112,10 @@ describe('forget', () => {
     expect(restored.decision).toBe('create');
     expect(restored.reason).toBe('new slot (owner lifted a tombstone)');
     expect(restored.fact).toMatchObject({ status: 'active', source: 'owner_stated' });
-    expect(store.db.prepare('SELECT lifted_at, lifted_by FROM tombstones').all()).toEqual([
+    expect(dbOf(store).prepare('SELECT lifted_at, lifted_by FROM tombstones').all()).toEqual([
       { lifted_at: clock.t, lifted_by: restored.fact!.id },
     ]);
-    expect(recalledFactIds(store, 'Ortiz')).toEqual([restored.fact!.id]);
+    expect(await recalledFactIds(store, 'Ortiz')).toEqual([restored.fact!.id]);
     // With the tombstone lifted, observed sightings corroborate again.
     clock.advance();
     const again = store.remember({
@@ -126,7 +129,7 @@ describe('forget', () => {
 });
 
 describe('forget --purge', () => {
-  it('erases the value from facts, recall, FTS and the journal, keeps the hash, verify stays ok', () => {
+  it('erases the value from facts, recall, FTS and the journal, keeps the hash, verify stays ok', async () => {
     const { store, clock } = openTempStore();
     const value = 'Dr. Quillfeather on Elm Street';
     const hash = valueHash(value);
@@ -162,7 +165,7 @@ describe('forget --purge', () => {
       source: 'owner_stated',
     }).fact!;
     const controlEp = turn(store, 'My GP is Dr. Okafor');
-    expect(recalledFactIds(store, 'Quillfeather')).toEqual([current.id]);
+    expect(await recalledFactIds(store, 'Quillfeather')).toEqual([current.id]);
     expect(ftsRowids(store, 'episodes_fts', 'quillfeather')).toEqual([e1, e2]);
     expect(
       count(store, 'SELECT count(*) AS n FROM journal WHERE payload LIKE ?', '%quillfeather%'),
@@ -190,12 +193,11 @@ describe('forget --purge', () => {
     // The other version of the slot is untouched.
     expect(rows.map((f) => f.value)).toContain('Dr. Brennan');
     // Not recalled; the control is recalled by a query naming both.
-    expect(recalledFactIds(store, 'Quillfeather')).toEqual([]);
-    expect(recalledFactIds(store, 'Quillfeather Okafor')).toEqual([control.id]);
+    expect(await recalledFactIds(store, 'Quillfeather')).toEqual([]);
+    expect(await recalledFactIds(store, 'Quillfeather Okafor')).toEqual([control.id]);
     expect(
-      store
-        .recall('Quillfeather Okafor', { type: 'episode' })
-        .results.map((x) => x.id)
+      (await store.recall('Quillfeather Okafor', { type: 'episode' })).results
+        .map((x) => x.id)
         .sort(),
     ).toEqual([controlEp]);
     // Not in either full-text index.
@@ -212,7 +214,7 @@ describe('forget --purge', () => {
     expect(store.episode(e1)!.text).toBe(`My dentist is ${PURGED}`);
     // The hash is kept: the tombstones name it.
     expect(
-      store.db
+      dbOf(store)
         .prepare('SELECT reason FROM tombstones WHERE value_hash = ? ORDER BY id')
         .all(hash)
         .map((t) => (t as { reason: string }).reason),
@@ -226,7 +228,7 @@ describe('forget --purge', () => {
     expect(later.decision).toBe('ignore');
     expect(later.reason).toMatch(/^tombstoned/);
     expect(store.current(DENTIST)).toBeUndefined();
-    expect(recalledFactIds(store, 'Quillfeather')).toEqual([]);
+    expect(await recalledFactIds(store, 'Quillfeather')).toEqual([]);
     expect(store.verify().ok).toBe(true);
     // Purging again is a no-op, not an error.
     expect(store.forget(current.id, { purge: true })).toMatchObject({
@@ -235,7 +237,7 @@ describe('forget --purge', () => {
     });
   });
 
-  it('can purge a value that was already forgotten', () => {
+  it('can purge a value that was already forgotten', async () => {
     const { store, clock } = openTempStore();
     const f = store.remember({
       kind: 'note',
@@ -258,11 +260,11 @@ describe('forget --purge', () => {
     expect(
       count(store, `SELECT count(*) AS n FROM journal WHERE payload LIKE '%locker code%'`),
     ).toBe(0);
-    expect(recalledFactIds(store, 'zanzibar')).toEqual([control.id]);
+    expect(await recalledFactIds(store, 'zanzibar')).toEqual([control.id]);
     expect(store.verify().ok).toBe(true);
   });
 
-  it('purge erases a value stated in another case/punctuation from its evidence episodes', () => {
+  it('purge erases a value stated in another case/punctuation from its evidence episodes', async () => {
     const { store, clock } = openTempStore();
     const e1 = turn(store, 'My dentist is Dr. Quillfeather on Elm Street');
     const f = store.remember({
@@ -290,7 +292,7 @@ describe('forget --purge', () => {
     ).toBe(0);
   });
 
-  it('an ignored re-write of a purged value does not put the value back in the journal', () => {
+  it('an ignored re-write of a purged value does not put the value back in the journal', async () => {
     const { store, clock } = openTempStore();
     const f = store.remember({
       kind: 'profile',
@@ -315,7 +317,7 @@ describe('forget --purge', () => {
 });
 
 describe('review, confirm, reject', () => {
-  it('lists pending conflicts and weak (< 0.75, non-owner) beliefs, not strong or owner ones', () => {
+  it('lists pending conflicts and weak (< 0.75, non-owner) beliefs, not strong or owner ones', async () => {
     const { store, clock } = openTempStore();
     const owner = store.remember({
       kind: 'preference',
@@ -372,7 +374,7 @@ describe('review, confirm, reject', () => {
     expect(q.weak.map((f) => f.id)).not.toContain(atThreshold.id);
   });
 
-  it('confirm turns a pending conflict into owner_confirmed 1.0, superseding what it contradicted', () => {
+  it('confirm turns a pending conflict into owner_confirmed 1.0, superseding what it contradicted', async () => {
     const { store, clock } = openTempStore();
     const owner = store.remember({
       kind: 'preference',
@@ -405,14 +407,14 @@ describe('review, confirm, reject', () => {
       valid_to: clock.t,
     });
     expect(store.current(slot('preference', 'tea'))!.id).toBe(pending.id);
-    expect(recalledFactIds(store, 'rooibos sencha')).toEqual([pending.id]);
+    expect(await recalledFactIds(store, 'rooibos sencha')).toEqual([pending.id]);
     expect(store.review().pending).toEqual([]);
     expect(store.verify().ok).toBe(true);
     // Only active or pending facts can be confirmed.
     expectKeelError(() => store.confirm(owner.id), 'INVALID_STATE');
   });
 
-  it('confirm lifts a weak belief to owner_confirmed 1.0 and off the weak list', () => {
+  it('confirm lifts a weak belief to owner_confirmed 1.0 and off the weak list', async () => {
     const { store, clock } = openTempStore();
     const weak = store.remember({
       kind: 'profile',
@@ -433,7 +435,7 @@ describe('review, confirm, reject', () => {
     expect(store.review().weak.map((f) => f.id)).toEqual([other.id]);
   });
 
-  it('reject makes a pending fact rejected + tombstone; a later observed write is ignored', () => {
+  it('reject makes a pending fact rejected + tombstone; a later observed write is ignored', async () => {
     const { store, clock } = openTempStore();
     const owner = store.remember({
       kind: 'preference',
@@ -452,7 +454,7 @@ describe('review, confirm, reject', () => {
     const rejected = store.reject(pending.id);
     expect(rejected).toMatchObject({ status: 'rejected', status_reason: 'rejected by the owner' });
     expect(
-      store.db
+      dbOf(store)
         .prepare('SELECT reason, value_hash FROM tombstones WHERE fact_id = ?')
         .all(pending.id),
     ).toEqual([{ reason: 'rejected', value_hash: valueHash('rooibos') }]);
@@ -479,7 +481,7 @@ describe('review, confirm, reject', () => {
     expect(store.review().pending.map((p) => p.fact.id)).toEqual([other.fact!.id]);
   });
 
-  it('reject of an active observed belief retracts it from recall; a control stays', () => {
+  it('reject of an active observed belief retracts it from recall; a control stays', async () => {
     const { store, clock } = openTempStore();
     const bad = store.remember({
       kind: 'profile',
@@ -495,13 +497,13 @@ describe('review, confirm, reject', () => {
     }).fact!;
     clock.advance();
     store.reject(bad.id);
-    expect(recalledFactIds(store, 'Lisbon')).toEqual([good.id]);
+    expect(await recalledFactIds(store, 'Lisbon')).toEqual([good.id]);
     expectKeelError(() => store.reject(bad.id), 'INVALID_STATE');
   });
 });
 
 describe('forget --purge reaches text derived from the conversation', () => {
-  it('scrubs the session history, turn inputs, compaction summary and think records; other text stays', () => {
+  it('scrubs the session history, turn inputs, compaction summary and think records; other text stays', async () => {
     const { store, clock } = openTempStore();
     const said = turn(store, 'call me Zephyrine from now on');
     const other = turn(store, 'I like long walks by the sea');
@@ -512,7 +514,7 @@ describe('forget --purge reaches text derived from the conversation', () => {
       source: 'owner_stated',
       episodeId: said,
     }).fact!;
-    const db = store.db;
+    const db = dbOf(store);
     const now = clock.now();
     db.prepare(
       `INSERT INTO sessions (id, name, created_at, updated_at, anchor) VALUES (1, 'owner', ?, ?, ?)`,

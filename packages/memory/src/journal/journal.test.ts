@@ -1,13 +1,15 @@
 // The journal: append-only (triggers), hash-chained, and `verify` reports every break.
+
 import { describe, expect, it } from 'vitest';
+import { dbOf } from '../internal.js';
+import { MemoryStore } from '../store.js';
+import { count, journalRows, openTempStore, turn, WEEK } from '../test-helpers.js';
 import { entryHash, GENESIS_HASH, type JournalEntry, verifyJournal } from './journal.js';
-import { MemoryStore } from './store.js';
-import { count, journalRows, openTempStore, turn, WEEK } from './test-helpers.js';
 
 type Store = ReturnType<typeof openTempStore>['store'];
 
 /** A session that exercises every kind of mutation the store journals. */
-function mixedSession(store: Store, clock: ReturnType<typeof openTempStore>['clock']) {
+async function mixedSession(store: Store, clock: ReturnType<typeof openTempStore>['clock']) {
   const e1 = turn(store, 'I drink oolong every morning');
   store.remember({
     kind: 'preference',
@@ -47,7 +49,7 @@ function mixedSession(store: Store, clock: ReturnType<typeof openTempStore>['clo
     value: 'locker 42 at the gym',
     source: 'owner_stated',
   }).fact!;
-  store.recall('tea oolong');
+  await store.recall('tea oolong');
   clock.advance();
   store.confirm(pending.id);
   store.reject(store.current({ scope: 'owner', kind: 'profile', key: 'job' })!.id);
@@ -59,34 +61,36 @@ function mixedSession(store: Store, clock: ReturnType<typeof openTempStore>['clo
 }
 
 describe('journal', () => {
-  it('UPDATE and DELETE of a journal row are refused by triggers', () => {
+  it('UPDATE and DELETE of a journal row are refused by triggers', async () => {
     const { store } = openTempStore();
     store.remember({ kind: 'note', key: 'x', value: 'first entry', source: 'owner_stated' });
     const before = journalRows(store);
     expect(before.length).toBeGreaterThan(0);
     const row = before[0]!;
-    expect(() => store.db.prepare(`UPDATE journal SET op = 'forged' WHERE seq = 1`).run()).toThrow(
-      /journal is append-only/,
-    );
-    expect(() => store.db.prepare(`UPDATE journal SET payload = '{}' WHERE seq = 1`).run()).toThrow(
-      /journal is append-only/,
-    );
+    expect(() =>
+      dbOf(store).prepare(`UPDATE journal SET op = 'forged' WHERE seq = 1`).run(),
+    ).toThrow(/journal is append-only/);
+    expect(() =>
+      dbOf(store).prepare(`UPDATE journal SET payload = '{}' WHERE seq = 1`).run(),
+    ).toThrow(/journal is append-only/);
     // Even with redacted_at set, the chain fields cannot change.
     expect(() =>
-      store.db
+      dbOf(store)
         .prepare(`UPDATE journal SET redacted_at = 1, hash = ? WHERE seq = 1`)
         .run(GENESIS_HASH),
     ).toThrow(/journal is append-only/);
-    expect(() => store.db.prepare('DELETE FROM journal WHERE seq = 1').run()).toThrow(
+    expect(() => dbOf(store).prepare('DELETE FROM journal WHERE seq = 1').run()).toThrow(
       /journal is append-only/,
     );
-    expect(() => store.db.prepare('DELETE FROM journal').run()).toThrow(/journal is append-only/);
+    expect(() => dbOf(store).prepare('DELETE FROM journal').run()).toThrow(
+      /journal is append-only/,
+    );
     expect(journalRows(store)).toEqual(before);
     expect(row.prev_hash).toBe(GENESIS_HASH);
     expect(store.verify().ok).toBe(true);
   });
 
-  it('each entry chains to the previous one from the genesis hash', () => {
+  it('each entry chains to the previous one from the genesis hash', async () => {
     const { store, clock } = openTempStore();
     store.remember({ kind: 'note', key: 'a', value: 'one', source: 'owner_stated' });
     clock.advance();
@@ -101,13 +105,13 @@ describe('journal', () => {
     }
   });
 
-  it('verify reports a tampered payload (ok false, with the seq)', () => {
+  it('verify reports a tampered payload (ok false, with the seq)', async () => {
     const { store, clock } = openTempStore();
-    mixedSession(store, clock);
+    await mixedSession(store, clock);
     expect(store.verify().ok).toBe(true);
     const target = journalRows(store, 'create')[0]!;
-    store.db.exec('DROP TRIGGER journal_redact_only');
-    store.db
+    dbOf(store).exec('DROP TRIGGER journal_redact_only');
+    dbOf(store)
       .prepare('UPDATE journal SET payload = ? WHERE seq = ?')
       .run('{"value":"forged"}', target.seq);
     const report = store.verify();
@@ -121,26 +125,26 @@ describe('journal', () => {
     });
   });
 
-  it('verify reports every break: a changed field, a re-hashed entry, a deleted entry', () => {
+  it('verify reports every break: a changed field, a re-hashed entry, a deleted entry', async () => {
     const { store, clock } = openTempStore();
-    mixedSession(store, clock);
+    await mixedSession(store, clock);
     const rows = journalRows(store);
     expect(rows.length).toBeGreaterThan(12);
-    store.db.exec('DROP TRIGGER journal_redact_only; DROP TRIGGER journal_no_delete;');
+    dbOf(store).exec('DROP TRIGGER journal_redact_only; DROP TRIGGER journal_no_delete;');
     // 1. A field changed, hash left alone: that entry's hash no longer matches.
     const a = rows[2]!;
-    store.db.prepare(`UPDATE journal SET actor = 'model' WHERE seq = ?`).run(a.seq);
+    dbOf(store).prepare(`UPDATE journal SET actor = 'model' WHERE seq = ?`).run(a.seq);
     // 2. A field changed and the entry re-hashed: the NEXT entry's prev_hash breaks.
     const b = rows[6]!;
     const forged: JournalEntry = { ...b, op: 'create' === b.op ? 'update' : 'create' };
-    store.db
+    dbOf(store)
       .prepare('UPDATE journal SET op = ?, hash = ? WHERE seq = ?')
       .run(forged.op, entryHash(forged), b.seq);
     // 3. An entry deleted: a sequence gap and a broken link at the one after it.
     const c = rows[10]!;
-    store.db.prepare('DELETE FROM journal WHERE seq = ?').run(c.seq);
+    dbOf(store).prepare('DELETE FROM journal WHERE seq = ?').run(c.seq);
 
-    const { breaks } = verifyJournal(store.db);
+    const { breaks } = verifyJournal(dbOf(store));
     expect(breaks).toEqual([
       { seq: a.seq, problem: 'hash', detail: 'entry fields do not match its hash' },
       { seq: b.seq + 1, problem: 'prev_hash', detail: 'does not match the previous entry' },
@@ -153,9 +157,9 @@ describe('journal', () => {
     expect(report.problems.filter((p) => p.check === 'journal')).toHaveLength(4);
   });
 
-  it('the chain is intact after a normal mixed session (purge redaction included)', () => {
+  it('the chain is intact after a normal mixed session (purge redaction included)', async () => {
     const { store, clock, path } = openTempStore();
-    mixedSession(store, clock);
+    await mixedSession(store, clock);
     const ops = new Set(journalRows(store).map((r) => r.op));
     for (const op of [
       'episode',
@@ -194,7 +198,7 @@ describe('journal', () => {
     }
   });
 
-  it('every mutation is journaled in the same transaction as the mutation', () => {
+  it('every mutation is journaled in the same transaction as the mutation', async () => {
     const { store } = openTempStore();
     const before = count(store, 'SELECT count(*) AS n FROM journal');
     const ep = turn(store, 'hello');

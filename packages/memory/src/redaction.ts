@@ -1,0 +1,184 @@
+/**
+ * Redaction: how a value the owner purges is erased from every place that can hold their words.
+ *
+ * Every repository whose table can hold the owner's words implements {@link OwnerTextHolder}:
+ * it names the columns it covers and erases a value from them. `forget --purge` walks every
+ * holder the store has (see `MemoryStore.forget`), so a new table that holds owner text is covered
+ * by giving its repository a `redact`. A schema test lists every TEXT and BLOB column of every
+ * table and fails unless a holder covers it or {@link NO_OWNER_TEXT} says why it never holds the
+ * owner's words — so the next table cannot be forgotten by "forget".
+ *
+ * @module
+ */
+import { type StoreContext, stmt } from './context.js';
+import { normalizeValue, valuePattern } from './text.js';
+
+/** The text that replaces a purged value. */
+export const PURGED = '[purged]';
+
+/** Finds and replaces every stored form of one value (case, punctuation and Unicode form aside). */
+export interface Scrubber {
+  /** True when `text` holds the value. */
+  holds(text: string): boolean;
+  /** `text` with every form of the value replaced by {@link PURGED}. */
+  scrub(text: string): string;
+  /** Every string inside a JSON document scrubbed; keys and structure kept. */
+  scrubJson(json: string): string;
+}
+
+/** A table column. */
+export interface OwnerTextColumn {
+  table: string;
+  column: string;
+}
+
+/** A repository whose table can hold the owner's words, and can erase a value from them. */
+export interface OwnerTextHolder {
+  /** The place, as purge reports it (e.g. `messages`, `belief_queue`). */
+  readonly place: string;
+  /** The columns it covers. */
+  readonly ownerText: readonly OwnerTextColumn[];
+  /**
+   * Erases the value from every covered column, inside the caller's transaction.
+   *
+   * @param now - ms since epoch (recorded where the table keeps when a row was redacted).
+   * @returns the ids (primary keys) of the rows changed, ascending.
+   */
+  redact(scrubber: Scrubber, now: number): number[];
+}
+
+/**
+ * A scrubber for `value`, or null when it has no words to find. Matching is against NFKC text:
+ * case, punctuation and spacing between the value's words do not matter, whole words only.
+ */
+export function scrubberFor(value: string): Scrubber | null {
+  const pattern = valuePattern(value);
+  if (!pattern || !normalizeValue(value)) return null;
+  const holds = (text: string) => {
+    pattern.lastIndex = 0;
+    return pattern.test(text.normalize('NFKC'));
+  };
+  const scrub = (text: string) =>
+    holds(text) ? text.normalize('NFKC').replace(pattern, PURGED) : text;
+  const walk = (node: unknown): unknown => {
+    if (typeof node === 'string') return scrub(node);
+    if (Array.isArray(node)) return node.map(walk);
+    if (node && typeof node === 'object') {
+      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v)]));
+    }
+    return node;
+  };
+  return {
+    holds,
+    scrub,
+    scrubJson: (json) => {
+      if (!holds(json)) return json;
+      try {
+        return JSON.stringify(walk(JSON.parse(json)));
+      } catch {
+        return scrub(json); // not JSON after all: scrubbed as text
+      }
+    },
+  };
+}
+
+/**
+ * A holder for plain text (or JSON) columns of one table, redacted row by row (by rowid): the
+ * shape most repositories need.
+ *
+ * @param columns - the columns; `json` ones are scrubbed string by string inside the document.
+ */
+export function columnHolder(
+  ctx: StoreContext,
+  table: string,
+  columns: readonly { column: string; json?: boolean }[],
+  place = table,
+): OwnerTextHolder {
+  return {
+    place,
+    ownerText: columns.map(({ column }) => ({ table, column })),
+    redact(scrubber: Scrubber): number[] {
+      const changed = new Set<number>();
+      for (const { column, json } of columns) {
+        const update = stmt(ctx.db, `UPDATE ${table} SET ${column} = ? WHERE rowid = ?`);
+        for (const row of ctx.db
+          .prepare(
+            `SELECT rowid AS id, ${column} AS text FROM ${table} WHERE ${column} IS NOT NULL`,
+          )
+          .all() as { id: number; text: string }[]) {
+          if (!scrubber.holds(row.text)) continue;
+          update.run(json ? scrubber.scrubJson(row.text) : scrubber.scrub(row.text), row.id);
+          changed.add(row.id);
+        }
+      }
+      return [...changed].sort((a, b) => a - b);
+    },
+  };
+}
+
+/**
+ * Every TEXT or BLOB column no holder covers, with why it never holds the owner's words
+ * (`table.column` → reason). Tables created at run time (the vector tables) and the full-text
+ * indexes (contentless: derived from rows that are covered) are listed too.
+ */
+export const NO_OWNER_TEXT: Readonly<Record<string, string>> = {
+  'schema_migrations.name': 'the name of a schema step',
+  'meta.key': 'the name of a setting keel keeps',
+  'meta.value': 'keel bookkeeping: the embedder fingerprint, watermarks, message ids',
+  'episodes.kind': 'an enumeration',
+  'episodes.channel': 'the front door or source an episode came from',
+  'episodes.role': 'an enumeration',
+  'episodes.speaker': 'who spoke (keel, the owner, or a named speaker of an import), not what',
+  'episodes.source_id': 'a position in an imported file (e.g. D1:3) or a message id',
+  'episodes.source_doc': 'the name of an imported document',
+  'episodes.session_key': 'a session label from an import or the weekly review',
+  'episodes.meta': 'ids and flags (discord message id, caught up)',
+  'facts.scope': 'an enumeration',
+  'facts.kind': 'an enumeration',
+  'facts.key':
+    "the slot's stable slug; kept so the slot's tombstone binds (purge erases the value)",
+  'facts.value_hash': 'a hash, kept on purpose so forgotten values stay forgotten',
+  'facts.status': 'an enumeration',
+  'facts.source': 'an enumeration',
+  'facts.status_reason': "keel's own words for why a row is in its status",
+  'fact_evidence.source': 'an enumeration',
+  'tombstones.scope': 'an enumeration',
+  'tombstones.kind': 'an enumeration',
+  'tombstones.key': 'the slot a tombstone binds',
+  'tombstones.value_hash': 'a hash, kept on purpose',
+  'tombstones.reason': 'an enumeration',
+  'journal.actor': 'an enumeration',
+  'journal.op': 'an enumeration',
+  'journal.entity': 'an enumeration',
+  'journal.payload_hash': 'a hash',
+  'journal.prev_hash': 'a hash',
+  'journal.hash': 'a hash',
+  'imports.path': 'the path of an imported file',
+  'imports.format': 'an enumeration',
+  'imports.file_sha256': 'a hash',
+  'sessions.name': "the session's name (owner)",
+  'turns.channel': 'the front door',
+  'turns.status': 'an enumeration',
+  'turns.error_code': 'a KeelError code',
+  'turns.provider': 'the model provider',
+  'turns.model': 'the model name',
+  'turns.facts_used': 'fact ids',
+  'messages.role': 'an enumeration',
+  'belief_queue.state': 'an enumeration',
+  'belief_queue.gate': 'which gate decided',
+  'think_runs.kind': 'an enumeration',
+  'think_runs.status': 'an enumeration',
+  'think_runs.gate': 'which gate ran',
+  'think_runs.period': 'a night or week label',
+  'think_runs.error_code': 'a KeelError code',
+  'curator_diary.night': 'a date',
+  'interrupts.item_key': "a hash of the item's name",
+  'review_flags.reason': 'an enumeration',
+  'vector_queue.entity': 'an enumeration',
+  'vec_facts_codes.code':
+    'sign bits of an embedding; rebuilt from the redacted text by the vector queue',
+  'vec_facts_codes.q8': 'an 8-bit embedding; rebuilt from the redacted text by the vector queue',
+  'vec_episodes_codes.code':
+    'sign bits of an embedding; rebuilt from the redacted text by the vector queue',
+  'vec_episodes_codes.q8': 'an 8-bit embedding; rebuilt from the redacted text by the vector queue',
+};

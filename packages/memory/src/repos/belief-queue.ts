@@ -1,0 +1,179 @@
+/**
+ * The pending-beliefs queue (`belief_queue`): owner turns waiting for the belief gate, and the
+ * turns it said hold a durable fact waiting for reflection and the nightly curator. Its one
+ * producer is {@link BeliefQueueRepo.advanceWatermark}: a watermark over episodes that queues the
+ * owner's own conversation turns written since the last tick.
+ *
+ * A row keeps the gate's decision and category, never text quoted from the turn.
+ *
+ * @module
+ */
+import { type StoreContext, stmt } from '../context.js';
+import { columnHolder, type OwnerTextHolder } from '../redaction.js';
+import { getMeta, setMeta } from './meta.js';
+
+/** The `meta` key holding the id of the newest episode the gate step has looked at. */
+export const WATERMARK_KEY = 'think.watermark';
+
+/**
+ * What makes an episode gate input: the owner's own words in a conversation (never keel's
+ * replies, mechanism or command records, other speakers, imported archives, or redacted text).
+ */
+const OWNER_TURN = `kind = 'conversation' AND role = 'owner' AND channel NOT LIKE 'import:%'
+  AND redacted_at IS NULL`;
+
+/** A queue state. */
+export type QueueState = 'new' | 'believed' | 'dismissed' | 'undecided';
+
+/** A turn waiting for the gate, with its text. */
+export interface GateInput {
+  id: number;
+  episode_id: number;
+  attempts: number;
+  text: string;
+}
+
+/** A queued turn the gate believed. */
+export interface QueuedTurn {
+  id: number;
+  episode_id: number;
+}
+
+/** The belief queue. */
+export class BeliefQueueRepo {
+  constructor(private readonly ctx: StoreContext) {}
+
+  /** The watermark: the newest episode id the producer has looked at (0 before the first tick). */
+  watermark(): number {
+    return Number(getMeta(this.ctx.db, WATERMARK_KEY) ?? 0);
+  }
+
+  /**
+   * Moves the watermark over every episode written since the last call, queueing the owner's new
+   * turns as `new` (a turn already queued is kept as it is). One transaction.
+   *
+   * @param now - ms since epoch, recorded as `queued_at`.
+   * @returns how many turns were queued.
+   */
+  advanceWatermark(now: number): number {
+    const db = this.ctx.db;
+    return db
+      .transaction(() => {
+        const from = this.watermark();
+        const hi = (stmt(db, 'SELECT max(id) AS id FROM episodes').get() as { id: number | null })
+          .id;
+        if (hi === null || hi <= from) return 0;
+        const added = stmt(
+          db,
+          `INSERT OR IGNORE INTO belief_queue (episode_id, queued_at)
+             SELECT id, ? FROM episodes WHERE id > ? AND id <= ? AND ${OWNER_TURN}`,
+        ).run(now, from, hi).changes;
+        setMeta(db, WATERMARK_KEY, String(hi));
+        return added;
+      })
+      .immediate();
+  }
+
+  /** Queues one episode as `new` unless it is queued already. @returns true when it was added. */
+  enqueue(episodeId: number, now: number): boolean {
+    return (
+      stmt(
+        this.ctx.db,
+        'INSERT OR IGNORE INTO belief_queue (episode_id, queued_at) VALUES (?, ?)',
+      ).run(episodeId, now).changes === 1
+    );
+  }
+
+  /**
+   * The turns the gate should judge: `new` ones and `undecided` ones with fewer than
+   * `maxAttempts` tries, that are still the owner's unredacted conversation, oldest first.
+   */
+  forGate(maxAttempts: number, limit: number): GateInput[] {
+    return stmt(
+      this.ctx.db,
+      `SELECT q.id, q.episode_id, q.attempts, e.text FROM belief_queue q
+         JOIN episodes e ON e.id = q.episode_id
+         WHERE (q.state = 'new' OR (q.state = 'undecided' AND q.attempts < ?))
+           AND e.kind = 'conversation' AND e.role = 'owner' AND e.redacted_at IS NULL
+         ORDER BY q.id LIMIT ?`,
+    ).all(maxAttempts, limit) as GateInput[];
+  }
+
+  /**
+   * Records a gate decision on a queued turn.
+   *
+   * @param decision.decidedAt - ms since epoch; null for `undecided`.
+   * @param decision.attempt - 1 when a gate was asked, 0 when the screen refused the turn.
+   */
+  decide(
+    id: number,
+    decision: {
+      state: Exclude<QueueState, 'new'>;
+      gate: string;
+      reason: string;
+      decidedAt: number | null;
+      attempt: 0 | 1;
+    },
+  ): void {
+    stmt(
+      this.ctx.db,
+      `UPDATE belief_queue SET state = ?, gate = ?, reason = ?, decided_at = ?,
+         attempts = attempts + ? WHERE id = ?`,
+    ).run(decision.state, decision.gate, decision.reason, decision.decidedAt, decision.attempt, id);
+  }
+
+  /** How many believed turns wait for reflection. */
+  countAwaitingReflection(): number {
+    return (
+      stmt(
+        this.ctx.db,
+        `SELECT count(*) AS n FROM belief_queue WHERE state = 'believed' AND reflected_at IS NULL`,
+      ).get() as { n: number }
+    ).n;
+  }
+
+  /** Believed turns not reflected on yet, oldest first. */
+  awaitingReflection(limit: number): QueuedTurn[] {
+    return stmt(
+      this.ctx.db,
+      `SELECT id, episode_id FROM belief_queue WHERE state = 'believed' AND reflected_at IS NULL
+         ORDER BY id LIMIT ?`,
+    ).all(limit) as QueuedTurn[];
+  }
+
+  /** Marks queued turns reflected on. */
+  markReflected(ids: readonly number[], now: number): void {
+    const mark = stmt(this.ctx.db, 'UPDATE belief_queue SET reflected_at = ? WHERE id = ?');
+    for (const id of ids) mark.run(now, id);
+  }
+
+  /** Believed turns not curated yet, oldest first. */
+  awaitingCuration(limit: number): QueuedTurn[] {
+    return stmt(
+      this.ctx.db,
+      `SELECT id, episode_id FROM belief_queue WHERE state = 'believed' AND curated_at IS NULL
+         ORDER BY id LIMIT ?`,
+    ).all(limit) as QueuedTurn[];
+  }
+
+  /** Marks queued turns consumed by the curator. */
+  markCurated(ids: readonly number[], now: number): void {
+    const mark = stmt(this.ctx.db, 'UPDATE belief_queue SET curated_at = ? WHERE id = ?');
+    for (const id of ids) mark.run(now, id);
+  }
+
+  /** What waits: turns for the gate (new or undecided) and believed turns for the curator. */
+  counts(): { waiting: number; believed: number } {
+    return stmt(
+      this.ctx.db,
+      `SELECT coalesce(sum(state IN ('new', 'undecided')), 0) AS waiting,
+              coalesce(sum(state = 'believed' AND curated_at IS NULL), 0) AS believed
+       FROM belief_queue`,
+    ).get() as { waiting: number; believed: number };
+  }
+
+  /** The queue as a holder of the owner's words: a decision's reason. */
+  holder(): OwnerTextHolder {
+    return columnHolder(this.ctx, 'belief_queue', [{ column: 'reason' }]);
+  }
+}

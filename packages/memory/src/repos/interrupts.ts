@@ -1,0 +1,96 @@
+/**
+ * Interrupts (`interrupts`): things worth telling the owner now (a reminder they asked for, a
+ * deadline). Each item is recorded once (its key is unique), claimed before it is sent so a crash
+ * mid-send never sends it twice, and given up after a few failed sends.
+ *
+ * @module
+ */
+import { type StoreContext, stmt } from '../context.js';
+import { columnHolder, type OwnerTextHolder } from '../redaction.js';
+
+/** An item waiting to be sent. */
+export interface DueInterrupt {
+  id: number;
+  text: string;
+}
+
+/** The interrupts. */
+export class InterruptsRepo {
+  constructor(private readonly ctx: StoreContext) {}
+
+  /** True when an item is due within `[from, to]` (ms since epoch). */
+  anyDueBetween(from: number, to: number): boolean {
+    return (
+      stmt(this.ctx.db, 'SELECT 1 FROM interrupts WHERE due_at BETWEEN ? AND ? LIMIT 1').get(
+        from,
+        to,
+      ) !== undefined
+    );
+  }
+
+  /**
+   * Records an item unless one with the same key exists.
+   *
+   * @returns true when it is new.
+   */
+  record(item: {
+    itemKey: string;
+    text: string;
+    episodeId: number;
+    dueAt: number | null;
+    now: number;
+  }): boolean {
+    return (
+      stmt(
+        this.ctx.db,
+        `INSERT OR IGNORE INTO interrupts (item_key, text, episode_id, due_at, created_at)
+           VALUES (?, ?, ?, ?, ?)`,
+      ).run(item.itemKey, item.text, item.episodeId, item.dueAt, item.now).changes === 1
+    );
+  }
+
+  /**
+   * Gives up the unsent items due before `before` (their time passed): no longer retried.
+   *
+   * @returns how many were given up.
+   */
+  expire(before: number, maxAttempts: number): number {
+    return stmt(
+      this.ctx.db,
+      `UPDATE interrupts SET attempts = ?, last_error = 'expired: its time passed before it could be sent'
+         WHERE sent_at IS NULL AND attempts < ? AND due_at IS NOT NULL AND due_at < ?`,
+    ).run(maxAttempts, maxAttempts, before).changes;
+  }
+
+  /** Unsent items with tries left that are due by `until` (or have no due time), oldest first. */
+  due(maxAttempts: number, until: number): DueInterrupt[] {
+    return stmt(
+      this.ctx.db,
+      `SELECT id, text FROM interrupts
+         WHERE sent_at IS NULL AND attempts < ? AND (due_at IS NULL OR due_at <= ?) ORDER BY id`,
+    ).all(maxAttempts, until) as DueInterrupt[];
+  }
+
+  /** Claims an item before sending it. @returns false when another process claimed it first. */
+  claim(id: number, now: number): boolean {
+    return (
+      stmt(
+        this.ctx.db,
+        'UPDATE interrupts SET sent_at = ?, attempts = attempts + 1 WHERE id = ? AND sent_at IS NULL',
+      ).run(now, id).changes === 1
+    );
+  }
+
+  /** Releases a claimed item whose send failed, with why. */
+  release(id: number, error: string): void {
+    stmt(this.ctx.db, 'UPDATE interrupts SET sent_at = NULL, last_error = ? WHERE id = ?').run(
+      error,
+      id,
+    );
+  }
+
+  /** The interrupts as a holder of the owner's words: the message and a send error. */
+  holder(): OwnerTextHolder {
+    return columnHolder(this.ctx, 'interrupts', [{ column: 'text' }, { column: 'last_error' }]);
+  }
+}
