@@ -76,13 +76,6 @@ export {
 export { DECAY_GRACE_WEEKS, DECAY_PER_WEEK, type DecayChange, PRUNE_BELOW } from './maintenance.js';
 export { getMeta, setMeta } from './meta.js';
 export {
-  LATEST_VERSION,
-  MIGRATIONS,
-  type Migration,
-  migrate,
-  schemaVersion,
-} from './migrations.js';
-export {
   EPISODE_HALF_LIFE_MS,
   type EpisodeResult,
   type FactResult,
@@ -103,6 +96,13 @@ export {
   retractBelief,
 } from './retract.js';
 export { findSecret, looksLikeInjection, redactSecrets, SECRET_PLACEHOLDER } from './scan.js';
+export {
+  LATEST_VERSION,
+  MIGRATIONS,
+  type Migration,
+  migrate,
+  schemaVersion,
+} from './schema/index.js';
 export {
   DB_FILENAME,
   keelHome,

@@ -33,70 +33,12 @@ import { type StoreContext, stmt } from './context.js';
 import { type Embedder, type EmbedderInfo, fingerprint } from './embed/types.js';
 import { CodeBuffer } from './hamming.js';
 import { getMeta, setMeta } from './meta.js';
+import { META_VECTOR_FINGERPRINT as META_FINGERPRINT } from './schema/index.js';
 
 /** Rows embedded per provider call and per transaction. */
 export const EMBED_BATCH = 64;
 /** The longest text embedded, in characters (the models truncate to a few hundred tokens anyway). */
 export const MAX_EMBED_CHARS = 4000;
-
-/** Migration 5: the queue the triggers fill. Plain SQL; needs no extension. */
-export const VECTOR_QUEUE_SQL = `
--- Rows whose vector must be (re)made or removed. Filled by triggers, so no writer can forget;
--- emptied by the vector sync. Seeded with every row that can have a vector. AUTOINCREMENT: seq
--- never repeats, so a reader can remember how far it has looked.
-CREATE TABLE vector_queue (
-  seq    INTEGER PRIMARY KEY AUTOINCREMENT,
-  entity TEXT NOT NULL CHECK (entity IN ('fact', 'episode')),
-  id     INTEGER NOT NULL,
-  UNIQUE (entity, id)
-) STRICT;
-CREATE TRIGGER vector_queue_fact_insert AFTER INSERT ON facts WHEN new.status = 'active'
-BEGIN INSERT OR IGNORE INTO vector_queue (entity, id) VALUES ('fact', new.id); END;
-CREATE TRIGGER vector_queue_fact_update AFTER UPDATE OF status, kind, key, value ON facts
-WHEN (old.status = 'active') <> (new.status = 'active') OR old.kind IS NOT new.kind
-  OR old.key IS NOT new.key OR old.value IS NOT new.value
-BEGIN INSERT OR IGNORE INTO vector_queue (entity, id) VALUES ('fact', new.id); END;
-CREATE TRIGGER vector_queue_episode_insert AFTER INSERT ON episodes WHEN new.kind = 'conversation'
-BEGIN INSERT OR IGNORE INTO vector_queue (entity, id) VALUES ('episode', new.id); END;
-CREATE TRIGGER vector_queue_episode_update AFTER UPDATE OF text ON episodes
-WHEN new.kind = 'conversation'
-BEGIN INSERT OR IGNORE INTO vector_queue (entity, id) VALUES ('episode', new.id); END;
-INSERT INTO vector_queue (entity, id) SELECT 'fact', id FROM facts WHERE status = 'active';
-INSERT INTO vector_queue (entity, id) SELECT 'episode', id FROM episodes WHERE kind = 'conversation';
-`;
-
-/** The `meta` key holding the fingerprint of the embedder that made the stored vectors. */
-export const META_FINGERPRINT = 'vector_fingerprint';
-
-/**
- * Migration 7: the queue fills only once vectors are in use. Step 5's triggers queued every
- * conversation episode and active fact even in a store that never binds an embedder (a 100k-turn
- * import wrote 100k queue rows). These recreate them with one more condition: `meta` holds a
- * vector fingerprint, which {@link VectorIndex.attach} writes in the same transaction that creates
- * the `vec0` tables, and which then queues every row written before (the backfill). A store whose
- * vector tables already exist keeps its queue; any other store's queue is emptied.
- */
-export const VECTOR_QUEUE_GATE_SQL = `
-DROP TRIGGER vector_queue_fact_insert;
-DROP TRIGGER vector_queue_fact_update;
-DROP TRIGGER vector_queue_episode_insert;
-DROP TRIGGER vector_queue_episode_update;
-CREATE TRIGGER vector_queue_fact_insert AFTER INSERT ON facts
-WHEN new.status = 'active' AND EXISTS (SELECT 1 FROM meta WHERE key = '${META_FINGERPRINT}')
-BEGIN INSERT OR IGNORE INTO vector_queue (entity, id) VALUES ('fact', new.id); END;
-CREATE TRIGGER vector_queue_fact_update AFTER UPDATE OF status, kind, key, value ON facts
-WHEN ((old.status = 'active') <> (new.status = 'active') OR old.kind IS NOT new.kind
-  OR old.key IS NOT new.key OR old.value IS NOT new.value)
-  AND EXISTS (SELECT 1 FROM meta WHERE key = '${META_FINGERPRINT}')
-BEGIN INSERT OR IGNORE INTO vector_queue (entity, id) VALUES ('fact', new.id); END;
-CREATE TRIGGER vector_queue_episode_insert AFTER INSERT ON episodes
-WHEN new.kind = 'conversation' AND EXISTS (SELECT 1 FROM meta WHERE key = '${META_FINGERPRINT}')
-BEGIN INSERT OR IGNORE INTO vector_queue (entity, id) VALUES ('episode', new.id); END;
-CREATE TRIGGER vector_queue_episode_update AFTER UPDATE OF text ON episodes
-WHEN new.kind = 'conversation' AND EXISTS (SELECT 1 FROM meta WHERE key = '${META_FINGERPRINT}')
-BEGIN INSERT OR IGNORE INTO vector_queue (entity, id) VALUES ('episode', new.id); END;
-DELETE FROM vector_queue WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = '${META_FINGERPRINT}');
-`;
 
 /** First-pass candidates kept per result wanted, for rescoring (and at least RESCORE_MIN). */
 export const RESCORE_FACTOR = 20;

@@ -6,7 +6,7 @@
  */
 import type { StoreContext } from './context.js';
 import { type JournalBreak, verifyJournal } from './journal.js';
-import { LATEST_VERSION, schemaVersion } from './migrations.js';
+import { LATEST_VERSION, schemaVersion } from './schema/index.js';
 import { checkVectors } from './vectors.js';
 
 /** One broken invariant. */
