@@ -56,7 +56,7 @@ import {
   type SyncOptions,
   VectorIndex,
   type VectorStatus,
-} from './vectors.js';
+} from './vectors/index.js';
 import { type VerifyReport, verify } from './verify.js';
 import { normalizeKey, type RememberInput, remember, type WriteResult } from './write.js';
 

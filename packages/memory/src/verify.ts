@@ -7,7 +7,7 @@
 import type { StoreContext } from './context.js';
 import { type JournalBreak, verifyJournal } from './journal.js';
 import { LATEST_VERSION, schemaVersion } from './schema/index.js';
-import { checkVectors } from './vectors.js';
+import { checkVectors } from './vectors/index.js';
 
 /** One broken invariant. */
 export interface VerifyProblem {
