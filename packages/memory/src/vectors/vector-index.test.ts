@@ -217,3 +217,36 @@ describe('the vector queue fills only once vectors are in use', () => {
     expect(count(store, 'SELECT count(*) AS n FROM vector_queue')).toBe(5);
   });
 });
+
+describe('stale vectors in a process without an embedder', () => {
+  it('a forget deletes the fact’s vector at once (both copies); the row stays queued and the next sync with an embedder forgets it', async () => {
+    const { store } = openTempStore();
+    const forgotten = store.remember({
+      kind: 'fact',
+      key: 'ride',
+      value: 'drives a red sedan',
+      source: 'owner_stated',
+    }).fact!;
+    const kept = store.remember({
+      kind: 'note',
+      key: 'coffee',
+      value: 'espresso with oat milk',
+      source: 'owner_stated',
+    }).fact!;
+    await store.useEmbedder(new ConceptEmbedder());
+    await store.embedPending();
+    await store.useEmbedder(null); // vectors in use, none bound here (another process's view)
+
+    store.forget(forgotten.id);
+    const vectorsOf = (id: number) =>
+      count(store, 'SELECT count(*) AS n FROM vec_facts_codes WHERE id = ?', id) +
+      count(store, 'SELECT count(*) AS n FROM vec_facts WHERE rowid = ?', BigInt(id));
+    expect(vectorsOf(forgotten.id)).toBe(0);
+    expect(vectorsOf(kept.id)).toBe(2); // control: the other fact keeps both copies
+    expect(count(store, 'SELECT count(*) AS n FROM vector_queue')).toBe(1);
+
+    await store.useEmbedder(new ConceptEmbedder());
+    expect(await store.embedPending()).toEqual({ embedded: 0, remaining: 0 });
+    expect(vectorsOf(kept.id)).toBe(2);
+  });
+});
