@@ -31,9 +31,8 @@
  */
 export { checkVectors, pendingVectorRows, type VectorProblem } from './check.js';
 export type { Neighbour } from './quantised.js';
-export type { VectorEntity } from './tables.js';
+export { removeStaleVectors, type VectorEntity } from './tables.js';
 export {
-  removeStaleVectors,
   type SyncOptions,
   VectorIndex,
   type VectorStatus,

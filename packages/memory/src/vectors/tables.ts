@@ -4,7 +4,7 @@
  * (read by the fast path, see `quantised.ts`); the embedder fingerprints and the generation counter
  * in `meta`; the queue of rows whose vector must change ({@link VECTOR_QUEUE}, made by schema step
  * 5); the text each row is embedded as; and the writes `VectorIndex` makes to them (store a batch,
- * mend a vector that lost a copy).
+ * remove the vectors of queued rows, mend a vector that lost a copy).
  *
  * The tables are created when an embedder is first bound, since their dimension depends on it.
  * Creating, dropping or reading a `vec0` table needs sqlite-vec loaded (`extension.ts`); the code
@@ -13,10 +13,11 @@
  * @module
  */
 import type Database from 'better-sqlite3';
-import { stmt } from '../context.js';
+import { type StoreContext, stmt } from '../context.js';
 import type { EmbedderInfo } from '../embed/types.js';
 import { getMeta, setMeta } from '../meta.js';
 import { VECTOR_QUEUE } from '../schema/index.js';
+import { loadVectorExtension } from './extension.js';
 import { type CodeIndex, int8Copy, signBits } from './quantised.js';
 
 /** The two kinds of row with vectors. */
@@ -122,9 +123,8 @@ export interface BatchRow extends QueuedRow {
 /** The oldest `n` queued rows, with the text each would be embedded as now. */
 export function readBatch(db: Database.Database, n: number): BatchRow[] {
   return (
-    stmt(db, `SELECT seq, entity, id FROM ${VECTOR_QUEUE} ORDER BY seq LIMIT ? OFFSET ?`).all(
+    stmt(db, `SELECT seq, entity, id FROM ${VECTOR_QUEUE} ORDER BY seq LIMIT ?`).all(
       n,
-      0,
     ) as QueuedRow[]
   ).map((row) => ({ ...row, text: currentText(db, row.entity, row.id) }));
 }
@@ -243,4 +243,62 @@ export function loadCodes(
       new Int8Array(q8.buffer, q8.byteOffset, dim),
     );
   }
+}
+
+/** What {@link removeQueuedVectors} did. */
+export interface RemovedVectors {
+  /** The rows whose stored vector (both copies) was deleted. */
+  removed: { entity: VectorEntity; id: number }[];
+  /** The generation before, and after (the same when nothing was deleted). */
+  before: number;
+  after: number;
+  /** The last queue `seq` looked at. */
+  through: number;
+}
+
+/**
+ * Deletes the stored vectors (both copies) of every row queued after `since`, in one transaction
+ * that bumps the generation when any went. The rows stay queued (the next sync embeds them again)
+ * except, with `dropIneligible`, those that should have no vector now.
+ *
+ * @param since - a queue `seq`; 0 for the whole queue.
+ * @returns null, opening no transaction, when nothing is queued after `since`.
+ */
+export function removeQueuedVectors(
+  db: Database.Database,
+  since: number,
+  dropIneligible: boolean,
+): RemovedVectors | null {
+  const queued = stmt(db, `SELECT seq, entity, id FROM ${VECTOR_QUEUE} WHERE seq > ? ORDER BY seq`);
+  if (queued.get(since) === undefined) return null;
+  return db
+    .transaction((): RemovedVectors => {
+      const rows = queued.all(since) as QueuedRow[];
+      const before = generation(db);
+      const removed: RemovedVectors['removed'] = [];
+      for (const r of rows) {
+        const t = VECTOR_TABLES[r.entity];
+        if (stmt(db, `DELETE FROM ${t.codes} WHERE id = ?`).run(r.id).changes > 0) {
+          stmt(db, `DELETE FROM ${t.vec} WHERE rowid = ?`).run(BigInt(r.id));
+          removed.push({ entity: r.entity, id: r.id });
+        }
+        if (dropIneligible && currentText(db, r.entity, r.id) === null)
+          stmt(db, `DELETE FROM ${VECTOR_QUEUE} WHERE seq = ?`).run(r.seq);
+      }
+      const after = removed.length > 0 ? bumpGeneration(db) : before;
+      return { removed, before, after, through: rows[rows.length - 1]?.seq ?? since };
+    })
+    .immediate();
+}
+
+/**
+ * Deletes the vectors of queued rows without an embedder (e.g. right after a purge in a process
+ * that never attached one); the rows stay queued for the next sync. No-op when sqlite-vec or the
+ * tables are absent.
+ *
+ * @returns the number of vectors deleted.
+ */
+export function removeStaleVectors(ctx: StoreContext): number {
+  if (!loadVectorExtension(ctx.db).ok || !tablesExist(ctx.db)) return 0;
+  return removeQueuedVectors(ctx.db, 0, false)?.removed.length ?? 0;
 }

@@ -2,8 +2,8 @@
  * {@link VectorIndex}: the vector tables of one store bound to one embedder, and their lifecycle:
  * binding (`attach`, which creates the tables on first use and compares fingerprints), keeping
  * them in step with the rows (`removeStale`, `sync`), searching (`knn`, `exactKnn`), mending
- * (`repair`) and rebuilding (`reindex`). {@link removeStaleVectors} serves a process without an
- * embedder.
+ * (`repair`) and rebuilding (`reindex`). The SQL they run is in `tables.ts`; a process without an
+ * embedder removes stale vectors with `removeStaleVectors` there.
  *
  * @module
  */
@@ -19,17 +19,16 @@ import { CodeIndex, type Neighbour, RESCORE_FACTOR, RESCORE_MIN } from './quanti
 import {
   bumpGeneration,
   createTables,
-  currentText,
   deleteLoneCopies,
   dropTables,
   generation,
   loadCodes,
   MAX_EMBED_CHARS,
   META_REINDEX,
-  type QueuedRow,
   queueEveryRow,
   queueRows,
   readBatch,
+  removeQueuedVectors,
   storeBatch,
   storedEmbedder,
   tablesExist,
@@ -183,34 +182,15 @@ export class VectorIndex {
    * @returns the number of vectors deleted.
    */
   removeStale(): number {
-    const db = this.ctx.db; // attach made the tables; they exist for as long as this index does
-    const rows = stmt(
-      db,
-      `SELECT seq, entity, id FROM ${VECTOR_QUEUE} WHERE seq > ? ORDER BY seq`,
-    ).all(this.removedThrough) as QueuedRow[];
-    if (rows.length === 0) return 0;
-    const removed: { entity: VectorEntity; id: number }[] = [];
-    let before = 0;
-    let after = 0;
-    db.transaction(() => {
-      before = generation(db);
-      for (const r of rows) {
-        const t = VECTOR_TABLES[r.entity];
-        if (stmt(db, `DELETE FROM ${t.codes} WHERE id = ?`).run(r.id).changes > 0) {
-          stmt(db, `DELETE FROM ${t.vec} WHERE rowid = ?`).run(BigInt(r.id));
-          removed.push(r);
-        }
-        if (currentText(db, r.entity, r.id) === null)
-          stmt(db, `DELETE FROM ${VECTOR_QUEUE} WHERE seq = ?`).run(r.seq);
-      }
-      after = removed.length > 0 ? bumpGeneration(db) : before;
-    }).immediate();
-    this.removedThrough = rows[rows.length - 1]!.seq;
-    if (removed.length > 0)
-      this.afterWrite(before, after, (idx) => {
-        for (const r of removed) idx[r.entity].delete(r.id);
+    // attach made the tables; they exist for as long as this index does
+    const r = removeQueuedVectors(this.ctx.db, this.removedThrough, true);
+    if (!r) return 0;
+    this.removedThrough = r.through;
+    if (r.removed.length > 0)
+      this.afterWrite(r.before, r.after, (idx) => {
+        for (const x of r.removed) idx[x.entity].delete(x.id);
       });
-    return removed.length;
+    return r.removed.length;
   }
 
   /**
@@ -240,6 +220,7 @@ export class VectorIndex {
           'interrupted; the vectors embedded so far are kept: run keel reindex again to continue',
         );
       }
+      // The oldest queued rows: what an earlier batch embedded or forgot has left the queue.
       const batch = readBatch(db, Math.min(EMBED_BATCH, total - done));
       if (batch.length === 0) break;
       const vectors = await this.embedder.embed(
@@ -372,29 +353,4 @@ export class VectorIndex {
     }
     return { embedded, resumed };
   }
-}
-
-/**
- * Deletes the vectors of queued rows without an embedder (e.g. right after a purge in a process
- * that never attached one). No-op when sqlite-vec or the tables are absent.
- */
-export function removeStaleVectors(ctx: StoreContext): number {
-  if (!loadVectorExtension(ctx.db).ok || !tablesExist(ctx.db)) return 0;
-  let removed = 0;
-  ctx.db
-    .transaction(() => {
-      const rows = ctx.db
-        .prepare(`SELECT seq, entity, id FROM ${VECTOR_QUEUE}`)
-        .all() as QueuedRow[];
-      for (const r of rows) {
-        const t = VECTOR_TABLES[r.entity];
-        if (stmt(ctx.db, `DELETE FROM ${t.codes} WHERE id = ?`).run(r.id).changes > 0) {
-          stmt(ctx.db, `DELETE FROM ${t.vec} WHERE rowid = ?`).run(BigInt(r.id));
-          removed++;
-        }
-      }
-      if (removed > 0) bumpGeneration(ctx.db);
-    })
-    .immediate();
-  return removed;
 }
