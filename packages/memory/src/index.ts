@@ -114,15 +114,12 @@ export {
 } from './store.js';
 export { foldForIndex, ftsMatch, humanAge, normalizeValue, queryTerms, valueHash } from './text.js';
 export * from './types.js';
-export { loadVectorExtension } from './vectors/extension.js';
 export {
   type Neighbour,
   type SyncOptions,
   VectorIndex,
   type VectorStatus,
 } from './vectors/index.js';
-export { episodeText, factText } from './vectors/tables.js';
-export { EMBED_BATCH } from './vectors/vector-index.js';
 export type { VerifyProblem, VerifyReport } from './verify.js';
 export {
   authority,
