@@ -1,7 +1,7 @@
 /**
  * Hybrid recall latency at 10k and 100k rows (facts + episodes) with 384-d vectors: the same
  * synthetic store as `recall.ts` (90% imported conversation episodes, 10% facts through
- * `remember`), every row embedded, then 300 queries through `store.hybridRecall`.
+ * `remember`), every row embedded, then 300 queries through `store.recall` (the one recall door).
  *
  * No real sentence-embedding weights are reachable on these machines, so the vectors come from a
  * stand-in: a dense random projection of the bag of words (each word a fixed pseudo-random 384-d

@@ -215,7 +215,7 @@ export async function benchLongMemEval(options: {
   writeResults('longmemeval', header, rows, [
     `Data: ${options.data} (${questions} non-abstention questions).`,
     `Embedder: ${selection.embedder ? `${selection.info!.provider} ${selection.info!.model}` : `none (${selection.reason})`}.`,
-    'Query: the question; store.recall / hybridRecall(q, { type: "episode", limit: 100, touch: false }).',
+    'Query: the question; store.recall(q, { type: "episode", limit: 100, touch: false }).',
   ]);
   const first = [...results].filter(([key]) => key.endsWith('first hit'));
   return first.map(([key, byType]) => {

@@ -33,6 +33,6 @@ export function stmt(db: Database.Database, sql: string): Database.Statement {
 }
 
 /** A single number from a query selecting one column named `n` (e.g. `SELECT count(*) AS n …`). */
-export function count(db: Database.Database, sql: string, ...params: unknown[]): number {
+export function countRows(db: Database.Database, sql: string, ...params: unknown[]): number {
   return (stmt(db, sql).get(...params) as { n: number }).n;
 }

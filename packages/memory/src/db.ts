@@ -8,7 +8,7 @@ import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isSqliteCorruption, KeelError } from '@keel/errors';
 import Database from 'better-sqlite3';
-import { migrate } from './migrations.js';
+import { migrate } from './schema/index.js';
 import { foldForIndex } from './text.js';
 
 /** Options for {@link openDatabase}. */

@@ -27,7 +27,6 @@
  */
 
 export type { OpenOptions } from './db.js';
-// Vectors and embedders
 export {
   DEFAULT_HF_ENDPOINT,
   type InstalledModel,
@@ -63,7 +62,6 @@ export {
   type EmbedPurpose,
   fingerprint,
 } from './embed/types.js';
-// Facts
 export {
   DEDUPE_MIN_WORDS,
   DEDUPE_REASON,
@@ -105,7 +103,6 @@ export {
   type WriteResult,
 } from './facts/review.js';
 export { STALE_AFTER_DAYS, type StaleOptions } from './facts/review-flags.js';
-// Import
 export type { ImportOptions, ImportResult } from './import/import.js';
 export {
   type ImportedTurn,
@@ -116,17 +113,7 @@ export {
   parseLongMemEvalDate,
 } from './import/parsers.js';
 export type { CompactOptions } from './journal/compact.js';
-// Journal
 export { GENESIS_HASH, type JournalBreak, verifyJournal } from './journal/journal.js';
-// Schema
-export {
-  LATEST_VERSION,
-  MIGRATIONS,
-  type Migration,
-  migrate,
-  schemaVersion,
-} from './migrations.js';
-// Recall
 export {
   EPISODE_HALF_LIFE_MS,
   type EpisodeResult,
@@ -140,9 +127,7 @@ export {
   type RecallResult,
   RRF_K,
 } from './recall/recall.js';
-// Redaction
 export { NO_OWNER_TEXT, type OwnerTextColumn, type OwnerTextHolder, PURGED } from './redaction.js';
-// Repositories
 export type { GateInput, QueuedTurn, QueueState } from './repos/belief-queue.js';
 export { WATERMARK_KEY } from './repos/belief-queue.js';
 export type { NightCounts } from './repos/diary.js';
@@ -160,9 +145,14 @@ export type {
   TurnStatus,
 } from './repos/session.js';
 export type { RunKind, RunOutcome, TickInfo } from './repos/think-runs.js';
-// Text and scans
 export { findSecret, looksLikeInjection, redactSecrets, SECRET_PLACEHOLDER } from './scan.js';
-// The store
+export {
+  LATEST_VERSION,
+  MIGRATIONS,
+  type Migration,
+  migrate,
+  schemaVersion,
+} from './schema/index.js';
 export {
   DB_FILENAME,
   keelHome,
@@ -170,7 +160,11 @@ export {
   type StoreOptions,
 } from './store.js';
 export { foldForIndex, ftsMatch, humanAge, normalizeValue, queryTerms, valueHash } from './text.js';
-// Vocabulary and rows
 export * from './types.js';
-export { type Neighbour, type SyncOptions, VectorIndex, type VectorStatus } from './vectors.js';
+export {
+  type Neighbour,
+  type SyncOptions,
+  VectorIndex,
+  type VectorStatus,
+} from './vectors/index.js';
 export type { VerifyProblem, VerifyReport } from './verify.js';

@@ -6,7 +6,7 @@
  *
  * @module
  */
-export { type Clock, count, type StoreContext, stmt } from './context.js';
+export { type Clock, countRows, type StoreContext, stmt } from './context.js';
 export { openDatabase, registerFunctions } from './db.js';
 export { appendJournal, entryHash, type JournalEntry } from './journal/journal.js';
 export { recall as lexicalRecall, type VectorArm } from './recall/recall.js';

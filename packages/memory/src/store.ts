@@ -12,7 +12,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KeelError } from '@keel/errors';
 import type Database from 'better-sqlite3';
-import { type Clock, count, type StoreContext, stmt } from './context.js';
+import { type Clock, countRows, type StoreContext, stmt } from './context.js';
 import { type OpenOptions, openDatabase } from './db.js';
 import type { Embedder } from './embed/types.js';
 import { type DedupeChange, dedupeActive } from './facts/dedupe.js';
@@ -72,7 +72,7 @@ import {
   type SyncOptions,
   VectorIndex,
   type VectorStatus,
-} from './vectors.js';
+} from './vectors/index.js';
 import { type VerifyReport, verify } from './verify.js';
 
 /** The database file inside a keel home folder. */
@@ -514,7 +514,7 @@ export class MemoryStore {
   stats(): { facts: number; active: number; pending: number; episodes: number; mode: RecallMode } {
     return {
       ...factCounts(this.#ctx),
-      episodes: count(this.#ctx.db, 'SELECT count(*) AS n FROM episodes'),
+      episodes: countRows(this.#ctx.db, 'SELECT count(*) AS n FROM episodes'),
       mode: this.#vectors?.active ? 'hybrid' : 'lexical',
     };
   }

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { count as countRows, type StoreContext } from './context.js';
+import { countRows, type StoreContext } from './context.js';
 import { type JournalBreak, verifyJournal } from './journal/journal.js';
-import { LATEST_VERSION, schemaVersion } from './migrations.js';
-import { checkVectors } from './vectors.js';
+import { LATEST_VERSION, schemaVersion } from './schema/index.js';
+import { checkVectors } from './vectors/index.js';
 
 /** One broken invariant. */
 export interface VerifyProblem {

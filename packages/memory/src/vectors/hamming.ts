@@ -1,6 +1,6 @@
 /**
  * Hamming distances between binary codes (sign bits of vectors, packed 32 to a word): the vector
- * arm's first pass (see `vectors.ts`). Two kernels compute the same numbers:
+ * arm's first pass (see `quantised.ts`). Two kernels compute the same numbers:
  *
  * - a WebAssembly function using the CPU's 64-bit population count (`i64.popcnt`), over codes
  *   kept in the module's own memory ({@link CodeBuffer}); assembled below from its instructions,
