@@ -75,7 +75,7 @@ function counts() {
 }
 
 describe('a turn', () => {
-  it('streams the reply and stores episodes, history and the belief-queue entry', async () => {
+  it('streams the reply and stores episodes and history; the think watermark alone queues the turn', async () => {
     fake.reply('Hello! I am keel.');
     const chunks: string[] = [];
     const r = await agent().turn({
@@ -91,7 +91,12 @@ describe('a turn', () => {
       model: 'claude-test',
       mode: 'lexical',
     });
-    expect(counts()).toMatchObject({ episodes: 2, messages: 2, queue: 1, facts: 0 });
+    // The turn path queues nothing for the belief gate: the think service's watermark is the
+    // queue's one producer, and it queues the owner's turn (never keel's reply) once.
+    expect(counts()).toMatchObject({ episodes: 2, messages: 2, queue: 0, facts: 0 });
+    expect(store.beliefQueue.advanceWatermark(store.now())).toBe(1);
+    expect(store.beliefQueue.advanceWatermark(store.now())).toBe(0);
+    expect(counts().queue).toBe(1);
     const roles = dbOf(store).prepare('SELECT role, speaker FROM episodes ORDER BY id').all();
     expect(roles).toEqual([
       { role: 'owner', speaker: null },

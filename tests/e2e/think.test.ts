@@ -173,8 +173,8 @@ describe('a tick over new episodes', () => {
     const again = await runThink(deps({ model: null }), { curate: 'never', weekly: 'never' });
     expect(again.examined).toBe(0);
 
-    // This tick's reflection finds nothing; the curator consolidates.
-    anthropic.reply(deltas([]));
+    // The night: the curator reflects on the turn no tick could (there was no model); the tick's
+    // own reflection leaves it to the curator, so the turn goes to the model once.
     anthropic.reply(
       deltas([
         {
@@ -215,16 +215,66 @@ describe('a tick over new episodes', () => {
     expect(store.fact(fact!.id)!.source).toBe('observed');
     expect(store.evidence(fact!.id)).toEqual([allergy.id]);
     expect(activeRows('note')).toHaveLength(0);
-    expect(queueState(allergy.id)!.curated_at).toBe(clock);
-    // The curator was shown the believed turn only.
-    const sent = JSON.stringify(anthropic.requests[1]!.body.messages);
-    expect(JSON.stringify(anthropic.requests[1]!.body.system)).toMatch(/nightly curator/);
+    expect(queueState(allergy.id)).toMatchObject({ state: 'reflected', curated_at: clock });
+    // The curator was shown the believed turn only, in the night's one request.
+    expect(anthropic.requests).toHaveLength(1);
+    const sent = JSON.stringify(anthropic.requests[0]!.body.messages);
+    expect(JSON.stringify(anthropic.requests[0]!.body.system)).toMatch(/nightly curator/);
     expect(sent).toContain(`[episode ${allergy.id}]`);
     expect(sent).not.toContain('weather');
     expect(sent).not.toContain('Noted:');
     const diary = dbOf(store).prepare('SELECT * FROM curator_diary').all() as { text: string }[];
     expect(diary).toHaveLength(1);
     expect(diary[0]!.text).toMatch(/1 added/);
+  });
+});
+
+describe('each thing once', () => {
+  it('a turn is queued by the watermark alone, judged once, reflected once and never sent to the model again; a captured "remember that" is never re-derived', async () => {
+    // The turn path's explicit capture: the owner's episode and their word as a belief.
+    const captured = ownerTurn('remember that my dentist is Dr. Ortiz', '2026-11-29T09:00');
+    store.remember({
+      kind: 'relationship',
+      key: 'dentist',
+      value: 'Dr. Ortiz',
+      source: 'owner_stated',
+      episodeId: captured.id,
+      actor: 'owner',
+    });
+    const allergy = ownerTurn("I'm allergic to penicillin", '2026-11-29T09:05');
+    gateSaysYesFor(['dentist', 'penicillin']);
+    anthropic.reply(
+      deltas([
+        {
+          op: 'add',
+          kind: 'profile',
+          subject: 'owner',
+          key: 'allergy',
+          value: 'penicillin',
+          episodes: [allergy.id],
+          stated: true,
+        },
+      ]),
+    );
+    const tick = await runThink(deps(), { curate: 'never', weekly: 'never' });
+    expect(tick).toMatchObject({ examined: 2, queued: 1, proposed: 1, written: 1 });
+    expect(queueState(captured.id)).toMatchObject({ state: 'dismissed', gate: 'capture' });
+    expect(queueState(allergy.id)).toMatchObject({ state: 'reflected' });
+    // The gate was asked about the allergy only; the model was shown it once.
+    expect(ollama.requests.filter((r) => r.path === '/api/chat')).toHaveLength(1);
+    expect(anthropic.requests).toHaveLength(1);
+    const shown = JSON.stringify(anthropic.requests[0]!.body.messages);
+    expect(shown).toContain(`[episode ${allergy.id}]`);
+    expect(shown).not.toContain(`[episode ${captured.id}]`);
+
+    // The night consolidates without sending either turn again.
+    const night = await runThink(deps(), { curate: 'now', weekly: 'never' });
+    expect(night.curated).toMatchObject({ added: 0, corroborated: 0 });
+    expect(anthropic.requests).toHaveLength(1);
+    // The captured statement stays the owner's word alone: no observed copy under any key.
+    const dentist = store.activeFacts().filter((f) => f.value.includes('Ortiz'));
+    expect(dentist.map((f) => f.source)).toEqual(['owner_stated']);
+    expect(activeRows('allergy')).toHaveLength(1);
   });
 });
 
@@ -318,7 +368,11 @@ describe('reflection', () => {
       const r = await runThink(deps(), { curate: 'never', weekly: 'never' });
       expect(r.proposed).toBe(1);
       expect(r.written).toBe(i === 0 ? 1 : 0);
-      dbOf(store).prepare('UPDATE belief_queue SET reflected_at = NULL').run();
+      dbOf(store)
+        .prepare(
+          `UPDATE belief_queue SET state = 'believed', reflected_at = NULL WHERE state = 'reflected'`,
+        )
+        .run();
     }
     expect(activeRows('allergy')).toMatchObject([{ evidence_count: 1, confidence: 0.7 }]);
 
@@ -429,7 +483,11 @@ describe('reflection', () => {
 
     // The same extraction again (reflection re-run and the nightly curator over the same turn),
     // once under the same key and once under a new one; plus a control about something else.
-    dbOf(store).prepare('UPDATE belief_queue SET reflected_at = NULL').run();
+    dbOf(store)
+      .prepare(
+        `UPDATE belief_queue SET state = 'believed', reflected_at = NULL WHERE state = 'reflected'`,
+      )
+      .run();
     const other = {
       ...penicillin([turn.id]),
       kind: 'constraint',
@@ -445,10 +503,16 @@ describe('reflection', () => {
       episodes: [turn.id],
     };
     anthropic.reply(deltas([penicillin([turn.id]), other]));
+    const tick = await runThink(deps(), { curate: 'never', weekly: 'never' });
+    dbOf(store)
+      .prepare(
+        `UPDATE belief_queue SET state = 'believed', reflected_at = NULL WHERE state = 'reflected'`,
+      )
+      .run();
     anthropic.reply(deltas([penicillin([turn.id]), other, control]));
-    const r = await runThink(deps(), { curate: 'now', weekly: 'never' });
-    expect(r.proposed).toBe(5);
-    expect(r.ignored).toBe(4);
+    const night = await runThink(deps(), { curate: 'now', weekly: 'never' });
+    expect(tick.proposed + night.proposed).toBe(5);
+    expect(tick.ignored + night.ignored).toBe(4);
     expect(activeRows('allergy')).toHaveLength(0);
     expect(activeRows('drug_allergies')).toHaveLength(0);
     expect(activeRows('sister')).toMatchObject([{ value: 'Ada' }]);

@@ -1,13 +1,14 @@
 /**
  * The nightly curator. It fails closed: the whole night is one unit of work.
  *
- * 1. Plan (model calls, nothing written): the pending-beliefs queue not yet curated goes to the
- *    frontier model in batches; each answer is validated. Any model error fails the night here,
- *    before anything was written.
- * 2. Apply (one IMMEDIATE transaction): every delta through the write review; the queue rows
- *    marked curated; decay; prune (to tombstones); dedupe over active rows; journal compaction;
- *    the full-text indexes optimized; the night's diary row. An error anywhere rolls all of it
- *    back, so memory is exactly as before and the night is retried on a later tick.
+ * 1. Plan (model calls, nothing written): only the believed turns no tick reflected on (the
+ *    backlog: a model that was down, more than a tick takes) go to the frontier model, in
+ *    batches; each answer is validated. A turn a tick already reflected on is never sent again.
+ *    Any model error fails the night here, before anything was written.
+ * 2. Apply (one IMMEDIATE transaction): every delta through the write review; the backlog's queue
+ *    rows marked reflected; decay; prune (to tombstones); dedupe over active rows; journal
+ *    compaction; the full-text indexes optimized; the night's diary row. An error anywhere rolls
+ *    all of it back, so memory is exactly as before and the night is retried on a later tick.
  *
  * Without a model the queue waits (and the diary says so) while the rest of the night still runs.
  *
@@ -17,7 +18,8 @@
 import type { Decision, Episode } from '@keel/memory';
 import { applyDelta } from './apply.js';
 import { consult } from './consult.js';
-import { CURATOR_SYSTEM, type Delta, type Rejected } from './deltas.js';
+import { CURATOR_SYSTEM, type Delta, type Rejected, type Urgent } from './deltas.js';
+import { recordUrgent } from './interrupt.js';
 import { episodesById } from './reflect.js';
 import type { CuratedCounts, ThinkDeps } from './types.js';
 
@@ -36,6 +38,8 @@ export interface Night extends CuratedCounts {
   written: number;
   rejected: Rejected[];
   deduped: number;
+  /** Urgent items recorded from the backlog's turns (reminders the owner asked for). */
+  urgent: number;
   /** Sightings the write review refused. */
   ignored: number;
   decayed: number;
@@ -53,10 +57,15 @@ export interface Night extends CuratedCounts {
  */
 export async function curateNight(deps: ThinkDeps, night: string, runId: number): Promise<Night> {
   const { store } = deps;
-  const rows = store.beliefQueue.awaitingCuration(CURATE_MAX_TURNS);
+  const rows = store.beliefQueue.awaitingReflection(CURATE_MAX_TURNS);
 
   // 1. Plan: every model call before any write.
-  const plans: { deltas: Delta[]; allowed: Map<number, Episode>; rowIds: number[] }[] = [];
+  const plans: {
+    deltas: Delta[];
+    urgent: Urgent[];
+    allowed: Map<number, Episode>;
+    rowIds: number[];
+  }[] = [];
   let unusable = 0;
   const rejected: Rejected[] = [];
   let waiting: string | null = null;
@@ -71,7 +80,7 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
       );
       if (allowed.size === 0) {
         // Nothing left to show (redacted or refused by the screen): consumed as it is.
-        plans.push({ deltas: [], allowed, rowIds: batch.map((r) => r.id) });
+        plans.push({ deltas: [], urgent: [], allowed, rowIds: batch.map((r) => r.id) });
         continue;
       }
       const answer = await consult(
@@ -88,7 +97,12 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
         unusable += batch.length;
         continue;
       }
-      plans.push({ deltas: answer.deltas, allowed, rowIds: batch.map((r) => r.id) });
+      plans.push({
+        deltas: answer.deltas,
+        urgent: answer.urgent,
+        allowed,
+        rowIds: batch.map((r) => r.id),
+      });
     }
   }
 
@@ -104,6 +118,7 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
     };
     let proposed = 0;
     let written = 0;
+    let urgent = 0;
     for (const plan of plans) {
       for (const [i, d] of plan.deltas.entries()) {
         proposed++;
@@ -112,10 +127,17 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
         if (r.outcome === 'written') written++;
         if (r.outcome === 'rejected') rejected.push({ at: `delta[${i}]`, reason: r.reason });
       }
+      for (const [i, u] of plan.urgent.entries()) {
+        const source = u.episodes.map((id) => plan.allowed.get(id)).find((e) => e !== undefined);
+        if (!source)
+          rejected.push({ at: `urgent[${i}]`, reason: 'cites no episode that was shown' });
+        else if (recordUrgent(store, u, source, deps.config.tz, now)) urgent++;
+      }
     }
-    store.beliefQueue.markCurated(
+    store.beliefQueue.markReflected(
       plans.flatMap((p) => p.rowIds),
       now,
+      'curator',
     );
     const decayed = store.decay().length;
     const pruned = store.prune().length;
@@ -145,6 +167,7 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
       written,
       rejected,
       deduped,
+      urgent,
       ignored: tally.ignore,
       decayed,
       compacted,

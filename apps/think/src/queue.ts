@@ -5,7 +5,8 @@
  * Only the owner's own conversation turns are input: mechanism and command episodes, keel's own
  * replies, other speakers and imported archives never are (the watermark query filters on
  * kind, role and channel), and keel's recalled-memory text is stripped by `screenTurn`. A turn
- * holding a secret or an injection is dismissed before any gate sees it.
+ * holding a secret or an injection is dismissed before any gate sees it, and so is a turn the
+ * owner's explicit "remember that …" already made a belief of.
  *
  * @module
  */
@@ -31,6 +32,11 @@ export interface GateStep {
   queued: number;
   /** Turns the gate said no to, or the screen refused. */
   dismissed: number;
+  /**
+   * Turns whose explicit "remember that …" the turn path already stored as the owner's word:
+   * dismissed without asking a gate, so nothing re-derives them.
+   */
+  captured: number;
   /** Turns with no decision this time (retried next tick). */
   undecided: number;
   /** Why turns were dismissed by the screen, e.g. `{ secret: 1 }`. */
@@ -64,8 +70,9 @@ function why(verdict: GateVerdict): string {
 
 /**
  * Judges the queue's `new` and retryable `undecided` turns with `gate`: yes → `believed` (the
- * pending-beliefs queue the reflection and curator read), no → `dismissed`, no decision →
- * `undecided` with one more attempt. Each decision is written as soon as it is made, so a
+ * pending-beliefs queue reflection reads), no → `dismissed`, no decision → `undecided` with one
+ * more attempt. A turn whose explicit "remember that …" was already stored as the owner's word is
+ * dismissed without asking (`captured`). Each decision is written as soon as it is made, so a
  * shutdown mid-step loses nothing.
  *
  * @throws KeelError `CANCELLED` when `signal` aborts.
@@ -80,6 +87,7 @@ export async function judgeQueue(
     examined: 0,
     queued: 0,
     dismissed: 0,
+    captured: 0,
     undecided: 0,
     screened: {},
     stoppedEarly: false,
@@ -97,6 +105,12 @@ export async function judgeQueue(
   for (const row of rows) {
     if (signal?.aborted) throw new KeelError('CANCELLED', 'the think run was stopped');
     step.examined++;
+    if (row.captured) {
+      step.dismissed++;
+      step.captured++;
+      decide(row.id, 'dismissed', 'capture', 'captured explicitly', now(), 0);
+      continue;
+    }
     // The screen also refuses a turn whose secret the store already withheld (its placeholder).
     const screen = screenTurn(row.text);
     if (!screen.ok) {

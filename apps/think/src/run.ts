@@ -3,10 +3,11 @@
  * interval:
  *
  * 1. the belief gate over the owner turns written since the watermark;
- * 2. reflection over the turns the gate queued;
+ * 2. reflection over the turns the gate queued — or, once tonight's curation is due (its hour has
+ *    come and tonight is not done, or it is forced), the curator, which reflects on them inside
+ *    the night's one unit of work: each turn is reflected on once;
  * 3. interrupts (never in quiet hours, each item at most once);
- * 4. the nightly curator when its hour has come and tonight is not done (or when forced);
- * 5. the weekly review when last week has not been reviewed (after the curator's hour).
+ * 4. the weekly review when last week has not been reviewed (after the curator's hour).
  *
  * Each step is recorded in `think_runs` (the tick, and the curator and weekly review as runs of
  * their own). A model or gate failure is recorded and leaves work for the next tick; it never
@@ -43,6 +44,8 @@ export interface RunDetails extends RunReport {
   /** Sightings the write review refused (tombstoned, the owner's word, the same episode again, …). */
   ignored: number;
   screened: Record<string, number>;
+  /** Owner turns dismissed because their explicit "remember that …" was already the owner's word. */
+  captured: number;
 }
 
 const describe = (err: unknown) => ({
@@ -86,6 +89,7 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
     rejected: [],
     ignored: 0,
     screened: {},
+    captured: 0,
   };
   try {
     advanceWatermark(store, deps.now());
@@ -93,6 +97,7 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
     report.examined = gate.examined;
     report.queued = gate.queued;
     report.screened = gate.screened;
+    report.captured = gate.captured;
     if (gate.undecided > 0) {
       report.skipped.push(
         `gate: ${gate.undecided} turn(s) undecided, retried next tick` +
@@ -100,20 +105,8 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
       );
     }
 
-    const reflection = await reflect(deps);
-    report.proposed += reflection.proposed;
-    report.written += reflection.written;
-    report.rejected.push(...reflection.rejected);
-    report.ignored += reflection.ignored;
-    if (reflection.skipped) report.skipped.push(reflection.skipped);
-
-    const delivery = await deliverInterrupts(deps);
-    report.interrupts = delivery.sent;
-    if (delivery.held) report.skipped.push(`interrupts: ${delivery.held}`);
-    if (delivery.expired) {
-      report.skipped.push(`interrupts: ${delivery.expired} dropped, their time had passed`);
-    }
-
+    // Each believed turn is reflected on once: by this tick, or — when the curator runs in this
+    // run — by the curator, inside the night's one unit of work.
     const curate = options.curate ?? 'auto';
     const now = deps.now();
     const night = nightOf(now, config.tz, config.curateAt);
@@ -124,6 +117,16 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
       curate === 'now' ||
       (curate === 'auto' &&
         curationDue(now, config.tz, config.curateAt, lastPeriod(store, 'curate')));
+    // Once tonight's curation is due and until it has run, the queue is the curator's: it reflects
+    // on what waits inside the night's one unit of work (a failed night is retried an hour later).
+    if (!due) {
+      const reflection = await reflect(deps);
+      report.proposed += reflection.proposed;
+      report.written += reflection.written;
+      report.rejected.push(...reflection.rejected);
+      report.ignored += reflection.ignored;
+      if (reflection.skipped) report.skipped.push(reflection.skipped);
+    }
     if (due && backingOff) {
       report.skipped.push(
         `curator: the last attempt failed; retrying after ${new Date(lastFailed + CURATE_RETRY_MS).toISOString()}`,
@@ -158,6 +161,13 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
         );
         log(`curator failed for the night of ${night}: ${d.code}: ${d.error}`);
       }
+    }
+
+    const delivery = await deliverInterrupts(deps);
+    report.interrupts = delivery.sent;
+    if (delivery.held) report.skipped.push(`interrupts: ${delivery.held}`);
+    if (delivery.expired) {
+      report.skipped.push(`interrupts: ${delivery.expired} dropped, their time had passed`);
     }
 
     const weekly = options.weekly ?? 'auto';

@@ -124,8 +124,13 @@ describe('capture after a turn', () => {
     });
     expect(store.activeFacts().map((f) => f.key)).toEqual(['dentist']);
     expect(store.episode(r.replyEpisodeId)).toMatchObject({ role: 'assistant' });
-    const queued = dbOf(store).prepare('SELECT episode_id FROM belief_queue').all();
-    expect(queued).toEqual([{ episode_id: r.ownerEpisodeId }]);
+    // The turn path queues nothing; the think watermark queues the owner's turn, which the gate
+    // step then sees as captured (its statement is already the owner's word, never re-derived).
+    expect(dbOf(store).prepare('SELECT episode_id FROM belief_queue').all()).toEqual([]);
+    store.beliefQueue.advanceWatermark(store.now());
+    expect(store.beliefQueue.forGate(5, 10)).toMatchObject([
+      { episode_id: r.ownerEpisodeId, captured: 1 },
+    ]);
   });
 });
 

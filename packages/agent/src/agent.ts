@@ -2,9 +2,10 @@
  * One owner session's turn loop. A front door hands a message to {@link Agent.turn}: take the
  * session lock, recall, assemble the prompt, call the model with streaming and the memory tools,
  * run tools, and when the turn completes store it in one transaction: the history, an episode for
- * the owner's message and one for the reply, the model's staged writes, explicit "remember that …"
- * captures as owner_stated facts, and the owner's turn queued for the belief gate. A failed turn is
- * recorded as failed and becomes nothing else.
+ * the owner's message and one for the reply, the model's staged writes, and explicit "remember
+ * that …" captures as owner_stated facts. The think service's watermark finds the owner's episode
+ * (the belief queue has one producer). A failed turn is recorded as failed and becomes nothing
+ * else.
  *
  * @module
  */
@@ -304,7 +305,6 @@ export class Agent {
             this.store.forget(w.id, { channel });
         }
       }
-      this.store.beliefQueue.enqueue(owner.id, this.store.now());
       this.session.completeTurn(turnId, messages, { ...this.modelInfo, factsUsed });
       return { writes, ownerEpisodeId: owner.id, replyEpisodeId: answer.id };
     });

@@ -1,8 +1,13 @@
 /**
  * The pending-beliefs queue (`belief_queue`): owner turns waiting for the belief gate, and the
- * turns it said hold a durable fact waiting for reflection and the nightly curator. Its one
- * producer is {@link BeliefQueueRepo.advanceWatermark}: a watermark over episodes that queues the
- * owner's own conversation turns written since the last tick.
+ * turns it said hold a durable fact waiting for reflection. Each thing happens once:
+ *
+ * - one producer, {@link BeliefQueueRepo.advanceWatermark}: a watermark over episodes that queues
+ *   the owner's own conversation turns written since the last tick (`new`);
+ * - the gate decides each turn once (`believed`, `dismissed`, or `undecided` and retried); a turn
+ *   the owner's explicit "remember that …" already captured is dismissed, never re-derived;
+ * - a believed turn is reflected on once — by a tick, or by the nightly curator when no tick
+ *   could — and becomes `reflected` ({@link BeliefQueueRepo.markReflected}).
  *
  * A row keeps the gate's decision and category, never text quoted from the turn.
  *
@@ -23,7 +28,7 @@ const OWNER_TURN = `kind = 'conversation' AND role = 'owner' AND channel NOT LIK
   AND redacted_at IS NULL`;
 
 /** A queue state. */
-export type QueueState = 'new' | 'believed' | 'dismissed' | 'undecided';
+export type QueueState = 'new' | 'believed' | 'dismissed' | 'undecided' | 'reflected';
 
 /** A turn waiting for the gate, with its text. */
 export interface GateInput {
@@ -31,6 +36,8 @@ export interface GateInput {
   episode_id: number;
   attempts: number;
   text: string;
+  /** 1 when the owner's explicit "remember that …" in this turn was already stored as their word. */
+  captured: 0 | 1;
 }
 
 /** A queued turn the gate believed. */
@@ -74,16 +81,6 @@ export class BeliefQueueRepo {
       .immediate();
   }
 
-  /** Queues one episode as `new` unless it is queued already. @returns true when it was added. */
-  enqueue(episodeId: number, now: number): boolean {
-    return (
-      stmt(
-        this.ctx.db,
-        'INSERT OR IGNORE INTO belief_queue (episode_id, queued_at) VALUES (?, ?)',
-      ).run(episodeId, now).changes === 1
-    );
-  }
-
   /**
    * The turns the gate should judge: `new` ones and `undecided` ones with fewer than
    * `maxAttempts` tries, that are still the owner's unredacted conversation, oldest first.
@@ -91,8 +88,10 @@ export class BeliefQueueRepo {
   forGate(maxAttempts: number, limit: number): GateInput[] {
     return stmt(
       this.ctx.db,
-      `SELECT q.id, q.episode_id, q.attempts, e.text FROM belief_queue q
-         JOIN episodes e ON e.id = q.episode_id
+      `SELECT q.id, q.episode_id, q.attempts, e.text,
+              EXISTS (SELECT 1 FROM fact_evidence fe
+                      WHERE fe.episode_id = q.episode_id AND fe.source = 'owner_stated') AS captured
+         FROM belief_queue q JOIN episodes e ON e.id = q.episode_id
          WHERE (q.state = 'new' OR (q.state = 'undecided' AND q.attempts < ?))
            AND e.kind = 'conversation' AND e.role = 'owner' AND e.redacted_at IS NULL
          ORDER BY q.id LIMIT ?`,
@@ -108,7 +107,7 @@ export class BeliefQueueRepo {
   decide(
     id: number,
     decision: {
-      state: Exclude<QueueState, 'new'>;
+      state: 'believed' | 'dismissed' | 'undecided';
       gate: string;
       reason: string;
       decidedAt: number | null;
@@ -127,8 +126,10 @@ export class BeliefQueueRepo {
     return (
       stmt(
         this.ctx.db,
-        `SELECT count(*) AS n FROM belief_queue WHERE state = 'believed' AND reflected_at IS NULL`,
-      ).get() as { n: number }
+        `SELECT count(*) AS n FROM belief_queue WHERE state = 'believed'`,
+      ).get() as {
+        n: number;
+      }
     ).n;
   }
 
@@ -136,38 +137,29 @@ export class BeliefQueueRepo {
   awaitingReflection(limit: number): QueuedTurn[] {
     return stmt(
       this.ctx.db,
-      `SELECT id, episode_id FROM belief_queue WHERE state = 'believed' AND reflected_at IS NULL
-         ORDER BY id LIMIT ?`,
+      `SELECT id, episode_id FROM belief_queue WHERE state = 'believed' ORDER BY id LIMIT ?`,
     ).all(limit) as QueuedTurn[];
   }
 
-  /** Marks queued turns reflected on. */
-  markReflected(ids: readonly number[], now: number): void {
-    const mark = stmt(this.ctx.db, 'UPDATE belief_queue SET reflected_at = ? WHERE id = ?');
-    for (const id of ids) mark.run(now, id);
-  }
-
-  /** Believed turns not curated yet, oldest first. */
-  awaitingCuration(limit: number): QueuedTurn[] {
-    return stmt(
+  /**
+   * Marks believed turns reflected on: they become `reflected` and are never sent to the model
+   * again. `by: 'curator'` also records the night that consumed them (`curated_at`).
+   */
+  markReflected(ids: readonly number[], now: number, by: 'tick' | 'curator' = 'tick'): void {
+    const mark = stmt(
       this.ctx.db,
-      `SELECT id, episode_id FROM belief_queue WHERE state = 'believed' AND curated_at IS NULL
-         ORDER BY id LIMIT ?`,
-    ).all(limit) as QueuedTurn[];
+      `UPDATE belief_queue SET state = 'reflected', reflected_at = ?, curated_at = ?
+       WHERE id = ? AND state = 'believed'`,
+    );
+    for (const id of ids) mark.run(now, by === 'curator' ? now : null, id);
   }
 
-  /** Marks queued turns consumed by the curator. */
-  markCurated(ids: readonly number[], now: number): void {
-    const mark = stmt(this.ctx.db, 'UPDATE belief_queue SET curated_at = ? WHERE id = ?');
-    for (const id of ids) mark.run(now, id);
-  }
-
-  /** What waits: turns for the gate (new or undecided) and believed turns for the curator. */
+  /** What waits: turns for the gate (new or undecided) and believed turns for reflection. */
   counts(): { waiting: number; believed: number } {
     return stmt(
       this.ctx.db,
       `SELECT coalesce(sum(state IN ('new', 'undecided')), 0) AS waiting,
-              coalesce(sum(state = 'believed' AND curated_at IS NULL), 0) AS believed
+              coalesce(sum(state = 'believed'), 0) AS believed
        FROM belief_queue`,
     ).get() as { waiting: number; believed: number };
   }

@@ -26,6 +26,7 @@ const RELEASED: Record<number, string> = {
   5: '5c24df15e8b0323166d6668d48ca90ed24f4d932802feb5ac4a0dc08e68837e5',
   6: '46a4db5faba919b6ec489c677c9e8303e9e3a83157d455b8e9b21415da51bb09',
   7: '0e978afb12fe360be0319a08b769b925aedf90cf4744417a5b8e8928a8314eb4',
+  8: '072fca049564691eada7bdf6099f11a7cbd7018000c26787962b85e10f38d4f4',
 };
 
 describe('migrations', () => {

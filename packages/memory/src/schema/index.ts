@@ -9,7 +9,8 @@
  * 5. `005-vector-queue.ts`: the queue of rows whose vector must change ({@link VECTOR_QUEUE});
  * 6. `006-think-service.ts`: the think service's runs, diary, interrupts and review flags;
  * 7. `007-vector-queue-gate.ts`: the queue fills only once vectors are in use
- *    ({@link META_VECTOR_FINGERPRINT}).
+ *    ({@link META_VECTOR_FINGERPRINT});
+ * 8. `008-reflected-state.ts`: a believed turn, once reflected on, says so (`reflected`).
  *
  * A step is never edited once released (`index.test.ts` holds a checksum of each); a change is a
  * new step. A step imports no runtime module: names that runtime code shares with the schema are
@@ -27,6 +28,7 @@ import { ownerSession } from './004-owner-session.js';
 import { vectorQueue } from './005-vector-queue.js';
 import { thinkService } from './006-think-service.js';
 import { vectorQueueGate } from './007-vector-queue-gate.js';
+import { reflectedState } from './008-reflected-state.js';
 
 export { VECTOR_QUEUE } from './005-vector-queue.js';
 export { META_VECTOR_FINGERPRINT } from './007-vector-queue-gate.js';
@@ -50,6 +52,7 @@ export const MIGRATIONS: readonly Migration[] = [
   vectorQueue,
   thinkService,
   vectorQueueGate,
+  reflectedState,
 ];
 
 /** The newest schema version this code knows. */
