@@ -105,7 +105,6 @@ export {
 export { findSecret, looksLikeInjection, redactSecrets, SECRET_PLACEHOLDER } from './scan.js';
 export {
   DB_FILENAME,
-  keelHome,
   MemoryStore,
   parseFactId,
   parseSlot,

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import type Database from 'better-sqlite3';
 import type { Clock, StoreContext } from './context.js';
@@ -62,11 +61,6 @@ import { normalizeKey, type RememberInput, remember, type WriteResult } from './
 
 /** The database file inside a keel home folder. */
 export const DB_FILENAME = 'keel.db';
-
-/** The data folder: `KEEL_HOME`, else `~/.keel`, as an absolute path. */
-export function keelHome(env: Record<string, string | undefined>): string {
-  return resolve(env.KEEL_HOME?.trim() || join(homedir(), '.keel'));
-}
 
 /** Options for {@link MemoryStore.open}. */
 export interface StoreOptions extends OpenOptions {
