@@ -16,6 +16,7 @@ export default defineConfig({
       '@keel/discord': src('./apps/discord/src/index.ts'),
       '@keel/think': src('./apps/think/src/index.ts'),
       '@keel/outbound': src('./packages/outbound/src/index.ts'),
+      '@keel/host': src('./packages/host/src/index.ts'),
     },
   },
   test: {

@@ -12,8 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { loadConfig } from '@keel/host';
 import { type EmbedderChoice, type EpisodeResult, parseImport, selectEmbedder } from '@keel/memory';
 import {
   type BenchOptions,
@@ -125,15 +124,15 @@ export async function benchLocomo(options: BenchOptions): Promise<SummaryRow[]> 
   const sha = createHash('sha256').update(text).digest('hex');
 
   // Hybrid rows too when an embedder is available (`--embedder auto|minilm|ollama`).
-  const home = resolve(process.env.KEEL_HOME?.trim() || join(homedir(), '.keel'));
+  const config = loadConfig(process.env);
   const selection =
     options.embedder === 'none'
       ? null
       : await selectEmbedder({
           choice: options.embedder as EmbedderChoice,
-          modelsDir: join(home, 'models'),
-          ollamaHost: process.env.OLLAMA_HOST ?? null,
-          ollamaModel: process.env.KEEL_OLLAMA_EMBED_MODEL ?? null,
+          modelsDir: config.paths.models,
+          ollamaHost: config.embedder.ollamaHost,
+          ollamaModel: config.embedder.ollamaModel,
         }).catch((err: Error) => ({ embedder: null, info: null, reason: err.message }));
   const hybridSums: Sums = new Map();
   const sums: Sums = new Map();

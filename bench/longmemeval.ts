@@ -20,8 +20,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { loadConfig } from '@keel/host';
 import {
   type EmbedderChoice,
   type EpisodeResult,
@@ -110,12 +110,12 @@ export async function benchLongMemEval(options: {
   embedder: EmbedderChoice;
 }): Promise<SummaryRow[]> {
   heading('LongMemEval-S: session recall');
-  const home = resolve(process.env.KEEL_HOME?.trim() || join(homedir(), '.keel'));
+  const config = loadConfig(process.env);
   const selection = await selectEmbedder({
     choice: options.embedder,
-    modelsDir: join(home, 'models'),
-    ollamaHost: process.env.OLLAMA_HOST ?? null,
-    ollamaModel: process.env.KEEL_OLLAMA_EMBED_MODEL ?? null,
+    modelsDir: config.paths.models,
+    ollamaHost: config.embedder.ollamaHost,
+    ollamaModel: config.embedder.ollamaModel,
   }).catch((err: Error) => ({ embedder: null, info: null, reason: err.message }));
   const modes: ('lexical' | 'hybrid')[] = selection.embedder ? ['lexical', 'hybrid'] : ['lexical'];
   const label = (mode: string) =>

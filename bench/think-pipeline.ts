@@ -28,7 +28,8 @@ import { parseArgs } from 'node:util';
 import { Agent, type ChatModel, type ChatRequest, type ChatResponse } from '@keel/agent';
 import { type FakeChatCall, FakeChatModel } from '@keel/agent/test';
 import { type BeliefGate, PatternGate } from '@keel/gate';
-import { DB_FILENAME, keelHome, MemoryStore } from '@keel/memory';
+import { loadConfig } from '@keel/host';
+import { DB_FILENAME, MemoryStore } from '@keel/memory';
 import { type RunDetails, runThink, type ThinkConfig } from '@keel/think';
 import Database from 'better-sqlite3';
 import { countTokens } from 'gpt-tokenizer';
@@ -59,9 +60,9 @@ interface Keel {
   close(): void;
 }
 
-/** Opens `<home>/keel.db` as the apps do (`MemoryStore.openHome(keelHome(env))`), on `clock`. */
+/** Opens `<home>/keel.db` as the apps resolve it (`loadConfig({ KEEL_HOME })`), on `clock`. */
 function openKeel(home: string, clock: () => number): Keel {
-  const dir = keelHome({ KEEL_HOME: home });
+  const dir = loadConfig({ KEEL_HOME: home }).home;
   const store = MemoryStore.openHome(dir, { now: clock });
   return { store, file: join(dir, DB_FILENAME), close: () => store.close() };
 }

@@ -1,9 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemoryStore } from '@keel/memory';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FIXTURES, keel, tempHome } from '../support/cli.js';
+import { CLI, FIXTURES, keel, tempHome } from '../support/cli.js';
 
 interface FactJson {
   id: number;
@@ -190,6 +191,33 @@ describe('errors print a code and a fix and exit non-zero', () => {
     expect(json.status).not.toBe(0);
     expect(json.json<{ error: { code: string; fix: string } }>().error.code).toBe(code);
   });
+
+  it.each([
+    [['ask', 'hello'], 'KEEL_CHAT_PROVIDER', 'claude'],
+    [['recall', 'tea'], 'OLLAMA_HOST', 'http://exa mple'],
+    [['doctor'], 'KEEL_EMBEDDER', 'bert'],
+  ])(
+    'keel %j with a bad %s is CONFIG_INVALID naming it, with the fix about variables',
+    (args, name, value) => {
+      const run = (extra: string[]) =>
+        spawnSync(process.execPath, [CLI, ...args, ...extra], {
+          env: { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '', [name]: value },
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+      const human = run([]);
+      expect(human.status).toBe(2);
+      expect(human.stderr).toContain(`error CONFIG_INVALID: ${name} "${value}"`);
+      expect(human.stderr).toContain('fix: Fix the environment variable named above');
+      expect(human.stderr).not.toContain('Check the arguments');
+      const json = run(['--json']);
+      expect(json.status).toBe(2);
+      expect(JSON.parse(json.stdout).error).toMatchObject({
+        code: 'CONFIG_INVALID',
+        message: expect.stringContaining(name),
+      });
+    },
+  );
 
   it('a value with FTS5 syntax, emoji and CJK is stored and found', () => {
     const v = "NEAR(“multi-agent” AND don't) ^x* 🎉 我喜欢喝绿茶";

@@ -3,7 +3,7 @@
  * gateway websocket) on 127.0.0.1, the real Anthropic SDK against the fake Anthropic server, and a
  * real SQLite file.
  */
-
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, AnthropicChatModel } from '@keel/agent';
@@ -11,9 +11,10 @@ import { KeelDiscord, LAST_SEEN_KEY } from '@keel/discord';
 import { MemoryStore } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, tempHome } from '../support/cli.js';
+import { CLI, ROOT, tempHome } from '../support/cli.js';
 import { FakeAnthropic } from '../support/fake-anthropic.js';
 import { FakeDiscord, type FakeUser, user } from '../support/fake-discord.js';
+import { startFakeOllama } from '../support/fake-ollama.js';
 
 let anthropic: FakeAnthropic;
 let discord: FakeDiscord;
@@ -378,5 +379,66 @@ describe('the owner lock is structural', () => {
     expect(
       others.every((e) => ['ShardReady', 'ShardResume', 'Error', 'ClientReady'].includes(e!)),
     ).toBe(true);
+  });
+});
+
+describe('keel discord as a process', () => {
+  it('refuses to start without an owner id: CONFIG_INVALID, exit 2 (fail closed)', () => {
+    const r = spawnSync(process.execPath, [CLI, 'discord'], {
+      env: {
+        ...process.env,
+        KEEL_HOME: home,
+        DISCORD_TOKEN: 'test-token',
+        KEEL_DISCORD_OWNER_ID: '',
+      },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('error CONFIG_INVALID: KEEL_DISCORD_OWNER_ID is not set');
+    expect(r.stderr).toContain('fix: Fix the environment variable named above');
+    expect(discord.identifies).toBe(0);
+  });
+
+  it('binds the configured embedder: a DM turn recalls with vectors (hybrid)', async () => {
+    const ollama = await startFakeOllama();
+    const child = spawn(process.execPath, [CLI, 'discord'], {
+      env: {
+        ...process.env,
+        KEEL_HOME: home,
+        DISCORD_TOKEN: 'test-token',
+        KEEL_DISCORD_OWNER_ID: owner.id,
+        KEEL_DISCORD_API_URL: discord.apiUrl,
+        ANTHROPIC_API_KEY: 'test-key',
+        ANTHROPIC_BASE_URL: anthropic.baseURL,
+        KEEL_MODEL: 'claude-test',
+        KEEL_EMBEDDER: 'ollama',
+        OLLAMA_HOST: ollama.url,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    try {
+      await discord.waitFor(() => discord.identifies === 1, 20_000, 'the bot to connect');
+      expect(stderr).toContain('recall: hybrid (ollama nomic-embed-text)');
+      const dm = discord.dmChannel(owner.id);
+      anthropic.reply('Ada lives in Lyon.');
+      discord.sendMessage(owner, dm, 'where does my sister live?');
+      await discord.waitFor(() => discord.posted(dm).length === 1, 20_000, 'the reply');
+      // The turn's recall embedded the message and told the model it ran hybrid.
+      const embeds = ollama.requests.filter((r) => r.path === '/api/embed');
+      expect(JSON.stringify(embeds.map((r) => r.body))).toContain('where does my sister live?');
+      const sent = JSON.stringify(anthropic.requests.at(-1)?.body);
+      expect(sent).toContain('recall: hybrid');
+    } finally {
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      await ollama.close();
+    }
+    expect(stderr).toContain('discord: stopped');
   });
 });

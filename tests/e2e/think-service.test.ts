@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { MemoryStore } from '@keel/memory';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, tempHome } from '../support/cli.js';
+import { startFakeOllama } from '../support/fake-ollama.js';
 
 let closedPort: number;
 let home: string;
@@ -285,6 +286,26 @@ describe('keel think', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/error DB_CORRUPT/);
     expect(existsSync(lockFile())).toBe(false);
+  });
+
+  it('binds the configured embedder to its store (recall is hybrid), and says so', async () => {
+    const ollama = await startFakeOllama(); // the embed model only: the gate stays the pattern gate
+    try {
+      seed();
+      const r = await keelRun(['think', '--once', '--json'], {
+        KEEL_EMBEDDER: 'ollama',
+        OLLAMA_HOST: ollama.url,
+      });
+      expect(r.status).toBe(0);
+      expect(r.stderr).toContain('think: recall: hybrid (ollama nomic-embed-text)');
+      expect(ollama.requests.some((q) => q.path === '/api/embed')).toBe(true);
+    } finally {
+      await ollama.close();
+    }
+    // Control: with no embedder reachable it runs lexical and says why.
+    const lexical = await keelRun(['think', '--once', '--json']);
+    expect(lexical.status).toBe(0);
+    expect(lexical.stderr).toMatch(/think: recall: lexical \(.+\)/);
   });
 
   it('reclaims a lock left by a dead process', async () => {

@@ -1,39 +1,19 @@
 /**
- * The CLI's configuration: the only place keel reads the environment.
+ * The CLI's configuration: keel's one configuration from `@keel/host`, read from this process's
+ * environment (the verbs take it as `config`).
  *
  * @module
  */
-import { join } from 'node:path';
-import { DB_FILENAME, keelHome } from '@keel/memory';
+import { type KeelConfig, loadConfig as loadKeelConfig } from '@keel/host';
 
-/** Resolved configuration. */
-export interface Config {
-  /** The data folder (KEEL_HOME, default ~/.keel). */
-  home: string;
-  /** The database file inside it. */
-  dbPath: string;
-  /** OLLAMA_HOST, when set. */
-  ollamaHost: string | null;
-  /** KEEL_EMBEDDER: minilm, ollama, none, or auto (the default: the first available). */
-  embedder: string;
-  /** KEEL_OLLAMA_EMBED_MODEL, when set (default nomic-embed-text). */
-  ollamaEmbedModel: string | null;
-  /** Where local models live: `<home>/models`. */
-  modelsDir: string;
-  /** KEEL_HF_ENDPOINT, when set: the hub `keel models pull` downloads from. */
-  hfEndpoint: string | null;
-}
+/** keel's configuration, as the verbs use it. */
+export type Config = KeelConfig;
 
-/** Reads the configuration from `env` (default `process.env`). */
+/**
+ * Reads the configuration from `env` (default `process.env`).
+ *
+ * @throws KeelError `CONFIG_INVALID` naming every bad variable.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const home = keelHome(env);
-  return {
-    home,
-    dbPath: join(home, DB_FILENAME),
-    ollamaHost: env.OLLAMA_HOST?.trim() || null,
-    embedder: env.KEEL_EMBEDDER?.trim().toLowerCase() || 'auto',
-    ollamaEmbedModel: env.KEEL_OLLAMA_EMBED_MODEL?.trim() || null,
-    modelsDir: join(home, 'models'),
-    hfEndpoint: env.KEEL_HF_ENDPOINT?.trim() || null,
-  };
+  return loadKeelConfig(env);
 }

@@ -1,14 +1,14 @@
 /**
  * Output for every verb: JSON with `--json`, readable text otherwise; errors print their code and
- * a one-line fix and exit non-zero.
+ * a one-line fix and exit non-zero (`@keel/host`'s reporter).
  *
  * @module
  */
-import { corruptionError, KeelError } from '@keel/errors';
+import { reportError } from '@keel/host';
 import type { Command } from 'commander';
 
-/** Exit codes. */
-export const EXIT = { ok: 0, failed: 1, error: 2 } as const;
+/** The exit codes and the error printer every keel process shares. */
+export { EXIT, reportError } from '@keel/host';
 
 /** Prints a result: JSON when asked, else the human text. */
 export function emit(json: boolean, data: unknown, human: () => string): void {
@@ -17,25 +17,6 @@ export function emit(json: boolean, data: unknown, human: () => string): void {
     const text = human();
     if (text) process.stdout.write(`${text}\n`);
   }
-}
-
-/**
- * Prints an error (code and fix) and returns the exit code. Unexpected errors are reported as
- * INTERNAL with their message.
- */
-export function reportError(err: unknown, json: boolean): number {
-  // SQLite found damage while reading: the database, not keel, is at fault.
-  err = corruptionError(err) ?? err;
-  const e = KeelError.isInstance(err)
-    ? err.toJSON()
-    : {
-        code: 'INTERNAL',
-        message: err instanceof Error ? err.message : String(err),
-        fix: 'This is a bug in keel; please report it with the command you ran.',
-      };
-  if (json) process.stdout.write(`${JSON.stringify({ error: e }, null, 2)}\n`);
-  else process.stderr.write(`error ${e.code}: ${e.message}\nfix: ${e.fix}\n`);
-  return EXIT.error;
 }
 
 /** Whether `--json` was given to the command or the program. */

@@ -6,9 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { type ChatChoice, chooseChatModel, historyLine, loadChatConfig } from '@keel/agent';
+import { type ChatChoice, chooseChatModel, historyLine } from '@keel/agent';
 import { KeelError } from '@keel/errors';
+import { readLockHolder } from '@keel/host';
 import {
   type EmbedderSelection,
   type Fact,
@@ -79,7 +79,7 @@ function parseConfidence(value: string): number {
 
 /** Runs `fn` with an open store and closes it. */
 function withStore<T>(config: Config, fn: (store: MemoryStore) => T): T {
-  const store = MemoryStore.open(config.dbPath);
+  const store = MemoryStore.open(config.paths.db);
   try {
     return fn(store);
   } finally {
@@ -473,7 +473,7 @@ async function importFile(
     throw new KeelError('IMPORT_FORMAT', `${file} is not valid JSON: ${(err as Error).message}`);
   }
   const parsed = parseImport(data, format);
-  const store = MemoryStore.open(config.dbPath);
+  const store = MemoryStore.open(config.paths.db);
   try {
     const showBar = !asJson && process.stderr.isTTY;
     const bar = new SingleBar({
@@ -530,11 +530,11 @@ async function importFile(
 }
 
 async function doctor(config: Config, asJson: boolean): Promise<number> {
-  const store = MemoryStore.open(config.dbPath);
+  const store = MemoryStore.open(config.paths.db);
   let report: ReturnType<typeof doctorReport>;
   let chat: ChatChoice;
   try {
-    chat = await chooseChatModel(loadChatConfig(process.env));
+    chat = await chooseChatModel(config.chat);
   } catch (err) {
     if (!KeelError.isInstance(err)) throw err;
     chat = { model: null, provider: 'offline', reason: `${err.code}: ${err.message}` };
@@ -585,7 +585,7 @@ function doctorReport(
   const stats = store.stats();
   return {
     home: config.home,
-    database: config.dbPath,
+    database: config.paths.db,
     schema_version: LATEST_VERSION,
     sqlite,
     fts5: true,
@@ -607,7 +607,7 @@ function doctorReport(
           name: null,
           reason: `offline: ${chat.reason}; set ANTHROPIC_API_KEY or run Ollama`,
         },
-    ollama_host: loadChatConfig(process.env).ollamaHost,
+    ollama_host: config.chat.ollamaHost,
     counts: {
       facts: stats.facts,
       active: stats.active,
@@ -628,23 +628,10 @@ function doctorReport(
  * (its PID alive), the last tick, the last curated night, and what waits in the belief queue.
  */
 function thinkStatus(config: Config, store: MemoryStore) {
-  let running: { pid: number; since: string } | null = null;
-  try {
-    const lock = JSON.parse(readFileSync(join(config.home, 'think.lock'), 'utf8')) as {
-      pid: number;
-      startedAt: number;
-    };
-    let alive = false;
-    try {
-      process.kill(lock.pid, 0);
-      alive = true;
-    } catch (err) {
-      alive = (err as NodeJS.ErrnoException).code === 'EPERM';
-    }
-    if (alive) running = { pid: lock.pid, since: new Date(lock.startedAt).toISOString() };
-  } catch {
-    // no lock file, or not one: not running
-  }
+  const holder = readLockHolder(config.home);
+  const running = holder?.alive
+    ? { pid: holder.pid, since: new Date(holder.startedAt).toISOString() }
+    : null;
   const tick = store.thinkRuns.lastTick();
   const night = store.diary.lastNight();
   const queue = store.beliefQueue.counts();
@@ -660,8 +647,13 @@ function thinkStatus(config: Config, store: MemoryStore) {
 
 /** Runs the program on `argv` and resolves to the exit code. */
 export async function main(argv: string[] = process.argv): Promise<number> {
-  const program = buildProgram();
   const wantsJson = argv.includes('--json');
+  let program: Command;
+  try {
+    program = buildProgram();
+  } catch (err) {
+    return reportError(err, wantsJson); // a bad setting (CONFIG_INVALID)
+  }
   const verb = argv.slice(2).find((a) => !a.startsWith('-'));
   if (
     verb !== undefined &&

@@ -11,15 +11,13 @@ import { createInterface } from 'node:readline';
 import {
   Agent,
   type ChatChoice,
-  chooseChatModel,
-  loadChatConfig,
   OfflineSession,
   runSlashCommand,
   type TurnReply,
 } from '@keel/agent';
 import { KeelError } from '@keel/errors';
+import { openKeel } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
-import { openStoreWithEmbedder } from './commands/models.js';
 import type { Config } from './config.js';
 
 /** Options for {@link runTerminal}. */
@@ -53,8 +51,7 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
   const output = options.output ?? process.stdout;
   const tty = Boolean((input as NodeJS.ReadStream).isTTY) && !options.json;
   const write = (text: string) => output.write(`${text}\n`);
-  const choice = await chooseChatModel(loadChatConfig(process.env));
-  const store = await openStoreWithEmbedder(config);
+  const { chat: choice, store } = await openKeel(config, { chat: true });
   const offline = new OfflineSession(store, { channel: 'terminal' });
   const agent = choice.model ? new Agent({ store, model: choice.model }) : null;
   const status = () => statusLine(store, choice);

@@ -1,29 +1,12 @@
 /**
  * `@keel/think`: the background service that keeps keel's memory honest while the owner is away:
  * a tick every interval (belief gate, reflection, interrupts), the nightly curator and the weekly
- * review, run under one lock with graceful shutdown.
+ * review, run under one lock with graceful shutdown. Its settings, its lock and its wiring come from
+ * `@keel/host`.
  *
  * @module
  */
-export {
-  DEFAULT_CURATE_AT,
-  DEFAULT_INTERVAL_MIN,
-  loadThinkConfig,
-  MAX_INTERVAL_MIN,
-  machineZone,
-  parseThinkArgs,
-  type ThinkArgs,
-} from './config.js';
-export {
-  acquireThinkLock,
-  LOCK_FILE,
-  type LockInfo,
-  type LockOptions,
-  lockPath,
-  parseLockInfo,
-  pidAlive,
-  type ThinkLock,
-} from './lock.js';
+export { parseThinkArgs, type ThinkArgs } from './args.js';
 export { type RunDetails, type RunOptions, runThink } from './run.js';
 export {
   curationDue,
@@ -31,9 +14,7 @@ export {
   isQuiet,
   local,
   nightOf,
-  parseQuietHours,
   previousWeek,
-  validateZone,
 } from './schedule.js';
 export {
   createSession,

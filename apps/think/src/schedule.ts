@@ -4,44 +4,8 @@
  *
  * @module
  */
-import { KeelError } from '@keel/errors';
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime } from 'luxon';
 import type { QuietHours } from './types.js';
-
-/**
- * Parses `KEEL_QUIET_HOURS`: `23-7` (23:00 to 07:00, wrapping midnight), `13-14`; empty → null.
- *
- * @throws KeelError `CONFIG_INVALID` for anything else (hours must be 0..23 and differ).
- */
-export function parseQuietHours(text: string | undefined): QuietHours | null {
-  const t = text?.trim() ?? '';
-  if (!t) return null;
-  const m = /^(\d{1,2})\s*-\s*(\d{1,2})$/.exec(t);
-  const start = m ? Number(m[1]) : Number.NaN;
-  const end = m ? Number(m[2]) : Number.NaN;
-  if (!m || start > 23 || end > 23 || start === end) {
-    throw new KeelError(
-      'CONFIG_INVALID',
-      `KEEL_QUIET_HOURS "${t}" must be two different hours 0..23 as START-END, e.g. 23-7`,
-    );
-  }
-  return { start, end };
-}
-
-/**
- * Checks an IANA time zone name.
- *
- * @throws KeelError `CONFIG_INVALID` for an unknown zone.
- */
-export function validateZone(tz: string): string {
-  if (!IANAZone.isValidZone(tz)) {
-    throw new KeelError(
-      'CONFIG_INVALID',
-      `KEEL_TZ "${tz}" is not a time zone name (use an IANA name such as Europe/Berlin)`,
-    );
-  }
-  return tz;
-}
 
 /** The wall-clock time of `ms` in `tz`. */
 export function local(ms: number, tz: string): DateTime {

@@ -1,23 +1,20 @@
-import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import type { BeliefGate } from '@keel/gate';
+import { lockPath, parseLockInfo } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { lockPath, parseLockInfo, pidAlive } from './lock.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createSession,
   formatReport,
-  PARENT_CHECK_MS,
   runService,
   type ServiceOptions,
   SHUTDOWN_SIGNALS,
   type ThinkSession,
   type Timer,
-  watchParent,
 } from './service.js';
 import type { RunReport, ThinkConfig, ThinkDeps } from './types.js';
 
@@ -370,73 +367,5 @@ describe('formatReport', () => {
     ).toBe(
       'think run 8: gate ollama, examined 8, queued 0, proposed 0, written 0, interrupts 0; curated: added 2, corroborated 1, superseded 0, conflicts 0, pruned 3',
     );
-  });
-});
-
-describe('watchParent', () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  it('calls onGone once when the parent PID changes (re-parented), and not before', () => {
-    vi.useFakeTimers();
-    let ppid = 4242;
-    let gone = 0;
-    const stop = watchParent({
-      parentPid: 4242,
-      onGone: () => gone++,
-      ppid: () => ppid,
-      alive: () => true,
-    });
-    vi.advanceTimersByTime(PARENT_CHECK_MS * 5);
-    expect(gone).toBe(0);
-    ppid = 1; // the parent died; init (or a subreaper) adopted this process
-    vi.advanceTimersByTime(PARENT_CHECK_MS);
-    expect(gone).toBe(1);
-    vi.advanceTimersByTime(PARENT_CHECK_MS * 5);
-    expect(gone).toBe(1); // once, then the watch has ended
-    expect(vi.getTimerCount()).toBe(0);
-    stop();
-  });
-
-  it('calls onGone when the parent PID is no longer alive, and at once when already gone', () => {
-    vi.useFakeTimers();
-    let alive = true;
-    let gone = 0;
-    watchParent({
-      parentPid: 7,
-      onGone: () => gone++,
-      ppid: () => 7,
-      alive: () => alive,
-      intervalMs: 100,
-    });
-    vi.advanceTimersByTime(300);
-    expect(gone).toBe(0);
-    alive = false;
-    vi.advanceTimersByTime(100);
-    expect(gone).toBe(1);
-
-    let early = 0;
-    watchParent({ parentPid: 7, onGone: () => early++, ppid: () => 1, alive: () => true });
-    expect(early).toBe(1);
-    expect(vi.getTimerCount()).toBe(0);
-  });
-
-  it('stops watching when asked, and defaults to this process (its parent is alive)', () => {
-    vi.useFakeTimers();
-    let gone = 0;
-    const stop = watchParent({ parentPid: process.ppid, onGone: () => gone++ });
-    vi.advanceTimersByTime(PARENT_CHECK_MS * 3);
-    expect(gone).toBe(0);
-    stop();
-    expect(vi.getTimerCount()).toBe(0);
-    expect(pidAlive(process.pid)).toBe(true);
-  });
-
-  it('pidAlive is false for a PID that has exited', async () => {
-    const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
-    await new Promise((resolve) => child.on('exit', resolve));
-    // reaped by this process (the exit event), so the PID is free
-    expect(pidAlive(child.pid!)).toBe(false);
   });
 });

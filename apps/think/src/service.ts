@@ -4,16 +4,15 @@
  * (abort the run in flight, wait for it to settle, close the store, release the lock).
  *
  * The clock, the timer, the signal source and the run function are injected, so the loop is
- * tested without waiting and without a model. {@link watchParent} notices when the `keel` process
- * that started this one is gone (so `main.ts` can stop as on SIGTERM instead of running orphaned).
+ * tested without waiting and without a model. The lock is `@keel/host`'s think lock.
  *
  * @module
  */
 import type { ChatModel } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import type { BeliefGate } from '@keel/gate';
+import { acquireThinkLock, type LockOptions } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
-import { acquireThinkLock, type LockOptions, pidAlive } from './lock.js';
 import type { Notify, RunReport, ThinkConfig, ThinkDeps } from './types.js';
 
 /** The signals that stop the service. */
@@ -59,7 +58,7 @@ export interface ThinkSession {
 
 /** Options for {@link runService}. */
 export interface ServiceOptions {
-  /** The lock file, `$KEEL_HOME/think.lock` (see `lockPath`). */
+  /** The lock's holder record, `$KEEL_HOME/think.lock` (`lockPath` of `@keel/host`). */
   lockPath: string;
   /** Time from the start of one tick to the start of the next, ms (a longer tick delays the next). */
   intervalMs: number;
@@ -89,53 +88,6 @@ export interface ServiceResult {
   stoppedBy: NodeJS.Signals | null;
   /** The newest report. */
   last: RunReport | null;
-}
-
-/** How often {@link watchParent} looks at the parent by default, ms. */
-export const PARENT_CHECK_MS = 1000;
-
-/** Options for {@link watchParent}. */
-export interface ParentWatchOptions {
-  /** The PID of the process that started this one (the `keel` CLI), from `KEEL_PARENT_PID`. */
-  parentPid: number;
-  /** Called once, when the parent is gone; the watch then ends. */
-  onGone: () => void;
-  /** Time between checks, ms (default {@link PARENT_CHECK_MS}). */
-  intervalMs?: number;
-  /** This process's current parent PID (default `process.ppid`, read afresh each time). */
-  ppid?: () => number;
-  /** Whether a PID is alive (default: `process.kill(pid, 0)`; EPERM counts as alive). */
-  alive?: (pid: number) => boolean;
-}
-
-/**
- * Watches the process that started this one: when this process's parent PID is no longer
- * `parentPid` (the parent died and the process was re-parented, e.g. after a SIGKILL of `keel`) or
- * `parentPid` is not alive, calls `onGone` once and stops watching. Checks at once, then every
- * `intervalMs` on an unref'd timer (it never keeps the process alive).
- *
- * @returns a function that stops the watch.
- */
-export function watchParent(options: ParentWatchOptions): () => void {
-  const ppid = options.ppid ?? (() => process.ppid);
-  const alive = options.alive ?? pidAlive;
-  let timer: ReturnType<typeof setInterval> | null = null;
-  const stop = () => {
-    if (timer) clearInterval(timer);
-    timer = null;
-  };
-  const gone = () => ppid() !== options.parentPid || !alive(options.parentPid);
-  if (gone()) {
-    options.onGone();
-    return stop;
-  }
-  timer = setInterval(() => {
-    if (!gone()) return;
-    stop();
-    options.onGone();
-  }, options.intervalMs ?? PARENT_CHECK_MS);
-  timer.unref();
-  return stop;
 }
 
 /** `CODE: message` for a log line. */

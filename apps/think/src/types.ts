@@ -5,15 +5,13 @@
  */
 import type { ChatModel } from '@keel/agent';
 import type { BeliefGate } from '@keel/gate';
+import type { QuietHours } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
 
 /** Quiet hours in the owner's time zone: `start` to `end` (hours 0..23, end exclusive, may wrap). */
-export interface QuietHours {
-  start: number;
-  end: number;
-}
+export type { QuietHours } from '@keel/host';
 
-/** The service's configuration (see `loadThinkConfig` for the environment variables). */
+/** The service's configuration: `think` of `@keel/host`'s `KeelConfig` (one variable each). */
 export interface ThinkConfig {
   /** Minutes between ticks (KEEL_THINK_INTERVAL_MIN, default 15). */
   intervalMin: number;

@@ -20,6 +20,7 @@ export { acquireTurnLock, type TurnLockOptions } from './lock.js';
 export {
   AnthropicChatModel,
   type AnthropicChatModelOptions,
+  DEFAULT_ANTHROPIC_BASE_URL,
   DEFAULT_ANTHROPIC_MODEL,
 } from './model/anthropic.js';
 export {
@@ -36,11 +37,11 @@ export {
   type TurnReply,
 } from './offline.js';
 export {
+  CHAT_DEFAULTS,
   type ChatChoice,
-  type ChatConfig,
+  type ChatOptions,
+  type ChatProvider,
   chooseChatModel,
-  DEFAULT_OLLAMA_HOST,
-  loadChatConfig,
   ollamaReachable,
 } from './providers.js';
 export {

@@ -1,61 +1,51 @@
 /**
- * Which model the owner talks to: read from the environment (apps only read it) and probed.
- * Default: Anthropic when ANTHROPIC_API_KEY is set, else Ollama when it answers, else offline.
+ * Which model the owner talks to, chosen from typed options (the composition root, `@keel/host`,
+ * fills them from the configuration; this package never reads the environment) and probed.
+ * Default: Anthropic when an API key is given, else Ollama when it answers, else offline.
  *
  * @module
  */
+import { KeelError } from '@keel/errors';
+import { DEFAULT_OLLAMA_HOST } from '@keel/memory';
 import {
   AnthropicChatModel,
-  type ChatModel,
-  DEFAULT_OLLAMA_CHAT_MODEL,
-  OllamaChatModel,
-} from '@keel/agent';
-import { KeelError } from '@keel/errors';
+  DEFAULT_ANTHROPIC_BASE_URL,
+  DEFAULT_ANTHROPIC_MODEL,
+} from './model/anthropic.js';
+import { DEFAULT_OLLAMA_CHAT_MODEL, OllamaChatModel } from './model/ollama.js';
+import type { ChatModel } from './model/types.js';
 
-/** The chat configuration from the environment. */
-export interface ChatConfig {
-  /** KEEL_CHAT_PROVIDER, when set. */
-  provider: 'anthropic' | 'ollama' | 'offline' | null;
-  anthropicApiKey: string | null;
-  /** ANTHROPIC_BASE_URL (a proxy or a test server). */
-  anthropicBaseUrl: string | null;
-  /** KEEL_MODEL: the Anthropic model. */
-  model: string | null;
-  /** OLLAMA_HOST, default http://127.0.0.1:11434. */
-  ollamaHost: string;
-  /** KEEL_OLLAMA_CHAT_MODEL. */
-  ollamaModel: string;
+/** The chat providers keel can talk through; `offline` runs without a model. */
+export type ChatProvider = 'anthropic' | 'ollama' | 'offline';
+
+/** Options for {@link chooseChatModel}; every field has a default in {@link CHAT_DEFAULTS}. */
+export interface ChatOptions {
+  /** The provider to use; null chooses (Anthropic with a key, else Ollama when it answers, else offline). */
+  provider?: ChatProvider | null;
+  /** The Anthropic API key; null: none. */
+  anthropicApiKey?: string | null;
+  /** The Anthropic API base (a proxy or a test server). */
+  anthropicBaseUrl?: string;
+  /** The Anthropic model. */
+  model?: string;
+  /** The Ollama server, e.g. `http://127.0.0.1:11434`. */
+  ollamaHost?: string;
+  /** The Ollama chat model (one that supports tools). */
+  ollamaModel?: string;
+  /** How long the probe of Ollama may take when choosing, ms. */
+  probeTimeoutMs?: number;
 }
 
-/** Default Ollama address. */
-export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
-
-/**
- * Parses the chat configuration from an environment (KEEL_CHAT_PROVIDER, ANTHROPIC_API_KEY,
- * ANTHROPIC_BASE_URL, KEEL_MODEL, OLLAMA_HOST, KEEL_OLLAMA_CHAT_MODEL).
- *
- * @param env - the app's environment (e.g. `process.env`).
- * @throws KeelError `INVALID_INPUT` for an unknown KEEL_CHAT_PROVIDER.
- */
-export function loadChatConfig(env: Record<string, string | undefined>): ChatConfig {
-  const raw = env.KEEL_CHAT_PROVIDER?.trim().toLowerCase() || null;
-  if (raw && raw !== 'anthropic' && raw !== 'ollama' && raw !== 'offline') {
-    throw new KeelError(
-      'INVALID_INPUT',
-      `KEEL_CHAT_PROVIDER is "${raw}"; use anthropic, ollama or offline`,
-    );
-  }
-  let host = env.OLLAMA_HOST?.trim() || DEFAULT_OLLAMA_HOST;
-  if (!/^https?:\/\//.test(host)) host = `http://${host}`;
-  return {
-    provider: raw as ChatConfig['provider'],
-    anthropicApiKey: env.ANTHROPIC_API_KEY?.trim() || null,
-    anthropicBaseUrl: env.ANTHROPIC_BASE_URL?.trim() || null,
-    model: env.KEEL_MODEL?.trim() || null,
-    ollamaHost: host,
-    ollamaModel: env.KEEL_OLLAMA_CHAT_MODEL?.trim() || DEFAULT_OLLAMA_CHAT_MODEL,
-  };
-}
+/** The defaults of {@link ChatOptions}. */
+export const CHAT_DEFAULTS = {
+  provider: null,
+  anthropicApiKey: null,
+  anthropicBaseUrl: DEFAULT_ANTHROPIC_BASE_URL,
+  model: DEFAULT_ANTHROPIC_MODEL,
+  ollamaHost: DEFAULT_OLLAMA_HOST,
+  ollamaModel: DEFAULT_OLLAMA_CHAT_MODEL,
+  probeTimeoutMs: 400,
+} as const satisfies Required<ChatOptions>;
 
 /** True when an Ollama server answers at `host` within `timeoutMs`. */
 export async function ollamaReachable(host: string, timeoutMs = 400): Promise<boolean> {
@@ -70,36 +60,38 @@ export async function ollamaReachable(host: string, timeoutMs = 400): Promise<bo
 /** The chosen model, or null for offline, with why. */
 export interface ChatChoice {
   model: ChatModel | null;
-  provider: 'anthropic' | 'ollama' | 'offline';
+  provider: ChatProvider;
   reason: string;
 }
 
 /**
- * Chooses the chat model.
+ * Chooses the chat model: the provider asked for, else Anthropic when a key is given, else Ollama
+ * when it answers at `ollamaHost` within `probeTimeoutMs` (default 400 ms), else offline.
  *
- * @throws KeelError `MODEL_AUTH` when KEEL_CHAT_PROVIDER=anthropic but no key is set.
+ * @throws KeelError `MODEL_AUTH` when the provider is anthropic but no key is given.
  */
-export async function chooseChatModel(config: ChatConfig): Promise<ChatChoice> {
+export async function chooseChatModel(options: ChatOptions = {}): Promise<ChatChoice> {
+  const o = { ...CHAT_DEFAULTS, ...options };
   const anthropic = (): ChatChoice => {
-    if (!config.anthropicApiKey) {
+    if (!o.anthropicApiKey) {
       throw new KeelError(
         'MODEL_AUTH',
         'KEEL_CHAT_PROVIDER is anthropic but ANTHROPIC_API_KEY is not set',
       );
     }
     const model = new AnthropicChatModel({
-      apiKey: config.anthropicApiKey,
-      ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}),
-      ...(config.model ? { model: config.model } : {}),
+      apiKey: o.anthropicApiKey,
+      baseURL: o.anthropicBaseUrl,
+      model: o.model,
     });
     return { model, provider: 'anthropic', reason: 'ANTHROPIC_API_KEY is set' };
   };
   const ollama = (reason: string): ChatChoice => ({
-    model: new OllamaChatModel({ host: config.ollamaHost, model: config.ollamaModel }),
+    model: new OllamaChatModel({ host: o.ollamaHost, model: o.ollamaModel }),
     provider: 'ollama',
     reason,
   });
-  switch (config.provider) {
+  switch (o.provider) {
     case 'anthropic':
       return anthropic();
     case 'ollama':
@@ -107,13 +99,13 @@ export async function chooseChatModel(config: ChatConfig): Promise<ChatChoice> {
     case 'offline':
       return { model: null, provider: 'offline', reason: 'KEEL_CHAT_PROVIDER=offline' };
     default:
-      if (config.anthropicApiKey) return anthropic();
-      if (await ollamaReachable(config.ollamaHost))
-        return ollama(`Ollama answers at ${config.ollamaHost}`);
+      if (o.anthropicApiKey) return anthropic();
+      if (await ollamaReachable(o.ollamaHost, o.probeTimeoutMs))
+        return ollama(`Ollama answers at ${o.ollamaHost}`);
       return {
         model: null,
         provider: 'offline',
-        reason: `no ANTHROPIC_API_KEY, and no Ollama at ${config.ollamaHost}`,
+        reason: `no ANTHROPIC_API_KEY, and no Ollama at ${o.ollamaHost}`,
       };
   }
 }

@@ -50,6 +50,7 @@ export {
   type OllamaEmbedderOptions,
 } from './embed/ollama.js';
 export {
+  EMBEDDER_CHOICES,
   type EmbedderChoice,
   type EmbedderSelection,
   type SelectEmbedderOptions,
@@ -155,7 +156,6 @@ export {
 } from './schema/index.js';
 export {
   DB_FILENAME,
-  keelHome,
   MemoryStore,
   type StoreOptions,
 } from './store.js';

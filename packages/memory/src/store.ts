@@ -8,8 +8,7 @@
  *
  * @module
  */
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import type Database from 'better-sqlite3';
 import { type Clock, countRows, type StoreContext, stmt } from './context.js';
@@ -77,11 +76,6 @@ import { type VerifyReport, verify } from './verify.js';
 
 /** The database file inside a keel home folder. */
 export const DB_FILENAME = 'keel.db';
-
-/** The data folder: `KEEL_HOME`, else `~/.keel`, as an absolute path. */
-export function keelHome(env: Record<string, string | undefined>): string {
-  return resolve(env.KEEL_HOME?.trim() || join(homedir(), '.keel'));
-}
 
 /** Options for {@link MemoryStore.open}. */
 export interface StoreOptions extends OpenOptions {

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { Agent, chooseChatModel, loadChatConfig, OfflineSession } from '@keel/agent';
+import { Agent, OfflineSession } from '@keel/agent';
+import { openKeel } from '@keel/host';
 import type { Config } from '../config.js';
 import { EXIT, emit } from '../output.js';
-import { openStoreWithEmbedder } from './models.js';
 
 /**
  * Runs one turn and prints it.
@@ -17,8 +17,7 @@ import { openStoreWithEmbedder } from './models.js';
  * @throws KeelError from the agent (model errors, `TOO_LARGE`, `SESSION_BUSY`).
  */
 export async function ask(config: Config, message: string, asJson: boolean): Promise<number> {
-  const choice = await chooseChatModel(loadChatConfig(process.env));
-  const store = await openStoreWithEmbedder(config);
+  const { chat: choice, store } = await openKeel(config, { chat: true });
   try {
     if (!choice.model) {
       const r = await new OfflineSession(store, { channel: 'cli' }).handle(message);

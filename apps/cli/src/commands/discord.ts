@@ -1,12 +1,12 @@
 /**
  * `keel discord`: runs the Discord front door (`apps/discord/dist/main.js`) as a child process
- * (see child.ts) and returns its exit code.
+ * (see `@keel/host`'s `runApp`) and returns its exit code.
  *
  * @module
  */
 import { fileURLToPath } from 'node:url';
+import { runApp } from '@keel/host';
 import type { Command } from 'commander';
-import { runApp } from './child.js';
 
 /** The built Discord entry point, relative to this file in `apps/cli/dist/commands/`. */
 export const DISCORD_MAIN = fileURLToPath(

@@ -7,15 +7,14 @@
  */
 
 import { KeelError } from '@keel/errors';
+import { configuredEmbedder, openKeel } from '@keel/host';
 import {
-  type EmbedderChoice,
   type EmbedderSelection,
   listInstalledModels,
   MemoryStore,
   MINILM,
   MODELS,
   pullModel,
-  selectEmbedder,
   type VectorStatus,
 } from '@keel/memory';
 import { MultiBar, SingleBar } from 'cli-progress';
@@ -23,44 +22,18 @@ import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { action, EXIT, emit, wantsJson } from '../output.js';
 
-/**
- * Picks the embedder the configuration asks for (KEEL_EMBEDDER, OLLAMA_HOST,
- * KEEL_OLLAMA_EMBED_MODEL), or the first available.
- *
- * @throws KeelError `EMBEDDER_UNAVAILABLE` for an explicit choice that cannot run;
- *   `INVALID_INPUT` for an unknown KEEL_EMBEDDER.
- */
-export function configuredEmbedder(config: Config): Promise<EmbedderSelection> {
-  return selectEmbedder({
-    choice: config.embedder as EmbedderChoice,
-    modelsDir: config.modelsDir,
-    ollamaHost: config.ollamaHost,
-    ollamaModel: config.ollamaEmbedModel,
-  });
-}
+/** The embedder the configuration asks for, or the first available (see `@keel/host`). */
+export { configuredEmbedder } from '@keel/host';
 
 /**
- * Opens the store with the configured embedder bound. When no embedder can run, recall is
- * lexical and the store knows why; a stored vector dimension that differs is an error.
+ * Opens the store with the configured embedder bound (`openKeel` of `@keel/host`). When no
+ * embedder can run, recall is lexical and the store knows why; a stored vector dimension that
+ * differs is an error.
  *
- * @throws KeelError `EMBEDDER_MISMATCH` (run `keel reindex`), and as {@link MemoryStore.open}.
+ * @throws KeelError `EMBEDDER_MISMATCH` (run `keel reindex`), and as `MemoryStore.open`.
  */
 export async function openStoreWithEmbedder(config: Config): Promise<MemoryStore> {
-  const store = MemoryStore.open(config.dbPath);
-  try {
-    let selection: EmbedderSelection;
-    try {
-      selection = await configuredEmbedder(config);
-    } catch (err) {
-      if (!KeelError.isInstance(err)) throw err;
-      selection = { embedder: null, info: null, reason: `${err.code}: ${err.message}` };
-    }
-    await store.useEmbedder(selection.embedder, selection.reason);
-    return store;
-  } catch (err) {
-    store.close();
-    throw err;
-  }
+  return (await openKeel(config)).store;
 }
 
 /** What `keel doctor` shows about the embedder and the vector arm. */
@@ -131,7 +104,7 @@ export function registerModelCommands(program: Command, config: Config): void {
 
   models
     .command('pull')
-    .description(`download a model into ${config.modelsDir} (default: ${MINILM.name})`)
+    .description(`download a model into ${config.paths.models} (default: ${MINILM.name})`)
     .argument('[name]', `one of: ${MODELS.map((m) => m.name).join(', ')}`, MINILM.name)
     .action(
       run(async (name: string, _opts: unknown, cmd: Command) => {
@@ -157,9 +130,9 @@ export function registerModelCommands(program: Command, config: Config): void {
         process.once('SIGINT', onSigint);
         try {
           const r = await pullModel({
-            modelsDir: config.modelsDir,
+            modelsDir: config.paths.models,
             spec,
-            ...(config.hfEndpoint ? { endpoint: config.hfEndpoint } : {}),
+            endpoint: config.embedder.hfEndpoint,
             signal: stop.signal,
             onProgress: (p) => {
               if (!showBar) return;
@@ -193,8 +166,8 @@ export function registerModelCommands(program: Command, config: Config): void {
     .description('the models keel knows and which are installed')
     .action(
       run(async (_opts: unknown, cmd: Command) => {
-        const list = listInstalledModels(config.modelsDir);
-        emit(json(cmd), { models_dir: config.modelsDir, models: list }, () =>
+        const list = listInstalledModels(config.paths.models);
+        emit(json(cmd), { models_dir: config.paths.models, models: list }, () =>
           list
             .map((m) =>
               m.installed
@@ -222,7 +195,7 @@ export function registerModelCommands(program: Command, config: Config): void {
             `no embedder to index with: ${selection.reason}`,
           );
         }
-        const store = MemoryStore.open(config.dbPath);
+        const store = MemoryStore.open(config.paths.db);
         const stop = new AbortController();
         const onSigint = () => stop.abort();
         process.once('SIGINT', onSigint);

@@ -1,13 +1,13 @@
 /**
  * `keel think`: runs the think service (`apps/think/dist/main.js`) as a child process (see
- * child.ts) and returns its exit code.
+ * `@keel/host`'s `runApp`) and returns its exit code.
  *
  * @module
  */
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_GATE_MODEL } from '@keel/gate';
+import { runApp } from '@keel/host';
 import type { Command } from 'commander';
-import { runApp } from './child.js';
 
 /** The built think entry point, relative to this file in `apps/cli/dist/commands/`. */
 export const THINK_MAIN = fileURLToPath(new URL('../../../think/dist/main.js', import.meta.url));
@@ -30,7 +30,7 @@ export function thinkArgs(flags: ThinkFlags): string[] {
 
 /** Starts the think service (or one run of it) and resolves to its exit code. */
 export function runThinkService(flags: ThinkFlags, main = THINK_MAIN): Promise<number> {
-  return runApp(main, thinkArgs(flags));
+  return runApp(main, thinkArgs(flags), { json: Boolean(flags.json) });
 }
 
 /** `keel think --help`: what it does and the variables it reads. */
@@ -59,7 +59,8 @@ Environment:
   {"gate":"ollama|pattern","examined":0,"queued":0,"proposed":0,"written":0,
    "curated":null|{"added","corroborated","superseded","conflicts","pruned"},
    "interrupts":0,"skipped":[...],"runId":1}
-Exit codes: 0 done or stopped (SIGTERM/SIGINT/SIGHUP), 2 an error with a code, 1 anything else.
+Exit codes: 0 done or stopped (SIGTERM/SIGINT/SIGHUP), 2 an error with a code (configuration,
+another service running, the database), 1 anything else (a bug: systemd restarts the service).
 `;
 
 /** Registers `keel think`. */

@@ -1,11 +1,20 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KeelError } from '@keel/errors';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireThinkLock, lockPath, parseLockInfo, pidAlive } from './lock.js';
+import { acquireThinkLock, lockPath, parseLockInfo, readLockHolder, STALE_MS } from './lock.js';
+import { pidAlive } from './process.js';
 
 const LOCK_TS = fileURLToPath(new URL('./lock.ts', import.meta.url));
 
@@ -15,7 +24,7 @@ let logs: string[];
 const children: ChildProcess[] = [];
 
 beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), 'keel-think-lock-'));
+  home = mkdtempSync(join(tmpdir(), 'keel-host-lock-'));
   path = lockPath(home);
   logs = [];
 });
@@ -76,8 +85,10 @@ describe('the think lock', () => {
       pid: process.pid,
       startedAt: 1_700_000_000_000,
     });
+    expect(existsSync(`${path}.lock`)).toBe(true); // proper-lockfile's directory
     expect(lock.release()).toBe(true);
     expect(existsSync(path)).toBe(false);
+    expect(existsSync(`${path}.lock`)).toBe(false);
     expect(lock.release()).toBe(false); // idempotent
     expect(logs).toEqual([]);
   });
@@ -98,7 +109,12 @@ describe('the think lock', () => {
     // Positive control: once the holder dies, the same call succeeds (reclaiming its lock).
     child.kill('SIGKILL');
     await new Promise((resolve) => child.on('exit', resolve));
+    // SIGKILL left both the record and a directory that still looks fresh to proper-lockfile:
+    // the record's dead PID reclaims it at once, not after the stale timeout.
+    expect(existsSync(`${path}.lock`)).toBe(true);
+    const started = Date.now();
     const lock = acquireThinkLock(path, { log });
+    expect(Date.now() - started).toBeLessThan(STALE_MS / 2);
     expect(lock.info.pid).toBe(process.pid);
     expect(logs.join('\n')).toContain(`holder PID ${child.pid} is no longer running`);
     lock.release();
@@ -182,5 +198,48 @@ describe('the think lock', () => {
     const lock = acquireThinkLock(path, { log, isAlive: () => false });
     expect(lock.info.pid).toBe(process.pid);
     lock.release();
+  });
+
+  it('gives a held directory half a second for its record, then reclaims it', () => {
+    mkdirSync(`${path}.lock`); // taken (fresh), but its holder never wrote the record
+    const started = Date.now();
+    const lock = acquireThinkLock(path, { log });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    expect(Date.now() - started).toBeLessThan(STALE_MS);
+    expect(logs.join('\n')).toContain('its holder never wrote');
+    expect(parseLockInfo(readFileSync(path, 'utf8'))?.pid).toBe(process.pid);
+    lock.release();
+  });
+
+  it('respects a live holder whose directory is fresh, naming its PID', () => {
+    mkdirSync(`${path}.lock`);
+    writeFileSync(path, JSON.stringify({ pid: 4242, startedAt: Date.now() }));
+    const err = thrown(() => acquireThinkLock(path, { log, isAlive: () => true }));
+    expect(err.code).toBe('THINK_RUNNING');
+    expect(err.message).toContain('PID 4242');
+    expect(existsSync(`${path}.lock`)).toBe(true); // the holder's directory is left alone
+  });
+});
+
+describe('readLockHolder', () => {
+  it('reads who holds the lock and whether it still runs', async () => {
+    expect(readLockHolder(home)).toBeNull();
+    const lock = acquireThinkLock(path, { now: () => 1_800_000_000_000 });
+    expect(readLockHolder(home)).toEqual({
+      pid: process.pid,
+      startedAt: 1_800_000_000_000,
+      alive: true,
+    });
+    lock.release();
+    expect(readLockHolder(home)).toBeNull();
+
+    const pid = await deadPid();
+    writeFileSync(path, JSON.stringify({ pid, startedAt: Date.now() }));
+    expect(readLockHolder(home)).toMatchObject({ pid, alive: false });
+    // a record from before the machine last started is not a running service
+    writeFileSync(path, JSON.stringify({ pid: process.pid, startedAt: 1 }));
+    expect(readLockHolder(home)).toMatchObject({ pid: process.pid, alive: false });
+    writeFileSync(path, 'not a lock');
+    expect(readLockHolder(home)).toBeNull();
   });
 });

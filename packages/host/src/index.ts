@@ -1,0 +1,77 @@
+/**
+ * `@keel/host`: keel's composition root. The apps start here; libraries take what it builds as
+ * options and never read the environment.
+ *
+ * - Configuration ({@link loadConfig}): one schema for every setting ({@link SETTINGS_SCHEMA}),
+ *   every default in {@link DEFAULTS}, the typed and grouped {@link KeelConfig}; a bad value is
+ *   `CONFIG_INVALID` naming the variable. {@link discordDoor} is what the Discord door needs.
+ * - Wiring ({@link openKeel}): the store with the configured embedder bound, the chat model, the
+ *   belief gate chooser and the owner notifier, from one configuration.
+ * - The think lock ({@link acquireThinkLock}, {@link readLockHolder}): one service per KEEL_HOME.
+ * - Processes: {@link pidAlive}, {@link watchParent} / {@link stopWhenParentGone} (a service
+ *   stops with the CLI that started it), {@link runApp} (the CLI starts a service).
+ * - Errors ({@link reportError}): the one printer of `error CODE` / `fix:` and the exit codes
+ *   ({@link EXIT}).
+ *
+ * @module
+ */
+export {
+  DEFAULTS,
+  type DiscordDoorConfig,
+  discordDoor,
+  type KeelConfig,
+  type LoadConfigOptions,
+  loadConfig,
+  MAX_GRACE_MS,
+  MAX_INTERVAL_MIN,
+  machineZone,
+  normalizeOllamaHost,
+  type QuietHours,
+  type RawSettings,
+  SECRET_SETTINGS,
+  SETTING_NAMES,
+  SETTINGS_SCHEMA,
+  type SettingName,
+  type Settings,
+} from './config.js';
+export {
+  acquireThinkLock,
+  LOCK_FILE,
+  type LockHolder,
+  type LockInfo,
+  type LockOptions,
+  lockPath,
+  parseLockInfo,
+  readLockHolder,
+  STALE_MS,
+  type ThinkLock,
+} from './lock.js';
+export {
+  configuredEmbedder,
+  type NotifyOwner,
+  type OpenKeel,
+  type OpenNeeds,
+  openKeel,
+  ownerNotifier,
+} from './open.js';
+export {
+  FORWARDED_SIGNALS,
+  PARENT_CHECK_MS,
+  PARENT_PID_VARIABLE,
+  type ParentWatchOptions,
+  parseParentPid,
+  pidAlive,
+  type RunAppOptions,
+  runApp,
+  stopWhenParentGone,
+  watchParent,
+} from './process.js';
+export {
+  type ErrorReport,
+  EXIT,
+  exitCodeFor,
+  INTERNAL_FIX,
+  type ReportStreams,
+  reportError,
+  toErrorReport,
+} from './report.js';

@@ -1,0 +1,162 @@
+/**
+ * {@link openKeel}: keel's parts wired from one configuration, the same way for every door: the
+ * store with the configured embedder bound (so recall is hybrid wherever an embedder can run),
+ * the chat model (only when asked: choosing may probe Ollama), the belief gate chooser bound to
+ * the configured Ollama host and gate model, and the owner notifier.
+ *
+ * @module
+ */
+import { type ChatChoice, chooseChatModel } from '@keel/agent';
+import { KeelError } from '@keel/errors';
+import { type BeliefGate, type ChooseBeliefGateOptions, chooseBeliefGate } from '@keel/gate';
+import { type EmbedderSelection, MemoryStore, selectEmbedder } from '@keel/memory';
+import { sendToOwner } from '@keel/outbound';
+import type { KeelConfig } from './config.js';
+
+/** What a door asks {@link openKeel} for beyond the store. */
+export interface OpenNeeds {
+  /** Choose the chat model (may probe Ollama, up to 400 ms). Default false: `chat` is null. */
+  chat?: boolean;
+  /**
+   * What to do when the chosen embedder cannot be bound to the store (its vectors have another
+   * dimension, sqlite-vec will not load): `throw` the KeelError (`EMBEDDER_MISMATCH` names
+   * `keel reindex`; the CLI's verbs), or run recall `lexical` and say why in the store's recall
+   * mode and in `embedder.reason` (a long-running service). Default `throw`. An embedder that
+   * cannot be chosen (none installed, Ollama down) always means lexical recall, with the reason.
+   */
+  onEmbedderError?: 'throw' | 'lexical';
+  /** Run SQLite's quick check at open: a damaged page is `DB_CORRUPT` now. Default false. */
+  checkIntegrity?: boolean;
+}
+
+/** Sends a message to the owner (a Discord DM); resolves once it is sent. */
+export type NotifyOwner = (text: string) => Promise<void>;
+
+/** keel, open. */
+export interface OpenKeel<Chat extends ChatChoice | null = ChatChoice | null> {
+  readonly config: KeelConfig;
+  /** The store, with the configured embedder bound when one can run. */
+  readonly store: MemoryStore;
+  /** The embedder bound (`name`: provider and model), or null with why recall is lexical. */
+  readonly embedder: { name: string | null; reason: string };
+  /** The chat model chosen (when asked for), or null. */
+  readonly chat: Chat;
+  /**
+   * Chooses the belief gate: Ollama (the configured host and gate model) when it answers with the
+   * model, else the pattern gate; `why` says which. Options override the configured ones.
+   */
+  chooseGate(
+    options?: Partial<ChooseBeliefGateOptions>,
+  ): Promise<{ gate: BeliefGate; why: string }>;
+  /** DMs the owner, or null (with the reason) when no Discord token and owner id are configured. */
+  readonly owner: { notify: NotifyOwner | null; reason: string };
+  /** Closes the store. */
+  close(): void;
+}
+
+/**
+ * Chooses the embedder the configuration asks for (`KEEL_EMBEDDER`, `OLLAMA_HOST`,
+ * `KEEL_OLLAMA_EMBED_MODEL`), or the first available.
+ *
+ * @throws KeelError `EMBEDDER_UNAVAILABLE` for an explicit choice that cannot run.
+ */
+export function configuredEmbedder(config: KeelConfig): Promise<EmbedderSelection> {
+  return selectEmbedder({
+    choice: config.embedder.choice,
+    modelsDir: config.paths.models,
+    ollamaHost: config.embedder.ollamaHost,
+    ollamaModel: config.embedder.ollamaModel,
+  });
+}
+
+/** The owner notifier the configuration allows (see {@link OpenKeel.owner}). */
+export function ownerNotifier(config: KeelConfig): OpenKeel['owner'] {
+  const { token, ownerId, apiUrl } = config.discord;
+  if (!token || !ownerId) {
+    return {
+      notify: null,
+      reason:
+        'DISCORD_TOKEN and KEEL_DISCORD_OWNER_ID are not both set: nothing urgent is sent to the owner',
+    };
+  }
+  return {
+    notify: async (text) => {
+      await sendToOwner({ token, ownerId, ...(apiUrl ? { apiUrl } : {}) }, text);
+    },
+    reason: `DMs go to the Discord user ${ownerId}`,
+  };
+}
+
+/** Binds the configured embedder to `store`; returns what was bound, or why recall is lexical. */
+async function bindEmbedder(
+  config: KeelConfig,
+  store: MemoryStore,
+  onError: 'throw' | 'lexical',
+): Promise<OpenKeel['embedder']> {
+  let selection: EmbedderSelection;
+  try {
+    selection = await configuredEmbedder(config);
+  } catch (err) {
+    if (!KeelError.isInstance(err)) throw err;
+    selection = { embedder: null, info: null, reason: `${err.code}: ${err.message}` };
+  }
+  try {
+    await store.useEmbedder(selection.embedder, selection.reason);
+  } catch (err) {
+    if (onError === 'throw' || !KeelError.isInstance(err)) throw err;
+    const reason = `${err.code}: ${err.message}`;
+    await store.useEmbedder(null, reason);
+    return { name: null, reason };
+  }
+  const name = selection.info ? `${selection.info.provider} ${selection.info.model}` : null;
+  return { name, reason: selection.reason };
+}
+
+/** The database's quick check; a damaged page is `DB_CORRUPT`. */
+function checkIntegrity(store: MemoryStore): void {
+  const [check] = store.quickCheck(1);
+  if (check !== 'ok') {
+    throw new KeelError(
+      'DB_CORRUPT',
+      `the database is damaged (${check ?? 'no answer'}); keel verify has details`,
+    );
+  }
+}
+
+/**
+ * Opens keel: chooses the chat model first when asked (a provider error opens nothing), then opens
+ * `<home>/keel.db` and binds the configured embedder.
+ *
+ * @throws KeelError from the chat choice (`MODEL_AUTH`), from opening the store (`DB_OPEN_FAILED`,
+ *   `DB_CORRUPT`, `SCHEMA_FROM_FUTURE`, …) and, with `onEmbedderError: 'throw'`,
+ *   `EMBEDDER_MISMATCH` / `EMBEDDER_UNAVAILABLE`; the store is closed again on any of them.
+ */
+export async function openKeel<N extends OpenNeeds = OpenNeeds>(
+  config: KeelConfig,
+  needs: N = {} as N,
+): Promise<OpenKeel<N['chat'] extends true ? ChatChoice : null>> {
+  type Chat = N['chat'] extends true ? ChatChoice : null;
+  const chat = (needs.chat ? await chooseChatModel(config.chat) : null) as Chat;
+  const store = MemoryStore.open(config.paths.db);
+  try {
+    if (needs.checkIntegrity) checkIntegrity(store);
+    const embedder = await bindEmbedder(config, store, needs.onEmbedderError ?? 'throw');
+    return {
+      config,
+      store,
+      embedder,
+      chat,
+      chooseGate: (options = {}) =>
+        chooseBeliefGate({
+          host: config.think.ollamaHost,
+          model: config.think.gateModel,
+          ...options,
+        }),
+      owner: ownerNotifier(config),
+      close: () => store.close(),
+    };
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+}
