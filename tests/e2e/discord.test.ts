@@ -12,7 +12,7 @@ import { MemoryStore } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, ROOT, tempHome } from '../support/cli.js';
-import { FakeAnthropic } from '../support/fake-anthropic.js';
+import { FakeAnthropic, toolUse } from '../support/fake-anthropic.js';
 import { FakeDiscord, type FakeUser, user } from '../support/fake-discord.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 
@@ -400,7 +400,7 @@ describe('keel discord as a process', () => {
     expect(discord.identifies).toBe(0);
   });
 
-  it('binds the configured embedder: a DM turn recalls with vectors (hybrid)', async () => {
+  it("binds the configured embedder: a DM turn and the model's recall tool recall with vectors (hybrid)", async () => {
     const ollama = await startFakeOllama();
     const child = spawn(process.execPath, [CLI, 'discord'], {
       env: {
@@ -426,14 +426,22 @@ describe('keel discord as a process', () => {
       await discord.waitFor(() => discord.identifies === 1, 20_000, 'the bot to connect');
       expect(stderr).toContain('recall: hybrid (ollama nomic-embed-text)');
       const dm = discord.dmChannel(owner.id);
+      // The model looks something up with its recall tool, then answers.
+      anthropic.reply([toolUse('recall', { query: 'sister city' })]);
       anthropic.reply('Ada lives in Lyon.');
       discord.sendMessage(owner, dm, 'where does my sister live?');
       await discord.waitFor(() => discord.posted(dm).length === 1, 20_000, 'the reply');
       // The turn's recall embedded the message and told the model it ran hybrid.
-      const embeds = ollama.requests.filter((r) => r.path === '/api/embed');
-      expect(JSON.stringify(embeds.map((r) => r.body))).toContain('where does my sister live?');
-      const sent = JSON.stringify(anthropic.requests.at(-1)?.body);
-      expect(sent).toContain('recall: hybrid');
+      const embeds = JSON.stringify(
+        ollama.requests.filter((r) => r.path === '/api/embed').map((r) => r.body),
+      );
+      expect(embeds).toContain('where does my sister live?');
+      expect(JSON.stringify(anthropic.requests[0]?.body)).toContain('recall: hybrid');
+      // The tool's recall is the same one door: it embedded the tool's query and ran hybrid.
+      expect(embeds).toContain('sister city');
+      const toolResult = anthropic.requests[1]!.body.messages.at(-1).content[0];
+      expect(toolResult).toMatchObject({ type: 'tool_result' });
+      expect(String(toolResult.content)).toMatch(/^recall: hybrid/);
     } finally {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

@@ -1,7 +1,17 @@
 /**
- * `@keel/agent`: one owner session shared by every front door: the turn loop, the model
- * providers behind the `ChatModel` contract, the memory tools, the session history and its lock,
- * and the offline session for when no model is configured.
+ * `@keel/agent`: the one owner session every front door hands its messages to.
+ *
+ * - The turn ({@link Agent}, `agent.ts`): the session lock, recall, the prompt's memory blocks, the
+ *   model with streaming and the memory tools, and everything a completed turn stores, in one
+ *   transaction.
+ * - The model contract (`model/types.ts`) and its providers: Anthropic ({@link AnthropicChatModel}),
+ *   Ollama ({@link OllamaChatModel}); {@link chooseChatModel} picks one from typed options; a
+ *   recording fake and the conformance suite live on `@keel/agent/test`.
+ * - The memory tools the model may call ({@link memoryToolSpecs}, {@link runMemoryTool}).
+ * - The session history as the model sees it ({@link SessionStore}) and the cross-process turn
+ *   lock ({@link acquireTurnLock}).
+ * - Without a model: the offline session ({@link OfflineSession}) and the slash commands every
+ *   door shares ({@link runSlashCommand}).
  *
  * @module
  */

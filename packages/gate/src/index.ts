@@ -1,9 +1,14 @@
 /**
- * `@keel/gate`: what is worth believing. Explicit capture of the owner's "remember that …"
- * statements under stable keys, and the belief gate: one yes/no question per owner turn (does it
- * hold a durable fact about the owner?) answered by a local model through Ollama, or by
- * deterministic patterns when no model is available, after the turn is screened for secrets,
- * prompt injection and keel's own memory text.
+ * `@keel/gate`: what is worth believing.
+ *
+ * - Capture ({@link captureExplicit}): the owner's own "remember that …" statements, under stable
+ *   keys, as their word.
+ * - The belief gate ({@link BeliefGate}): one yes/no question per owner turn — does it hold a
+ *   durable fact about the owner? — answered by a local model through Ollama ({@link OllamaGate})
+ *   or, when none answers, by deterministic patterns ({@link PatternGate}: an engine over the word
+ *   lists and clause tables in `patterns/`); {@link chooseBeliefGate} says which ran and why.
+ * - The screen ({@link screenTurn}): a turn holding a credential or text aimed at a model is
+ *   refused, and keel's own memory text (read with `@keel/prompt`'s fence grammar) is cut out.
  *
  * @module
  */

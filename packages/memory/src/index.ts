@@ -128,7 +128,13 @@ export {
   type RecallResult,
   RRF_K,
 } from './recall/recall.js';
-export { NO_OWNER_TEXT, type OwnerTextColumn, type OwnerTextHolder, PURGED } from './redaction.js';
+export {
+  ERASED_BY_PURGE,
+  NO_OWNER_TEXT,
+  type OwnerTextColumn,
+  type OwnerTextHolder,
+  PURGED,
+} from './redaction.js';
 export type { GateInput, QueuedTurn, QueueState } from './repos/belief-queue.js';
 export { WATERMARK_KEY } from './repos/belief-queue.js';
 export type { NightCounts } from './repos/diary.js';

@@ -48,6 +48,12 @@ export interface OwnerTextHolder {
 }
 
 /**
+ * The columns `forget --purge` erases itself rather than through a holder: the value of every
+ * non-current row of the forgotten slot (its hash stays, so the tombstone binds).
+ */
+export const ERASED_BY_PURGE: readonly OwnerTextColumn[] = [{ table: 'facts', column: 'value' }];
+
+/**
  * A scrubber for `value`, or null when it has no words to find. Matching is against NFKC text:
  * case, punctuation and spacing between the value's words do not matter, whole words only.
  */

@@ -1,8 +1,10 @@
 /**
  * `@keel/outbound`: how keel reaches its owner on Discord without a gateway connection.
- * {@link sendToOwner} DMs the configured owner over REST (the think service's interrupt);
- * {@link splitMessage} cuts text to Discord's limit with code fences balanced;
- * {@link validateOwnerId} checks the configured owner id (fail closed).
+ *
+ * - {@link sendToOwner}: a DM to the configured owner over REST alone (the think service's
+ *   reminders and interrupts).
+ * - {@link splitMessage}: text cut to Discord's limit with code fences kept balanced.
+ * - {@link validateOwnerId}: the configured owner id checked (fail closed).
  *
  * @module
  */
