@@ -519,6 +519,39 @@ describe('reflection', () => {
     expect(store.activeFacts().filter((f) => f.value.includes('penicillin'))).toHaveLength(0);
   });
 
+  it("keel decides the source from the cited turn, never from the model's claim", async () => {
+    const e = ownerTurn('I take my coffee black, no sugar', '2026-11-29T09:00');
+    gateSaysYesFor(['coffee'], 1);
+    anthropic.reply(
+      deltas([
+        // Claims the owner said it, but the turn does not say it: inferred.
+        {
+          op: 'add',
+          kind: 'preference',
+          subject: 'owner',
+          key: 'caffeine',
+          value: 'likes strong espresso',
+          episodes: [e.id],
+          stated: true,
+        },
+        // Claims nothing, but every word of it is the owner's: observed.
+        {
+          op: 'add',
+          kind: 'preference',
+          subject: 'owner',
+          key: 'coffee',
+          value: 'coffee black, no sugar',
+          episodes: [e.id],
+        },
+      ]),
+    );
+    await runThink(deps(), { curate: 'never', weekly: 'never' });
+    const [caffeine] = activeRows('caffeine');
+    const [coffee] = activeRows('coffee');
+    expect(store.fact(caffeine!.id)!.source).toBe('inferred');
+    expect(store.fact(coffee!.id)!.source).toBe('observed');
+  });
+
   it('resolves "yesterday" in a 23:50 episode processed after midnight to the day before the episode, in the owner\'s zone', async () => {
     const e = ownerTurn('I went to the dentist yesterday', '2026-11-29T23:50');
     clock = at('2026-11-30T00:10');

@@ -14,9 +14,9 @@ import {
   type Episode,
   type MemoryStore,
   normalizeKey,
+  resolveDate,
   type Source,
 } from '@keel/memory';
-import { resolveDate } from './dates.js';
 import type { Delta } from './deltas.js';
 
 /** Subjects that mean the owner themself. */
@@ -118,7 +118,11 @@ export function applyDelta(
     }
   }
 
-  const source: Source = delta.stated ? 'observed' : 'inferred';
+  // keel decides the source from what the cited turns say, never from the model's claim: a value
+  // whose every content word the owner used in one of them was said outright (observed); any
+  // other was inferred.
+  const said = episodes.some((e) => store.episodeSupports(e.id, delta.value!, 'all'));
+  const source: Source = said ? 'observed' : 'inferred';
   const decisions: Decision[] = [];
   let factId: number | null = null;
   let reason = '';
@@ -137,7 +141,9 @@ export function applyDelta(
     factId = r.fact?.id ?? factId;
     reason = r.reason;
   }
-  const outcome = decisions.some((d) => d === 'create' || d === 'corroborate' || d === 'update')
+  const outcome = decisions.some(
+    (d) => d === 'create' || d === 'corroborate' || d === 'update' || d === 'history',
+  )
     ? 'written'
     : decisions.includes('conflict')
       ? 'conflict'

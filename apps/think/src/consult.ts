@@ -8,8 +8,8 @@
  */
 import type { ChatModel } from '@keel/agent';
 import type { Episode, FactResult, MemoryStore } from '@keel/memory';
+import { localStamp } from '@keel/memory';
 import { formatFactLine } from '@keel/prompt';
-import { localStamp } from './dates.js';
 import { type ParsedOutput, parseModelOutput } from './deltas.js';
 
 /** The longest part of one turn shown to the model, in characters. */

@@ -114,6 +114,7 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
       corroborate: 0,
       update: 0,
       conflict: 0,
+      history: 0,
       ignore: 0,
     };
     let proposed = 0;

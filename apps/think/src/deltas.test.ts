@@ -1,8 +1,9 @@
 // Reading a model's output into deltas, resolving relative dates, and naming slots.
+
+import { resolveDate, resolveDue } from '@keel/memory';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { slotKey } from './apply.js';
-import { resolveDate, resolveDue } from './dates.js';
 import { parseModelOutput } from './deltas.js';
 
 const delta = {
@@ -29,7 +30,9 @@ describe('parseModelOutput', () => {
       })}\n\`\`\``,
     );
     expect(out.deltas).toHaveLength(2);
-    expect(out.deltas[0]).toMatchObject({ key: 'coffee_order', stated: false });
+    expect(out.deltas[0]).toMatchObject({ key: 'coffee_order' });
+    // A model's claim about the source is not read as one: keel decides it (apply.ts).
+    expect(out.deltas[0]!.stated).toBeUndefined();
     expect(out.deltas[1]).toMatchObject({ op: 'retract' });
     expect(out.rejected.map((r) => r.at)).toEqual([
       'delta[1]',

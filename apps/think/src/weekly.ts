@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { localStamp } from './dates.js';
+
+import { localStamp } from '@keel/memory';
 import { previousWeek } from './schedule.js';
 import type { ThinkDeps } from './types.js';
 

@@ -27,6 +27,36 @@ const use = (name: string, input: unknown, id = `t_${name}`): ToolUseBlock => ({
   input,
 });
 
+describe('evidence is evidence', () => {
+  it('the model remembering preference/tea over five unrelated turns adds no evidence; a turn about tea does', async () => {
+    const remember = use('remember', { kind: 'preference', key: 'tea', value: 'green tea' });
+    const turnWith = async (text: string) => {
+      const model = new FakeChatModel([{ content: [remember] }, 'Noted.']);
+      return new Agent({ store, model }).turn({ text, channel: 'test' });
+    };
+    const first = await turnWith('I drink green tea every afternoon');
+    expect(first.writes.map((w) => w.decision)).toEqual(['create']);
+    for (const text of ['hi there', 'what time is it', 'thanks!', 'how are you?', 'ok bye']) {
+      const r = await turnWith(text);
+      expect(r.writes).toMatchObject([
+        {
+          decision: 'ignore',
+          reason: 'the turn it rests on does not mention this belief: not evidence',
+        },
+      ]);
+    }
+    const tea = store.current({ scope: 'owner', kind: 'preference', key: 'tea' })!;
+    expect(tea).toMatchObject({ confidence: 0.7, evidence_count: 1, source: 'inferred' });
+    // Control: a turn that does mention it is a second, independent sighting.
+    const again = await turnWith('more tea please, the green one');
+    expect(again.writes.map((w) => w.decision)).toEqual(['corroborate']);
+    expect(store.current({ scope: 'owner', kind: 'preference', key: 'tea' })).toMatchObject({
+      confidence: 0.75,
+      evidence_count: 2,
+    });
+  });
+});
+
 describe('memory tools in a turn', () => {
   it('invalid tool input goes back to the model as an error and writes nothing', async () => {
     const model = new FakeChatModel([

@@ -53,6 +53,7 @@ const DECISION_WORDS: Record<WriteResult['decision'], string> = {
   corroborate: 'I already knew that; noted again',
   update: 'Updated (the old value is kept in history)',
   conflict: 'That contradicts what I have; held for your review',
+  history: 'Kept as history: it was true before what I have now',
   ignore: 'Not stored',
 };
 
@@ -138,7 +139,10 @@ export class OfflineSession {
   }
 }
 
-/** One version of a belief in a history listing. */
+/**
+ * One version of a belief in a history listing: its line, its status and links, when it was true
+ * (`true from … to …`, either end open when unknown or still holding) and when keel recorded it.
+ */
 export function historyLine(f: Fact): string {
   const links = [
     f.supersedes_id ? `supersedes f${f.supersedes_id}` : '',
@@ -146,5 +150,10 @@ export function historyLine(f: Fact): string {
   ]
     .filter(Boolean)
     .join(', ');
-  return `${formatFactLine(f)} [${f.status}${links ? `; ${links}` : ''}] since ${new Date(f.created_at).toISOString()}`;
+  const day = (ms: number | null) => (ms === null ? '…' : new Date(ms).toISOString().slice(0, 10));
+  const validity =
+    f.valid_from === null && f.valid_to === null
+      ? ''
+      : ` true from ${day(f.valid_from)} to ${f.valid_to === null ? 'now' : day(f.valid_to)};`;
+  return `${formatFactLine(f)} [${f.status}${links ? `; ${links}` : ''}]${validity} recorded ${new Date(f.created_at).toISOString()}`;
 }

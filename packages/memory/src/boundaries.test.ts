@@ -93,11 +93,13 @@ describe('one module changes fact state', () => {
     /\bINSERT\s+(?:OR\s+\w+\s+)?INTO\s+fact_evidence\b/,
   ];
 
-  it('only facts/transitions.ts inserts or updates fact rows and evidence', async () => {
-    const writers = sources('packages/memory/src').filter((f) => {
-      const text = readFileSync(join(ROOT, f), 'utf8');
-      return WRITES.some((re) => re.test(text));
-    });
+  it('only facts/transitions.ts inserts or updates fact rows and evidence (a schema step may mend rows it constrains)', async () => {
+    const writers = sources('packages/memory/src')
+      .filter((f) => !f.startsWith('packages/memory/src/schema/'))
+      .filter((f) => {
+        const text = readFileSync(join(ROOT, f), 'utf8');
+        return WRITES.some((re) => re.test(text));
+      });
     expect(writers).toEqual(['packages/memory/src/facts/transitions.ts']);
   });
 });

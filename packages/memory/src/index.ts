@@ -26,6 +26,14 @@
  * @module
  */
 
+export {
+  localDay,
+  localStamp,
+  type ResolvedDate,
+  resolveAsOf,
+  resolveDate,
+  resolveDue,
+} from './dates.js';
 export type { OpenOptions } from './db.js';
 export {
   DEFAULT_HF_ENDPOINT,
@@ -100,6 +108,7 @@ export {
   MAX_VALUE_CHARS,
   REFUSED_FORGOTTEN_EPISODE,
   REFUSED_FORGOTTEN_VALUE,
+  REFUSED_NOT_EVIDENCE,
   type RememberInput,
   type WriteResult,
 } from './facts/review.js';

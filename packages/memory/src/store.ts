@@ -56,6 +56,7 @@ import {
   conversationBetween,
   type EpisodeInput,
   episodeBySource,
+  episodeSupports,
   episodesHolder,
   getEpisode,
   recentEpisodes,
@@ -310,6 +311,14 @@ export class MemoryStore {
     return conversationBetween(this.#ctx, from, to);
   }
 
+  /**
+   * Whether an episode's words support `text` (`any` or `all` of its content words, stemmed as
+   * recall stems them); see `repos/episodes.ts`.
+   */
+  episodeSupports(episodeId: number, text: string, mode: 'any' | 'all'): boolean {
+    return episodeSupports(this.#ctx, episodeId, text, mode);
+  }
+
   /** The episode filed under a source document and id. */
   episodeBySource(sourceDoc: string, sourceId: string): Episode | undefined {
     return episodeBySource(this.#ctx, sourceDoc, sourceId);
@@ -345,6 +354,7 @@ export class MemoryStore {
     const ctx = this.#ctx;
     const lexical = (reason: string) => ({ ...recall(ctx, query, options), reason });
     const vectors = this.#vectors;
+    if (options?.asOf !== undefined) return lexical('as-of recall reads history by its words');
     if (!vectors) return lexical(this.#lexicalReason);
     if (!vectors.active) return lexical(vectors.status().reason ?? 'vectors paused');
     let queryVector: Float32Array;

@@ -48,7 +48,7 @@ export const ROLES = ['owner', 'assistant', 'other', 'keel'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** The outcome of the write review. */
-export type Decision = 'create' | 'corroborate' | 'update' | 'conflict' | 'ignore';
+export type Decision = 'create' | 'corroborate' | 'update' | 'conflict' | 'history' | 'ignore';
 
 /** Who performed a mutation, as recorded in the journal. */
 export type Actor = 'owner' | 'model' | 'think' | 'import' | 'system';

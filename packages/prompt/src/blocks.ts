@@ -104,7 +104,9 @@ export function buildStaticBlock(facts: Fact[], budgetTokens = STATIC_BUDGET_TOK
   const render = (f: Fact) =>
     neutralise(
       formatFactLine(f) +
-        sinceTail(new Date(f.valid_from ?? f.created_at).toISOString().slice(0, 10)),
+        (f.valid_from !== null
+          ? sinceTail(new Date(f.valid_from).toISOString().slice(0, 10))
+          : sinceTail(new Date(f.created_at).toISOString().slice(0, 10), 'recorded')),
       f.value,
     );
   const { kept, tokens, cut } = fit(standing, render, budgetTokens);

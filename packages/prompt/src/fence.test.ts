@@ -48,6 +48,7 @@ beforeAll(async () => {
     key: 'coffee',
     value: 'oat flat white (no sugar): always, from a Porto roaster',
     source: 'owner_stated',
+    validFrom: Date.UTC(2024, 4, 1),
   });
   store.remember({
     kind: 'note',
@@ -96,7 +97,10 @@ describe('stripMemoryText reads back what the blocks write', () => {
     expect(all).toContain('Recalled for this message (recall: lexical, keyword search only):');
     expect(all).toContain('Recalled for this message (recall: hybrid):');
     expect(all).toMatch(/^\[flagged: [^\]]+\] \[f\d+\] note\/odd: /m);
-    expect(all).toMatch(/^\[f\d+\] preference\/coffee: .* since \d{4}-\d{2}-\d{2}$/m);
+    // "since" is validity (the coffee has been true since May 2024); a belief whose start keel does
+    // not know says when it was recorded instead.
+    expect(all).toMatch(/^\[f\d+\] preference\/coffee: .* since 2024-05-01$/m);
+    expect(all).toMatch(/^\[f\d+\] profile\/home: Lisbon .* recorded \d{4}-\d{2}-\d{2}$/m);
     expect(all).toMatch(/^\[f\d+\] preference\/coffee: .*, (?:just now|\d+[a-z]+ ago)\)$/m);
     expect(all).toContain('‹/memory-0123456789>');
     expect(all).toMatch(

@@ -119,8 +119,12 @@ const KIND = hole('kind', '[a-z_]+');
 const KEY = hole('key', '[^:\\n]+');
 /** One fact: `[f42] preference/coffee: oat flat white (conf 0.70, seen 1x, observed)`. */
 const FACT_LINE = shape`[f${ID}] ${KIND}/${KEY}: ${REST('value')} (${hole('provenance', PROVENANCE.read)})`;
-/** The static block's tail on a fact line: the day the belief was first recorded. */
-const SINCE = shape` since ${DAY}`;
+/**
+ * The static block's tail on a fact line: since when the belief has been true (`since`), or, when
+ * keel does not know that, the day it was first recorded (`recorded`). "since" always means
+ * validity.
+ */
+const SINCE = shape` ${hole('which', '(?:since|recorded)')} ${DAY}`;
 
 const WHO = hole('who', '[^\\n]{1,80}?');
 const SOURCE_ID = hole('source', '(?: [^\\n]{1,80}?)?');
@@ -163,9 +167,13 @@ export function factLine(f: {
   return FACT_LINE.write({ id: f.id, kind: f.kind, key: f.key, value: f.value, provenance });
 }
 
-/** A fact line's tail in the static block: `day` is an ISO date (`YYYY-MM-DD`). */
-export function sinceTail(day: string): string {
-  return SINCE.write({ day });
+/**
+ * A fact line's tail in the static block: `since DAY` when `validFrom` is known (the belief has
+ * been true since then), else `recorded DAY` (when keel first recorded it). Days are ISO dates
+ * (`YYYY-MM-DD`).
+ */
+export function sinceTail(day: string, which: 'since' | 'recorded' = 'since'): string {
+  return SINCE.write({ which, day });
 }
 
 /**

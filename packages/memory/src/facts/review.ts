@@ -9,6 +9,8 @@
  * | corroborate | same value (after normalisation) from a new episode              |
  * | update      | different value from a source at least as authoritative          |
  * | conflict    | a weaker source contradicts an owner-stated or strong fact       |
+ * | history     | a different value true since before the current one began: kept  |
+ * |             | as history (superseded, ending where the current value starts)   |
  * | ignore      | same episode again, tombstoned value, secret, injection          |
  *
  * Every decision, refusals included, is written to the journal with its reason.
@@ -25,7 +27,7 @@
 import { KeelError } from '@keel/errors';
 import type { StoreContext } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
-import { addEpisode, episodeExists } from '../repos/episodes.js';
+import { addEpisode, episodeSupports, getEpisode } from '../repos/episodes.js';
 import { findSecret, looksLikeInjection } from '../scan.js';
 import { normalizeValue, valueHash } from '../text.js';
 import {
@@ -57,6 +59,13 @@ export const MAX_VALUE_CHARS = 4000;
 export const REFUSED_FORGOTTEN_VALUE =
   'the owner forgot this value (tombstoned under another key); only the owner can restore it';
 /**
+ * The refusal reason when a writer other than the owner offers a sighting of a belief from a turn
+ * that does not mention it: a repeat counts as evidence only when the turn it rests on shares a
+ * content word with the value or its key (after stemming).
+ */
+export const REFUSED_NOT_EVIDENCE =
+  'the turn it rests on does not mention this belief: not evidence';
+/**
  * The refusal reason when a writer other than the owner writes from an episode that supported a
  * fact of the same scope and kind the owner forgot or purged: the owner's forget covers what that
  * episode said about that kind.
@@ -78,6 +87,12 @@ export interface RememberInput {
   confidence?: number;
   /** The value has been true since (ms since epoch). */
   validFrom?: number | null;
+  /**
+   * The owner says this value replaces the current one even though its `validFrom` is earlier
+   * than when the current one began (a correction of the past). Only an owner source may; for
+   * anyone else an earlier value becomes history.
+   */
+  replaces?: boolean;
   /** Who performs the write, for the journal. Default: owner for owner sources, else system. */
   actor?: Actor;
   /** Channel for the episode recorded when `episodeId` is absent. Default "api". */
@@ -208,10 +223,17 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
         text: `remember ${slot.kind}/${slot.key}: ${refusal && !refusal.withValue ? '[withheld]' : value}`,
         actor,
       }).id;
-    } else if (!episodeExists(ctx, episodeId)) {
+    } else if (!getEpisode(ctx, episodeId)) {
       throw new KeelError('NOT_FOUND', `no episode ${episodeId}`);
     }
     const sighting = { episodeId, source: input.source, now };
+    // Evidence is evidence: a writer other than the owner may add a sighting from a conversation
+    // turn only when the turn mentions the belief (its value or its key, after stemming).
+    const supported = () =>
+      isOwnerSource(input.source) ||
+      input.episodeId === undefined ||
+      getEpisode(ctx, episodeId!)?.kind !== 'conversation' ||
+      episodeSupports(ctx, episodeId!, `${value} ${slot.key.replace(/[_.-]+/g, ' ')}`, 'any');
     const journal = (op: Decision, factId: number | null, payload: Record<string, unknown>) =>
       appendJournal(ctx.db, {
         at: now,
@@ -289,6 +311,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
     }
 
     if (current.value_hash === hash) {
+      if (!supported()) return ignore(REFUSED_NOT_EVIDENCE, current);
       const fact = transition.corroborate(ctx, current, sighting);
       if (!fact) return ignore('this episode is already counted as evidence', current);
       liftTombstones(fact.id);
@@ -312,6 +335,44 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
       return { decision: 'corroborate', reason, fact, episodeId };
     }
 
+    // An earlier value: true since before the current one began. It is history, not current (the
+    // owner may say it replaces the current value): superseded, ending where the current starts.
+    const currentStart = current.valid_from ?? current.created_at;
+    const replaces = input.replaces === true && isOwnerSource(input.source);
+    if (input.validFrom != null && input.validFrom < currentStart && !replaces) {
+      const history = slotRows(ctx, slot, ['superseded']).find(
+        (r) => r.value_hash === hash && r.valid_from === input.validFrom,
+      );
+      if (history) {
+        if (!supported()) return ignore(REFUSED_NOT_EVIDENCE, history);
+        const fact = transition.corroborate(ctx, history, sighting);
+        if (!fact) return ignore('this episode is already counted as evidence', history);
+        const reason = 'the same earlier value from a new episode (history)';
+        journal('corroborate', fact.id, { reason, after: fact });
+        return { decision: 'corroborate', reason, fact, episodeId };
+      }
+      const fact = transition.create(ctx, {
+        slot,
+        value,
+        valueHash: hash,
+        source: input.source,
+        status: 'superseded',
+        confidence: firstConfidence,
+        episodeId,
+        validFrom: input.validFrom,
+        validTo: currentStart,
+        supersedesId: null,
+        supersededById: current.id,
+        conflictsWithId: null,
+        reason: `an earlier value: true before f${current.id} began`,
+        now,
+      });
+      liftTombstones(fact.id);
+      const reason = `an earlier value than the current one (f${current.id}): kept as history`;
+      journal('history', fact.id, { reason, current: current.id, after: fact });
+      return { decision: 'history', reason, fact, episodeId };
+    }
+
     const weaker = authority(input.source) < authority(current.source);
     const outweighed =
       !isOwnerSource(input.source) &&
@@ -324,6 +385,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
         : `a single sighting contradicts a strong belief (confidence ${current.confidence})`;
       const samePending = slotRows(ctx, slot, ['pending']).find((p) => p.value_hash === hash);
       if (samePending) {
+        if (!supported()) return ignore(REFUSED_NOT_EVIDENCE, samePending);
         const fact = transition.corroborate(ctx, samePending, sighting);
         if (!fact) return ignore('this episode is already counted as evidence', samePending);
         journal('conflict', fact.id, {

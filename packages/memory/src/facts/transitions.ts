@@ -10,7 +10,7 @@
  *
  * | transition        | from                | to                                   |
  * |-------------------|---------------------|--------------------------------------|
- * | {@link create}    | (nothing)           | active, or pending (a conflict)      |
+ * | {@link create}    | (nothing)           | active, pending (a conflict), or superseded (history: an earlier value) |
  * | {@link corroborate} | active or pending | the same, one more piece of evidence |
  * | {@link supersede} | active or pending   | superseded (linked to its successor) |
  * | {@link confirm}   | active or pending   | active, owner_confirmed, 1.0         |
@@ -37,7 +37,7 @@ export interface NewFact {
   /** `valueHash(value)`. */
   valueHash: string;
   source: Source;
-  status: 'active' | 'pending';
+  status: 'active' | 'pending' | 'superseded';
   /** 0..1, already capped by the caller's use of the evidence gate. */
   confidence: number;
   /** The episode of the first sighting (its evidence row). */
@@ -47,6 +47,9 @@ export interface NewFact {
   supersedesId: number | null;
   /** For a pending row: the active fact it contradicts. */
   conflictsWithId: number | null;
+  /** For a history row (status superseded): when it stopped being true, and what replaced it. */
+  validTo?: number | null;
+  supersededById?: number | null;
   /** Why the row is in its status. */
   reason: string;
   /** ms since epoch. */
@@ -64,9 +67,11 @@ export function create(ctx: StoreContext, f: NewFact): Fact {
       ctx.db,
       `INSERT INTO facts
         (scope, kind, key, value, value_hash, status, source, confidence, evidence_count, created_at,
-         updated_at, last_seen_at, valid_from, supersedes_id, conflicts_with_id, status_reason)
+         updated_at, last_seen_at, valid_from, valid_to, supersedes_id, superseded_by_id,
+         conflicts_with_id, status_reason)
         VALUES (@scope, @kind, @key, @value, @value_hash, @status, @source, @confidence, 1, @now, @now,
-         @now, @valid_from, @supersedes_id, @conflicts_with_id, @status_reason)`,
+         @now, @valid_from, @valid_to, @supersedes_id, @superseded_by_id, @conflicts_with_id,
+         @status_reason)`,
     ).run({
       scope: f.slot.scope,
       kind: f.slot.kind,
@@ -78,7 +83,9 @@ export function create(ctx: StoreContext, f: NewFact): Fact {
       confidence: f.confidence,
       now: f.now,
       valid_from: f.validFrom,
+      valid_to: f.validTo ?? null,
       supersedes_id: f.supersedesId,
+      superseded_by_id: f.supersededById ?? null,
       conflicts_with_id: f.conflictsWithId,
       status_reason: f.reason,
     }).lastInsertRowid,
@@ -148,8 +155,9 @@ export function corroborate(
  * enters (one active row per slot): pass `byId` null then and {@link linkSuccessor} once the
  * successor exists.
  *
- * @param change.validTo - when the value stopped being true (ms); kept if the row already has one.
- *   Omit for a pending row that never was current.
+ * @param change.validTo - when the value stopped being true (ms); kept if the row already has one,
+ *   and never before the row's own `valid_from` (an interval never ends before it starts). Omit
+ *   for a pending row that never was current.
  */
 export function supersede(
   ctx: StoreContext,
@@ -159,9 +167,18 @@ export function supersede(
   stmt(
     ctx.db,
     `UPDATE facts SET status = 'superseded', superseded_by_id = coalesce(?, superseded_by_id),
-       updated_at = ?, valid_to = CASE WHEN ? IS NULL THEN valid_to ELSE coalesce(valid_to, ?) END,
+       updated_at = ?, valid_to = CASE WHEN ? IS NULL THEN valid_to
+         ELSE coalesce(valid_to, max(coalesce(valid_from, ?), ?)) END,
        status_reason = ? WHERE id = ?`,
-  ).run(change.byId, change.now, change.validTo ?? null, change.validTo ?? null, change.reason, id);
+  ).run(
+    change.byId,
+    change.now,
+    change.validTo ?? null,
+    change.validTo ?? null,
+    change.validTo ?? null,
+    change.reason,
+    id,
+  );
 }
 
 /** Links a superseded row to the row that replaced it. */
@@ -200,12 +217,22 @@ export function retire(
 ): void {
   stmt(
     ctx.db,
-    `UPDATE facts SET status = ?, updated_at = ?, valid_to = coalesce(valid_to, ?), status_reason = ?
-     WHERE id = ?`,
-  ).run(change.status, change.now, change.validTo ?? change.now, change.reason, id);
+    `UPDATE facts SET status = ?, updated_at = ?,
+       valid_to = coalesce(valid_to, max(coalesce(valid_from, ?), ?)), status_reason = ? WHERE id = ?`,
+  ).run(
+    change.status,
+    change.now,
+    change.validTo ?? change.now,
+    change.validTo ?? change.now,
+    change.reason,
+    id,
+  );
 }
 
-/** Retraction with a known end: the row ends exactly at `validTo` (the episode that said so). */
+/**
+ * Retraction with a known end: the row ends at `validTo` (the episode that said so), or where it
+ * starts when that is later (an interval never ends before it starts).
+ */
 export function retractAt(
   ctx: StoreContext,
   id: number,
@@ -213,9 +240,9 @@ export function retractAt(
 ): void {
   stmt(
     ctx.db,
-    `UPDATE facts SET status = 'retracted', updated_at = ?, valid_to = ?, status_reason = ?
-     WHERE id = ?`,
-  ).run(change.now, change.validTo, change.reason, id);
+    `UPDATE facts SET status = 'retracted', updated_at = ?,
+       valid_to = max(coalesce(valid_from, ?), ?), status_reason = ? WHERE id = ?`,
+  ).run(change.now, change.validTo, change.validTo, change.reason, id);
 }
 
 /** Decay lowers an idle belief's confidence; `last_decayed_at` records when (never `last_seen_at`). */

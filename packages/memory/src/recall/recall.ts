@@ -22,7 +22,7 @@ import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from '../context.js';
 import { evidenceEpisodes } from '../facts/read.js';
 import { recordAccess } from '../facts/transitions.js';
-import { ftsMatch, humanAge, queryTerms } from '../text.js';
+import { ftsMatch, humanAge, normalizeValue, queryTerms } from '../text.js';
 import type { Episode, Fact, Kind, Role, Scope, Source, Status } from '../types.js';
 
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */
@@ -54,6 +54,12 @@ export interface RecallOptions {
   touch?: boolean;
   /** Include the supporting episode ids of each fact (default true). */
   withEvidence?: boolean;
+  /**
+   * What keel believes was true at this moment (ms since epoch): facts whose validity interval
+   * holds it — current ones and history alike, never what the owner forgot, pruned or rejected —
+   * and episodes that had occurred by then. Lexical only.
+   */
+  asOf?: number;
 }
 
 /** Where an episode came from. */
@@ -88,7 +94,10 @@ export interface FactResult {
   /** ms since the fact was last seen. */
   age_ms: number;
   age: string;
+  /** True since (ms since epoch), when known. */
   valid_from: number | null;
+  /** True until (ms since epoch); null while it holds. */
+  valid_to: number | null;
   /** Episode ids that support it. */
   evidence?: number[];
 }
@@ -188,7 +197,9 @@ export function recall(
 
   // Episodes stay bare (id and score) until the cut: only those returned are read whole.
   const results: (FactResult | { type: 'episode'; id: number; score: number })[] = [];
-  if (options.type !== 'episode') {
+  if (options.type !== 'episode' && options.asOf !== undefined) {
+    results.push(...factsAsOf(ctx, terms, scope, options.asOf, depth, now));
+  } else if (options.type !== 'episode') {
     let rows: (Fact & { bm: number })[] = [];
     if (match) {
       // The best 2·depth matches of any scope first (facts_fts holds active facts only), narrow
@@ -263,6 +274,7 @@ export function recall(
           age_ms: now - f.last_seen_at,
           age: humanAge(now - f.last_seen_at),
           valid_from: f.valid_from,
+          valid_to: f.valid_to,
         });
       }
     }
@@ -270,15 +282,22 @@ export function recall(
   // Episodes are scored from a few columns; only those returned are read whole (below).
   if (options.type !== 'fact') {
     const narrow = 'e.id, e.occurred_at, e.session_key, e.channel';
-    const rows = match
-      ? (stmt(
-          ctx.db,
-          `SELECT ${narrow}, m.bm FROM (
+    const rows = !match
+      ? []
+      : options.asOf !== undefined
+        ? (stmt(
+            ctx.db,
+            `SELECT ${narrow}, bm25(episodes_fts) AS bm FROM episodes_fts
+             JOIN episodes e ON e.id = episodes_fts.rowid
+             WHERE episodes_fts MATCH ? AND e.occurred_at <= ? ORDER BY bm LIMIT ?`,
+          ).all(match, options.asOf, depth) as (EpisodeKey & { bm: number })[])
+        : (stmt(
+            ctx.db,
+            `SELECT ${narrow}, m.bm FROM (
          SELECT rowid AS id, bm25(episodes_fts) AS bm FROM episodes_fts
          WHERE episodes_fts MATCH ? ORDER BY bm LIMIT ?
        ) m CROSS JOIN episodes e ON e.id = m.id ORDER BY m.bm`,
-        ).all(match, depth) as (EpisodeKey & { bm: number })[])
-      : [];
+          ).all(match, depth) as (EpisodeKey & { bm: number })[]);
     const byId = new Map<number, EpisodeKey>(rows.map((e) => [e.id, e]));
     const lexical = ranks(rows.map((x) => x.bm)).map((rank, i) => ({ id: rows[i]!.id, rank }));
     // Live conversation episodes among `ids` (one primary-key lookup each), by id.
@@ -389,4 +408,60 @@ export function recall(
       .immediate();
   }
   return response;
+}
+
+/**
+ * The facts arm "as of" a moment: every fact of `scope` whose validity interval holds `asOf`
+ * (`valid_from`, or when it was recorded, at or before it; `valid_to` after it or open), in any
+ * status a once-true belief can have — current, superseded, or retracted as no longer true — but
+ * never one the owner forgot, purged or rejected, nor one pruned (each has a tombstone), nor a
+ * pending conflict. The full-text index holds current facts only, so these are matched here: a
+ * fact scores by how many of the query's words its kind, key and value hold (compared as values
+ * are: case-folded, punctuation aside), times the confidence weight; facts holding none are left
+ * out.
+ */
+function factsAsOf(
+  ctx: StoreContext,
+  terms: readonly string[],
+  scope: Scope,
+  asOf: number,
+  depth: number,
+  now: number,
+): FactResult[] {
+  if (terms.length === 0) return [];
+  const rows = stmt(
+    ctx.db,
+    `SELECT f.* FROM facts f
+     WHERE f.scope = ? AND f.status IN ('active', 'superseded', 'retracted')
+       AND coalesce(f.valid_from, f.created_at) <= ? AND (f.valid_to IS NULL OR f.valid_to > ?)
+       AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.fact_id = f.id)`,
+  ).all(scope, asOf, asOf) as Fact[];
+  const wanted = terms.map((t) => normalizeValue(t)).filter(Boolean);
+  const scored: FactResult[] = [];
+  for (const f of rows) {
+    const words = new Set(
+      normalizeValue(`${f.kind} ${f.key.replace(/[_.-]+/g, ' ')} ${f.value}`).split(' '),
+    );
+    const hits = wanted.filter((w) => words.has(w)).length;
+    if (hits === 0) continue;
+    scored.push({
+      type: 'fact',
+      id: f.id,
+      ref: `f${f.id}`,
+      scope: f.scope,
+      kind: f.kind,
+      key: f.key,
+      value: f.value,
+      confidence: f.confidence,
+      evidence_count: f.evidence_count,
+      source: f.source,
+      status: f.status,
+      score: (hits / (RRF_K + 1)) * (0.7 + 0.3 * f.confidence),
+      age_ms: now - f.last_seen_at,
+      age: humanAge(now - f.last_seen_at),
+      valid_from: f.valid_from,
+      valid_to: f.valid_to,
+    });
+  }
+  return scored.sort((a, b) => b.score - a.score || b.id - a.id).slice(0, depth);
 }

@@ -11,7 +11,7 @@ import { type StoreContext, stmt } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
 import type { OwnerTextHolder, Scrubber } from '../redaction.js';
 import { redactSecrets } from '../scan.js';
-import { sha256 } from '../text.js';
+import { ftsMatch, queryTerms, sha256 } from '../text.js';
 import {
   type Actor,
   EPISODE_KINDS,
@@ -207,4 +207,33 @@ export function episodesHolder(ctx: StoreContext): OwnerTextHolder {
       return changed;
     },
   };
+}
+
+/**
+ * Whether an episode's words support `text`: the episode (a conversation turn, as the full-text
+ * index holds it) contains `any` or `all` of the content words of `text`, matched as recall
+ * matches them (NFKC, case-folded, Porter-stemmed: "teas" supports "tea"). Used by the write review
+ * so that a sighting counts as evidence only when the turn it rests on is about the value, and by
+ * reflection to tell what the owner said outright from what was inferred.
+ *
+ * @returns false for an episode that is not an indexed conversation turn, or text with no words.
+ */
+export function episodeSupports(
+  ctx: StoreContext,
+  episodeId: number,
+  text: string,
+  mode: 'any' | 'all',
+): boolean {
+  const terms = queryTerms(text);
+  const match = ftsMatch(terms);
+  if (!match) return false;
+  const expr = mode === 'any' ? match : match.split(' OR ').join(' AND ');
+  // `rowid BETWEEN ? AND ?`, not `rowid = ?`: with an equality on rowid this SQLite's FTS5 answers
+  // the row whether or not it matches (seen with 3.53 on the contentless index).
+  return (
+    stmt(
+      ctx.db,
+      'SELECT 1 FROM episodes_fts WHERE episodes_fts MATCH ? AND rowid BETWEEN ? AND ?',
+    ).get(expr, episodeId, episodeId) !== undefined
+  );
 }

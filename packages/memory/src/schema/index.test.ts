@@ -27,6 +27,7 @@ const RELEASED: Record<number, string> = {
   6: '46a4db5faba919b6ec489c677c9e8303e9e3a83157d455b8e9b21415da51bb09',
   7: '0e978afb12fe360be0319a08b769b925aedf90cf4744417a5b8e8928a8314eb4',
   8: '072fca049564691eada7bdf6099f11a7cbd7018000c26787962b85e10f38d4f4',
+  9: '2b74b98acd6158599b861118b49af8fe3ec3372aac127c6756b5f5315bbb6e4b',
 };
 
 describe('migrations', () => {

@@ -10,7 +10,8 @@
  * 6. `006-think-service.ts`: the think service's runs, diary, interrupts and review flags;
  * 7. `007-vector-queue-gate.ts`: the queue fills only once vectors are in use
  *    ({@link META_VECTOR_FINGERPRINT});
- * 8. `008-reflected-state.ts`: a believed turn, once reflected on, says so (`reflected`).
+ * 8. `008-reflected-state.ts`: a believed turn, once reflected on, says so (`reflected`);
+ * 9. `009-validity.ts`: a fact's validity never ends before it starts.
  *
  * A step is never edited once released (`index.test.ts` holds a checksum of each); a change is a
  * new step. A step imports no runtime module: names that runtime code shares with the schema are
@@ -29,6 +30,7 @@ import { vectorQueue } from './005-vector-queue.js';
 import { thinkService } from './006-think-service.js';
 import { vectorQueueGate } from './007-vector-queue-gate.js';
 import { reflectedState } from './008-reflected-state.js';
+import { validity } from './009-validity.js';
 
 export { VECTOR_QUEUE } from './005-vector-queue.js';
 export { META_VECTOR_FINGERPRINT } from './007-vector-queue-gate.js';
@@ -53,6 +55,7 @@ export const MIGRATIONS: readonly Migration[] = [
   thinkService,
   vectorQueueGate,
   reflectedState,
+  validity,
 ];
 
 /** The newest schema version this code knows. */
