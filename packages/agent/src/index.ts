@@ -1,7 +1,8 @@
 /**
  * `@keel/agent`: one owner session shared by every front door: the turn loop, the model
  * providers behind the `ChatModel` contract, the memory tools, the session history and its lock,
- * and the offline session for when no model is configured.
+ * the offline session for when no model is configured, and the `UnansweredRecorder` contract both
+ * sessions implement for what the owner said while keel was away.
  *
  * @module
  */
@@ -50,5 +51,7 @@ export {
   SessionStore,
   type StoredMessage,
   type TurnRow,
+  type UnansweredRecorder,
+  type UnansweredTurn,
 } from './session.js';
 export { memoryToolSpecs, runMemoryTool, type StagedWrite, type ToolOutcome } from './tools.js';
