@@ -40,6 +40,68 @@ beforeEach(() => {
 });
 afterEach(() => cleanup());
 
+describe('validity from the command line', () => {
+  it('an earlier --valid-from is kept as history unless --replaces; history and recall --json show both ends; --as-of answers what was true then', () => {
+    const now = keel(home, [
+      'remember',
+      'project/current_project',
+      'Project',
+      'Heron',
+      '--valid-from',
+      '2026-06-01',
+      '--json',
+    ]);
+    expect(now.json<RememberJson>().decision).toBe('create');
+    const earlier = keel(home, [
+      'remember',
+      'project/current_project',
+      'Project',
+      'Falcon',
+      '--valid-from',
+      '2025-01-15',
+      '--json',
+    ]);
+    expect(earlier.json<RememberJson>()).toMatchObject({
+      decision: 'history',
+      fact: { value: 'Project Falcon', status: 'superseded' },
+    });
+    const history = keel(home, ['history', 'project/current_project', '--json']).json<{
+      versions: { value: string; status: string; valid_from: number; valid_to: number | null }[];
+    }>();
+    expect(history.versions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          value: 'Project Falcon',
+          valid_from: Date.parse('2025-01-15'),
+          valid_to: Date.parse('2026-06-01'),
+        }),
+        expect.objectContaining({ value: 'Project Heron', status: 'active', valid_to: null }),
+      ]),
+    );
+    const asOf = keel(home, ['recall', 'project', '--as-of', '2025-12-01', '--json']);
+    expect(asOf.status).toBe(0);
+    const then = asOf.json<RecallJson>().results.filter((r) => r.type === 'fact');
+    expect(then.map((r) => r.value)).toEqual(['Project Falcon']);
+    const current = keel(home, ['recall', 'project', '--type', 'fact', '--json']);
+    expect(current.json<RecallJson>().results.map((r) => r.value)).toEqual(['Project Heron']);
+    const bad = keel(home, ['recall', 'project', '--as-of', 'whenever']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('error INVALID_INPUT');
+    // With --replaces the owner's earlier value becomes current.
+    const replaced = keel(home, [
+      'remember',
+      'project/current_project',
+      'Project',
+      'Osprey',
+      '--valid-from',
+      '2024-01-01',
+      '--replaces',
+      '--json',
+    ]);
+    expect(replaced.json<RememberJson>().decision).toBe('update');
+  });
+});
+
 describe('keel remember / recall / history', () => {
   it('remembers, corroborates and recalls with confidence and source', () => {
     const first = keel(home, ['remember', 'preference/coffee', 'oat', 'flat', 'white', '--json']);

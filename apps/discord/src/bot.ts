@@ -1,8 +1,11 @@
 /**
- * The Discord front door: the owner's DMs become turns in the one owner session. Every event
- * handler is wrapped by {@link KeelDiscord.guarded}, which runs the owner lock before anything else
- * reads the event; strangers, bots, keel itself and server messages are dropped without a reply and
- * without their content being stored, one log line and a counter each.
+ * The Discord front door: the owner's DMs become turns in the one owner session. This module holds
+ * the wiring (the discord.js client, the owner session, one queue of owner work, start and stop)
+ * and the owner guard: every event handler is wrapped by {@link KeelDiscord.guarded}, which runs
+ * the owner lock before anything else reads the event; strangers, bots, keel itself and server
+ * messages are dropped without a reply and without their content being stored, one log line and a
+ * counter each. What an owner's event then does lives beside it: `turns.ts` (a DM),
+ * `interactions.ts` (slash commands, review buttons) and `catch-up.ts` (DMs sent while away).
  *
  * @module
  */
@@ -10,15 +13,12 @@ import {
   Agent,
   type ChatModel,
   OfflineSession,
-  runSlashCommand,
   type TurnLockOptions,
+  type UnansweredRecorder,
 } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import type { MemoryStore } from '@keel/memory';
-import { splitMessage } from '@keel/outbound';
 import {
-  type ButtonInteraction,
-  type ChatInputCommandInteraction,
   Client,
   type DMChannel,
   Events,
@@ -26,18 +26,20 @@ import {
   type Interaction,
   type Message,
   Partials,
-  type SendableChannels,
-  SnowflakeUtil,
 } from 'discord.js';
-import { type FetchLike, withAttachments } from './attachments.js';
+import type { FetchLike } from './attachments.js';
+import { catchUp, SeenMark } from './catch-up.js';
 import { SLASH_COMMANDS } from './commands.js';
+import {
+  type AttachmentOptions,
+  DISCORD_CHANNEL,
+  errorText,
+  messageText,
+  sendSplit,
+} from './dm.js';
 import { type DropReason, type GateInput, OwnerGate } from './gate.js';
-import { parseReviewButton, renderReview } from './review.js';
-
-/** The channel name turns and episodes from Discord carry. */
-export const DISCORD_CHANNEL = 'discord';
-/** The `meta` key holding the id of the newest owner DM keel has seen. */
-export const LAST_SEEN_KEY = 'discord.last_seen_message_id';
+import { type InteractionContext, onOwnerInteraction } from './interactions.js';
+import { DmTurns, type DmTurnsOptions } from './turns.js';
 
 /** Options for {@link KeelDiscord}. */
 export interface KeelDiscordOptions {
@@ -71,11 +73,6 @@ export interface DiscordStats {
   dropped: Record<DropReason, number>;
 }
 
-const errorText = (err: unknown): string =>
-  KeelError.isInstance(err)
-    ? `error ${err.code}: ${err.message}`
-    : `error: ${(err as Error)?.message ?? String(err)}`;
-
 /** The Discord front door. */
 export class KeelDiscord {
   /** The discord.js client (real in production and in tests, pointed at a fake server there). */
@@ -88,10 +85,14 @@ export class KeelDiscord {
   private readonly gate: OwnerGate;
   private readonly store: MemoryStore;
   private readonly agent: Agent | null;
-  private readonly offline: OfflineSession | null;
+  /** Where catch-up stores what the owner said while keel was away. */
+  private readonly session: UnansweredRecorder;
+  private readonly dms: DmTurns;
   private readonly log: (line: string) => void;
+  private readonly seen: SeenMark;
+  private readonly attachments: AttachmentOptions;
+  private readonly interactions: InteractionContext;
   private chain: Promise<void> = Promise.resolve();
-  private inflight: AbortController | null = null;
   private stopping = false;
   /** When {@link start} was called, ms since epoch. */
   private startedAt = Date.now();
@@ -105,16 +106,33 @@ export class KeelDiscord {
     }
     this.store = options.store;
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
-    this.agent = options.model
-      ? new Agent({
-          store: options.store,
-          model: options.model,
-          ...(options.lock ? { lock: options.lock } : {}),
-        })
-      : null;
-    this.offline = options.model
-      ? null
-      : new OfflineSession(options.store, { channel: DISCORD_CHANNEL });
+    this.seen = new SeenMark(options.store.meta);
+    this.attachments = {
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.attachmentLimitBytes ? { limitBytes: options.attachmentLimitBytes } : {}),
+    };
+    this.interactions = { store: options.store, status: () => this.statusText() };
+    const session: DmTurnsOptions['session'] = options.model
+      ? {
+          agent: new Agent({
+            store: options.store,
+            model: options.model,
+            ...(options.lock ? { lock: options.lock } : {}),
+          }),
+          offline: null,
+        }
+      : { agent: null, offline: new OfflineSession(options.store, { channel: DISCORD_CHANNEL }) };
+    this.agent = session.agent;
+    this.session = session.agent ?? session.offline;
+    this.dms = new DmTurns({
+      store: options.store,
+      session,
+      seen: this.seen,
+      stats: this.stats,
+      slash: this.interactions,
+      attachments: this.attachments,
+      typingIntervalMs: options.typingIntervalMs ?? 8000,
+    });
     this.client = new Client({
       intents: [GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent],
       partials: [Partials.Channel],
@@ -123,13 +141,7 @@ export class KeelDiscord {
     this.client.on(
       Events.MessageCreate,
       this.guarded(
-        (m: Message) => ({
-          authorId: m.author.id,
-          authorIsBot: m.author.bot,
-          guildId: m.guildId,
-          selfId: this.client.user?.id ?? null,
-          webhookId: m.webhookId,
-        }),
+        (m: Message) => this.author(m),
         (m) => this.onOwnerMessage(m),
       ),
     );
@@ -142,7 +154,7 @@ export class KeelDiscord {
           guildId: i.guildId,
           selfId: this.client.user?.id ?? null,
         }),
-        (i) => this.onOwnerInteraction(i),
+        (i) => onOwnerInteraction(i, this.interactions),
       ),
     );
     this.client.on(Events.ShardReady, () => void this.onConnected('ready'));
@@ -211,7 +223,7 @@ export class KeelDiscord {
     ]);
     clearTimeout(timer);
     if (timedOut) {
-      this.inflight?.abort();
+      this.dms.cancel();
       await done;
     }
     await this.client.destroy();
@@ -219,8 +231,7 @@ export class KeelDiscord {
 
   /** Sends `text` to the owner's DM, split into messages as needed. */
   async sendToOwner(text: string): Promise<void> {
-    const dm = await this.ownerDm();
-    for (const chunk of splitMessage(text)) await dm.send({ content: chunk });
+    await sendSplit(await this.ownerDm(), text);
   }
 
   private ownerDm(): Promise<DMChannel> {
@@ -234,14 +245,15 @@ export class KeelDiscord {
     return this.chain;
   }
 
-  private lastSeen(): bigint {
-    const v = this.store.meta.get(LAST_SEEN_KEY);
-    return v ? BigInt(v) : 0n;
-  }
-
-  private markSeen(id: string): void {
-    if (BigInt(id) <= this.lastSeen()) return;
-    this.store.meta.set(LAST_SEEN_KEY, id);
+  /** The gate's view of a message: its author and place, nothing of its content. */
+  private author(m: Message): GateInput {
+    return {
+      authorId: m.author.id,
+      authorIsBot: m.author.bot,
+      guildId: m.guildId,
+      selfId: this.client.user?.id ?? null,
+      webhookId: m.webhookId,
+    };
   }
 
   private onConnected(how: 'ready' | 'resumed'): Promise<void> {
@@ -254,102 +266,25 @@ export class KeelDiscord {
           this.log(`discord: could not register slash commands: ${errorText(err)}`);
         }
       }
-      await this.catchUp();
+      if (this.stopping) return;
+      let dm: DMChannel | undefined;
+      await catchUp(
+        {
+          session: this.session,
+          seen: this.seen,
+          stats: this.stats,
+          fetchAfter: async (after) => {
+            dm ??= await this.ownerDm();
+            return dm.messages.fetch({ after, limit: 100, cache: false });
+          },
+          isOwner: (m) => this.gate.check(this.author(m)).owner,
+          text: (m) => messageText(m, this.attachments),
+          notify: (text) => this.sendToOwner(text),
+          log: this.log,
+        },
+        this.startedAt,
+      );
     });
-  }
-
-  /**
-   * Fetches the owner's DMs newer than the last one seen, stores them as episodes without
-   * answering, and sends one short notice. On the very first start it only records where "now" is.
-   */
-  private async catchUp(): Promise<void> {
-    if (this.stopping) return;
-    const last = this.lastSeen();
-    if (last === 0n) {
-      // The moment this process started, as the smallest snowflake of the millisecond before:
-      // anything sent after start (even while connecting) is newer and is answered.
-      this.markSeen(
-        SnowflakeUtil.generate({
-          timestamp: this.startedAt - 1,
-          increment: 0n,
-          workerId: 0n,
-          processId: 0n,
-        }).toString(),
-      );
-      return;
-    }
-    const dm = await this.ownerDm();
-    const found: Message[] = [];
-    let after = last;
-    for (let page = 0; page < 50; page++) {
-      const batch = await dm.messages.fetch({ after: after.toString(), limit: 100, cache: false });
-      if (batch.size === 0) break;
-      for (const m of batch.values()) {
-        if (BigInt(m.id) > after) after = BigInt(m.id);
-        const v = this.gate.check({
-          authorId: m.author.id,
-          authorIsBot: m.author.bot,
-          guildId: m.guildId,
-          selfId: this.client.user?.id ?? null,
-          webhookId: m.webhookId,
-        });
-        if (v.owner) found.push(m);
-      }
-      if (batch.size < 100) break;
-    }
-    found.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-    const stored: Message[] = [];
-    for (const m of found) {
-      const text = (await this.messageText(m)).trim();
-      if (!text) continue;
-      this.store.addEpisode({
-        channel: DISCORD_CHANNEL,
-        role: 'owner',
-        text,
-        actor: 'owner',
-        occurredAt: m.createdTimestamp,
-        sourceId: `discord:${m.id}`,
-        meta: { discord_message_id: m.id, caught_up: true },
-      });
-      stored.push(m);
-    }
-    if (after > last) this.markSeen(after.toString());
-    this.stats.caughtUp += stored.length;
-    if (stored.length === 0) return;
-    this.log(`discord: caught up on ${stored.length} message(s) sent while away`);
-    const previews = stored
-      .slice(0, 3)
-      .map(
-        (m) =>
-          `> ${m.content.replace(/\s+/g, ' ').slice(0, 60)}${m.content.length > 60 ? '…' : ''}`,
-      );
-    const more = stored.length > 3 ? [`…and ${stored.length - 3} more.`] : [];
-    await this.sendToOwner(
-      [
-        `I was away. I caught up on ${stored.length} message${stored.length === 1 ? '' : 's'} you sent meanwhile and stored ${stored.length === 1 ? 'it' : 'them'} in memory without answering:`,
-        ...previews,
-        ...more,
-        'Ask again anything you still want an answer to.',
-      ].join('\n'),
-    );
-  }
-
-  private messageText(m: Message): Promise<string> {
-    return withAttachments(
-      m.content,
-      [...m.attachments.values()].map((a) => ({
-        name: a.name,
-        url: a.url,
-        size: a.size,
-        contentType: a.contentType,
-      })),
-      {
-        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
-        ...(this.options.attachmentLimitBytes
-          ? { limitBytes: this.options.attachmentLimitBytes }
-          : {}),
-      },
-    );
   }
 
   private statusText(): string {
@@ -364,131 +299,7 @@ export class KeelDiscord {
   private async onOwnerMessage(message: Message): Promise<void> {
     if (this.stopping) return; // left for the next start's catch-up
     await this.enqueue(async () => {
-      if (this.stopping || BigInt(message.id) <= this.lastSeen()) return;
-      const channel = message.channel;
-      if (!channel.isSendable()) return;
-      this.stats.handled++;
-      const text = (await this.messageText(message)).trim();
-      if (!text) return this.markSeen(message.id);
-      if (/^\/?review$/i.test(text)) {
-        this.markSeen(message.id);
-        for (const page of renderReview(this.store.review())) await channel.send(page);
-        return;
-      }
-      if (this.offline) {
-        const r = await this.offline.handle(text);
-        this.markSeen(message.id);
-        return this.send(channel, r.text || '(nothing to say)');
-      }
-      if (text.startsWith('/')) {
-        this.markSeen(message.id);
-        return this.send(channel, await this.slash(text));
-      }
-      await this.turn(channel, message.id, text);
-    });
-  }
-
-  private async slash(line: string): Promise<string> {
-    try {
-      return (
-        await runSlashCommand(this.store, line, {
-          channel: DISCORD_CHANNEL,
-          status: () => this.statusText(),
-        })
-      ).text;
-    } catch (err) {
-      return errorText(err);
-    }
-  }
-
-  private async turn(channel: SendableChannels, messageId: string, text: string): Promise<void> {
-    const agent = this.agent!;
-    const controller = new AbortController();
-    this.inflight = controller;
-    const typing = () => void channel.sendTyping().catch(() => {});
-    typing();
-    const timer = setInterval(typing, this.options.typingIntervalMs ?? 8000);
-    try {
-      const result = await agent.turn({
-        text,
-        channel: DISCORD_CHANNEL,
-        signal: controller.signal,
-      });
-      this.markSeen(messageId);
-      clearInterval(timer);
-      await this.send(channel, result.reply || '(no reply)');
-    } catch (err) {
-      clearInterval(timer);
-      if (KeelError.isInstance(err) && err.code === 'CANCELLED') {
-        // Not marked seen: the next start catches it up and says so.
-        await this.send(
-          channel,
-          'I am shutting down and did not finish answering this; I will pick it up when I am back.',
-        ).catch(() => {});
-        return;
-      }
-      this.markSeen(messageId);
-      await this.send(
-        channel,
-        `That turn failed and nothing from it was stored (${errorText(err)}).`,
-      );
-    } finally {
-      clearInterval(timer);
-      this.inflight = null;
-    }
-  }
-
-  private async send(channel: SendableChannels, text: string): Promise<void> {
-    for (const chunk of splitMessage(text)) await channel.send({ content: chunk });
-  }
-
-  private async onOwnerInteraction(i: Interaction): Promise<void> {
-    if (i.isChatInputCommand()) return this.onCommand(i);
-    if (i.isButton()) return this.onButton(i);
-  }
-
-  private async onCommand(i: ChatInputCommandInteraction): Promise<void> {
-    if (i.commandName === 'review') {
-      const [first, ...rest] = renderReview(this.store.review());
-      await i.reply(first!);
-      for (const page of rest) await i.followUp(page);
-      return;
-    }
-    let line: string;
-    switch (i.commandName) {
-      case 'recall':
-        line = `/recall ${i.options.getString('query', true)}`;
-        break;
-      case 'forget':
-        line = `/forget ${i.options.getString('id', true)}${i.options.getBoolean('purge') ? ' --purge' : ''}`;
-        break;
-      case 'status':
-        line = '/status';
-        break;
-      default:
-        line = '/help';
-    }
-    const [first = '(nothing)', ...rest] = splitMessage(await this.slash(line));
-    await i.reply({ content: first });
-    for (const chunk of rest) await i.followUp({ content: chunk });
-  }
-
-  private async onButton(i: ButtonInteraction): Promise<void> {
-    const action = parseReviewButton(i.customId);
-    if (!action) return;
-    const result = await this.slash(`/${action.action} ${action.factId}`);
-    const suffix = `:${action.factId}`;
-    const components = i.message.components
-      .map((c) => c.toJSON())
-      .filter(
-        (row) =>
-          !('components' in row) ||
-          !row.components.some((b) => 'custom_id' in b && b.custom_id.endsWith(suffix)),
-      );
-    const content = `${i.message.content}\n→ ${result.split('\n')[0]}`;
-    await i.update({
-      content: content.length <= 2000 ? content : `${content.slice(0, 1999)}…`,
-      components: components as never,
+      if (!this.stopping) await this.dms.answer(message);
     });
   }
 }

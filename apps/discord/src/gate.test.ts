@@ -1,4 +1,5 @@
 // The owner lock every Discord handler runs first.
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OwnerGate } from './gate.js';
 
@@ -23,5 +24,15 @@ describe('OwnerGate', () => {
   it('fails closed without an owner id', () => {
     expect(() => new OwnerGate('')).toThrow(/owner id/);
     expect(() => new OwnerGate(undefined)).toThrow(/owner id/);
+  });
+});
+
+describe('the owner guard has one home', () => {
+  it('only bot.ts listens to discord.js events (where guarded() wraps every user-facing one)', () => {
+    const dir = new URL('./', import.meta.url);
+    const listeners = readdirSync(dir)
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+      .filter((f) => /\.(on|once)\(\s*Events\./.test(readFileSync(new URL(f, dir), 'utf8')));
+    expect(listeners).toEqual(['bot.ts']);
   });
 });

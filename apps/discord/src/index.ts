@@ -1,7 +1,9 @@
 /**
  * `@keel/discord`: the owner-locked Discord DM front door. {@link KeelDiscord} connects with
- * discord.js and hands each owner DM to the shared owner session; {@link OwnerGate} is the lock
- * every handler runs first; {@link splitMessage} cuts replies to Discord's limit with code fences
+ * discord.js and hands each owner DM to the shared owner session (`turns.ts`), slash commands and
+ * review buttons to `interactions.ts`, and DMs sent while keel was away to catch-up
+ * (`catch-up.ts`, which stores them through the session); {@link OwnerGate} is the lock every
+ * handler runs first; {@link splitMessage} cuts replies to Discord's limit with code fences
  * balanced; {@link sendToOwner} DMs the owner over REST alone (for the think service).
  * `main.ts` is the process entry point and the only module that reads the environment.
  *
@@ -22,14 +24,10 @@ export {
   isTextAttachment,
   withAttachments,
 } from './attachments.js';
-export {
-  DISCORD_CHANNEL,
-  type DiscordStats,
-  KeelDiscord,
-  type KeelDiscordOptions,
-  LAST_SEEN_KEY,
-} from './bot.js';
+export { type DiscordStats, KeelDiscord, type KeelDiscordOptions } from './bot.js';
+export { LAST_SEEN_KEY } from './catch-up.js';
 export { SLASH_COMMANDS } from './commands.js';
+export { DISCORD_CHANNEL } from './dm.js';
 export {
   type DropReason,
   type GateInput,

@@ -12,7 +12,7 @@
 
 import { KeelError } from '@keel/errors';
 import { captureExplicit } from '@keel/gate';
-import type { MemoryStore, RecallMode, WriteResult } from '@keel/memory';
+import type { Episode, MemoryStore, RecallMode, WriteResult } from '@keel/memory';
 import {
   buildStaticBlock,
   buildTurnBlock,
@@ -30,7 +30,13 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from './model/types.js';
-import { SessionStore, type StoredMessage } from './session.js';
+import {
+  recordUnansweredTurn,
+  SessionStore,
+  type StoredMessage,
+  type UnansweredRecorder,
+  type UnansweredTurn,
+} from './session.js';
 import { memoryToolSpecs, runMemoryTool, type StagedWrite } from './tools.js';
 
 /** The largest owner message a turn accepts, in estimated tokens. */
@@ -88,7 +94,7 @@ export interface TurnResult {
 }
 
 /** The owner's agent. */
-export class Agent {
+export class Agent implements UnansweredRecorder {
   readonly session: SessionStore;
   private readonly store: MemoryStore;
   private readonly model: ChatModel;
@@ -114,6 +120,16 @@ export class Agent {
     const key = facts.map((f) => `${f.id}:${f.updated_at}`).join(',');
     if (this.staticCache?.key !== key) this.staticCache = { key, block: buildStaticBlock(facts) };
     return this.staticCache.block;
+  }
+
+  /**
+   * Stores what the owner said while keel was away as their turn, unanswered (see
+   * {@link UnansweredRecorder}). Takes no turn lock: it writes one episode and nothing else.
+   *
+   * @throws KeelError `INVALID_INPUT` for empty text, `TOO_LARGE` past the episode limit.
+   */
+  recordUnanswered(turn: UnansweredTurn): Episode {
+    return recordUnansweredTurn(this.store, turn);
   }
 
   /**

@@ -12,6 +12,8 @@
  *   lock ({@link acquireTurnLock}).
  * - Without a model: the offline session ({@link OfflineSession}) and the slash commands every
  *   door shares ({@link runSlashCommand}).
+ * - What the owner said while keel was away: {@link UnansweredRecorder}, which both sessions
+ *   implement, stores it as their turn, unanswered.
  *
  * @module
  */
@@ -60,5 +62,7 @@ export {
   SessionStore,
   type StoredMessage,
   type TurnRow,
+  type UnansweredRecorder,
+  type UnansweredTurn,
 } from './session.js';
 export { memoryToolSpecs, runMemoryTool, type StagedWrite, type ToolOutcome } from './tools.js';

@@ -13,6 +13,7 @@
 import { KeelError } from '@keel/errors';
 import { captureExplicit } from '@keel/gate';
 import {
+  type Episode,
   type Fact,
   type MemoryStore,
   type RecallResponse,
@@ -21,6 +22,7 @@ import {
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { runSlashCommand } from './commands.js';
+import { recordUnansweredTurn, type UnansweredRecorder, type UnansweredTurn } from './session.js';
 
 /** The sentence every offline reply leans on. */
 export const OFFLINE_NOTICE =
@@ -58,7 +60,7 @@ const DECISION_WORDS: Record<WriteResult['decision'], string> = {
 };
 
 /** The offline owner session. */
-export class OfflineSession {
+export class OfflineSession implements UnansweredRecorder {
   private readonly limit: number;
 
   constructor(
@@ -99,6 +101,16 @@ export class OfflineSession {
         return { text: `error ${err.code}: ${err.message}\nfix: ${err.fix}` };
       throw err;
     }
+  }
+
+  /**
+   * Stores what the owner said while keel was away as their turn, unanswered (see
+   * {@link UnansweredRecorder}): the same episode the agent stores.
+   *
+   * @throws KeelError `INVALID_INPUT` for empty text, `TOO_LARGE` past the episode limit.
+   */
+  recordUnanswered(turn: UnansweredTurn): Episode {
+    return recordUnansweredTurn(this.store, turn);
   }
 
   private async say(text: string): Promise<TurnReply> {

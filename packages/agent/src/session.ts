@@ -1,6 +1,8 @@
 /**
  * The owner session's history in the SQLite file: one session that every front door appends to,
- * turns with their outcome, the messages of complete turns, and the compaction anchor.
+ * turns with their outcome, the messages of complete turns, and the compaction anchor. Also the
+ * contract for what the owner said while keel was away ({@link UnansweredRecorder}), which the
+ * agent and the offline session both implement with {@link recordUnansweredTurn}.
  *
  * A turn's messages are written together when the turn completes, so history always holds whole
  * turns: a tool_use is never stored without its tool_result, and a failed turn leaves only its
@@ -8,7 +10,8 @@
  *
  * @module
  */
-import type { MemoryStore, OwnerSessionRepo, TurnRow } from '@keel/memory';
+import { KeelError } from '@keel/errors';
+import type { Episode, MemoryStore, OwnerSessionRepo, TurnRow } from '@keel/memory';
 import { countTokens } from 'gpt-tokenizer';
 import type { ChatMessage, ContentBlock } from './model/types.js';
 
@@ -127,4 +130,57 @@ export class SessionStore {
   recentTurns(limit = 10): TurnRow[] {
     return this.repo.recentTurns(limit);
   }
+}
+
+/** Something the owner said on a front door while keel was away, to store without answering. */
+export interface UnansweredTurn {
+  /** The owner's words (attachments already inlined); surrounding whitespace is dropped. */
+  text: string;
+  /** The front door it came through: discord, imessage. */
+  channel: string;
+  /** When the owner sent it, ms since epoch (not when keel caught up). */
+  occurredAt: number;
+  /** Its provenance on the front door, e.g. `discord:<message id>`. */
+  sourceId: string;
+  /** Front-door fields for the episode's meta (e.g. the message id); `caught_up: true` is added. */
+  meta?: Record<string, unknown>;
+}
+
+/**
+ * The owner session's door for catch-up: a front door that finds messages sent while it was away
+ * hands each to {@link UnansweredRecorder.recordUnanswered} instead of writing episodes itself.
+ * `Agent` and `OfflineSession` implement it, storing the same episode.
+ */
+export interface UnansweredRecorder {
+  /**
+   * Stores the owner's words as their turn, unanswered: one `conversation` episode, role and
+   * actor `owner`, with the turn's time, provenance and meta. No model is called, no history is
+   * written, no fact is captured; the think service's watermark queues the episode like any
+   * other owner turn.
+   *
+   * @returns the stored episode (credentials in the text withheld).
+   * @throws KeelError `INVALID_INPUT` for empty text, `TOO_LARGE` past the episode limit.
+   */
+  recordUnanswered(turn: UnansweredTurn): Episode;
+}
+
+/**
+ * The one implementation of {@link UnansweredRecorder.recordUnanswered}, shared by the agent and
+ * the offline session so both store the same episode.
+ *
+ * @throws KeelError `INVALID_INPUT` for empty text, `TOO_LARGE` past the episode limit.
+ */
+export function recordUnansweredTurn(store: MemoryStore, turn: UnansweredTurn): Episode {
+  const text = turn.text.trim();
+  if (!text) throw new KeelError('INVALID_INPUT', 'the message is empty');
+  return store.addEpisode({
+    kind: 'conversation',
+    channel: turn.channel,
+    role: 'owner',
+    text,
+    actor: 'owner',
+    occurredAt: turn.occurredAt,
+    sourceId: turn.sourceId,
+    meta: { ...turn.meta, caught_up: true },
+  });
 }

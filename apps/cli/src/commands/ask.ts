@@ -7,8 +7,22 @@
  */
 import { Agent, OfflineSession } from '@keel/agent';
 import { openKeel } from '@keel/host';
+import type { Command } from 'commander';
 import type { Config } from '../config.js';
-import { EXIT, emit } from '../output.js';
+import { action, EXIT, emit, wantsJson } from '../output.js';
+
+/** Registers `keel ask <message…>`. */
+export function registerAskCommand(program: Command, config: Config): void {
+  program
+    .command('ask')
+    .description('one turn with the agent, non-interactively (offline without a model)')
+    .argument('<message...>', 'what to say')
+    .action(
+      action((words: string[], _opts: unknown, cmd: Command) =>
+        ask(config, words.join(' '), wantsJson(cmd)),
+      ),
+    );
+}
 
 /**
  * Runs one turn and prints it.

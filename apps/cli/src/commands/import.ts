@@ -1,0 +1,192 @@
+/**
+ * `keel import <file> --format locomo|longmemeval`: stores every turn of a conversation archive as
+ * an episode (rerunning adds nothing), then embeds what it queued when an embedder can run, with
+ * progress bars on a terminal. Prints what was added, skipped and embedded (`--json`: the import
+ * result with timings and a `vectors` object).
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { KeelError } from '@keel/errors';
+import { type EmbedderSelection, type ImportFormat, MemoryStore, parseImport } from '@keel/memory';
+import { SingleBar } from 'cli-progress';
+import { type Command, Option } from 'commander';
+import type { Config } from '../config.js';
+import { action, emit, wantsJson as json } from '../output.js';
+import { configuredEmbedder } from './models.js';
+
+/** Registers `keel import`. */
+export function registerImportCommand(program: Command, config: Config): void {
+  program
+    .command('import')
+    .description('import a conversation; every turn becomes an episode (rerunning adds nothing)')
+    .argument('<file>', 'a JSON file')
+    .addOption(
+      new Option('--format <format>', 'the file format')
+        .choices(['locomo', 'longmemeval'])
+        .makeOptionMandatory(),
+    )
+    .option('--no-embed', 'store the turns only; keel reindex embeds them later')
+    .action(
+      action((file: string, opts: { format: ImportFormat; embed: boolean }, cmd: Command) =>
+        importFile(config, file, opts.format, opts.embed, json(cmd)),
+      ),
+    );
+}
+
+/** What `keel import` did about vectors. */
+interface ImportVectors {
+  /** The embedder used ("ollama nomic-embed-text (768-d)"), or null when none ran. */
+  embedder: string | null;
+  /** Rows embedded by this import (its turns, and any row that was waiting). */
+  embedded: number;
+  /** Rows still waiting for a vector (keel reindex embeds them). */
+  pending: number;
+  /** Why some or all vectors were not made; null when nothing is missing. */
+  reason: string | null;
+}
+
+/**
+ * Embeds what an import queued, when an embedder is configured and can run: in batches, with a
+ * progress bar, interruptible with Ctrl-C (what is embedded stays). Never throws for the
+ * embedder's sake: the turns are stored either way, and the result says what is pending and why.
+ */
+async function embedImported(
+  config: Config,
+  store: MemoryStore,
+  embed: boolean,
+  showBar: boolean,
+): Promise<ImportVectors> {
+  const waiting = () => store.pendingVectors();
+  const none = (reason: string): ImportVectors => ({
+    embedder: null,
+    embedded: 0,
+    pending: waiting(),
+    reason,
+  });
+  if (!embed) return none('--no-embed');
+  let selection: EmbedderSelection;
+  try {
+    selection = await configuredEmbedder(config);
+  } catch (err) {
+    if (!KeelError.isInstance(err)) throw err;
+    return none(`${err.code}: ${err.message}`);
+  }
+  if (!selection.embedder || !selection.info) return none(`no embedder: ${selection.reason}`);
+  const name = `${selection.info.provider} ${selection.info.model} (${selection.info.dim}-d)`;
+  const stop = new AbortController();
+  const onSigint = () => stop.abort();
+  process.once('SIGINT', onSigint);
+  const bar = new SingleBar({
+    format: 'embedding [{bar}] {percentage}% | {value}/{total} rows | {eta_formatted} left',
+    stream: process.stderr,
+  });
+  let started = false;
+  let embedded = 0;
+  try {
+    const status = await store.useEmbedder(selection.embedder, selection.reason);
+    if (status?.state !== 'active') {
+      return { ...none(status?.reason ?? 'vectors paused'), embedder: name };
+    }
+    const r = await store.embedPending({
+      signal: stop.signal,
+      onProgress: (done, total) => {
+        embedded = done;
+        if (!showBar) return;
+        if (!started) bar.start(total, 0);
+        started = true;
+        bar.update(done);
+      },
+    });
+    return { embedder: name, embedded: r.embedded, pending: r.remaining, reason: null };
+  } catch (err) {
+    if (!KeelError.isInstance(err)) throw err;
+    return { embedder: name, embedded, pending: waiting(), reason: `${err.code}: ${err.message}` };
+  } finally {
+    if (started) bar.stop();
+    process.off('SIGINT', onSigint);
+  }
+}
+
+/**
+ * Reads, parses and stores one archive, embeds what it queued, and prints the result.
+ *
+ * @throws KeelError `FILE_UNREADABLE`, `IMPORT_FORMAT` (nothing stored), and as `MemoryStore.open`.
+ */
+async function importFile(
+  config: Config,
+  file: string,
+  format: ImportFormat,
+  embed: boolean,
+  asJson: boolean,
+): Promise<void> {
+  let bytes: Buffer;
+  try {
+    if (!statSync(file).isFile()) throw new Error('not a file');
+    bytes = readFileSync(file);
+  } catch (err) {
+    throw new KeelError('FILE_UNREADABLE', `cannot read ${file}: ${(err as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    throw new KeelError('IMPORT_FORMAT', `${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = parseImport(data, format);
+  const store = MemoryStore.open(config.paths.db);
+  try {
+    const showBar = !asJson && process.stderr.isTTY;
+    const bar = new SingleBar({
+      format: 'importing [{bar}] {percentage}% | {value}/{total} turns | {eta_formatted} left',
+      stream: process.stderr,
+    });
+    if (showBar) bar.start(parsed.turns.length, 0);
+    const started = performance.now();
+    const r = store.importTurns(parsed, {
+      path: file,
+      fileSha256: createHash('sha256').update(bytes).digest('hex'),
+      onProgress: (done) => showBar && bar.update(done),
+    });
+    if (showBar) bar.stop();
+    const seconds = (performance.now() - started) / 1000;
+    const embedStarted = performance.now();
+    const vectors = await embedImported(config, store, embed, showBar);
+    const embedSeconds = (performance.now() - embedStarted) / 1000;
+    emit(
+      asJson,
+      {
+        ...r,
+        seconds: Math.round(seconds * 1000) / 1000,
+        turns_per_second: Math.round(r.total / Math.max(seconds, 1e-6)),
+        vectors: { ...vectors, seconds: Math.round(embedSeconds * 1000) / 1000 },
+      },
+      () =>
+        [
+          `imported ${r.added} new turn(s) of ${r.total} from ${file} (${r.existing} already stored) in ${seconds.toFixed(2)} s`,
+          ...(r.skipped.length
+            ? [
+                `skipped ${r.skipped.length} malformed turn(s), e.g. ${r.skipped[0]!.where}: ${r.skipped[0]!.reason}`,
+              ]
+            : []),
+          ...(vectors.embedded > 0
+            ? [
+                `embedded ${vectors.embedded} row(s) with ${vectors.embedder} in ${embedSeconds.toFixed(1)} s`,
+              ]
+            : []),
+          ...(vectors.reason === null || vectors.pending === 0
+            ? []
+            : vectors.embedder !== null
+              ? [
+                  `vectors pending for ${vectors.pending} row(s) (${vectors.reason}); keel reindex will fill them`,
+                ]
+              : [
+                  `no vectors for ${vectors.pending} row(s) (${vectors.reason}): recall of them is lexical; keel reindex embeds them once an embedder is set up`,
+                ]),
+        ].join('\n'),
+    );
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * The memory verbs, each a thin adapter over `@keel/memory`: `keel remember` (store a belief),
+ * `keel recall` and `keel history` (read), and the owner's corrections `keel forget`, `keel review`,
+ * `keel confirm` and `keel reject`. Every verb takes `--json`.
+ *
+ * @module
+ */
+import { historyLine } from '@keel/agent';
+import { KeelError } from '@keel/errors';
+import { parseFactId, parseSlot, resolveAsOf, SOURCES, type Source } from '@keel/memory';
+import { formatFactLine, formatResultLine } from '@keel/prompt';
+import { type Command, Option } from 'commander';
+import type { Config } from '../config.js';
+import { action, emit, wantsJson as json } from '../output.js';
+import { openStoreWithEmbedder } from './models.js';
+import { factJson, parseConfidence, parseDate, parsePositiveInt, withStore } from './shared.js';
+
+/** Registers `keel remember <kind>/<key> <value…>`. */
+export function registerRememberCommand(program: Command, config: Config): void {
+  program
+    .command('remember')
+    .description('store a belief: keel remember <kind>/<key> <value…>')
+    .argument('<slot>', 'kind/key, e.g. preference/coffee')
+    .argument('<value...>', 'the value')
+    .addOption(
+      new Option('--source <source>', 'who says so').choices([...SOURCES]).default('owner_stated'),
+    )
+    .option('--episode <id>', 'the episode this comes from (default: a new one)', parsePositiveInt)
+    .option('--valid-from <date>', 'true since (e.g. 2026-03-01)', parseDate)
+    .option(
+      '--replaces',
+      'with --valid-from earlier than the current value: this value replaces it (else it is kept as history)',
+    )
+    .option(
+      '--confidence <0..1>',
+      'requested confidence (the evidence gate caps it)',
+      parseConfidence,
+    )
+    .addOption(
+      new Option('--scope <scope>', 'whose belief').choices(['owner', 'agent']).default('owner'),
+    )
+    .action(
+      action(
+        (
+          slotRef: string,
+          words: string[],
+          opts: {
+            source: Source;
+            episode?: number;
+            validFrom?: number;
+            replaces?: boolean;
+            confidence?: number;
+            scope: 'owner' | 'agent';
+          },
+          cmd: Command,
+        ) =>
+          withStore(config, (store) => {
+            const slot = parseSlot(slotRef, opts.scope);
+            const r = store.remember({
+              ...slot,
+              value: words.join(' '),
+              source: opts.source,
+              channel: 'cli',
+              ...(opts.episode === undefined ? {} : { episodeId: opts.episode }),
+              ...(opts.validFrom === undefined ? {} : { validFrom: opts.validFrom }),
+              ...(opts.replaces ? { replaces: true } : {}),
+              ...(opts.confidence === undefined ? {} : { confidence: opts.confidence }),
+            });
+            emit(
+              json(cmd),
+              {
+                decision: r.decision,
+                reason: r.reason,
+                episode_id: r.episodeId,
+                fact: r.fact && factJson(r.fact),
+              },
+              () => `${r.decision}: ${r.reason}${r.fact ? `\n${formatFactLine(r.fact)}` : ''}`,
+            );
+          }),
+      ),
+    );
+}
+
+/** Registers `keel recall <query…>` and `keel history <slot>`. */
+export function registerRecallCommands(program: Command, config: Config): void {
+  program
+    .command('recall')
+    .description('what keel remembers about a query, best first')
+    .argument('<query...>', 'the query (any text; it is never passed to FTS5 as syntax)')
+    .option('--limit <n>', 'results to return (1-200)', parsePositiveInt, 10)
+    .addOption(
+      new Option('--type <type>', 'only facts or only episodes').choices(['fact', 'episode']),
+    )
+    .option(
+      '--as-of <when>',
+      'what keel believes was true then: a date (2026-03-01) or words ("last March", "3 weeks ago")',
+    )
+    .action(
+      action(
+        async (
+          words: string[],
+          opts: { limit: number; type?: 'fact' | 'episode'; asOf?: string },
+          cmd: Command,
+        ) => {
+          if (!words.join(' ').trim()) throw new KeelError('INVALID_INPUT', 'the query is empty');
+          const asOf =
+            opts.asOf === undefined
+              ? undefined
+              : resolveAsOf(opts.asOf, Date.now(), config.think.tz);
+          if (asOf === null) {
+            throw new KeelError(
+              'INVALID_INPUT',
+              `--as-of "${opts.asOf}" is not a date; use e.g. 2026-03-01 or "last March"`,
+            );
+          }
+          const store = await openStoreWithEmbedder(config);
+          try {
+            const r = await store.recall(words.join(' '), {
+              limit: opts.limit,
+              ...(opts.type ? { type: opts.type } : {}),
+              ...(asOf === undefined ? {} : { asOf }),
+            });
+            emit(json(cmd), r, () =>
+              [
+                `recall: ${r.mode}${r.reason ? ` (${r.reason})` : ''}`,
+                ...(r.results.length ? r.results.map(formatResultLine) : ['nothing found']),
+              ].join('\n'),
+            );
+          } finally {
+            store.close();
+          }
+        },
+      ),
+    );
+
+  program
+    .command('history')
+    .description('every version of a belief, newest first, with the links between them')
+    .argument('<slot>', 'kind/key')
+    .action(
+      action((slotRef: string, _opts: unknown, cmd: Command) =>
+        withStore(config, (store) => {
+          const slot = parseSlot(slotRef);
+          const versions = store.history(slot);
+          emit(json(cmd), { slot, versions: versions.map(factJson) }, () =>
+            versions.length ? versions.map(historyLine).join('\n') : `no history for ${slotRef}`,
+          );
+        }),
+      ),
+    );
+}
+
+/** Registers `keel forget`, `keel review`, `keel confirm` and `keel reject`. */
+export function registerReviewCommands(program: Command, config: Config): void {
+  program
+    .command('forget')
+    .description(
+      'retract a belief (it will not be re-learned); --purge erases its value everywhere',
+    )
+    .argument('<id>', 'fact id, e.g. 42 or f42')
+    .option('--purge', 'erase the value from facts, the index, the journal and its episodes')
+    .action(
+      action((ref: string, opts: { purge?: boolean }, cmd: Command) =>
+        withStore(config, (store) => {
+          const r = store.forget(parseFactId(ref), { purge: Boolean(opts.purge), channel: 'cli' });
+          emit(
+            json(cmd),
+            {
+              fact: factJson(r.fact),
+              purged: r.purged,
+              erased_facts: r.erasedFacts,
+              redacted_journal: r.redactedJournal,
+              redacted_episodes: r.redactedEpisodes,
+              reached: r.reached,
+            },
+            () =>
+              r.purged
+                ? `forgot and purged f${r.fact.id}: ${r.erasedFacts.length} row(s), ${r.redactedJournal} journal entries, ${r.redactedEpisodes.length} episode(s) redacted`
+                : `forgot f${r.fact.id} (retracted; a tombstone keeps it from coming back)`,
+          );
+        }),
+      ),
+    );
+
+  program
+    .command('review')
+    .description('pending conflicts, weakly evidenced beliefs and stale beliefs to re-validate')
+    .option(
+      '--threshold <0..1>',
+      'list non-owner beliefs below this confidence',
+      parseConfidence,
+      0.75,
+    )
+    .action(
+      action((opts: { threshold: number }, cmd: Command) =>
+        withStore(config, (store) => {
+          const q = store.review(opts.threshold);
+          emit(
+            json(cmd),
+            {
+              threshold: q.threshold,
+              pending: q.pending.map((p) => ({
+                fact: factJson(p.fact),
+                contradicts: p.current && factJson(p.current),
+              })),
+              weak: q.weak.map(factJson),
+              stale: q.stale.map(factJson),
+            },
+            () => {
+              const lines: string[] = [];
+              for (const p of q.pending) {
+                lines.push(`pending ${formatFactLine(p.fact)}`);
+                if (p.current) lines.push(`   contradicts ${formatFactLine(p.current)}`);
+              }
+              for (const f of q.weak) lines.push(`weak    ${formatFactLine(f)}`);
+              for (const f of q.stale) lines.push(`stale   ${formatFactLine(f)}`);
+              if (q.stale.length) {
+                lines.push('stale: no new evidence for a long time; is it still true?');
+              }
+              if (lines.length) lines.push('keel confirm <id> accepts; keel reject <id> drops.');
+              return lines.length ? lines.join('\n') : 'nothing to review';
+            },
+          );
+        }),
+      ),
+    );
+
+  program
+    .command('confirm')
+    .description('confirm a belief: owner_confirmed at 1.0, superseding what it contradicted')
+    .argument('<id>', 'fact id')
+    .action(
+      action((ref: string, _opts: unknown, cmd: Command) =>
+        withStore(config, (store) => {
+          const r = store.confirm(parseFactId(ref), { channel: 'cli' });
+          emit(
+            json(cmd),
+            { fact: factJson(r.fact), superseded: r.superseded && factJson(r.superseded) },
+            () =>
+              `confirmed ${formatFactLine(r.fact)}${r.superseded ? `\nsupersedes f${r.superseded.id}` : ''}`,
+          );
+        }),
+      ),
+    );
+
+  program
+    .command('reject')
+    .description('reject a belief: rejected, with a tombstone so it does not come back')
+    .argument('<id>', 'fact id')
+    .action(
+      action((ref: string, _opts: unknown, cmd: Command) =>
+        withStore(config, (store) => {
+          const f = store.reject(parseFactId(ref), { channel: 'cli' });
+          emit(json(cmd), { fact: factJson(f) }, () => `rejected f${f.id}`);
+        }),
+      ),
+    );
+}

@@ -1,0 +1,87 @@
+/**
+ * The owner's interactions, after the owner lock has passed them: slash commands (`/review`,
+ * `/recall`, `/forget`, `/status`) and the review buttons (confirm or reject one fact). Each goes
+ * through the same slash commands the terminal uses (`runSlashCommand` of `@keel/agent`).
+ *
+ * @module
+ */
+import { runSlashCommand } from '@keel/agent';
+import type { MemoryStore } from '@keel/memory';
+import { splitMessage } from '@keel/outbound';
+import type { ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
+import { DISCORD_CHANNEL, errorText } from './dm.js';
+import { parseReviewButton, renderReview } from './review.js';
+
+/** What an interaction reaches. */
+export interface InteractionContext {
+  store: MemoryStore;
+  /** The `/status` line. */
+  status: () => string;
+}
+
+/**
+ * Runs one slash command line (e.g. `/forget f42 --purge`) on the Discord channel.
+ *
+ * @returns the reply text; an error becomes its text (`error CODE: message`), never a throw.
+ */
+export async function slashReply(ctx: InteractionContext, line: string): Promise<string> {
+  try {
+    return (
+      await runSlashCommand(ctx.store, line, { channel: DISCORD_CHANNEL, status: ctx.status })
+    ).text;
+  } catch (err) {
+    return errorText(err);
+  }
+}
+
+/** Handles an owner's slash command or review button click; anything else is ignored. */
+export async function onOwnerInteraction(i: Interaction, ctx: InteractionContext): Promise<void> {
+  if (i.isChatInputCommand()) return onCommand(i, ctx);
+  if (i.isButton()) return onButton(i, ctx);
+}
+
+async function onCommand(i: ChatInputCommandInteraction, ctx: InteractionContext): Promise<void> {
+  if (i.commandName === 'review') {
+    const [first, ...rest] = renderReview(ctx.store.review());
+    await i.reply(first!);
+    for (const page of rest) await i.followUp(page);
+    return;
+  }
+  let line: string;
+  switch (i.commandName) {
+    case 'recall':
+      line = `/recall ${i.options.getString('query', true)}`;
+      break;
+    case 'forget':
+      line = `/forget ${i.options.getString('id', true)}${i.options.getBoolean('purge') ? ' --purge' : ''}`;
+      break;
+    case 'status':
+      line = '/status';
+      break;
+    default:
+      line = '/help';
+  }
+  const [first = '(nothing)', ...rest] = splitMessage(await slashReply(ctx, line));
+  await i.reply({ content: first });
+  for (const chunk of rest) await i.followUp({ content: chunk });
+}
+
+/** A review button: runs /confirm or /reject, notes the result and removes that fact's buttons. */
+async function onButton(i: ButtonInteraction, ctx: InteractionContext): Promise<void> {
+  const action = parseReviewButton(i.customId);
+  if (!action) return;
+  const result = await slashReply(ctx, `/${action.action} ${action.factId}`);
+  const suffix = `:${action.factId}`;
+  const components = i.message.components
+    .map((c) => c.toJSON())
+    .filter(
+      (row) =>
+        !('components' in row) ||
+        !row.components.some((b) => 'custom_id' in b && b.custom_id.endsWith(suffix)),
+    );
+  const content = `${i.message.content}\n→ ${result.split('\n')[0]}`;
+  await i.update({
+    content: content.length <= 2000 ? content : `${content.slice(0, 1999)}…`,
+    components: components as never,
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * An owner DM after the owner lock has passed it, in the order it is tried: an empty message is
+ * only marked seen; `review` sends the review queue with its buttons; without a model the offline
+ * session answers; a slash command runs; anything else is one turn of the agent, with the typing
+ * indicator renewed while the model works. A message is marked seen once answered, so one left
+ * unanswered (a cancelled turn) is caught up at the next start.
+ *
+ * @module
+ */
+import type { Agent, OfflineSession } from '@keel/agent';
+import { KeelError } from '@keel/errors';
+import type { MemoryStore } from '@keel/memory';
+import type { Message, SendableChannels } from 'discord.js';
+import type { SeenMark } from './catch-up.js';
+import {
+  type AttachmentOptions,
+  DISCORD_CHANNEL,
+  errorText,
+  messageText,
+  sendSplit,
+} from './dm.js';
+import { type InteractionContext, slashReply } from './interactions.js';
+import { renderReview } from './review.js';
+
+/** Options for {@link DmTurns}. */
+export interface DmTurnsOptions {
+  store: MemoryStore;
+  /** The owner session: the agent with a model, else the offline session. */
+  session: { agent: Agent; offline: null } | { agent: null; offline: OfflineSession };
+  seen: SeenMark;
+  /** Counts the owner DMs handled (`handled`). */
+  stats: { handled: number };
+  /** Where slash commands typed as messages go. */
+  slash: InteractionContext;
+  attachments: AttachmentOptions;
+  /** How often the typing indicator is renewed while the model works, ms. */
+  typingIntervalMs: number;
+}
+
+/** Answers the owner's DMs, one at a time (the caller serialises them). */
+export class DmTurns {
+  private inflight: AbortController | null = null;
+
+  constructor(private readonly options: DmTurnsOptions) {}
+
+  /** Answers one owner DM; one already seen, or in a channel keel cannot write to, is skipped. */
+  async answer(message: Message): Promise<void> {
+    const { seen, session } = this.options;
+    if (BigInt(message.id) <= seen.get()) return;
+    const channel = message.channel;
+    if (!channel.isSendable()) return;
+    this.options.stats.handled++;
+    const text = (await messageText(message, this.options.attachments)).trim();
+    if (!text) return seen.mark(message.id);
+    if (/^\/?review$/i.test(text)) {
+      seen.mark(message.id);
+      for (const page of renderReview(this.options.store.review())) await channel.send(page);
+      return;
+    }
+    if (session.offline) {
+      const r = await session.offline.handle(text);
+      seen.mark(message.id);
+      return sendSplit(channel, r.text || '(nothing to say)');
+    }
+    if (text.startsWith('/')) {
+      seen.mark(message.id);
+      return sendSplit(channel, await slashReply(this.options.slash, text));
+    }
+    await this.turn(session.agent, channel, message.id, text);
+  }
+
+  /**
+   * Cancels the turn in progress, if any: the agent records it as cancelled and keeps nothing
+   * from it, and its message is caught up next time.
+   */
+  cancel(): void {
+    this.inflight?.abort();
+  }
+
+  private async turn(
+    agent: Agent,
+    channel: SendableChannels,
+    messageId: string,
+    text: string,
+  ): Promise<void> {
+    const controller = new AbortController();
+    this.inflight = controller;
+    const typing = () => void channel.sendTyping().catch(() => {});
+    typing();
+    const timer = setInterval(typing, this.options.typingIntervalMs);
+    try {
+      const result = await agent.turn({
+        text,
+        channel: DISCORD_CHANNEL,
+        signal: controller.signal,
+      });
+      this.options.seen.mark(messageId);
+      clearInterval(timer);
+      await sendSplit(channel, result.reply || '(no reply)');
+    } catch (err) {
+      clearInterval(timer);
+      if (KeelError.isInstance(err) && err.code === 'CANCELLED') {
+        // Not marked seen: the next start catches it up and says so.
+        await sendSplit(
+          channel,
+          'I am shutting down and did not finish answering this; I will pick it up when I am back.',
+        ).catch(() => {});
+        return;
+      }
+      this.options.seen.mark(messageId);
+      await sendSplit(
+        channel,
+        `That turn failed and nothing from it was stored (${errorText(err)}).`,
+      );
+    } finally {
+      clearInterval(timer);
+      this.inflight = null;
+    }
+  }
+}
