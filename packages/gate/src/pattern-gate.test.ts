@@ -14,11 +14,17 @@ interface Labelled {
   source: 'longmemeval' | 'keel';
   ref?: string;
   note?: string;
+  /** ISO 639-1 code of the turn's language; English when absent. */
+  lang?: string;
   split: 'tune' | 'holdout' | 'audit';
 }
 
 const LABELS = JSON.parse(
   readFileSync(new URL('./belief-gate.labels.json', import.meta.url), 'utf8'),
+) as { items: Labelled[] };
+/** Current life facts and their changes, in five languages (all written for keel, no audit split). */
+const CHANGES = JSON.parse(
+  readFileSync(new URL('./belief-gate.changes.labels.json', import.meta.url), 'utf8'),
 ) as { items: Labelled[] };
 const LONGMEMEVAL = fileURLToPath(
   new URL('../../../tests/fixtures/data/longmemeval/', import.meta.url),
@@ -60,8 +66,11 @@ function score(items: Labelled[]): Scores {
 const line = (name: string, s: Scores) =>
   `${name.padEnd(22)} n=${String(s.n).padStart(3)}  precision ${s.precision.toFixed(3)}  recall ${s.recall.toFixed(3)}  (tp ${s.tp}, fp ${s.fp}, fn ${s.fn}, tn ${s.tn})`;
 
-/** The designed set: a systematic LongMemEval sample and turns written for keel (no audit split). */
-const DESIGNED = LABELS.items.filter((i) => i.split !== 'audit');
+/**
+ * The designed set: a systematic LongMemEval sample and turns written for keel (no audit split),
+ * and the set of current life facts and their changes.
+ */
+const DESIGNED = [...LABELS.items.filter((i) => i.split !== 'audit'), ...CHANGES.items];
 
 describe('the labelled set', () => {
   const items = DESIGNED;
@@ -75,6 +84,19 @@ describe('the labelled set', () => {
     for (const item of items) {
       if (item.durable) expect(BELIEF_CATEGORIES).toContain(item.category);
     }
+  });
+
+  it('covers current life facts and their changes in five languages, durable and not', () => {
+    expect(CHANGES.items.length).toBeGreaterThanOrEqual(60);
+    for (const lang of ['en', 'es', 'fr', 'de', 'pt']) {
+      const inLang = CHANGES.items.filter((i) => (i.lang ?? 'en') === lang);
+      expect(inLang.filter((i) => i.durable).length, lang).toBeGreaterThanOrEqual(3);
+      expect(inLang.filter((i) => !i.durable).length, lang).toBeGreaterThanOrEqual(3);
+    }
+    for (const split of ['tune', 'holdout']) {
+      expect(CHANGES.items.filter((i) => i.split === split).length, split).toBeGreaterThan(30);
+    }
+    expect(CHANGES.items.every((i) => i.source === 'keel' && i.split !== 'audit')).toBe(true);
   });
 
   it('quotes its LongMemEval turns verbatim from the dataset files it names', () => {
@@ -100,15 +122,19 @@ describe('PatternGate calibration', () => {
   it('precision ≥ 0.85 and recall ≥ 0.6 on the labelled set (figures printed)', () => {
     const items = LABELS.items;
     const all = score(DESIGNED);
+    const changes = CHANGES.items;
     const rows = [
       line('tune + holdout', all),
-      line('tune split', score(items.filter((i) => i.split === 'tune'))),
-      line('holdout split', score(items.filter((i) => i.split === 'holdout'))),
+      line('tune split', score(DESIGNED.filter((i) => i.split === 'tune'))),
+      line('holdout split', score(DESIGNED.filter((i) => i.split === 'holdout'))),
+      line('  first set, holdout', score(items.filter((i) => i.split === 'holdout'))),
+      line('  changes, holdout', score(changes.filter((i) => i.split === 'holdout'))),
       line('  LongMemEval sample', score(DESIGNED.filter((i) => i.source === 'longmemeval'))),
       line('  written for keel', score(DESIGNED.filter((i) => i.source === 'keel'))),
+      line('  not English', score(changes.filter((i) => (i.lang ?? 'en') !== 'en'))),
       line('audit split', score(items.filter((i) => i.split === 'audit'))),
     ];
-    const misses = items
+    const misses = [...items, ...changes]
       .filter((i) => i.split !== 'holdout')
       .filter((i) => (judgeByPattern(i.text).decision === 'yes') !== i.durable)
       .map(
@@ -117,7 +143,7 @@ describe('PatternGate calibration', () => {
       );
     console.log(
       [
-        'PatternGate on belief-gate.labels.json',
+        'PatternGate on belief-gate.labels.json and belief-gate.changes.labels.json',
         ...rows,
         'errors outside the holdout split:',
         ...misses,
@@ -177,6 +203,32 @@ describe('PatternGate behaviour', () => {
     ['My sister went to the dentist yesterday.', 'Yesterday, I went to the dentist.', 'other'],
     ['I had a long day yesterday.', 'I had my first driving lesson last week.', 'other'],
     ['I went to bed late last night.', 'We went to Porto last month.', 'other'],
+  ])('no for %j; yes for %j (%s)', async (negative, positive, category) => {
+    expect(await gate.judge(negative)).toMatchObject({ decision: 'no' });
+    const v = await gate.judge(positive);
+    expect(v).toMatchObject({ decision: 'yes', category });
+    expect(v.reason).toMatch(new RegExp(`^${category} \\(`));
+  });
+
+  // The owner's current project, employer, home, relationships and routines, and their changes.
+  it.each([
+    ['Am I still on Project Falcon?', "I'm on Project Falcon.", 'identity'],
+    ["I'm on my way home.", "I'm on Heron now.", 'identity'],
+    [
+      'Move the Falcon ticket onto the Heron board.',
+      'They moved me off Falcon onto Heron.',
+      'identity',
+    ],
+    ['Which team did I switch to?', 'I switched teams to payments.', 'identity'],
+    ['I started the download.', 'I started at Globex on Monday.', 'identity'],
+    ['I left the oven on!', 'I left Acme.', 'identity'],
+    ['Tom left Acme last week.', "I don't work at Acme anymore.", 'correction'],
+    ['We moved the couch to the other wall.', 'We moved to Lyon last month.', 'identity'],
+    ['My friend says she left Acme.', 'My sister Lucía lives in Seville.', 'relationship'],
+    ['We split the bill.', 'My girlfriend and I broke up.', 'relationship'],
+    ['Every time I open the app it crashes.', 'I go climbing every Tuesday.', 'preference'],
+    ['I used to run every morning.', 'I run every morning before work.', 'preference'],
+    ['I stopped by the bakery on the way.', "I've stopped drinking coffee.", 'correction'],
   ])('no for %j; yes for %j (%s)', async (negative, positive, category) => {
     expect(await gate.judge(negative)).toMatchObject({ decision: 'no' });
     const v = await gate.judge(positive);
