@@ -229,6 +229,44 @@ describe('PatternGate behaviour', () => {
     ['Every time I open the app it crashes.', 'I go climbing every Tuesday.', 'preference'],
     ['I used to run every morning.', 'I run every morning before work.', 'preference'],
     ['I stopped by the bakery on the way.', "I've stopped drinking coffee.", 'correction'],
+    // Spanish
+    ['¿En qué proyecto estoy?', 'Me cambiaron al proyecto Heron.', 'identity'],
+    [
+      'Mi jefe dice que me van a cambiar de equipo.',
+      'Mi hermana se llama Lucía y vive en Sevilla.',
+      'relationship',
+    ],
+    ['Si trabajara en Globex, ganaría más.', 'Trabajo en Globex desde enero.', 'identity'],
+    ['Estoy en el tren.', 'Estoy en el equipo de pagos.', 'identity'],
+    ['Ya no sé qué hacer.', 'He dejado de tomar café.', 'correction'],
+    ['Voy al súper.', 'Voy a escalar todos los martes.', 'preference'],
+    // French
+    ["Est-ce que j'habite toujours à Lyon ?", "J'habite à Lyon depuis mars.", 'identity'],
+    ["Ma collègue dit qu'elle vit à Lyon.", "Mon frère s'appelle Luc.", 'relationship'],
+    ['Je viens de finir le rapport.', "J'ai quitté Acme en juin.", 'identity'],
+    ['Je ne sais plus quoi faire.', 'Je ne bois plus de café.', 'correction'],
+    ['Je suis dans le métro.', 'Je cours tous les matins.', 'preference'],
+    // German
+    ['Arbeite ich noch bei Siemens?', 'Ich arbeite jetzt bei Siemens.', 'identity'],
+    [
+      'Mein Chef sagt, er wohnt in Köln.',
+      'Meine Schwester heißt Lena und wohnt in Wien.',
+      'relationship',
+    ],
+    [
+      'Wenn ich bei Siemens arbeiten würde, würde ich nach München ziehen.',
+      'Seit Januar arbeite ich als Lehrerin.',
+      'identity',
+    ],
+    ['Ich kann nicht mehr.', 'Ich habe aufgehört zu rauchen.', 'correction'],
+    ['Ich gehe morgen einkaufen.', 'Jeden Dienstag gehe ich klettern.', 'preference'],
+    // Portuguese
+    ['Ainda trabalho na Globex?', 'Trabalho na Globex desde março.', 'identity'],
+    ['A minha colega disse que mora em Lisboa.', 'O meu marido chama-se João.', 'relationship'],
+    ['Se eu trabalhasse na Globex, mudava-me para Lisboa.', 'Moro em Lisboa.', 'identity'],
+    ['Saí do carro.', 'Saí da Acme.', 'identity'],
+    ['Já não sei o que fazer.', 'Deixei de beber café.', 'correction'],
+    ['Vou ao supermercado.', 'Vou ao ginásio todas as segundas.', 'preference'],
   ])('no for %j; yes for %j (%s)', async (negative, positive, category) => {
     expect(await gate.judge(negative)).toMatchObject({ decision: 'no' });
     const v = await gate.judge(positive);

@@ -31,6 +31,9 @@ import {
 import { throwIfCancelled } from './cancel.js';
 import { type Capture, captureExplicit } from './capture.js';
 import { CLAUSE_PATTERNS } from './patterns/clauses.js';
+import { GERMAN } from './patterns/de.js';
+import { SPANISH } from './patterns/es.js';
+import { FRENCH } from './patterns/fr.js';
 import {
   judgeIn,
   type LanguagePatterns,
@@ -38,6 +41,7 @@ import {
   QUESTION,
   withOpening,
 } from './patterns/language.js';
+import { PORTUGUESE } from './patterns/pt.js';
 import { MONTHS, NOT_NAMES, REL, SEASONS, WEEKDAYS, WHEN } from './patterns/vocabulary.js';
 
 /** The pattern gate reads at most this many characters of a turn (its beginning). */
@@ -48,7 +52,7 @@ const MAX_SENTENCE_CHARS = 600;
 /** The pattern gate's verdict order when a turn matches several kinds: the first one wins. */
 const PRIORITY: readonly BeliefCategory[] = BELIEF_CATEGORIES;
 /** The languages read beside English, each by its own rules (see `patterns/language.ts`). */
-const LANGUAGES: readonly LanguagePatterns[] = [];
+const LANGUAGES: readonly LanguagePatterns[] = [SPANISH, FRENCH, GERMAN, PORTUGUESE];
 
 // ---------------------------------------------------------------------------------------------
 // Reminder requests: read over every clause, because a request phrased as a question still asks.
