@@ -39,16 +39,17 @@ const namesIn = (m: RegExpExecArray, _statement: string, clause: string) =>
 /** A statement that says the fact is current ("now", "these days"). */
 const NOW = /\b(?:now|currently|these days|at the moment|full[- ]time|officially|since)\b/;
 
-/** How often: "every Tuesday", "on weekends", "twice a week", "each morning". */
+/** A weekday, singular. */
 const DAY = '(?:mon|tues|wednes|thurs|fri|satur|sun)day';
-export const FREQUENCY = new RegExp(
+/** How often: "every Tuesday", "on weekends", "twice a week", "each morning", "daily" (not "daily stand-up"). */
+const FREQUENCY = new RegExp(
   '\\b(?:every (?:single )?(?:day|morning|evening|night|afternoon|week|weekend|weekday|month|year|' +
     `summer|winter|other (?:day|week|weekend)|\\d+ (?:days|weeks|hours)|${DAY}(?: (?:morning|afternoon|evening|night))?)|` +
     `each (?:day|morning|evening|night|week|weekend|month|year|${DAY})|(?:on|at) (?:the )?weekends|` +
     `on weekdays|on ${DAY}s|${DAY}s? (?:morning|afternoon|evening|night)s|` +
     '(?:once|twice|three times|four times|five times|\\d+ times|a few times|several times|a couple of times) ' +
-    '(?:a|per|every|each) (?:day|week|month|year)|daily|nightly|weekly|fortnightly|monthly|' +
-    'most (?:days|mornings|evenings|nights|weekends))\\b(?<!(?:daily|nightly|weekly|fortnightly|monthly)(?= [a-z]))',
+    '(?:a|per|every|each) (?:day|week|month|year)|(?:daily|nightly|weekly|fortnightly|monthly)(?! [a-z])|' +
+    'most (?:days|mornings|evenings|nights|weekends))\\b',
 );
 /** The clause itself says how often (the frequency of another clause may be someone else's). */
 const routine = (_m: RegExpExecArray, _statement: string, clause: string) =>
