@@ -14,11 +14,17 @@ interface Labelled {
   source: 'longmemeval' | 'keel';
   ref?: string;
   note?: string;
+  /** ISO 639-1 code of the turn's language; English when absent. */
+  lang?: string;
   split: 'tune' | 'holdout' | 'audit';
 }
 
 const LABELS = JSON.parse(
   readFileSync(new URL('./belief-gate.labels.json', import.meta.url), 'utf8'),
+) as { items: Labelled[] };
+/** Current life facts and their changes, in five languages (all written for keel, no audit split). */
+const CHANGES = JSON.parse(
+  readFileSync(new URL('./belief-gate.changes.labels.json', import.meta.url), 'utf8'),
 ) as { items: Labelled[] };
 const LONGMEMEVAL = fileURLToPath(
   new URL('../../../tests/fixtures/data/longmemeval/', import.meta.url),
@@ -60,8 +66,11 @@ function score(items: Labelled[]): Scores {
 const line = (name: string, s: Scores) =>
   `${name.padEnd(22)} n=${String(s.n).padStart(3)}  precision ${s.precision.toFixed(3)}  recall ${s.recall.toFixed(3)}  (tp ${s.tp}, fp ${s.fp}, fn ${s.fn}, tn ${s.tn})`;
 
-/** The designed set: a systematic LongMemEval sample and turns written for keel (no audit split). */
-const DESIGNED = LABELS.items.filter((i) => i.split !== 'audit');
+/**
+ * The designed set: a systematic LongMemEval sample and turns written for keel (no audit split),
+ * and the set of current life facts and their changes.
+ */
+const DESIGNED = [...LABELS.items.filter((i) => i.split !== 'audit'), ...CHANGES.items];
 
 describe('the labelled set', () => {
   const items = DESIGNED;
@@ -75,6 +84,19 @@ describe('the labelled set', () => {
     for (const item of items) {
       if (item.durable) expect(BELIEF_CATEGORIES).toContain(item.category);
     }
+  });
+
+  it('covers current life facts and their changes in five languages, durable and not', () => {
+    expect(CHANGES.items.length).toBeGreaterThanOrEqual(60);
+    for (const lang of ['en', 'es', 'fr', 'de', 'pt']) {
+      const inLang = CHANGES.items.filter((i) => (i.lang ?? 'en') === lang);
+      expect(inLang.filter((i) => i.durable).length, lang).toBeGreaterThanOrEqual(3);
+      expect(inLang.filter((i) => !i.durable).length, lang).toBeGreaterThanOrEqual(3);
+    }
+    for (const split of ['tune', 'holdout']) {
+      expect(CHANGES.items.filter((i) => i.split === split).length, split).toBeGreaterThan(30);
+    }
+    expect(CHANGES.items.every((i) => i.source === 'keel' && i.split !== 'audit')).toBe(true);
   });
 
   it('quotes its LongMemEval turns verbatim from the dataset files it names', () => {
@@ -100,15 +122,19 @@ describe('PatternGate calibration', () => {
   it('precision ≥ 0.85 and recall ≥ 0.6 on the labelled set (figures printed)', () => {
     const items = LABELS.items;
     const all = score(DESIGNED);
+    const changes = CHANGES.items;
     const rows = [
       line('tune + holdout', all),
-      line('tune split', score(items.filter((i) => i.split === 'tune'))),
-      line('holdout split', score(items.filter((i) => i.split === 'holdout'))),
+      line('tune split', score(DESIGNED.filter((i) => i.split === 'tune'))),
+      line('holdout split', score(DESIGNED.filter((i) => i.split === 'holdout'))),
+      line('  first set, holdout', score(items.filter((i) => i.split === 'holdout'))),
+      line('  changes, holdout', score(changes.filter((i) => i.split === 'holdout'))),
       line('  LongMemEval sample', score(DESIGNED.filter((i) => i.source === 'longmemeval'))),
       line('  written for keel', score(DESIGNED.filter((i) => i.source === 'keel'))),
+      line('  not English', score(changes.filter((i) => (i.lang ?? 'en') !== 'en'))),
       line('audit split', score(items.filter((i) => i.split === 'audit'))),
     ];
-    const misses = items
+    const misses = [...items, ...changes]
       .filter((i) => i.split !== 'holdout')
       .filter((i) => (judgeByPattern(i.text).decision === 'yes') !== i.durable)
       .map(
@@ -117,7 +143,7 @@ describe('PatternGate calibration', () => {
       );
     console.log(
       [
-        'PatternGate on belief-gate.labels.json',
+        'PatternGate on belief-gate.labels.json and belief-gate.changes.labels.json',
         ...rows,
         'errors outside the holdout split:',
         ...misses,
@@ -177,6 +203,70 @@ describe('PatternGate behaviour', () => {
     ['My sister went to the dentist yesterday.', 'Yesterday, I went to the dentist.', 'other'],
     ['I had a long day yesterday.', 'I had my first driving lesson last week.', 'other'],
     ['I went to bed late last night.', 'We went to Porto last month.', 'other'],
+  ])('no for %j; yes for %j (%s)', async (negative, positive, category) => {
+    expect(await gate.judge(negative)).toMatchObject({ decision: 'no' });
+    const v = await gate.judge(positive);
+    expect(v).toMatchObject({ decision: 'yes', category });
+    expect(v.reason).toMatch(new RegExp(`^${category} \\(`));
+  });
+
+  // The owner's current project, employer, home, relationships and routines, and their changes.
+  it.each([
+    ['Am I still on Project Falcon?', "I'm on Project Falcon.", 'identity'],
+    ["I'm on my way home.", "I'm on Heron now.", 'identity'],
+    [
+      'Move the Falcon ticket onto the Heron board.',
+      'They moved me off Falcon onto Heron.',
+      'identity',
+    ],
+    ['Which team did I switch to?', 'I switched teams to payments.', 'identity'],
+    ['I started the download.', 'I started at Globex on Monday.', 'identity'],
+    ['I left the oven on!', 'I left Acme.', 'identity'],
+    ['Tom left Acme last week.', "I don't work at Acme anymore.", 'correction'],
+    ['We moved the couch to the other wall.', 'We moved to Lyon last month.', 'identity'],
+    ['My friend says she left Acme.', 'My sister Lucía lives in Seville.', 'relationship'],
+    ['We split the bill.', 'My girlfriend and I broke up.', 'relationship'],
+    ['Every time I open the app it crashes.', 'I go climbing every Tuesday.', 'preference'],
+    ['I used to run every morning.', 'I run every morning before work.', 'preference'],
+    ['I stopped by the bakery on the way.', "I've stopped drinking coffee.", 'correction'],
+    // Spanish
+    ['¿En qué proyecto estoy?', 'Me cambiaron al proyecto Heron.', 'identity'],
+    [
+      'Mi jefe dice que me van a cambiar de equipo.',
+      'Mi hermana se llama Lucía y vive en Sevilla.',
+      'relationship',
+    ],
+    ['Si trabajara en Globex, ganaría más.', 'Trabajo en Globex desde enero.', 'identity'],
+    ['Estoy en el tren.', 'Estoy en el equipo de pagos.', 'identity'],
+    ['Ya no sé qué hacer.', 'He dejado de tomar café.', 'correction'],
+    ['Voy al súper.', 'Voy a escalar todos los martes.', 'preference'],
+    // French
+    ["Est-ce que j'habite toujours à Lyon ?", "J'habite à Lyon depuis mars.", 'identity'],
+    ["Ma collègue dit qu'elle vit à Lyon.", "Mon frère s'appelle Luc.", 'relationship'],
+    ['Je viens de finir le rapport.', "J'ai quitté Acme en juin.", 'identity'],
+    ['Je ne sais plus quoi faire.', 'Je ne bois plus de café.', 'correction'],
+    ['Je suis dans le métro.', 'Je cours tous les matins.', 'preference'],
+    // German
+    ['Arbeite ich noch bei Siemens?', 'Ich arbeite jetzt bei Siemens.', 'identity'],
+    [
+      'Mein Chef sagt, er wohnt in Köln.',
+      'Meine Schwester heißt Lena und wohnt in Wien.',
+      'relationship',
+    ],
+    [
+      'Wenn ich bei Siemens arbeiten würde, würde ich nach München ziehen.',
+      'Seit Januar arbeite ich als Lehrerin.',
+      'identity',
+    ],
+    ['Ich kann nicht mehr.', 'Ich habe aufgehört zu rauchen.', 'correction'],
+    ['Ich gehe morgen einkaufen.', 'Jeden Dienstag gehe ich klettern.', 'preference'],
+    // Portuguese
+    ['Ainda trabalho na Globex?', 'Trabalho na Globex desde março.', 'identity'],
+    ['A minha colega disse que mora em Lisboa.', 'O meu marido chama-se João.', 'relationship'],
+    ['Se eu trabalhasse na Globex, mudava-me para Lisboa.', 'Moro em Lisboa.', 'identity'],
+    ['Saí do carro.', 'Saí da Acme.', 'identity'],
+    ['Já não sei o que fazer.', 'Deixei de beber café.', 'correction'],
+    ['Vou ao supermercado.', 'Vou ao ginásio todas as segundas.', 'preference'],
   ])('no for %j; yes for %j (%s)', async (negative, positive, category) => {
     expect(await gate.judge(negative)).toMatchObject({ decision: 'no' });
     const v = await gate.judge(positive);

@@ -1,21 +1,24 @@
 /**
  * The pattern gate: the belief gate keel runs when no local model is available. Deterministic,
- * English only, no I/O. It answers "yes" only for first-person statements of the shapes a durable
- * fact usually takes (preferences, corrections, decisions, identity, relationships, plans), for
- * reminders the owner asks for ("remind me to …", "don't let me forget …"), the owner's own
- * appointments and deadlines with a day or time, and the owner's own past events with a date ("I
- * went to the dentist yesterday"): keel sends reminders and resolves dates. It answers "no" for
- * everything else: questions, requests, hypotheticals, reported speech, reactions to the
- * assistant, and anything it does not recognise.
+ * no I/O; it reads English, Spanish, French, German and Portuguese. It answers "yes" only for
+ * first-person statements of the shapes a durable fact usually takes (preferences, corrections,
+ * decisions, identity, relationships, plans; the owner's current project, team, employer, home,
+ * partner and routines, and their changes), for reminders the owner asks for ("remind me to …",
+ * "don't let me forget …"), the owner's own appointments and deadlines with a day or time, and
+ * the owner's own past events with a date ("I went to the dentist yesterday"): keel sends
+ * reminders and resolves dates. It answers "no" for everything else: questions, requests,
+ * hypotheticals, reported speech, reactions to the assistant, and anything it does not recognise.
  *
  * The patterns are tuned for precision over recall: a missed turn is still in the episode log and
  * can be found by recall, while a wrong "yes" costs a curator call and risks a wrong belief. The
- * labelled set `belief-gate.labels.json` (beside this file) measures both; its test prints the
- * figures.
+ * labelled sets `belief-gate.labels.json` and `belief-gate.changes.labels.json` (beside this file)
+ * measure both; its test prints the figures.
  *
- * This file is the engine: sentence and clause splitting, the sentence-level patterns
- * (corrections, named relations, reminders) and the judgement. The word lists are in
- * `patterns/vocabulary.ts` and the clause table in `patterns/clauses.ts`.
+ * This file is the engine: sentence and clause splitting, the English sentence-level patterns
+ * (corrections, named relations, reminders) and the judgement. The English word lists are in
+ * `patterns/vocabulary.ts`, the English clause table in `patterns/clauses.ts` and
+ * `patterns/life.ts`, and each other language's rules in `patterns/<code>.ts`, read by
+ * `patterns/language.ts`.
  *
  * @module
  */
@@ -28,6 +31,17 @@ import {
 import { throwIfCancelled } from './cancel.js';
 import { type Capture, captureExplicit } from './capture.js';
 import { CLAUSE_PATTERNS } from './patterns/clauses.js';
+import { GERMAN } from './patterns/de.js';
+import { SPANISH } from './patterns/es.js';
+import { FRENCH } from './patterns/fr.js';
+import {
+  judgeIn,
+  type LanguagePatterns,
+  type PatternHit,
+  QUESTION,
+  withOpening,
+} from './patterns/language.js';
+import { PORTUGUESE } from './patterns/pt.js';
 import { MONTHS, NOT_NAMES, REL, SEASONS, WEEKDAYS, WHEN } from './patterns/vocabulary.js';
 
 /** The pattern gate reads at most this many characters of a turn (its beginning). */
@@ -37,6 +51,8 @@ const MAX_SENTENCE_CHARS = 600;
 
 /** The pattern gate's verdict order when a turn matches several kinds: the first one wins. */
 const PRIORITY: readonly BeliefCategory[] = BELIEF_CATEGORIES;
+/** The languages read beside English, each by its own rules (see `patterns/language.ts`). */
+const LANGUAGES: readonly LanguagePatterns[] = [SPANISH, FRENCH, GERMAN, PORTUGUESE];
 
 // ---------------------------------------------------------------------------------------------
 // Reminder requests: read over every clause, because a request phrased as a question still asks.
@@ -91,7 +107,10 @@ const LEAD_IN =
 /** A time phrase at the start of a clause ("Next year I want …"). */
 const LEAD_TIME = new RegExp(
   `^(?:(?:(?:next|this coming|this|last|in|from|by|starting|as of|since) (?:week|month|year|weekend|${SEASONS}|${MONTHS}|\\d{4})|` +
-    `yesterday|tomorrow|tonight|(?:on |last |next |this )?${WEEKDAYS})\\s+)+`,
+    `yesterday|tomorrow|tonight|(?:on |last |next |this |every |each )?${WEEKDAYS}|` +
+    '(?:since|after) (?:the|my|our) (?:reorg|reorganisation|reorganization|restructure|restructuring|merger|' +
+    'acquisition|move|wedding|divorce|promotion|layoffs|holidays)|' +
+    '(?:every|each) (?:day|morning|evening|night|week|weekend|month|year))\\s+)+',
 );
 
 /** A sentence that opens like this is not about the real owner (hypothetical, fiction). */
@@ -119,7 +138,7 @@ interface Clause {
 }
 
 const CLAUSE_BREAK =
-  /\s*(?:[,;:()\u2014\u2013]|\s-\s|\.{3}|…)\s*|\s+(?=(?:and|but|so|because|since|though|although|while|whereas|plus|which|as well as)\s)/g;
+  /\s*(?:[,;()\u2014\u2013]|:(?!\d)|\s-\s|\.{3}|…)\s*|\s+(?=(?:and|but|so|because|since|though|although|while|whereas|plus|which|as well as|y|e|pero|porque|et|mais|parce que|und|aber|weil|denn|mas)\s)/g;
 
 /** Lower case, one apostrophe, contractions expanded. */
 function expand(raw: string): string {
@@ -134,7 +153,7 @@ function normalise(raw: string): string {
   let prev = '';
   while (prev !== s) {
     prev = s;
-    s = s.replace(LEAD_IN, '').replace(LEAD_TIME, '').trimStart();
+    s = s.replace(LEAD_TIME, '').replace(LEAD_IN, '').trimStart();
   }
   return s.replace(/[\s.!?"'”»)\]]+$/u, '').replace(/\s+/g, ' ');
 }
@@ -160,7 +179,7 @@ function sentencesOf(text: string): string[] {
     .slice(0, PATTERN_GATE_MAX_CHARS)
     .replace(/```[\s\S]*?(?:```|$)/g, '\n') // code blocks are not statements
     .replace(/https?:\/\/\S+/g, 'link')
-    .replace(/"[^"\n]{1,300}"|“[^”\n]{1,300}”/g, '"…"') // quoted titles and speech
+    .replace(/"[^"\n]{1,300}"|“[^”\n]{1,300}”|«[^»\n]{1,300}»|„[^“”\n]{1,300}[“”]/g, '"…"') // quoted titles and speech
     .replace(ABBREVIATIONS, `$1${DOT}`);
   return prepared
     .split('\n')
@@ -203,18 +222,23 @@ function reminderIn(clauses: readonly Clause[], sentence: string): Hit | null {
   return null;
 }
 
-interface Hit {
-  category: BeliefCategory;
-  pattern: string;
-  excerpt: string;
-}
+type Hit = PatternHit;
 
 function judgeSentence(sentence: string): Hit[] {
   const clauses = clausesOf(sentence);
-  if (clauses.length === 0 || NOT_REAL.test(clauses[0]!.norm)) return [];
+  if (clauses.length === 0) return [];
+  const raws = clauses.map((c) => c.raw);
+  return [
+    ...judgeEnglish(sentence, clauses),
+    ...LANGUAGES.flatMap((l) => judgeIn(l, sentence, raws)),
+  ];
+}
+
+function judgeEnglish(sentence: string, clauses: readonly Clause[]): Hit[] {
+  if (NOT_REAL.test(clauses[0]!.norm)) return [];
   // The statement part of the sentence: up to the first question or someone else's words.
   let stop = clauses.length;
-  const isQuestion = /\?[\s"')\]]*$/u.test(sentence);
+  const isQuestion = QUESTION.test(sentence);
   for (let i = 0; i < clauses.length; i++) {
     const c = clauses[i]!;
     // Mid-statement "who …" and "which …" are relative clauses, not questions.
@@ -248,11 +272,22 @@ function judgeSentence(sentence: string): Hit[] {
   const named = namedRelation(span);
   if (named) hits.push({ category: 'relationship', pattern: 'named relation', excerpt: named });
 
-  for (const clause of stated) {
+  for (const [i, clause] of stated.entries()) {
     if (HEDGE.test(clause.norm)) continue;
     for (const [category, name, re, check] of CLAUSE_PATTERNS) {
       const m = re.exec(clause.norm);
-      if (m && (!check || check(m, lowerSpan))) {
+      if (
+        m &&
+        (!check ||
+          check(
+            m,
+            lowerSpan,
+            withOpening(
+              clauses.map((c) => c.raw),
+              i,
+            ),
+          ))
+      ) {
         hits.push({ category, pattern: name, excerpt: clause.raw.trim() });
         break;
       }
@@ -287,9 +322,11 @@ function excerptOf(text: string, max = 100): string {
 }
 
 /**
- * The deterministic belief gate: calibrated English patterns for preferences, corrections,
- * decisions, identity statements, relationships and plans, said by the owner about themself, and
- * for reminder requests, dated appointments and dated past events in the owner's own life.
+ * The deterministic belief gate: calibrated patterns for preferences, corrections, decisions,
+ * identity statements, relationships and plans, said by the owner about themself (the current
+ * project, employer, home, relationships and routines and their changes also in Spanish, French,
+ * German and Portuguese), and for reminder requests, dated appointments and dated past events in
+ * the owner's own life.
  * An explicit "remember that …" (see {@link captureExplicit}) is always a yes.
  *
  * It never answers `undecided` and never throws for any string; it reads at most

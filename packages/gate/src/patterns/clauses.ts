@@ -7,6 +7,7 @@
  * @module
  */
 import type { BeliefCategory } from '../belief.js';
+import { LIFE_PATTERNS } from './life.js';
 import {
   ADV,
   APPOINTMENT_MODS,
@@ -32,8 +33,11 @@ export type ClausePattern = readonly [
   BeliefCategory,
   string,
   RegExp,
-  /** A further condition on the match and the statement's lower-cased text (e.g. a date in it). */
-  ((m: RegExpExecArray, statement: string) => boolean)?,
+  /**
+   * A further condition on the match, the statement's normalised text (e.g. a date in it) and the
+   * clause as written (e.g. a capitalised name in it).
+   */
+  ((m: RegExpExecArray, statement: string, clause: string) => boolean)?,
 ];
 
 /** Objects of "I love …" that are reactions to the conversation, not tastes. */
@@ -71,8 +75,10 @@ export const CLAUSE_PATTERNS: readonly ClausePattern[] = [
     'no longer',
     new RegExp(
       `^(?:i|we) ${ADV}(?:no longer|do not (?:[\\w-]+ ){1,3}any ?more|am not (?:[\\w-]+ ){1,3}any ?more|` +
-        'stopped (?:eating|drinking|smoking|working|using|taking|going|seeing|dating|playing|living)|' +
-        'quit (?:smoking|drinking|vaping|sugar|meat|coffee|alcohol))\\b',
+        '(?:have |had )?stopped (?:eating|drinking|smoking|working|using|taking|going|seeing|dating|playing|living)|' +
+        '(?:have )?quit (?:smoking|drinking|vaping|sugar|meat|coffee|caffeine|alcohol|booze|dairy|gluten|social media)|' +
+        '(?:have )?(?:given up|gave up) (?!(?:on|trying|hope|waiting|the idea|that|this|it|halfway|after|when|at|in|' +
+        'early|quickly|too|and|because|so|for)\\b)[a-z]+|(?:have )?cut out (?!(?:the|a|an|this|that|it|some|my)\\b)[a-z]+)\\b',
     ),
   ],
   ['correction', 'is actually', /^(?:my|our) [\w' -]{1,40} (?:is|are) actually\b(?! [a-z]+ing\b)/],
@@ -321,6 +327,8 @@ export const CLAUSE_PATTERNS: readonly ClausePattern[] = [
     /^(?:i|we) (?:have|have got) to (?:submit|hand in|pay|file|renew|finish|send|return|book|call|pick up|collect|see)\b/,
     (m, sentence) => WHEN.test(m.input) || WHEN.test(sentence),
   ],
+  // current work, its changes, relationships that changed, routines (in life.ts)
+  ...LIFE_PATTERNS,
   // one-off events in the owner's own life, with their date
   [
     'other',
