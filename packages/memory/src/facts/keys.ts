@@ -15,8 +15,7 @@ export const KEY_MAX_CHARS = 120;
  * Unicode's Default_Ignorable_Code_Point characters (soft hyphen, zero-width joiners and
  * spaces, bidi controls, variation selectors, tags …): invisible, so a key never depends on them.
  */
-const IGNORABLE =
-  /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{1BCA0}-\u{1BCA3}\u{1D173}-\u{1D17A}\u{E0000}-\u{E0FFF}]/gu;
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 
 /**
  * Folds text the way slot keys compare: Unicode NFKC, then full case folding (Unicode's
