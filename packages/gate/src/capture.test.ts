@@ -154,6 +154,7 @@ const TABLE: readonly [line: string, act: SpeechAct, slot: string | null, value?
     'note/ever_sick_sister',
   ],
   ['remember that I told you I\u2019m allergic to nuts', 'statement', 'constraint/allergy_nuts'],
+  ["actually, I'm allergic to penicillin", 'statement', 'constraint/allergy_penicillin'],
   // Reports of someone else's words: about them, never the owner's own preference.
   [
     'remember that Sam said he hates sushi',
@@ -196,6 +197,10 @@ const TABLE: readonly [line: string, act: SpeechAct, slot: string | null, value?
   ['remind me about the dentist on Friday', 'request', null],
   ['remember to buy milk', 'request', null],
   ["don't forget to call mom", 'request', null],
+  ['acuérdate de comprar leche', 'request', null],
+  ['vergiss nicht, Milch zu kaufen', 'request', null],
+  // A passing remark after "actually" is no correction of a stated fact.
+  ['Actually I like that idea', 'statement', null],
   // Hypotheticals.
   ['what if I were a vegan', 'hypothetical', null],
   ['remember that if I were rich I would buy a boat', 'hypothetical', null],

@@ -108,6 +108,17 @@ const COMPILED: readonly Compiled[] = TABLES.map((rules) => {
   };
 });
 
+/**
+ * The kinds a bare correction ("actually, my dentist is Dr. Ruiz") may capture: facts of a
+ * single-valued slot, never a preference or a note said in passing.
+ */
+const CORRECTABLE: ReadonlySet<Kind> = new Set([
+  'profile',
+  'relationship',
+  'project',
+  'constraint',
+]);
+
 /** Abbreviations whose full stop does not end a sentence ("Dr. Ortiz"). */
 const ABBREVIATION =
   /(?:^|[\s("'])(?:dr|dra|mr|mrs|ms|mx|st|prof|jr|sr|sra|srta|mt|no|nr|vs|etc|e\.g|i\.e|mme|mlle|hr|fr|str|av|ave|rd|inc|ltd|co|corp|dept|approx|[\p{Lu}])$/iu;
@@ -277,7 +288,7 @@ function afterTrigger(
       about: 'owner',
     });
   }
-  if (trigger === 'remember' && !connected && rules.recallRequest.test(statement)) {
+  if (trigger === 'remember' && !connected && rules.recallRequest?.test(statement)) {
     return none('request');
   }
   if (tables.some((t) => t.hypothetical.test(statement))) return none('hypothetical');
@@ -315,7 +326,10 @@ function afterTrigger(
       const m = rule.re.exec(s);
       if (!m) continue;
       const slot = rule.slot(m, h);
-      if (slot) return captured(rules, trigger, statement, slot);
+      if (!slot) continue;
+      // A bare "actually, …" restates a fact, not a passing like ("actually, I like that idea").
+      if (trigger === 'correction' && !CORRECTABLE.has(slot.kind)) return none('statement');
+      return captured(rules, trigger, statement, slot);
     }
   }
   // A bare "actually, …" is captured only when it restates a known slot.

@@ -85,8 +85,12 @@ export interface LanguageRules {
   readonly triggers: readonly TriggerPhrase[];
   /** Right after a "remember" trigger, the start of a question: "remember what …", "recuerda qué …". */
   readonly recallQuestion: RegExp;
-  /** Right after a "remember" trigger, the start of a request: "remember to …", "acuérdate de …". */
-  readonly recallRequest: RegExp;
+  /**
+   * Right after a "remember" trigger whose connector was left out, the start of a request:
+   * "remember to buy milk". (Languages whose triggers need their connector have none: "acuérdate
+   * de comprar leche" is no trigger, and {@link request} reads it.)
+   */
+  readonly recallRequest?: RegExp;
   /** A line that asks keel to do something ("remind me to …", "recuérdame …"). */
   readonly request: RegExp;
   /** A statement that opens like a question ("do you …", "¿…", "est-ce que …"). */

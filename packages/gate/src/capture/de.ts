@@ -65,9 +65,8 @@ export const DE: LanguageRules = {
     },
   ],
   recallQuestion: new RegExp(`^(?:was|wann|wo|wer|wie|warum|welche[nrsm]?|ob|als)${E}`, 'iu'),
-  recallRequest: /(?!)/u,
   request: new RegExp(
-    `^(?:(?:bitte|kannst du|könntest du)\\s+)?(?:erinnere mich|erinner mich|sag mir|sag bescheid|gib mir bescheid|ruf mich|zeig mir|schreib mir|weck mich)${E}`,
+    `^(?:(?:bitte|kannst du|könntest du)\\s+)?(?:erinnere mich|erinner mich|sag mir|sag bescheid|gib mir bescheid|ruf mich|zeig mir|schreib mir|weck mich)${E}|^(?:vergiss nicht|denk daran|denk dran),? .+ zu \\p{L}+en$`,
     'iu',
   ),
   asks: new RegExp(

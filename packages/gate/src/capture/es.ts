@@ -63,9 +63,8 @@ export const ES: LanguageRules = {
     `^(?:qué|cuándo|dónde|quién|quiénes|cómo|cuál|cuáles|si|lo que|cuando|donde|como|la vez|aquella vez|aquel día)${E}`,
     'iu',
   ),
-  recallRequest: new RegExp(`^(?:de\\s+)?\\p{L}+(?:ar|er|ir)${E}`, 'iu'),
   request: new RegExp(
-    `^(?:(?:por favor|puedes|podrías)\\s+)?(?:recuérdame|recuerdame|avísame|avisame|llámame cuando|dime|muéstrame|escríbeme|despiértame)${E}`,
+    `^(?:(?:por favor|puedes|podrías)\\s+)?(?:recuérdame|recuerdame|avísame|avisame|llámame cuando|dime|muéstrame|escríbeme|despiértame)${E}|^(?:acuérdate|acuerdate|no olvides|no te olvides) de \\p{L}+(?:ar|er|ir)${E}`,
     'iu',
   ),
   asks: new RegExp(

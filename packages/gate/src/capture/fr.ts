@@ -65,9 +65,8 @@ export const FR: LanguageRules = {
     `^(?:ce que|ce qu${A}|quand|où|qui|comment|quel|quelle|quels|quelles|si|pourquoi|la fois)${E}`,
     'iu',
   ),
-  recallRequest: new RegExp(`^(?:de\\s+|d${A})`, 'iu'),
   request: new RegExp(
-    `^(?:(?:s${A}il te plaît|peux-tu|pourrais-tu)\\s+)?(?:rappelle-moi de|rappelle-moi d${A}|préviens-moi|previens-moi|appelle-moi quand|dis-moi|montre-moi|écris-moi|réveille-moi)`,
+    `^(?:(?:s${A}il te plaît|peux-tu|pourrais-tu)\\s+)?(?:rappelle-moi de|rappelle-moi d${A}|préviens-moi|previens-moi|appelle-moi quand|dis-moi|montre-moi|écris-moi|réveille-moi)|^(?:n${A}oublie pas|souviens-toi|rappelle-toi) (?:de |d${A})`,
     'iu',
   ),
   asks: new RegExp(

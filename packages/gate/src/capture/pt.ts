@@ -67,9 +67,8 @@ export const PT: LanguageRules = {
     `^(?:o que|quando|onde|quem|como|qual|quais|se|por que|porque|daquela vez|aquela vez|da vez)${E}`,
     'iu',
   ),
-  recallRequest: new RegExp(`^(?:de\\s+)?\\p{L}+(?:ar|er|ir)${E}`, 'iu'),
   request: new RegExp(
-    `^(?:(?:por favor|pode|podes|você pode)\\s+)?(?:me lembre|me lembra|lembre-me|me avise|me avisa|avise-me|me ligue|me liga|me diga|me diz|me mostre|me acorde)${E}`,
+    `^(?:(?:por favor|pode|podes|você pode)\\s+)?(?:me lembre|me lembra|lembre-me|me avise|me avisa|avise-me|me ligue|me liga|me diga|me diz|me mostre|me acorde)${E}|^(?:lembre-se|lembra-te|não (?:se )?esqueça|não te esqueças) de \\p{L}+(?:ar|er|ir)${E}`,
     'iu',
   ),
   asks: new RegExp(
