@@ -1,5 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { captureExplicit } from './capture.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryStore, normalizeKey } from '@keel/memory';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UNSPACED_KEY_CHARS } from './capture/common.js';
+import { type Capture, captureExplicit, type SpeechAct, speechActOf } from './capture.js';
 
 describe('captureExplicit', () => {
   it.each([
@@ -76,5 +81,450 @@ describe('captureExplicit', () => {
       kind: 'note',
       value: '我喜欢喝绿茶',
     });
+  });
+});
+
+/**
+ * The capture table: each line, what it does, and — for a statement — the slot it lands in and
+ * the value kept. `null` means nothing is captured as the owner's belief.
+ */
+const TABLE: readonly [line: string, act: SpeechAct, slot: string | null, value?: string][] = [
+  // Statements, English.
+  ['remember that my dentist is Dr. Ortiz', 'statement', 'relationship/dentist', 'Dr. Ortiz'],
+  ['remember my birthday is May 3', 'statement', 'profile/birthday', 'May 3'],
+  ['remember that my sister is Ada, ok?', 'statement', 'relationship/sister', 'Ada'],
+  ['btw, remember that my wife is Jane', 'statement', 'relationship/wife', 'Jane'],
+  ['Could you remember that my sister is Ada', 'statement', 'relationship/sister', 'Ada'],
+  ['remember, I\u2019m allergic to shellfish', 'statement', 'constraint/allergy_shellfish'],
+  ['keep in mind that I don\u2019t eat pork', 'statement', 'preference/pork'],
+  ['oh and remember that I hate cilantro', 'statement', 'preference/cilantro', 'I hate cilantro'],
+  ['remember that my dog is called Rex', 'statement', 'relationship/dog', 'Rex'],
+  ["remember that my sister's name is Ada", 'statement', 'profile/sister_name', 'Ada'],
+  ['call me Sam', 'statement', 'profile/preferred_name', 'Sam'],
+  ['call me Dr. Smith', 'statement', 'profile/preferred_name', 'Dr. Smith'],
+  ['please call me Sam from now on', 'statement', 'profile/preferred_name', 'Sam'],
+  ['call me Sam, not Samuel', 'statement', 'profile/preferred_name', 'Sam'],
+  ['from now on, call me Sam', 'statement', 'profile/preferred_name', 'Sam'],
+  ['remember to call me Sam', 'statement', 'profile/preferred_name', 'Sam'],
+  ["remember that I'm on Project Falcon", 'statement', 'project/current_project', 'Project Falcon'],
+  [
+    'remember that they moved me off Falcon onto Heron',
+    'statement',
+    'project/current_project',
+    'Heron',
+  ],
+  ["remember that I'm on Heron now", 'statement', 'project/current_project', 'Heron'],
+  [
+    'remember that I switched from Falcon to Heron',
+    'statement',
+    'project/current_project',
+    'Heron',
+  ],
+  [
+    "remember that I'm no longer on Falcon, I'm on Heron now",
+    'statement',
+    'project/current_project',
+    'Heron',
+  ],
+  ['actually my dentist is Dr. Ruiz', 'statement', 'relationship/dentist', 'Dr. Ruiz'],
+  [
+    'remember that actually my dentist is Dr. Ruiz',
+    'statement',
+    'relationship/dentist',
+    'Dr. Ruiz',
+  ],
+  ['remember that my new dentist is Dr. Ruiz', 'statement', 'relationship/dentist', 'Dr. Ruiz'],
+  ["Actually, my sister's name is Leah, not Lea.", 'statement', 'profile/sister_name', 'Leah'],
+  ['remember that I moved to Lyon', 'statement', 'profile/home', 'Lyon'],
+  ['remember that I live in Lyon now', 'statement', 'profile/home', 'Lyon'],
+  ['remember that I moved from Paris to Lyon', 'statement', 'profile/home', 'Lyon'],
+  ['Correction: I moved to Porto, not Lisbon.', 'statement', 'profile/home', 'Porto'],
+  ['remember that I work at Acme', 'statement', 'profile/employer', 'Acme'],
+  ['remember that I left Acme and joined Globex', 'statement', 'profile/employer', 'Globex'],
+  ['remember that I left Acme for Globex', 'statement', 'profile/employer', 'Globex'],
+  ['remember that I joined a book club', 'statement', 'note/joined_book_club'],
+  ['remember that I also work at Globex', 'statement', 'note/work_globex'],
+  ['remember that Sam works at Acme', 'statement', 'relationship/sam.employer'],
+  ['remember that Sam also runs Acme\u2019s GitHub org', 'statement', 'note/sam.runs_acme_github'],
+  ['note that my sister Ana lives in Porto', 'statement', 'relationship/ana.home'],
+  ["remember that I'm on holiday", 'statement', 'note/holiday', 'I am on holiday'],
+  [
+    'remember that if I ever get sick, my sister Ana is my emergency contact',
+    'statement',
+    'note/ever_sick_sister',
+  ],
+  ['remember that I told you I\u2019m allergic to nuts', 'statement', 'constraint/allergy_nuts'],
+  ["actually, I'm allergic to penicillin", 'statement', 'constraint/allergy_penicillin'],
+  // Reports of someone else's words: about them, never the owner's own preference.
+  [
+    'remember that Sam said he hates sushi',
+    'report',
+    'note/sam.hates_sushi',
+    'Sam said he hates sushi',
+  ],
+  ["remember that my boss said I'm getting promoted", 'report', 'note/boss.getting_promoted'],
+  [
+    'remember that according to my doctor, I should cut down on salt',
+    'report',
+    'note/doctor.cut_down_salt',
+  ],
+  // Questions.
+  ['Remember what I told you about my cat Biscuit?', 'question', null],
+  ['Remember what I told you about my cat Biscuit', 'question', null],
+  ['remember that I told you about my cat', 'question', null],
+  ['do you remember my cat\u2019s name', 'question', null],
+  ['do you remember that my sister is Ada', 'question', null],
+  ['can you remember that my sister is Ada?', 'question', null],
+  ['will you remember that my sister is Ada?', 'question', null],
+  ['remember that my sister is Ada?', 'question', null],
+  ['remember when we went to Paris', 'question', null],
+  ['remember that time we went to Paris', 'question', null],
+  ['remember if I paid the rent', 'question', null],
+  ['what is my dentist called?', 'question', null],
+  // Requests.
+  ['call me when the build finishes', 'request', null],
+  ['call me back in ten minutes', 'request', null],
+  ['call me back', 'request', null],
+  ['call me at 5', 'request', null],
+  ['call me on my cell', 'request', null],
+  ['call me tomorrow', 'request', null],
+  ['call me if anything breaks', 'request', null],
+  ['call me a taxi', 'request', null],
+  ['call me maybe', 'request', null],
+  ['call me crazy, but I like pineapple on pizza', 'request', null],
+  ['please call me when you are done', 'request', null],
+  ['remind me to call mom', 'request', null],
+  ['remind me about the dentist on Friday', 'request', null],
+  ['remember to buy milk', 'request', null],
+  ["don't forget to call mom", 'request', null],
+  ['acuérdate de comprar leche', 'request', null],
+  ['vergiss nicht, Milch zu kaufen', 'request', null],
+  // A passing remark after "actually" is no correction of a stated fact.
+  ['Actually I like that idea', 'statement', null],
+  // Hypotheticals.
+  ['what if I were a vegan', 'hypothetical', null],
+  ['remember that if I were rich I would buy a boat', 'hypothetical', null],
+  ['remember that I wish I lived in Japan', 'hypothetical', null],
+  ['remember that suppose I moved to Mars', 'hypothetical', null],
+];
+
+describe('capture fires only on statements: the table', () => {
+  it.each(TABLE)('%j is a %s → %s', (line, act, slot, value) => {
+    const c = captureExplicit(line);
+    expect(speechActOf(line)).toBe(act);
+    if (slot === null) {
+      expect(c).toBeNull();
+      return;
+    }
+    expect(c, line).not.toBeNull();
+    expect(`${c!.kind}/${c!.key}`).toBe(slot);
+    if (value !== undefined) expect(c!.value).toBe(value);
+  });
+
+  it('holds at least 40 lines, statements and not (counts printed)', () => {
+    const statements = TABLE.filter(([, , slot]) => slot !== null).length;
+    const others = TABLE.length - statements;
+    console.log(`capture table: ${statements} statements captured, ${others} lines not captured`);
+    expect(TABLE.length).toBeGreaterThanOrEqual(40);
+    expect(statements).toBeGreaterThanOrEqual(20);
+    expect(others).toBeGreaterThanOrEqual(20);
+  });
+
+  it('"call me Sam" names the owner; "call me when …" never touches the name', () => {
+    expect(captureExplicit('call me Sam')?.key).toBe('preferred_name');
+    for (const line of ['call me when the build finishes', 'call me at 5', 'call me back']) {
+      expect(captureExplicit(line), line).toBeNull();
+    }
+  });
+
+  it('a report about someone else is never the owner’s preference', () => {
+    const c = captureExplicit('remember that Sam said he hates sushi')!;
+    expect(c.kind).not.toBe('preference');
+    expect(c.about).toBe('sam');
+    expect(c.key.startsWith('sam.')).toBe(true);
+    expect(captureExplicit('remember that I hate sushi')).toMatchObject({
+      kind: 'preference',
+      key: 'sushi',
+      about: 'owner',
+    });
+  });
+
+  it('reads only the first sentence of a statement', () => {
+    expect(
+      captureExplicit('remember that my sister is Ada. What is the weather like?'),
+    ).toMatchObject({ key: 'sister', value: 'Ada' });
+    expect(captureExplicit(`remember that ${'very '.repeat(500)}long`)).toBeNull();
+  });
+});
+
+/** Statements in ten scripts after an English trigger. */
+const SCRIPTS: readonly [script: string, statement: string][] = [
+  ['Devanagari', 'मेरी बहन दिल्ली में रहती है'],
+  ['Bengali', 'আমার বোন ঢাকায় থাকে'],
+  ['Thai', 'น้องสาวของฉันอยู่ที่เชียงใหม่'],
+  ['Japanese', '私の妹は東京に住んでいます'],
+  ['Chinese', '我妹妹住在北京'],
+  ['Arabic', 'أختي تعيش في القاهرة'],
+  ['Hebrew', 'אחותי גרה בחיפה'],
+  ['Korean', '내 여동생은 서울에 살아요'],
+  ['Vietnamese', 'em gái tôi sống ở Hà Nội'],
+  ['Cyrillic', 'моя сестра живёт в Москве'],
+];
+
+describe('every script', () => {
+  it.each(SCRIPTS)('%s: the owner’s words are the value, the key comes from them', (_, s) => {
+    const c = captureExplicit(`remember that ${s}`);
+    expect(c).not.toBeNull();
+    expect(c!.value.normalize('NFC').toLowerCase()).toBe(s.normalize('NFC').toLowerCase());
+    expect(normalizeKey(c!.key)).toBe(c!.key);
+    expect(c!.key.length).toBeGreaterThan(0);
+    // Stable: the same words give the same slot.
+    expect(captureExplicit(`Remember that ${s}.`)?.key).toBe(c!.key);
+  });
+
+  it('the Devanagari key keeps its vowel signs', () => {
+    expect(captureExplicit('remember that मेरी बहन दिल्ली में रहती है')?.key).toBe('मेरी_बहन_दिल्ली');
+  });
+
+  it.each([
+    ['Thai', 'น้องสาวของฉันอยู่ที่เชียงใหม่'],
+    ['Japanese', '私の妹は東京に住んでいます'],
+    ['Chinese', '我妹妹住在北京'],
+  ])('%s, written without spaces, gets a bounded key of its first letters', (_, s) => {
+    const key = captureExplicit(`remember that ${s}`)!.key;
+    const letters = [...new Intl.Segmenter('und', { granularity: 'grapheme' }).segment(key)];
+    expect(letters.length).toBeLessThanOrEqual(UNSPACED_KEY_CHARS);
+    expect(s.startsWith(key.slice(0, 2))).toBe(true);
+    expect(captureExplicit(`note that ${s}`)!.key).toBe(key);
+  });
+
+  it('a key always satisfies the store, whatever the text', () => {
+    const odd = [
+      'remember that ’’’ ... ---',
+      'remember that 0123456789012345 is the code',
+      'remember that Straße is long',
+      'remember that İstanbul is home',
+      `remember that ${'ß'.repeat(300)}`,
+      'remember that 🎉 and ☕ and ok',
+      'remember that ﷺ ؟',
+      'remember that a\u0301\u0301\u0301 b',
+    ];
+    for (const line of odd) {
+      const c = captureExplicit(line);
+      if (c) expect(normalizeKey(c.key), line).toBe(c.key);
+    }
+  });
+});
+
+/** Trigger phrases in Spanish, French, German and Portuguese, and where their statements land. */
+const LANGUAGES: readonly [line: string, language: string, slot: string | null, value?: string][] =
+  [
+    ['recuerda que mi hermana se llama Lucía', 'es', 'relationship/hermana', 'Lucía'],
+    [
+      'recuerda que mi hermana se llama Lucía y vive en Sevilla',
+      'es',
+      'relationship/hermana',
+      'Lucía',
+    ],
+    ['acuérdate de que vivo en Sevilla', 'es', 'profile/home', 'Sevilla'],
+    ['recuerda que me mudé a Valencia', 'es', 'profile/home', 'Valencia'],
+    ['no olvides que trabajo en Acme', 'es', 'profile/employer', 'Acme'],
+    ['recuerda que me gusta el café', 'es', 'preference/café', 'Me gusta el café'],
+    ['recuerda que soy alérgica a las nueces', 'es', 'constraint/allergy_nueces'],
+    [
+      'recuerda que estoy en el proyecto Halcón',
+      'es',
+      'project/current_project',
+      'proyecto Halcón',
+    ],
+    ['anota que mi perro se llama Toby', 'es', 'relationship/perro', 'Toby'],
+    ['llámame Sam', 'es', 'profile/preferred_name', 'Sam'],
+    [
+      'a partir de ahora, responde en español',
+      'es',
+      'setting/responde_español',
+      'Responde en español',
+    ],
+    ['en realidad, mi dentista es el Dr. Ruiz', 'es', 'relationship/dentista', 'el Dr. Ruiz'],
+    ['recuerda que Sam dijo que odia el sushi', 'es', 'note/sam.odia_sushi'],
+    ['rappelle-toi que ma sœur s’appelle Léa', 'fr', 'relationship/sœur', 'Léa'],
+    ['souviens-toi que j’habite à Lyon', 'fr', 'profile/home', 'Lyon'],
+    ['note que je travaille chez Renault', 'fr', 'profile/employer', 'Renault'],
+    ['n’oublie pas que je suis allergique aux arachides', 'fr', 'constraint/allergy_arachides'],
+    [
+      'souviens-toi que je suis sur le projet Héron',
+      'fr',
+      'project/current_project',
+      'projet Héron',
+    ],
+    ['appelle-moi Sam', 'fr', 'profile/preferred_name', 'Sam'],
+    ['merk dir, dass meine Schwester Lucía heißt', 'de', 'relationship/schwester', 'Lucía'],
+    ['merk dir: meine Schwester heißt Lucía', 'de', 'relationship/schwester', 'Lucía'],
+    ['denk daran, dass ich in Berlin wohne', 'de', 'profile/home', 'Berlin'],
+    ['merk dir, dass ich nach Hamburg gezogen bin', 'de', 'profile/home', 'Hamburg'],
+    ['vergiss nicht, dass ich bei Siemens arbeite', 'de', 'profile/employer', 'Siemens'],
+    [
+      'denk daran, dass ich im Projekt Reiher arbeite',
+      'de',
+      'project/current_project',
+      'Projekt Reiher',
+    ],
+    ['merk dir, dass ich keinen Koriander mag', 'de', 'preference/koriander'],
+    ['nenn mich Sam', 'de', 'profile/preferred_name', 'Sam'],
+    ['eigentlich ist mein Zahnarzt Dr. Ruiz', 'de', 'relationship/zahnarzt', 'Dr. Ruiz'],
+    ['lembra que minha irmã se chama Ana', 'pt', 'relationship/irmã', 'Ana'],
+    ['lembre-se de que eu moro em Lisboa', 'pt', 'profile/home', 'Lisboa'],
+    ['lembra que eu me mudei para o Porto', 'pt', 'profile/home', 'Porto'],
+    ['não esqueça que trabalho na Embraer', 'pt', 'profile/employer', 'Embraer'],
+    ['lembra que eu gosto de café', 'pt', 'preference/café', 'Eu gosto de café'],
+    ['me chame de Sam', 'pt', 'profile/preferred_name', 'Sam'],
+    // Not statements, in the same languages.
+    ['¿recuerdas que mi hermana se llama Lucía?', 'es', null],
+    ['recuerda qué te dije', 'es', null],
+    ['llámame cuando termines', 'es', null],
+    ['recuerda que y si fuera rico', 'es', null],
+    ['souviens-toi quand on était à Paris', 'fr', null],
+    ['appelle-moi demain', 'fr', null],
+    ['merk dir, was ich gesagt habe', 'de', null],
+    ['nenn mich morgen', 'de', null],
+    ['lembra quando fomos a Lisboa', 'pt', null],
+    ['me chame de novo amanhã', 'pt', null],
+  ];
+
+describe('trigger phrases in Spanish, French, German and Portuguese', () => {
+  it.each(LANGUAGES)('%j (%s) → %s', (line, language, slot, value) => {
+    const c = captureExplicit(line);
+    if (slot === null) {
+      expect(c).toBeNull();
+      return;
+    }
+    expect(c, line).not.toBeNull();
+    expect(c!.language).toBe(language);
+    expect(`${c!.kind}/${c!.key}`).toBe(slot);
+    if (value !== undefined) expect(c!.value).toBe(value);
+  });
+
+  it('the value keeps the owner’s words and language, never translated', () => {
+    for (const [line, , slot] of LANGUAGES) {
+      const c = captureExplicit(line);
+      if (!c || slot === null) continue;
+      const words = c.value
+        .toLowerCase()
+        .split(/[\s,.]+/)
+        .filter(Boolean);
+      for (const w of words) expect(line.toLowerCase(), `${line} → ${c.value}`).toContain(w);
+    }
+  });
+});
+
+describe('corrections take, at capture, through the real store', () => {
+  let dir: string;
+  let store: MemoryStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'keel-capture-'));
+    store = MemoryStore.open(join(dir, 'keel.db'));
+  });
+  afterEach(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Says each line in its own turn, as the terminal does, and returns the captures. */
+  function say(...lines: string[]): Capture[] {
+    return lines.map((text) => {
+      const c = captureExplicit(text);
+      if (!c) throw new Error(`not captured: ${text}`);
+      const episode = store.addEpisode({ channel: 'terminal', role: 'owner', text });
+      store.remember({
+        kind: c.kind,
+        key: c.key,
+        value: c.value,
+        source: 'owner_stated',
+        episodeId: episode.id,
+        actor: 'owner',
+      });
+      return c;
+    });
+  }
+  const slotOf = (kind: Capture['kind'], key: string) => ({ scope: 'owner' as const, kind, key });
+  const values = (kind: Capture['kind'], key: string) =>
+    store.history(slotOf(kind, key)).map((f) => [f.value, f.status]);
+
+  it('a project change, worded three ways, supersedes in one slot and keeps the history', () => {
+    say(
+      "remember that I'm on Project Falcon",
+      'remember that they moved me off Falcon onto Heron',
+      "remember that I'm on Heron now",
+    );
+    expect(store.current(slotOf('project', 'current_project'))).toMatchObject({
+      value: 'Heron',
+      source: 'owner_stated',
+      evidence_count: 2,
+    });
+    expect(values('project', 'current_project')).toEqual([
+      ['Heron', 'active'],
+      ['Project Falcon', 'superseded'],
+    ]);
+    expect(store.activeFacts().filter((f) => /falcon|heron/i.test(f.value))).toHaveLength(1);
+  });
+
+  it('"actually my dentist is Dr. Ruiz" updates relationship/dentist', () => {
+    say('remember that my dentist is Dr. Ortiz', 'actually my dentist is Dr. Ruiz');
+    expect(values('relationship', 'dentist')).toEqual([
+      ['Dr. Ruiz', 'active'],
+      ['Dr. Ortiz', 'superseded'],
+    ]);
+    say('remember that actually my dentist is Dr. Ruiz');
+    expect(store.current(slotOf('relationship', 'dentist'))?.evidence_count).toBe(2);
+  });
+
+  it('"I moved to Lyon" and "I live in Lyon now" share profile/home', () => {
+    say(
+      'remember that I live in Porto',
+      'remember that I moved to Lyon',
+      'remember that I live in Lyon now',
+    );
+    expect(values('profile', 'home')).toEqual([
+      ['Lyon', 'active'],
+      ['Porto', 'superseded'],
+    ]);
+    expect(store.current(slotOf('profile', 'home'))?.evidence_count).toBe(2);
+  });
+
+  it('an employer change supersedes profile/employer', () => {
+    say('remember that I work at Acme', 'remember that I left Acme and joined Globex');
+    expect(values('profile', 'employer')).toEqual([
+      ['Globex', 'active'],
+      ['Acme', 'superseded'],
+    ]);
+  });
+
+  it('an additive statement about a neighbour supersedes nothing', () => {
+    say(
+      'remember that I work at Acme',
+      'remember that Sam works at Acme',
+      'remember that Sam also runs Acme’s GitHub org',
+      'remember that I also work at Globex',
+    );
+    expect(values('profile', 'employer')).toEqual([['Acme', 'active']]);
+    expect(values('relationship', 'sam.employer')).toEqual([['Sam works at Acme', 'active']]);
+    expect(store.current(slotOf('note', 'sam.runs_acme_github'))?.value).toBe(
+      'Sam also runs Acme’s GitHub org',
+    );
+    expect(store.activeFacts()).toHaveLength(4);
+    expect(store.activeFacts().every((f) => f.superseded_by_id === null)).toBe(true);
+  });
+
+  it('every script is stored, with its own words, under a valid key', () => {
+    for (const [, s] of SCRIPTS) say(`remember that ${s}`);
+    expect(store.activeFacts()).toHaveLength(SCRIPTS.length);
+  });
+
+  it('a Spanish correction updates the Spanish slot and keeps the words', () => {
+    say('recuerda que vivo en Sevilla', 'recuerda que me mudé a Valencia');
+    expect(values('profile', 'home')).toEqual([
+      ['Valencia', 'active'],
+      ['Sevilla', 'superseded'],
+    ]);
   });
 });

@@ -1,119 +1,430 @@
 /**
- * Explicit capture: the owner's own "remember that …", "note that …", "from now on …" and
- * "call me …" become owner_stated facts under a stable key derived from their subject, so saying
- * the same thing twice corroborates one row instead of minting a second (never a timestamp key).
+ * Explicit capture: the owner's own statements introduced by "remember that …", "note that …",
+ * "from now on …", "call me …" or a correction ("actually, …") become owner_stated facts under a
+ * stable key, so saying the same thing twice corroborates one row instead of minting a second
+ * (never a timestamp key), and saying something new about the same subject updates its slot,
+ * however it is worded ("I moved to Lyon", "I live in Lyon now" → profile/home).
+ *
+ * Only statements are captured. A line that asks ("do you remember …", "remember what I told
+ * you …?"), requests ("call me when the build finishes", "remember to buy milk"), supposes ("what
+ * if I were …") is never the owner's belief; a report of what someone else said ("Sam said he
+ * hates sushi") is kept as a note about them, never as the owner's own preference.
+ * {@link speechActOf} tells these apart for any line.
+ *
+ * Trigger phrases are understood in English, Spanish, French, German and Portuguese (one table
+ * per language under `capture/`); the statement after them may be in any script. Values keep the
+ * owner's words and language; keys are derived from those words (see `capture/common.ts`).
  *
  * Deterministic patterns, no model. Anything they do not recognise is not captured here.
  *
  * @module
  */
-import { type Kind, queryTerms } from '@keel/memory';
-import { RELATION_WORD } from './patterns/vocabulary.js';
+import type { Kind } from '@keel/memory';
+import { aboutSomeone } from './capture/build.js';
+import {
+  CAPTURE_MAX_CHARS,
+  type CaptureLanguage,
+  type CaptureSlot,
+  type CaptureTrigger,
+  capitalise,
+  type LanguageRules,
+  type RuleHelpers,
+  slugOf,
+  type TriggerPhrase,
+} from './capture/common.js';
+import { DE } from './capture/de.js';
+import { EN } from './capture/en.js';
+import { ES } from './capture/es.js';
+import { FR } from './capture/fr.js';
+import { PT } from './capture/pt.js';
+import { NOT_NAMES } from './patterns/vocabulary.js';
+
+export { CAPTURE_LANGUAGES, type CaptureLanguage, type CaptureTrigger } from './capture/common.js';
 
 /** A statement the owner asked keel to keep. */
 export interface Capture {
   kind: Kind;
-  /** A stable slug derived from the statement's subject. */
+  /** A stable slug derived from the statement's subject (a valid slot key). */
   key: string;
+  /** The owner's words, in their language. */
   value: string;
   /** Which phrase triggered the capture. */
-  trigger: 'remember' | 'note' | 'from_now_on' | 'call_me';
-  /** The statement after the trigger phrase. */
+  trigger: CaptureTrigger;
+  /** The statement after the trigger phrase (its first sentence). */
   statement: string;
-}
-
-const TRIGGERS: readonly [Capture['trigger'], RegExp][] = [
-  ['remember', /^(?:please\s+)?(?:remember|keep in mind|don'?t forget)\s*(?:that\b|:)?\s*(.+)$/is],
-  ['note', /^(?:please\s+)?(?:note|make a note|take note)\s*(?:that\b|:)\s*(.+)$/is],
-  ['from_now_on', /^(?:please\s+)?from now on\s*[,:]?\s*(.+)$/is],
-  ['call_me', /^(?:please\s+)?call me\s+(.+)$/is],
-];
-
-const LIKE =
-  /^i\s+(?:really\s+|truly\s+|absolutely\s+|do\s+)?(love|like|enjoy|adore|prefer)\s+(.+)$/i;
-const DISLIKE =
-  /^i\s+(?:really\s+|truly\s+|absolutely\s+)?(hate|dislike|detest|can'?t stand|cannot stand|don'?t like|do not like|no longer like|don'?t eat|do not eat|don'?t drink)\s+(.+)$/i;
-const FILLERS =
-  /\s+(?:any ?more|now|these days|nowadays|a lot|so much|very much|at all|too|either|lately)\s*$/i;
-
-/** A slug of up to `words` content words of `text`. */
-function slugOf(text: string, words = 3): string {
-  const terms = queryTerms(text)
-    .map((t) => t.replace(/['’]/g, ''))
-    .filter((t) => t.length > 0)
-    .slice(0, words);
-  return terms.join('_').slice(0, 80);
-}
-
-function cleanStatement(s: string): string {
-  return s
-    .trim()
-    .replace(/[.!。！\s]+$/u, '')
-    .trim();
-}
-
-function capitalise(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
-
-/** Derives kind, key and value from a statement (after the trigger phrase). */
-function classify(statement: string): { kind: Kind; key: string; value: string } | null {
-  const s = statement.replace(/^i'm\b/i, 'I am');
-  let m = /^my\s+(?:favou?rite)\s+(.+?)\s+(?:is|are)\s+(.+)$/i.exec(s);
-  if (m) {
-    const key = slugOf(m[1]!);
-    if (key) return { kind: 'preference', key: `favourite_${key}`, value: m[2]! };
-  }
-  m = /^my\s+(.+?)\s+(?:is|are|was|were|'s)\s+(.+)$/i.exec(s);
-  if (m) {
-    const subject = m[1]!.toLowerCase();
-    const key = slugOf(subject);
-    if (key) {
-      const head = subject.split(/\s+/).pop() ?? subject;
-      return { kind: RELATION_WORD.test(head) ? 'relationship' : 'profile', key, value: m[2]! };
-    }
-  }
-  m = LIKE.exec(s) ?? DISLIKE.exec(s);
-  if (m) {
-    const key = slugOf(m[2]!.replace(FILLERS, ''));
-    if (key) return { kind: 'preference', key, value: capitalise(s) };
-  }
-  m = /^i am allergic to\s+(.+)$/i.exec(s);
-  if (m) {
-    const key = slugOf(m[1]!);
-    if (key) return { kind: 'constraint', key: `allergy_${key}`, value: capitalise(s) };
-  }
-  m = /^i (?:live|am living|moved) (?:in|to)\s+(.+)$/i.exec(s);
-  if (m) return { kind: 'profile', key: 'home', value: m[1]! };
-  m = /^i work (?:at|for)\s+(.+)$/i.exec(s);
-  if (m) return { kind: 'profile', key: 'employer', value: m[1]! };
-  const key = slugOf(s);
-  return key ? { kind: 'note', key, value: capitalise(s) } : null;
+  /** The language of the trigger phrase. */
+  language: CaptureLanguage;
+  /** Whom the statement is about: `owner`, or the key of the person it is about ("sam"). */
+  about: string;
 }
 
 /**
- * Recognises an explicit request to remember something.
+ * What a line of the owner's does:
+ * - `statement`: says something (the only act capture keeps);
+ * - `question`: asks, or asks keel to recall ("do you remember …", "remember what …");
+ * - `request`: asks keel to do something ("call me when …", "remind me to …");
+ * - `hypothetical`: supposes ("what if I were …");
+ * - `report`: says what someone else said or thinks ("Sam said …").
+ */
+export type SpeechAct = 'statement' | 'question' | 'request' | 'hypothetical' | 'report';
+
+/** The language tables, English first. */
+const TABLES: readonly LanguageRules[] = [EN, ES, FR, DE, PT];
+
+interface CompiledPhrase {
+  readonly phrase: TriggerPhrase;
+  /** Openers and the phrase, at the start of a line. */
+  readonly start: RegExp;
+  readonly connector: RegExp;
+}
+
+interface Compiled {
+  readonly rules: LanguageRules;
+  readonly phrases: readonly CompiledPhrase[];
+  /** A "call me" phrase at the start of a statement ("call me Sam" after "from now on"). */
+  readonly callMe: RegExp;
+  /** A line asking keel to do something. */
+  readonly request: RegExp;
+}
+
+const COMPILED: readonly Compiled[] = TABLES.map((rules) => {
+  const phrases = rules.triggers.map((phrase) => ({
+    phrase,
+    start: new RegExp(
+      `^(?:(?:${rules.openers})[\\s,:;!.¡-]+)*(?:${phrase.phrase})(?![\\p{L}\\p{M}\\p{N}])`,
+      'iu',
+    ),
+    connector: new RegExp(`^(?:${phrase.connector})`, 'iu'),
+  }));
+  const callMe = rules.triggers
+    .filter((t) => t.trigger === 'call_me')
+    .map((t) => t.phrase)
+    .join('|');
+  return {
+    rules,
+    phrases,
+    callMe: new RegExp(`^(?:to\\s+|please\\s+)?(?:${callMe})\\s+`, 'iu'),
+    request: rules.request,
+  };
+});
+
+/**
+ * The kinds a bare correction ("actually, my dentist is Dr. Ruiz") may capture: facts of a
+ * single-valued slot, never a preference or a note said in passing.
+ */
+const CORRECTABLE: ReadonlySet<Kind> = new Set([
+  'profile',
+  'relationship',
+  'project',
+  'constraint',
+]);
+
+/** Abbreviations whose full stop does not end a sentence ("Dr. Ortiz"). */
+const ABBREVIATION =
+  /(?:^|[\s("'])(?:dr|dra|mr|mrs|ms|mx|st|prof|jr|sr|sra|srta|mt|no|nr|vs|etc|e\.g|i\.e|mme|mlle|hr|fr|str|av|ave|rd|inc|ltd|co|corp|dept|approx|[\p{Lu}])$/iu;
+/** A sentence's end: terminal punctuation before a space or the end, or a line break. */
+const SENTENCE_END = /[.!?。！？؟…]+(?=\s|$)|\n/gu;
+const QUESTION_MARK = /[?？؟]/u;
+/** What follows "I told you" when it points back at a conversation instead of saying something. */
+const POINTS_BACK =
+  /^(?:about|of|regarding|something|some|that story|the story|what|sobre|de|del|do|da|dos|das|à propos|von|über)(?![\p{L}\p{M}])/iu;
+
+/** The first sentence of `text`, or null when it is longer than {@link CAPTURE_MAX_CHARS}. */
+function firstSentence(text: string): string | null {
+  const t = text.trim();
+  SENTENCE_END.lastIndex = 0;
+  for (let m = SENTENCE_END.exec(t); m; m = SENTENCE_END.exec(t)) {
+    if (m[0] === '.' && ABBREVIATION.test(t.slice(0, m.index))) continue;
+    const end = m.index + m[0].length;
+    return end > CAPTURE_MAX_CHARS ? null : t.slice(0, end).trim();
+  }
+  return t.length > CAPTURE_MAX_CHARS ? null : t;
+}
+
+/** The statement without its final punctuation (and quotes around it). */
+function cleanStatement(s: string): string {
+  return s
+    .trim()
+    .replace(/[.!?。！？؟…\s]+$/u, '')
+    .replace(/^["“«]\s*(.*?)\s*["”»]$/u, '$1')
+    .trim();
+}
+
+/** Tables in the order to try them: `first`'s language, then the others. */
+function ordered(first: LanguageRules): LanguageRules[] {
+  return [first, ...TABLES.filter((t) => t !== first)];
+}
+
+function helpersFor(rules: LanguageRules, s: string): RuleHelpers {
+  const trim = (text: string): string => {
+    let v = text.trim().replace(/[.!?。！…\s]+$/u, '');
+    for (let prev = ''; prev !== v; ) {
+      prev = v;
+      v = v.replace(rules.fillers, '').trim();
+    }
+    return v;
+  };
+  const clip = (text: string): string => {
+    const cut = rules.cut.exec(text);
+    return trim(cut ? text.slice(0, cut.index) : text);
+  };
+  return {
+    sentence: capitalise(s),
+    additive: rules.additive.test(s),
+    slug: (text, words) => slugOf(text, words, rules.functionWords),
+    isRelation: (text) => {
+      const words = text.toLowerCase().split(/\s+/).filter(Boolean);
+      const heads = rules.relationHead === 'last' ? words.slice(-1) : words;
+      return heads.some((w) => rules.relations.test(w));
+    },
+    trim,
+    clip,
+    negated: (value) => rules.negation.test(value),
+    name: (text) => nameOf(rules, clip(text.replace(/^["“«'‘]+|["”»'’]+$/gu, ''))),
+  };
+}
+
+/** A person's name after "call me" or "my name is", or null ("call me when …", "call me at 5"). */
+function nameOf(rules: LanguageRules, text: string): string | null {
+  const t = text.replace(/^["“«'‘]+|["”»'’]+$/gu, '').trim();
+  if (!t || /\p{N}/u.test(t) || !/^\p{L}/u.test(t) || QUESTION_MARK.test(t)) return null;
+  const words = t.split(/\s+/);
+  if (words.length > 4) return null;
+  if (words.some((w) => rules.notNames.has(w.toLowerCase().replace(/[,.!]+$/u, '')))) return null;
+  return t;
+}
+
+/** The person a report is about ("Sam", "my sister Ana" → "Ana", "my doctor" → "doctor"). */
+function speakerOf(rules: LanguageRules, who: string): string | null {
+  const words = who
+    .trim()
+    .replace(/^(?:o|a|os|as|the) (?=\S+ )/iu, '')
+    .split(/\s+/);
+  const first = words[0]!.toLowerCase();
+  if (
+    /^(?:my|our|mi|mis|nuestr[oa]s?|mon|ma|mes|notre|nos|mein|meine|meinem|meiner|unser|unsere|meu|minha|meus|minhas|nosso|nossa)$/u.test(
+      first,
+    )
+  ) {
+    const last = words.at(-1)!;
+    return words.length > 1 ? (/^\p{Lu}/u.test(last) ? last : words.slice(1).join(' ')) : null;
+  }
+  if (/^(?:the|el|la|le|der|die|das|o|a)$/u.test(first)) {
+    return words.length > 1 ? words.slice(1).join(' ') : null;
+  }
+  if (
+    /^(?:he|she|they|someone|somebody|everyone|everybody|people|él|ella|ellos|ellas|alguien|il|elle|ils|elles|quelqu['’]un|er|sie|jemand|ele|ela|eles|elas|alguém)$/u.test(
+      first,
+    )
+  ) {
+    return first;
+  }
+  const head = words[0]!;
+  if (!/^\p{Lu}/u.test(head) || NOT_NAMES.has(head) || head === 'I') return null;
+  if (rules.functionWords.has(first) || EN.notNames.has(first)) return null;
+  return who.trim();
+}
+
+interface Analysis {
+  act: SpeechAct;
+  capture: Capture | null;
+}
+
+const none = (act: SpeechAct): Analysis => ({ act, capture: null });
+
+/** Reads a line after its trigger phrase. */
+function afterTrigger(
+  rules: LanguageRules,
+  trigger: CaptureTrigger,
+  rest: string,
+  connected: boolean,
+): Analysis {
+  const first = firstSentence(rest);
+  if (first === null) return none('statement');
+  let raw = first;
+  if (QUESTION_MARK.test(raw.slice(-2)) || raw.startsWith('¿')) {
+    const tag = TABLES.find((t) => t.tag.test(raw));
+    if (!tag) return none('question');
+    raw = raw.replace(tag.tag, '');
+  }
+  let statement = cleanStatement(raw);
+  const tables = ordered(rules);
+  // Correction markers and "I told you (that)" are not part of what is said.
+  for (let prev = ''; prev !== statement; ) {
+    prev = statement;
+    for (const t of tables) statement = statement.replace(t.correction, '');
+    for (const t of tables) {
+      const told = t.toldYou.exec(statement);
+      if (told && told[0].length > 0) {
+        const linked = /(?:that|que|qu['’]|dass)\s*$/iu.test(told[0]);
+        statement = statement.slice(told[0].length).trim();
+        // "I told you about my cat" points back at a conversation; it states nothing.
+        if (!statement || (!linked && POINTS_BACK.test(statement))) return none('question');
+      }
+    }
+  }
+  if (!statement || /^(?:that|eso|ça|cela|das|isso|isto)$/iu.test(statement))
+    return none('statement');
+
+  // "from now on, call me Sam", "remember to call me Sam".
+  let callMe = trigger === 'call_me' ? statement : null;
+  if (callMe === null) {
+    for (const c of COMPILED) {
+      const m = c.callMe.exec(statement);
+      if (m) {
+        callMe = statement.slice(m[0].length);
+        break;
+      }
+    }
+  }
+  if (callMe !== null) {
+    const h = helpersFor(rules, statement);
+    const name = h.name(callMe);
+    if (!name) return none('request');
+    return captured(rules, 'call_me', statement, {
+      kind: 'profile',
+      key: 'preferred_name',
+      value: name,
+      about: 'owner',
+    });
+  }
+  if (trigger === 'remember' && !connected && rules.recallRequest?.test(statement)) {
+    return none('request');
+  }
+  if (tables.some((t) => t.hypothetical.test(statement))) return none('hypothetical');
+
+  if (trigger === 'from_now_on') {
+    const key = slugOf(statement, 3, rules.functionWords);
+    return key
+      ? captured(rules, trigger, statement, {
+          kind: 'setting',
+          key,
+          value: capitalise(statement),
+          about: 'owner',
+        })
+      : none('statement');
+  }
+
+  for (const t of tables) {
+    const s = t.expand ? t.expand(statement) : statement;
+    for (const re of t.report) {
+      const m = re.exec(s);
+      const who = m?.groups?.who;
+      const said = m?.groups?.rest;
+      if (!who || !said) continue;
+      const speaker = speakerOf(t, who);
+      if (!speaker) continue;
+      const slot = aboutSomeone(helpersFor(t, s), speaker, said);
+      if (slot) return { act: 'report', capture: toCapture(rules, trigger, statement, slot) };
+    }
+  }
+
+  for (const t of tables) {
+    const s = t.expand ? t.expand(statement) : statement;
+    const h = helpersFor(t, s);
+    for (const rule of t.slots) {
+      const m = rule.re.exec(s);
+      if (!m) continue;
+      const slot = rule.slot(m, h);
+      if (!slot) continue;
+      // A bare "actually, …" restates a fact, not a passing like ("actually, I like that idea").
+      if (trigger === 'correction' && !CORRECTABLE.has(slot.kind)) return none('statement');
+      return captured(rules, trigger, statement, slot);
+    }
+  }
+  // A bare "actually, …" is captured only when it restates a known slot.
+  if (trigger === 'correction') return none('statement');
+  const s = rules.expand ? rules.expand(statement) : statement;
+  const key = slugOf(s, 3, rules.functionWords);
+  return key
+    ? captured(rules, trigger, statement, {
+        kind: 'note',
+        key,
+        value: capitalise(s),
+        about: 'owner',
+      })
+    : none('statement');
+}
+
+function toCapture(
+  rules: LanguageRules,
+  trigger: CaptureTrigger,
+  statement: string,
+  slot: CaptureSlot,
+): Capture {
+  return { trigger, statement, language: rules.lang, ...slot };
+}
+
+function captured(
+  rules: LanguageRules,
+  trigger: CaptureTrigger,
+  statement: string,
+  slot: CaptureSlot,
+): Analysis {
+  return { act: 'statement', capture: toCapture(rules, trigger, statement, slot) };
+}
+
+/** What a line without a trigger phrase does. */
+function plainAct(line: string): SpeechAct {
+  const first = firstSentence(line.slice(0, CAPTURE_MAX_CHARS)) ?? line;
+  if (QUESTION_MARK.test(first.slice(-2)) || first.startsWith('¿')) return 'question';
+  const s = cleanStatement(first);
+  if (COMPILED.some((c) => c.request.test(s))) return 'request';
+  if (TABLES.some((t) => t.hypothetical.test(s))) return 'hypothetical';
+  if (TABLES.some((t) => t.asks.test(s))) return 'question';
+  for (const t of TABLES) {
+    for (const re of t.report) {
+      const who = re.exec(s)?.groups?.who;
+      if (who && speakerOf(t, who)) return 'report';
+    }
+  }
+  return 'statement';
+}
+
+function analyse(text: string): Analysis {
+  if (typeof text !== 'string') return none('statement');
+  const line = text.trim();
+  if (!/[\p{L}\p{N}]/u.test(line)) return none('statement');
+  for (const c of COMPILED) {
+    for (const p of c.phrases) {
+      const m = p.start.exec(line.slice(0, CAPTURE_MAX_CHARS + 200));
+      if (!m) continue;
+      const after = line.slice(m[0].length);
+      const { trigger } = p.phrase;
+      if (trigger === 'remember' && /^\s/u.test(after)) {
+        if (c.rules.recallQuestion.test(after.trimStart())) return none('question');
+      }
+      const conn = p.connector.exec(after);
+      const connected = conn !== null && conn[0].trim().length > 0;
+      if (!connected && !p.phrase.connectorOptional) continue;
+      if (!connected && after && !/^[\s,:;—–-]/u.test(after)) continue;
+      return afterTrigger(c.rules, trigger, after.slice(conn?.[0].length ?? 0), connected);
+    }
+  }
+  return none(plainAct(line));
+}
+
+/**
+ * Recognises the owner's explicit statement of something to keep: "remember that …", "note
+ * that …", "from now on …", "call me …" or a correction ("actually, my dentist is Dr. Ruiz"), in
+ * English, Spanish, French, German or Portuguese, the statement in any script.
  *
- * @returns the capture, or null when the text is not such a request (or has no content words).
+ * Only statements are captured (see {@link speechActOf}): a question, a request, a supposition or
+ * a line longer than the capture reads returns null; a report of someone else's words is a note
+ * about them (`about` names them). A correction captures only a statement that lands in a known
+ * slot (home, employer, current project, a relation, a name, a preference …).
+ *
+ * @returns the capture, or null when the line is no such statement (or has no content words).
  */
 export function captureExplicit(text: string): Capture | null {
-  const line = text.trim();
-  for (const [trigger, re] of TRIGGERS) {
-    const m = re.exec(line);
-    if (!m) continue;
-    const statement = cleanStatement(m[1]!);
-    if (!statement || /^that$/i.test(statement)) return null;
-    if (trigger === 'call_me') {
-      return { trigger, statement, kind: 'profile', key: 'preferred_name', value: statement };
-    }
-    if (trigger === 'from_now_on') {
-      const key = slugOf(statement);
-      return key
-        ? { trigger, statement, kind: 'setting', key, value: capitalise(statement) }
-        : null;
-    }
-    const c = classify(statement);
-    return c ? { trigger, statement, ...c } : null;
-  }
-  return null;
+  return analyse(text).capture;
+}
+
+/**
+ * What an owner's line does: states, asks, requests, supposes or reports (see {@link SpeechAct}).
+ * A line with a capture trigger is read after it ("remember what I told you?" asks); any other
+ * line by its punctuation and opening words, in the languages capture knows.
+ */
+export function speechActOf(text: string): SpeechAct {
+  return analyse(text).act;
 }

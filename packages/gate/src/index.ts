@@ -1,8 +1,10 @@
 /**
  * `@keel/gate`: what is worth believing.
  *
- * - Capture ({@link captureExplicit}): the owner's own "remember that …" statements, under stable
- *   keys, as their word.
+ * - Capture ({@link captureExplicit}): the owner's own statements — "remember that …", "call me
+ *   …", "actually …", in English, Spanish, French, German or Portuguese, in any script — under
+ *   stable keys, as their word; never a question, request, supposition or someone else's words
+ *   as the owner's ({@link speechActOf} tells them apart). One table per language in `capture/`.
  * - The belief gate ({@link BeliefGate}): one yes/no question per owner turn — does it hold a
  *   durable fact about the owner? — answered by a local model through Ollama ({@link OllamaGate})
  *   or, when none answers, by deterministic patterns ({@link PatternGate}: an engine over the word
@@ -19,7 +21,15 @@ export {
   type GateDecision,
   type GateVerdict,
 } from './belief.js';
-export { type Capture, captureExplicit } from './capture.js';
+export {
+  CAPTURE_LANGUAGES,
+  type Capture,
+  type CaptureLanguage,
+  type CaptureTrigger,
+  captureExplicit,
+  type SpeechAct,
+  speechActOf,
+} from './capture.js';
 export {
   type ChooseBeliefGateOptions,
   chooseBeliefGate,
