@@ -53,6 +53,7 @@ export interface DeltaOutcome {
  *
  * @param allowed - the episodes the model was shown, by id (a delta citing another is rejected).
  * @param tz - the owner's zone, for resolving `when` against the cited episode's own time.
+ * @param actor - who the journal names: `reflection` (a tick) or `curator` (the night).
  * @throws KeelError only for store failures (DB_*); invalid deltas are returned as `rejected`.
  */
 export function applyDelta(
@@ -60,6 +61,7 @@ export function applyDelta(
   delta: Delta,
   allowed: ReadonlyMap<number, Episode>,
   tz: string,
+  actor: 'reflection' | 'curator' = 'reflection',
 ): DeltaOutcome {
   const rejected = (reason: string): DeltaOutcome => ({
     outcome: 'rejected',
@@ -86,7 +88,7 @@ export function applyDelta(
     if (!current) return { ...rejected(`nothing active at ${delta.kind}/${key} to retract`) };
     const last = episodes[episodes.length - 1]!;
     const r = store.retract(current.id, {
-      actor: 'think',
+      actor,
       why: `the owner said it is no longer true (episode ${last.id})`,
       episodeId: last.id,
     });
@@ -135,7 +137,7 @@ export function applyDelta(
       source,
       episodeId: e.id,
       validFrom,
-      actor: 'think',
+      actor,
     });
     decisions.push(r.decision);
     factId = r.fact?.id ?? factId;

@@ -123,7 +123,7 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
     for (const plan of plans) {
       for (const [i, d] of plan.deltas.entries()) {
         proposed++;
-        const r = applyDelta(store, d, plan.allowed, deps.config.tz);
+        const r = applyDelta(store, d, plan.allowed, deps.config.tz, 'curator');
         for (const dec of r.decisions) tally[dec]++;
         if (r.outcome === 'written') written++;
         if (r.outcome === 'rejected') rejected.push({ at: `delta[${i}]`, reason: r.reason });

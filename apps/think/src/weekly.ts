@@ -81,7 +81,7 @@ export async function weeklyReview(deps: ThinkDeps): Promise<WeeklyStep> {
         sourceDoc: WEEKLY_DOC,
         sourceId: week,
         sessionKey: `week:${week}`,
-        actor: 'think',
+        actor: 'curator',
       }).id;
     }
     step.stale = store.flagStaleBeliefs().length;

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KeelError } from '@keel/errors';
 import { MemoryStore } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Agent, MAX_TOOL_ROUNDS } from './agent.js';
 import { runSlashCommand } from './commands.js';
 import { FakeChatModel } from './model/fake.js';
@@ -25,6 +26,35 @@ const use = (name: string, input: unknown, id = `t_${name}`): ToolUseBlock => ({
   id,
   name,
   input,
+});
+
+describe('capture never fails the turn', () => {
+  it('a statement the store refuses is recorded as a capture failure; the reply and both episodes are stored', async () => {
+    const model = new FakeChatModel(['Noted.']);
+    // The store refuses the capture (as it would a key or value it cannot hold).
+    vi.spyOn(store, 'remember').mockImplementationOnce(() => {
+      throw new KeelError('TOO_LARGE', 'value is too large');
+    });
+    const r = await new Agent({ store, model }).turn({
+      text: 'remember that my sister lives in Delhi',
+      channel: 'test',
+    });
+    expect(r.reply).toBe('Noted.');
+    expect(r.captureError).toMatchObject({ code: 'TOO_LARGE' });
+    expect(store.episode(r.ownerEpisodeId)).toMatchObject({ role: 'owner' });
+    expect(store.episode(r.replyEpisodeId)).toMatchObject({ role: 'assistant' });
+    expect(store.captureFailures()).toMatchObject([
+      { episodeId: r.ownerEpisodeId, code: 'TOO_LARGE' },
+    ]);
+    // Control: a statement that fits is captured, and no failure is recorded for it.
+    const ok = await new Agent({ store, model: new FakeChatModel(['Noted.']) }).turn({
+      text: 'remember that my dentist is Dr. Ortiz',
+      channel: 'test',
+    });
+    expect(ok.captureError).toBeNull();
+    expect(ok.writes.map((w) => w.decision)).toEqual(['create']);
+    expect(store.captureFailures()).toHaveLength(1);
+  });
 });
 
 describe('evidence is evidence', () => {
@@ -70,12 +100,12 @@ describe('memory tools in a turn', () => {
     expect(store.activeFacts()).toEqual([]);
   });
 
-  it('forget is applied when the turn completes: retracted, tombstoned, not re-learned by the model', async () => {
+  it("the model's forget only asks: nothing is retracted until the owner says so, and the journal names the model", async () => {
     const f = store.remember({
       kind: 'preference',
       key: 'tea',
       value: 'black tea',
-      source: 'observed',
+      source: 'owner_stated',
     }).fact!;
     const control = store.remember({
       kind: 'preference',
@@ -83,23 +113,60 @@ describe('memory tools in a turn', () => {
       value: 'black coffee',
       source: 'observed',
     }).fact!;
+    const episodesBefore = store.recentEpisodes(100).length;
     const model = new FakeChatModel([
-      { content: [use('forget', { id: `f${f.id}` })] },
-      'Forgotten.',
+      { content: [use('forget', { id: `f${f.id}`, reason: 'they said so' })] },
+      'The weather is fine.',
     ]);
-    await new Agent({ store, model }).turn({
-      text: 'forget that I like black tea',
+    const r = await new Agent({ store, model }).turn({
+      text: 'what is the weather?',
       channel: 'test',
     });
-    expect(store.fact(f.id)!.status).toBe('retracted');
+    // Reported, not done.
+    expect(r.writes).toMatchObject([{ decision: 'forget_requested', fact: { id: f.id } }]);
+    expect(store.fact(f.id)).toMatchObject({ status: 'active', source: 'owner_stated' });
     expect(store.fact(control.id)!.status).toBe('active');
+    expect(store.review().forget).toMatchObject([{ factId: f.id, why: 'they said so' }]);
+    // The journal names the model; no owner command was made up in the episodes (only the turn's
+    // own two episodes were added).
+    const journal = dbOf(store)
+      .prepare(`SELECT actor, op FROM journal WHERE op IN ('request_forget', 'forget')`)
+      .all();
+    expect(journal).toEqual([{ actor: 'model', op: 'request_forget' }]);
+    expect(store.recentEpisodes(100).length).toBe(episodesBefore + 2);
+
+    // The owner decides: /forget retracts it (the owner's act), and the model cannot re-learn it.
+    await runSlashCommand(store, `/forget ${f.id}`, { channel: 'test', status: () => '' });
+    expect(store.fact(f.id)!.status).toBe('retracted');
+    expect(store.review().forget).toEqual([]);
     const again = new FakeChatModel([
       { content: [use('remember', { kind: 'preference', key: 'tea', value: 'black tea' })] },
       'ok',
     ]);
-    const r = await new Agent({ store, model: again }).turn({ text: 'tea?', channel: 'test' });
-    expect(r.writes.map((w) => w.decision)).toEqual(['ignore']);
+    const r2 = await new Agent({ store, model: again }).turn({
+      text: 'black tea?',
+      channel: 'test',
+    });
+    expect(r2.writes.map((w) => w.decision)).toEqual(['ignore']);
     expect(store.current({ scope: 'owner', kind: 'preference', key: 'tea' })).toBeUndefined();
+  });
+
+  it('the owner may keep a belief the model asked to forget', async () => {
+    const f = store.remember({
+      kind: 'preference',
+      key: 'tea',
+      value: 'green tea',
+      source: 'owner_stated',
+    }).fact!;
+    const model = new FakeChatModel([{ content: [use('forget', { id: f.id })] }, 'ok']);
+    await new Agent({ store, model }).turn({ text: 'hmm', channel: 'test' });
+    const kept = await runSlashCommand(store, `/keep ${f.id}`, {
+      channel: 'test',
+      status: () => '',
+    });
+    expect(kept.text).toMatch(/Kept f\d+/);
+    expect(store.review().forget).toEqual([]);
+    expect(store.fact(f.id)!.status).toBe('active');
   });
 
   it('recall and review_pending answer at once with confidence and source', async () => {

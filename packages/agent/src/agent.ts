@@ -12,7 +12,7 @@
 
 import { KeelError } from '@keel/errors';
 import { captureExplicit } from '@keel/gate';
-import type { Episode, MemoryStore, RecallMode, WriteResult } from '@keel/memory';
+import type { Episode, Fact, MemoryStore, RecallMode, WriteResult } from '@keel/memory';
 import {
   buildStaticBlock,
   buildTurnBlock,
@@ -50,6 +50,19 @@ export const STATIC_CANDIDATES = 300;
 /** Tool rounds per turn before the loop stops asking the model. */
 export const MAX_TOOL_ROUNDS = 8;
 
+/** A request to forget a belief that the turn recorded; the owner decides. */
+export interface ForgetRequestWrite {
+  decision: 'forget_requested';
+  reason: string;
+  /** The belief the request names. */
+  fact: Fact;
+  /** The owner's turn it was asked in. */
+  episodeId: number;
+}
+
+/** One thing a turn did to memory. */
+export type TurnWrite = WriteResult | ForgetRequestWrite;
+
 /** Options for {@link Agent}. */
 export interface AgentOptions {
   store: MemoryStore;
@@ -85,8 +98,13 @@ export interface TurnResult {
   mode: RecallMode;
   /** Fact ids the model was shown (static block, per-turn block, tool results). */
   factsUsed: number[];
-  /** Writes applied when the turn completed (captures and the model's staged writes). */
-  writes: WriteResult[];
+  /**
+   * Everything the turn did to memory when it completed: the capture of an explicit statement, the
+   * model's staged writes, and its requests to forget (which wait for the owner).
+   */
+  writes: TurnWrite[];
+  /** Why capturing the owner's explicit statement failed, when it did (the turn went on). */
+  captureError: { code: string; message: string } | null;
   ownerEpisodeId: number;
   replyEpisodeId: number;
   /** Set when the history was compacted after this turn. */
@@ -278,7 +296,7 @@ export class Agent implements UnansweredRecorder {
     staged: StagedWrite[],
     channel: string,
     factsUsed: number[],
-  ): Pick<TurnResult, 'writes' | 'ownerEpisodeId' | 'replyEpisodeId'> {
+  ): Pick<TurnResult, 'writes' | 'captureError' | 'ownerEpisodeId' | 'replyEpisodeId'> {
     return this.store.transaction(() => {
       const owner = this.store.addEpisode({ channel, role: 'owner', text, actor: 'owner' });
       const answer = this.store.addEpisode({
@@ -288,19 +306,30 @@ export class Agent implements UnansweredRecorder {
         text: reply || '(no text)',
         actor: 'model',
       });
-      const writes: WriteResult[] = [];
-      const capture = captureExplicit(text);
-      if (capture) {
-        writes.push(
-          this.store.remember({
-            kind: capture.kind,
-            key: capture.key,
-            value: capture.value,
-            source: 'owner_stated',
-            episodeId: owner.id,
-            actor: 'owner',
-          }),
-        );
+      const writes: TurnWrite[] = [];
+      // Capture never fails the turn: an error is recorded (keel doctor shows it) and the turn's
+      // reply and episodes are stored all the same.
+      let captureError: { code: string; message: string } | null = null;
+      try {
+        const capture = captureExplicit(text);
+        if (capture) {
+          writes.push(
+            this.store.remember({
+              kind: capture.kind,
+              key: capture.key,
+              value: capture.value,
+              source: 'owner_stated',
+              episodeId: owner.id,
+              actor: 'owner',
+            }),
+          );
+        }
+      } catch (err) {
+        captureError = {
+          code: KeelError.isInstance(err) ? err.code : 'INTERNAL',
+          message: err instanceof Error ? err.message : String(err),
+        };
+        this.store.recordCaptureFailure(owner.id, captureError.code, captureError.message);
       }
       for (const w of staged) {
         if (w.tool === 'remember') {
@@ -316,13 +345,27 @@ export class Agent implements UnansweredRecorder {
             }),
           );
         } else {
+          // The model proposes; the owner decides: a request waits for the owner's answer.
           const f = this.store.fact(w.id);
-          if (f && (f.status === 'active' || f.status === 'pending'))
-            this.store.forget(w.id, { channel });
+          if (f && (f.status === 'active' || f.status === 'pending')) {
+            const r = this.store.requestForget(w.id, {
+              actor: 'model',
+              ...(w.reason ? { why: w.reason } : {}),
+              episodeId: owner.id,
+            });
+            writes.push({
+              decision: 'forget_requested',
+              reason: r.created
+                ? 'the model asked to forget it; the owner decides'
+                : 'already waiting for the owner',
+              fact: f,
+              episodeId: owner.id,
+            });
+          }
         }
       }
       this.session.completeTurn(turnId, messages, { ...this.modelInfo, factsUsed });
-      return { writes, ownerEpisodeId: owner.id, replyEpisodeId: answer.id };
+      return { writes, captureError, ownerEpisodeId: owner.id, replyEpisodeId: answer.id };
     });
   }
 

@@ -18,6 +18,7 @@ export const SLASH_HELP = [
   '/confirm <id>            make a belief yours (owner_confirmed, 1.0)',
   '/reject <id>             reject a belief (it will not come back)',
   '/forget <id> [--purge]   retract a belief; --purge erases its value everywhere',
+  '/keep <id>               keep a belief keel asked to forget',
   '/status                  which model and which recall mode are in use',
   '/help                    this list',
   '/quit                    leave',
@@ -83,6 +84,12 @@ export async function runSlashCommand(
         lines.push(`Weak beliefs (confidence < ${q.threshold}):`);
         for (const f of q.weak) lines.push(`  ${formatFactLine(f)}`);
       }
+      if (q.forget.length) {
+        lines.push('Asked to forget (/forget <id> to forget it, /keep <id> to keep it):');
+        for (const r of q.forget) {
+          lines.push(`  ${formatFactLine(r.fact)}${r.why ? ` (why: ${r.why})` : ''}`);
+        }
+      }
       if (q.stale.length) {
         lines.push(
           'Stale beliefs, no evidence for 180 days (/confirm <id> if still true, /forget <id> if not):',
@@ -113,6 +120,14 @@ export async function runSlashCommand(
         text: purge
           ? `Forgot and purged f${id}: erased from ${r.erasedFacts.length} row(s), ${r.redactedJournal} journal entr${r.redactedJournal === 1 ? 'y' : 'ies'}, ${r.redactedEpisodes.length} episode(s).`
           : `Forgot f${id}; it will not be re-learned unless you say it again.`,
+      };
+    }
+    case 'keep': {
+      const id = parseFactId(need('a fact id'));
+      return {
+        text: store.keep(id)
+          ? `Kept f${id}; it is not forgotten.`
+          : `Nothing asked to forget f${id}; it stays as it is.`,
       };
     }
     default:

@@ -20,12 +20,14 @@
 export {
   Agent,
   type AgentOptions,
+  type ForgetRequestWrite,
   HISTORY_BUDGET_TOKENS,
   MAX_MESSAGE_CHARS,
   MAX_MESSAGE_TOKENS,
   MAX_TOOL_ROUNDS,
   type TurnInput,
   type TurnResult,
+  type TurnWrite,
 } from './agent.js';
 export { runSlashCommand, SLASH_HELP, type SlashContext } from './commands.js';
 export { acquireTurnLock, type TurnLockOptions } from './lock.js';

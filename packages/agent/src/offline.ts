@@ -120,16 +120,31 @@ export class OfflineSession implements UnansweredRecorder {
       role: 'owner',
       text,
     });
-    const capture = captureExplicit(text);
-    if (capture) {
-      const write = this.store.remember({
-        kind: capture.kind,
-        key: capture.key,
-        value: capture.value,
-        source: 'owner_stated',
+    // Capture never fails the line: the episode is stored already; an error is recorded (keel
+    // doctor shows it) and said.
+    let write: WriteResult | undefined;
+    try {
+      const capture = captureExplicit(text);
+      if (capture) {
+        write = this.store.remember({
+          kind: capture.kind,
+          key: capture.key,
+          value: capture.value,
+          source: 'owner_stated',
+          episodeId: episode.id,
+          actor: 'owner',
+        });
+      }
+    } catch (err) {
+      const code = KeelError.isInstance(err) ? err.code : 'INTERNAL';
+      const message = err instanceof Error ? err.message : String(err);
+      this.store.recordCaptureFailure(episode.id, code, message);
+      return {
+        text: `Stored your message as e${episode.id}, but could not keep it as a belief (${code}: ${message}).`,
         episodeId: episode.id,
-        actor: 'owner',
-      });
+      };
+    }
+    if (write) {
       const lines = [`${DECISION_WORDS[write.decision]}: ${write.reason}.`];
       if (write.fact) lines.push(formatFactLine({ ...write.fact, age_ms: 0 }));
       return { text: lines.join('\n'), episodeId: episode.id, write };

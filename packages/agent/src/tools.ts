@@ -43,7 +43,7 @@ export type StagedWrite =
       value: string;
       validFrom: number | null;
     }
-  | { tool: 'forget'; id: number };
+  | { tool: 'forget'; id: number; reason: string | null };
 
 /** The result of one tool call. */
 export interface ToolOutcome {
@@ -76,7 +76,7 @@ const SPECS: ToolSpec[] = [
   {
     name: 'forget',
     description:
-      'Retract a belief (it will not be re-learned). Only when the owner asks to forget something. Applied when this turn completes.',
+      'Ask the owner to forget a belief: keel records the request and the owner decides (keel asks them; nothing is forgotten until they say so). Use only when the owner asks to forget something; give the reason in their words.',
     inputSchema: z.toJSONSchema(forgetInput) as Record<string, unknown>,
   },
   {
@@ -168,11 +168,11 @@ export async function runMemoryTool(
           content: JSON.stringify({
             status: 'staged',
             id: `f${id}`,
-            note: 'will be retracted when this turn completes',
+            note: 'the owner will be asked to confirm; nothing is forgotten until they do',
           }),
           isError: false,
           factIds: [id],
-          staged: { tool: 'forget', id },
+          staged: { tool: 'forget', id, reason: p.data.reason ?? null },
         };
       }
       case 'review_pending': {

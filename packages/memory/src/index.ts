@@ -112,7 +112,7 @@ export {
   type RememberInput,
   type WriteResult,
 } from './facts/review.js';
-export { STALE_AFTER_DAYS, type StaleOptions } from './facts/review-flags.js';
+export { type ForgetRequest, STALE_AFTER_DAYS, type StaleOptions } from './facts/review-flags.js';
 export type { ImportOptions, ImportResult } from './import/import.js';
 export {
   type ImportedTurn,
@@ -123,7 +123,12 @@ export {
   parseLongMemEvalDate,
 } from './import/parsers.js';
 export type { CompactOptions } from './journal/compact.js';
-export { GENESIS_HASH, type JournalBreak, verifyJournal } from './journal/journal.js';
+export {
+  GENESIS_HASH,
+  type JournalBreak,
+  type StepFailure,
+  verifyJournal,
+} from './journal/journal.js';
 export {
   EPISODE_HALF_LIFE_MS,
   type EpisodeResult,

@@ -36,11 +36,23 @@ import {
 } from './facts/read.js';
 import { type RetractOptions, type RetractResult, retractBelief } from './facts/retract.js';
 import { type RememberInput, remember, type WriteResult } from './facts/review.js';
-import { flagStaleBeliefs, type StaleOptions } from './facts/review-flags.js';
+import {
+  declineForget,
+  type ForgetRequest,
+  flagStaleBeliefs,
+  requestForget,
+  reviewFlagsHolder,
+  type StaleOptions,
+} from './facts/review-flags.js';
 import { type ImportOptions, type ImportResult, importTurns } from './import/import.js';
 import type { ParsedImport } from './import/parsers.js';
 import { type CompactOptions, compactJournal } from './journal/compact.js';
-import { journalHolder } from './journal/journal.js';
+import {
+  journalHolder,
+  recordStepFailure,
+  type StepFailure,
+  stepFailures,
+} from './journal/journal.js';
 import {
   type RecallMode,
   type RecallOptions,
@@ -65,7 +77,7 @@ import { InterruptsRepo } from './repos/interrupts.js';
 import { MetaRepo } from './repos/meta.js';
 import { OwnerSessionRepo, sessionHolders } from './repos/session.js';
 import { ThinkRunsRepo } from './repos/think-runs.js';
-import type { Episode, Fact, Scope, Slot } from './types.js';
+import type { Actor, Episode, Fact, Scope, Slot } from './types.js';
 import {
   pendingVectorRows,
   removeStaleVectors,
@@ -205,6 +217,26 @@ export class MemoryStore {
   }
 
   /**
+   * Asks the owner to forget a belief (the model proposes; only the owner forgets): the request
+   * waits in the review queue (`review().forget`) until the owner forgets the belief or keeps it.
+   * Nothing about the belief changes.
+   *
+   * @returns the open request, and whether this call made it.
+   * @throws KeelError `NOT_FOUND`, `INVALID_STATE` (not active or pending).
+   */
+  requestForget(
+    id: number,
+    request: { actor: Actor; why?: string; episodeId?: number },
+  ): { request: ForgetRequest; created: boolean } {
+    return requestForget(this.#ctx, id, request);
+  }
+
+  /** The owner keeps a belief someone asked to forget. @returns false when none was asked. */
+  keep(id: number): boolean {
+    return declineForget(this.#ctx, id);
+  }
+
+  /**
    * Retracts a belief keel formed itself when the owner said it stopped being true (no tombstone;
    * see `facts/retract.ts`).
    *
@@ -250,6 +282,7 @@ export class MemoryStore {
       this.thinkRuns.holder(),
       this.diary.holder(),
       this.interrupts.holder(),
+      reviewFlagsHolder(this.#ctx),
     ];
   }
 
@@ -286,6 +319,19 @@ export class MemoryStore {
    */
   flagStaleBeliefs(options?: StaleOptions): number[] {
     return flagStaleBeliefs(this.#ctx, options);
+  }
+
+  /**
+   * Records that capturing the owner's explicit statement in `episodeId` failed (the turn went on:
+   * its reply and episodes are stored). `keel doctor` shows the newest.
+   */
+  recordCaptureFailure(episodeId: number, code: string, message: string): void {
+    recordStepFailure(this.#ctx, 'capture_error', { episodeId, code, message });
+  }
+
+  /** The newest capture failures, newest first. */
+  captureFailures(limit = 5): StepFailure[] {
+    return stepFailures(this.#ctx, 'capture_error', limit);
   }
 
   // -------------------------------------------------------------------------------------------

@@ -50,8 +50,22 @@ export type Role = (typeof ROLES)[number];
 /** The outcome of the write review. */
 export type Decision = 'create' | 'corroborate' | 'update' | 'conflict' | 'history' | 'ignore';
 
-/** Who performed a mutation, as recorded in the journal. */
-export type Actor = 'owner' | 'model' | 'think' | 'import' | 'system';
+/**
+ * Who performed a mutation, as recorded in the journal: the owner; the chat model (its tool
+ * calls); the think service's reflection (each tick) or its curator (each night, and the weekly
+ * review); an import; another agent through MCP; the owner's local web page; keel itself (a
+ * mechanism with no one behind it). Journal entries written before these names existed may say
+ * `think`.
+ */
+export type Actor =
+  | 'owner'
+  | 'model'
+  | 'reflection'
+  | 'curator'
+  | 'import'
+  | 'mcp'
+  | 'web'
+  | 'system';
 
 /** A fact row as readers see it. Times are ms since the Unix epoch (UTC). */
 export interface Fact {

@@ -143,7 +143,7 @@ describe('dedupe over active rows', () => {
     // Journaled with the reason.
     const j = journalRows(store, 'dedupe');
     expect(j).toHaveLength(1);
-    expect(j[0]).toMatchObject({ actor: 'think', entity: 'fact', entity_id: weak.id });
+    expect(j[0]).toMatchObject({ actor: 'curator', entity: 'fact', entity_id: weak.id });
     expect(JSON.parse(j[0]!.payload)).toMatchObject({
       reason: DEDUPE_REASON,
       kept: { id: strong.id, key: 'coffee' },

@@ -118,7 +118,7 @@ export function dedupeActive(ctx: StoreContext): DedupeChange[] {
           channel: 'keel',
           role: 'keel',
           text: `dedupe merged ${changes.length} duplicate belief(s)`,
-          actor: 'think',
+          actor: 'curator',
         });
       }
       return changes;
@@ -134,7 +134,7 @@ function merge(ctx: StoreContext, keeper: Fact, dup: Fact, now: number): DedupeC
   clearReviewFlags(ctx, dup.id, now);
   appendJournal(ctx.db, {
     at: now,
-    actor: 'think',
+    actor: 'curator',
     op: 'dedupe',
     entity: 'fact',
     entityId: dup.id,

@@ -62,11 +62,11 @@ export function decay(ctx: StoreContext): DecayChange[] {
           channel: 'keel',
           role: 'keel',
           text: `decay lowered ${changes.length} belief(s)`,
-          actor: 'think',
+          actor: 'curator',
         });
         appendJournal(ctx.db, {
           at: now,
-          actor: 'think',
+          actor: 'curator',
           op: 'decay',
           entity: 'store',
           entityId: ep.id,
@@ -96,7 +96,7 @@ export function prune(ctx: StoreContext, below = PRUNE_BELOW): number[] {
         retireBelief(ctx, r.id, {
           status: 'retracted',
           reason: 'pruned',
-          actor: 'think',
+          actor: 'curator',
           why: `pruned: confidence below ${below}`,
         });
       }
@@ -106,7 +106,7 @@ export function prune(ctx: StoreContext, below = PRUNE_BELOW): number[] {
           channel: 'keel',
           role: 'keel',
           text: `prune retracted ${rows.length} belief(s)`,
-          actor: 'think',
+          actor: 'curator',
         });
       }
       return rows.map((r) => r.id);

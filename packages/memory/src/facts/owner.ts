@@ -20,7 +20,7 @@ import {
   staleFacts,
   weakFacts,
 } from './read.js';
-import { clearReviewFlags } from './review-flags.js';
+import { clearReviewFlags, type ForgetRequest, openForgetRequests } from './review-flags.js';
 import { bury, type TombstoneReason } from './tombstones.js';
 import * as transition from './transitions.js';
 
@@ -45,6 +45,8 @@ export interface ReviewQueue {
    * sighting, confirm, reject or forget clears the flag.
    */
   stale: Fact[];
+  /** Requests to forget a belief (the model proposes; the owner forgets or keeps), oldest first. */
+  forget: (ForgetRequest & { fact: Fact })[];
   threshold: number;
 }
 
@@ -55,7 +57,11 @@ export function reviewQueue(ctx: StoreContext, threshold = WEAK_BELIEF_THRESHOLD
     fact,
     current: activeFact(ctx, fact) ?? null,
   }));
-  return { pending, weak: weakFacts(ctx, threshold), stale: staleFacts(ctx), threshold };
+  const forget = openForgetRequests(ctx).flatMap((r) => {
+    const fact = factById(ctx, r.factId);
+    return fact ? [{ ...r, fact }] : [];
+  });
+  return { pending, weak: weakFacts(ctx, threshold), stale: staleFacts(ctx), forget, threshold };
 }
 
 function loadFact(ctx: StoreContext, id: number): Fact {

@@ -32,7 +32,11 @@ describe('retract', () => {
     }).fact!;
     clock.advance(DAY);
     const left = turn(store, 'I left Acme last week');
-    const r = store.retract(job.id, { actor: 'think', why: 'the owner left', episodeId: left });
+    const r = store.retract(job.id, {
+      actor: 'reflection',
+      why: 'the owner left',
+      episodeId: left,
+    });
     expect(r.retracted).toBe(true);
     expect(r.fact).toMatchObject({ status: 'retracted', status_reason: 'the owner left' });
     expect(r.fact.valid_to).toBe(store.episode(left)!.occurred_at);
@@ -60,7 +64,7 @@ describe('retract', () => {
       value: 'Ada',
       source: 'owner_stated',
     }).fact!;
-    const refused = store.retract(owner.id, { actor: 'think', why: 'x' });
+    const refused = store.retract(owner.id, { actor: 'reflection', why: 'x' });
     expect(refused).toMatchObject({ retracted: false, reason: REFUSED_OWNER_RETRACTION });
     expect(store.fact(owner.id)!.status).toBe('active');
     expect(journalRows(store, 'ignore').at(-1)!.payload).toContain(REFUSED_OWNER_RETRACTION);
@@ -70,11 +74,11 @@ describe('retract', () => {
       value: 'a cat',
       source: 'observed',
     }).fact!;
-    store.retract(observed.id, { actor: 'think', why: 'gone' });
+    store.retract(observed.id, { actor: 'reflection', why: 'gone' });
     expectKeelError(
-      () => store.retract(observed.id, { actor: 'think', why: 'x' }),
+      () => store.retract(observed.id, { actor: 'reflection', why: 'x' }),
       'INVALID_STATE',
     );
-    expectKeelError(() => store.retract(99_999, { actor: 'think', why: 'x' }), 'NOT_FOUND');
+    expectKeelError(() => store.retract(99_999, { actor: 'reflection', why: 'x' }), 'NOT_FOUND');
   });
 });

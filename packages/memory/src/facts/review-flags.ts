@@ -1,12 +1,17 @@
 /**
- * Review flags: beliefs put in the owner's review queue by the weekly review (no evidence for a
- * long time: `stale`). A new sighting, confirm, reject, forget, prune or a merge answers them.
+ * Review flags: beliefs put in the owner's review queue — by the weekly review (no evidence for a
+ * long time: `stale`), or by the model asking to forget one (`forget`: the model proposes, the
+ * owner decides). A new sighting, confirm, reject, forget, prune or a merge answers a stale flag;
+ * a forget request is answered by the owner forgetting the belief, keeping it, or confirming it.
  *
  * @module
  */
 import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
+import { columnHolder, type OwnerTextHolder } from '../redaction.js';
+import type { Actor } from '../types.js';
+import { factById } from './read.js';
 
 const DAY_MS = 86_400_000;
 
@@ -20,17 +25,29 @@ export interface StaleOptions {
 }
 
 /**
- * Clears a fact's open review flags (e.g. `stale`): a new sighting, confirm, reject, forget, prune
- * or a merge has answered them. Runs inside the caller's transaction.
+ * Clears a fact's open review flags: a confirm, reject, forget, prune, supersession or merge
+ * answers all of them (`which: 'all'`); a new sighting answers only a `stale` flag (a request to
+ * forget still waits for the owner). Runs inside the caller's transaction.
  *
  * @param now - ms since epoch, recorded as `cleared_at`.
  * @returns how many open flags were cleared (0 when there were none).
  */
-export function clearReviewFlags(ctx: StoreContext, factId: number, now: number): number {
-  return stmt(
-    ctx.db,
-    'UPDATE review_flags SET cleared_at = ? WHERE fact_id = ? AND cleared_at IS NULL',
-  ).run(now, factId).changes;
+export function clearReviewFlags(
+  ctx: StoreContext,
+  factId: number,
+  now: number,
+  which: 'all' | 'stale' = 'all',
+): number {
+  return which === 'all'
+    ? stmt(
+        ctx.db,
+        'UPDATE review_flags SET cleared_at = ? WHERE fact_id = ? AND cleared_at IS NULL',
+      ).run(now, factId).changes
+    : stmt(
+        ctx.db,
+        `UPDATE review_flags SET cleared_at = ?
+         WHERE fact_id = ? AND reason = 'stale' AND cleared_at IS NULL`,
+      ).run(now, factId).changes;
 }
 
 /**
@@ -73,7 +90,7 @@ export function flagStaleBeliefs(ctx: StoreContext, options: StaleOptions = {}):
       if (ids.length > 0) {
         appendJournal(ctx.db, {
           at: now,
-          actor: 'think',
+          actor: 'curator',
           op: 'flag_stale',
           entity: 'store',
           entityId: null,
@@ -83,4 +100,110 @@ export function flagStaleBeliefs(ctx: StoreContext, options: StaleOptions = {}):
       return ids;
     })
     .immediate();
+}
+
+/** A request to forget a belief, waiting for the owner. */
+export interface ForgetRequest {
+  /** The belief the request names. */
+  factId: number;
+  /** Why the requester asked, in its words. */
+  why: string | null;
+  /** When it was asked, ms since epoch. */
+  requestedAt: number;
+}
+
+/**
+ * Records a request to forget a belief (the model proposes; only the owner forgets): an open
+ * `forget` review flag with the requester's reason, journaled with who asked and from which
+ * episode. Nothing about the belief changes. Asking again while a request is open changes nothing.
+ *
+ * @returns the open request, and whether this call made it.
+ * @throws KeelError `NOT_FOUND` (no such fact), `INVALID_STATE` (not active or pending).
+ */
+export function requestForget(
+  ctx: StoreContext,
+  factId: number,
+  request: { actor: Actor; why?: string; episodeId?: number },
+): { request: ForgetRequest; created: boolean } {
+  return ctx.db
+    .transaction(() => {
+      const fact = factById(ctx, factId);
+      if (!fact) throw new KeelError('NOT_FOUND', `no fact ${factId}`, { details: { id: factId } });
+      if (fact.status !== 'active' && fact.status !== 'pending') {
+        throw new KeelError('INVALID_STATE', `fact ${factId} is ${fact.status}; nothing to forget`);
+      }
+      const open = openForgetRequest(ctx, factId);
+      if (open) return { request: open, created: false };
+      const now = ctx.now();
+      const why = request.why?.trim() ? request.why.trim().slice(0, 500) : null;
+      stmt(
+        ctx.db,
+        `INSERT INTO review_flags (fact_id, reason, flagged_at, detail) VALUES (?, 'forget', ?, ?)`,
+      ).run(factId, now, why);
+      appendJournal(ctx.db, {
+        at: now,
+        actor: request.actor,
+        op: 'request_forget',
+        entity: 'fact',
+        entityId: factId,
+        payload: { why, episode_id: request.episodeId ?? null },
+      });
+      return { request: { factId, why, requestedAt: now }, created: true };
+    })
+    .immediate();
+}
+
+/** The open request to forget a belief, if there is one. */
+export function openForgetRequest(ctx: StoreContext, factId: number): ForgetRequest | undefined {
+  const row = stmt(
+    ctx.db,
+    `SELECT fact_id, detail, flagged_at FROM review_flags
+     WHERE fact_id = ? AND reason = 'forget' AND cleared_at IS NULL`,
+  ).get(factId) as { fact_id: number; detail: string | null; flagged_at: number } | undefined;
+  return row && { factId: row.fact_id, why: row.detail, requestedAt: row.flagged_at };
+}
+
+/** Every open request to forget, oldest first. */
+export function openForgetRequests(ctx: StoreContext): ForgetRequest[] {
+  return (
+    stmt(
+      ctx.db,
+      `SELECT fact_id, detail, flagged_at FROM review_flags
+       WHERE reason = 'forget' AND cleared_at IS NULL ORDER BY flagged_at, id`,
+    ).all() as { fact_id: number; detail: string | null; flagged_at: number }[]
+  ).map((r) => ({ factId: r.fact_id, why: r.detail, requestedAt: r.flagged_at }));
+}
+
+/**
+ * The owner keeps a belief someone asked to forget: the open request is cleared (journaled as the
+ * owner's `keep`); the belief is untouched.
+ *
+ * @returns false when no request was open.
+ */
+export function declineForget(ctx: StoreContext, factId: number): boolean {
+  return ctx.db
+    .transaction(() => {
+      const now = ctx.now();
+      const cleared = stmt(
+        ctx.db,
+        `UPDATE review_flags SET cleared_at = ?
+         WHERE fact_id = ? AND reason = 'forget' AND cleared_at IS NULL`,
+      ).run(now, factId).changes;
+      if (cleared === 0) return false;
+      appendJournal(ctx.db, {
+        at: now,
+        actor: 'owner',
+        op: 'keep',
+        entity: 'fact',
+        entityId: factId,
+        payload: { declined: 'request_forget' },
+      });
+      return true;
+    })
+    .immediate();
+}
+
+/** The review flags as a holder of the owner's words: a request's reason may quote a turn. */
+export function reviewFlagsHolder(ctx: StoreContext): OwnerTextHolder {
+  return columnHolder(ctx, 'review_flags', [{ column: 'detail' }]);
 }

@@ -316,7 +316,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
       if (!fact) return ignore('this episode is already counted as evidence', current);
       liftTombstones(fact.id);
       // A new sighting answers a stale flag: the belief has fresh evidence.
-      const cleared = clearReviewFlags(ctx, fact.id, now);
+      const cleared = clearReviewFlags(ctx, fact.id, now, 'stale');
       const reason = 'same value from a new episode';
       journal('corroborate', fact.id, {
         reason,

@@ -146,7 +146,7 @@ export function compactJournal(ctx: StoreContext, options: CompactOptions): { co
       for (const seq of seqs) redact.run(rewrites.get(seq)!, now, seq);
       appendJournal(ctx.db, {
         at: now,
-        actor: 'think',
+        actor: 'curator',
         op: 'compact',
         entity: 'store',
         entityId: null,

@@ -154,3 +154,51 @@ export function journalHolder(ctx: StoreContext): OwnerTextHolder {
     },
   };
 }
+
+/** One recorded failure of a step that never fails the turn it belongs to (e.g. capture). */
+export interface StepFailure {
+  /** When, ms since epoch. */
+  at: number;
+  /** The episode the step was about. */
+  episodeId: number | null;
+  /** The error's code (a KeelError code, or INTERNAL). */
+  code: string;
+  message: string;
+}
+
+/**
+ * Records that a step failed without failing the turn (`op` e.g. `capture_error`): a journal entry
+ * by `system` with the error's code and message, for `keel doctor` to show.
+ */
+export function recordStepFailure(
+  ctx: StoreContext,
+  op: string,
+  failure: Omit<StepFailure, 'at'>,
+): void {
+  appendJournal(ctx.db, {
+    at: ctx.now(),
+    actor: 'system',
+    op,
+    entity: 'episode',
+    entityId: failure.episodeId,
+    payload: { code: failure.code, message: failure.message },
+  });
+}
+
+/** The newest recorded failures of `op`, newest first. */
+export function stepFailures(ctx: StoreContext, op: string, limit: number): StepFailure[] {
+  return (
+    stmt(
+      ctx.db,
+      'SELECT at, entity_id, payload FROM journal WHERE op = ? ORDER BY seq DESC LIMIT ?',
+    ).all(op, limit) as { at: number; entity_id: number | null; payload: string }[]
+  ).map((r) => {
+    const p = JSON.parse(r.payload) as { code?: string; message?: string };
+    return {
+      at: r.at,
+      episodeId: r.entity_id,
+      code: p.code ?? 'INTERNAL',
+      message: p.message ?? '',
+    };
+  });
+}

@@ -11,7 +11,8 @@
  * 7. `007-vector-queue-gate.ts`: the queue fills only once vectors are in use
  *    ({@link META_VECTOR_FINGERPRINT});
  * 8. `008-reflected-state.ts`: a believed turn, once reflected on, says so (`reflected`);
- * 9. `009-validity.ts`: a fact's validity never ends before it starts.
+ * 9. `009-validity.ts`: a fact's validity never ends before it starts;
+ * 10. `010-forget-requests.ts`: a model's request to forget waits for the owner.
  *
  * A step is never edited once released (`index.test.ts` holds a checksum of each); a change is a
  * new step. A step imports no runtime module: names that runtime code shares with the schema are
@@ -31,6 +32,7 @@ import { thinkService } from './006-think-service.js';
 import { vectorQueueGate } from './007-vector-queue-gate.js';
 import { reflectedState } from './008-reflected-state.js';
 import { validity } from './009-validity.js';
+import { forgetRequests } from './010-forget-requests.js';
 
 export { VECTOR_QUEUE } from './005-vector-queue.js';
 export { META_VECTOR_FINGERPRINT } from './007-vector-queue-gate.js';
@@ -56,6 +58,7 @@ export const MIGRATIONS: readonly Migration[] = [
   vectorQueueGate,
   reflectedState,
   validity,
+  forgetRequests,
 ];
 
 /** The newest schema version this code knows. */
