@@ -103,6 +103,7 @@ export {
   REFUSED_FORGOTTEN_EPISODE,
   REFUSED_FORGOTTEN_VALUE,
   type RememberInput,
+  secretRefusal,
   type WriteResult,
 } from './facts/review.js';
 export { STALE_AFTER_DAYS, type StaleOptions } from './facts/review-flags.js';
