@@ -119,6 +119,24 @@ describe('redaction', () => {
     }
   });
 
+  it('reads a passphrase or an answer that starts with a describing word or an article', () => {
+    expect(redactSecrets('my passphrase is the quick brown fox')).toBe(
+      `my passphrase is ${SECRET_PLACEHOLDER}`,
+    );
+    expect(redactSecrets('the answer to my security question is the red house')).toBe(
+      `the answer to my security question is ${SECRET_PLACEHOLDER}`,
+    );
+    // Descriptions stay: an article or a describing word followed by what is not a phrase.
+    for (const text of [
+      'my passphrase is the same as before',
+      'my security answer is the name of my dog',
+      'my passphrase is a secret',
+      'my password is correct',
+    ]) {
+      expect(redactSecrets(text)).toBe(text);
+    }
+  });
+
   it('keeps a password that happens to be a word of the placeholder from growing it', () => {
     const once = redactSecrets('my password is withheld');
     expect(once).toBe('my password is [secret withheld]');

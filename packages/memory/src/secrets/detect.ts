@@ -462,10 +462,16 @@ function latinValue(
   }
 }
 
+const ARTICLES: ReadonlySet<string> = new Set(
+  'the a an el la los las un una le les une der die das ein eine o os as um uma il lo'.split(' '),
+);
+
 /** "correct horse battery staple": a describing word followed by two words that are neither stops nor describers. */
 function opensPassphrase(text: string, word: string, raw: string, rawEnd: number, shape: string) {
   if ((shape !== 'word' && shape !== 'phrase') || word !== raw) return false;
-  if (!PASSPHRASE_OPENERS.has(word.toLowerCase())) return false;
+  const first = word.toLowerCase();
+  // A passphrase or an answer may start with an article: "the quick brown fox".
+  if (!PASSPHRASE_OPENERS.has(first) && !(shape === 'phrase' && ARTICLES.has(first))) return false;
   let at = rawEnd;
   for (let i = 0; i < 2; i++) {
     const m = sticky(NEXT_TOKEN, text, at);
