@@ -208,6 +208,35 @@ const DIGITS_3_12 = new RegExp(`\\d(?:[ -]?\\d){2,11}${NOT_AFTER}`, 'uy');
 const DIGITS_3_4 = new RegExp(`\\d{3,4}${NOT_AFTER}`, 'uy');
 const CARD_DIGITS = new RegExp(`\\d(?:[ -]?\\d){11,18}${NOT_AFTER}`, 'uy');
 const UNITS = new Set([
+  'lines',
+  'pages',
+  'steps',
+  'km',
+  'miles',
+  'meters',
+  'metres',
+  'feet',
+  'euros',
+  'dollars',
+  'pounds',
+  'people',
+  'times',
+  'minutes',
+  'hours',
+  'days',
+  'weeks',
+  'months',
+  'years',
+  'items',
+  'rows',
+  'bytes',
+  'kb',
+  'mb',
+  'gb',
+  'líneas',
+  'lignes',
+  'zeilen',
+  'linhas',
   'characters',
   'chars',
   'letters',
@@ -245,7 +274,9 @@ function entropy(s: string): number {
  * True when `v` looks machine-made rather than a word: mixed letters and digits, three kinds of
  * character, long hex, or a long high-entropy run.
  */
-export function looksRandom(v: string): boolean {
+export function looksRandom(value: string): boolean {
+  // Markdown and quotes around a word are not part of it ("**Innovations:**").
+  const v = value.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
   if (v.length < 6) return false;
   if (/^\p{Lu}?\p{Ll}+$/u.test(v)) return false;
   if (/^[0-9a-f]{16,}$/i.test(v)) return true;
@@ -395,6 +426,9 @@ function latinValue(
   const q = quoted(text, p);
   if (q && via !== 'none' && ['word', 'phrase', 'token', 'pin', 'key'].includes(shape)) return q;
   const start = q ? q.start : p;
+  // "my code is 1500 lines long", "my password is 12 characters": a quantity, not a value.
+  const quantity = /^\d+[^\S\n]+(\p{L}+)/u.exec(text.slice(start, start + 40));
+  if (quantity && UNITS.has(quantity[1]!.toLowerCase())) return null;
   switch (shape) {
     case 'digits': {
       const m = sticky(DIGITS_4_12, text, start);
@@ -423,11 +457,7 @@ function latinValue(
   const rawEnd = start + raw.length;
   if (!word) return null;
   if (isDescriber(word) && !opensPassphrase(text, word, raw, rawEnd, shape)) return null;
-  // "my password is 12 characters long": a number with a unit describes the password.
   const next = sticky(NEXT_TOKEN, text, rawEnd);
-  if (/^\d+$/.test(word) && next && UNITS.has(next[1]!.toLowerCase().replace(TRAILING, ''))) {
-    return null;
-  }
   // "the password's length is 12": "'s" was a possessive, not "is".
   if (via === 'poss' && next) {
     const after = sticky(NEXT_TOKEN, text, next.index + next[0].length);
@@ -437,6 +467,11 @@ function latinValue(
     )
       return null;
   }
+  // "Password: Choose a strong one", "Access codes: Provide customers with …": after a colon, a
+  // capitalised word that a lower-case sentence follows is a heading, not a value.
+  if (via === 'sym' && /^\p{Lu}\p{Ll}+$/u.test(word) && next && /^\p{Ll}/u.test(next[1]!)) {
+    return null;
+  }
   switch (shape) {
     case 'pin': {
       const d = sticky(DIGITS_3_12, text, start);
@@ -444,6 +479,12 @@ function latinValue(
       if (via === 'none') return null;
       // Lower-case "pin" is also a pin on a map: only digits make it a PIN.
       if (/^pins?$/.test(noun)) return null;
+      // A passcode of letters ends its phrase ("my passcode is sunshine and …") or holds a digit.
+      const goesOn =
+        next &&
+        !CLAUSE_END.test(raw) &&
+        !VALUE_STOPS.has(next[1]!.toLowerCase().replace(TRAILING, ''));
+      if (!/[\p{N}\p{P}\p{S}]/u.test(word) && goesOn) return null;
       return span;
     }
     case 'key':

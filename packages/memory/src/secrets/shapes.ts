@@ -48,6 +48,11 @@ function cardValid(secret: string): boolean {
   return digits.length >= 13 && digits.length <= 19 && /^[2-6]/.test(digits) && luhnValid(digits);
 }
 
+/** A credential after "Bearer" or "Basic", not an English word ("a basic understanding"). */
+function notAWord(secret: string): boolean {
+  return /[0-9+/=._~-]/.test(secret) || (/[a-z]/.test(secret) && /[A-Z].*[A-Z]/.test(secret));
+}
+
 /** The two check digits of a Brazilian CPF (Receita Federal's modulus-11 rule). */
 function cpfValid(secret: string): boolean {
   const d = secret.replace(/\D/g, '');
@@ -89,11 +94,17 @@ const SHAPES: readonly Shape[] = [
   { kind: 'token', re: /\bnpm_[A-Za-z0-9]{36}\b/g, needs: 'npm_' },
   { kind: 'api key', re: /\bSG\.[\w-]{20,24}\.[\w-]{40,46}\b/g, needs: 'SG.' },
   { kind: 'token', re: /(?<![\d:])\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g, needs: ':AA' },
-  { kind: 'token', re: /\bbearer\s+(?<secret>[A-Za-z0-9._~+/=-]{20,})/gi, needs: 'bearer' },
+  {
+    kind: 'token',
+    re: /\bbearer\s+(?<secret>[A-Za-z0-9._~+/=-]{20,})/gi,
+    needs: 'bearer',
+    valid: notAWord,
+  },
   {
     kind: 'password',
     re: /\bbasic\s+(?<secret>[A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])/gi,
     needs: 'basic',
+    valid: notAWord,
   },
   { kind: 'private key', re: /\b[xt]prv[1-9A-HJ-NP-Za-km-z]{100,112}\b/g, needs: 'prv' },
   // A URL's user information: the password after "user:" is withheld, the user name kept.

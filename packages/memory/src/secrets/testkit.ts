@@ -110,6 +110,13 @@ export const SECRET_PHRASINGS: readonly SecretPhrasing[] = [
   { lang: 'en', text: 'my PIN is 4821', secret: '4821', kind: 'pin', key: 'pin' },
   {
     lang: 'en',
+    text: 'my passcode is sunshine and I never change it',
+    secret: 'sunshine',
+    kind: 'pin',
+    key: 'passcode',
+  },
+  {
+    lang: 'en',
     text: 'my pin for the garage is 3344',
     secret: '3344',
     kind: 'pin',
@@ -423,6 +430,14 @@ export const HARMLESS_PHRASINGS: readonly HarmlessPhrasing[] = [
   { lang: 'en', text: 'my passport is in the top drawer' },
   { lang: 'en', text: 'I need to reset my PIN at the branch' },
   { lang: 'en', text: 'my password is 12 characters long' },
+  { lang: 'en', text: 'my code is 1500 lines long' },
+  { lang: 'en', text: 'the secret ingredient is love' },
+  { lang: 'en', text: 'the api key is in the .env file' },
+  { lang: 'en', text: 'the access code is printed on the ticket' },
+  { lang: 'en', text: 'her maiden name is Smith' },
+  { lang: 'en', text: 'anyone with a basic understanding of SQL can help' },
+  { lang: 'en', text: "Assess the author's credentials: check their degree" },
+  { lang: 'en', text: 'Password: Choose a strong one' },
   // Spanish
   { lang: 'es', text: 'olvidé mi contraseña' },
   { lang: 'es', text: 'mi contraseña es muy larga' },

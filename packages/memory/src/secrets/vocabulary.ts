@@ -85,8 +85,6 @@ const EN: readonly TermGroup[] = [
       'wlan key',
       'wpa2? key',
       'network key',
-      'credentials',
-      'login credentials',
     ],
   },
   { kind: 'password', value: 'word', terms: ['pw'], symbolOnly: true },
@@ -195,6 +193,20 @@ const EN: readonly TermGroup[] = [
     ],
   },
   { kind: 'token', value: 'key', terms: ['tokens?'], weak: true },
+  // "The author's credentials: check them" is about qualifications: only a random-looking value counts.
+  {
+    kind: 'password',
+    value: 'key',
+    terms: [
+      'credentials',
+      'login credentials',
+      'credenciales',
+      'credenciais',
+      'identifiants',
+      'zugangsdaten',
+    ],
+    weak: true,
+  },
   { kind: 'api key', value: 'key', terms: ['keys?', 'secrets?'], weak: true },
   {
     kind: 'private key',
@@ -275,7 +287,6 @@ const ES: readonly TermGroup[] = [
       'clave secreta',
       'clave del wi ?fi',
       'clave wi ?fi',
-      'credenciales',
     ],
     headFirst: true,
   },
@@ -366,7 +377,7 @@ const FR: readonly TermGroup[] = [
   {
     kind: 'password',
     value: 'word',
-    terms: ['mots? de passe', 'mdp', 'identifiants'],
+    terms: ['mots? de passe', 'mdp'],
     headFirst: true,
   },
   {
@@ -447,7 +458,6 @@ const DE: readonly TermGroup[] = [
     terms: ['passwort', 'passwörter', 'kennwort', 'kennwörter'],
     attach: 'compound',
   },
-  { kind: 'password', value: 'word', terms: ['zugangsdaten'] },
   {
     kind: 'pin',
     value: 'pin',
@@ -514,7 +524,7 @@ const PT: readonly TermGroup[] = [
   {
     kind: 'password',
     value: 'word',
-    terms: ['senhas?', 'palavras? ?-?passe', 'credenciais'],
+    terms: ['senhas?', 'palavras? ?-?passe'],
     headFirst: true,
   },
   { kind: 'password', value: 'phrase', terms: ['frase secreta', 'frase-senha'], headFirst: true },
