@@ -36,6 +36,27 @@ describe('screenTurn: secrets', () => {
     expect(screenTurn(harmless)).toEqual(ok(harmless));
   });
 
+  // The subject of the sentence decides, not the value's shape, in every language capture reads.
+  it.each([
+    ['my wifi password is sunshine', 'my wifi password is in the router manual'],
+    ['remember that my PIN is 4821', 'remember that my PIN pad is broken'],
+    [
+      'the password manager master password: Kiwi-Lime-42',
+      'the password manager I use is 1Password',
+    ],
+    ["my mother's maiden name is Kowalczyk", "my mother's name is Ana"],
+    ['my card number is 4111 1111 1111 1111', 'my card expires in March'],
+    ['sunshine is my wifi password', 'sunshine is a terrible password'],
+    ['mi contraseña es girasol', 'olvidé mi contraseña otra vez'],
+    ['mon mot de passe est papillon', 'mon mot de passe est trop court'],
+    ['mein WLAN-Passwort ist Sonnenblume', 'Mein Passwort-Manager ist KeePass'],
+    ['minha senha do banco é abacaxi', 'esqueci minha senha do banco'],
+    ['我的密码是lanmao2024', '我忘了密码'],
+  ])('refuses %j, passes %j', (secret, harmless) => {
+    expect(screenTurn(secret)).toEqual(refused('secret'));
+    expect(screenTurn(harmless)).toEqual(ok(harmless));
+  });
+
   it('refuses a stored turn whose secret was already redacted; passes it without the placeholder', () => {
     const stored = `I prefer this key for work: ${SECRET_PLACEHOLDER}`;
     expect(redactSecrets(`I prefer this key for work: sk-ant-api03-${'x1'.repeat(20)}`)).toBe(

@@ -5,6 +5,9 @@
  *
  * The secret and injection scans are `findSecret` and `looksLikeInjection` from `@keel/memory`
  * (the same ones the store's write review and episode redaction use), plus a forged gate verdict.
+ * A credential is judged by what the sentence is about, in every language the scan knows: "my
+ * wifi password is sunshine" and "mi PIN es 4821" are refused, "I changed my password
+ * yesterday" and "the password manager I use is 1Password" are judged.
  * keel's memory text is recognised by `stripMemoryText` from `@keel/prompt`, which reads it with
  * the same grammar the prompt's blocks are written with.
  *
@@ -44,8 +47,9 @@ function injectionIn(text: string): boolean {
 }
 
 /**
- * Screens a turn before it may be judged or queued: secrets (API keys, tokens, passwords) and
- * prompt injection are refused; keel's own recalled-memory text is stripped.
+ * Screens a turn before it may be judged or queued: credentials (every kind in `@keel/memory`'s
+ * `SECRET_KINDS`: passwords, PINs, keys and tokens, card and id numbers …) and prompt injection are
+ * refused; keel's own recalled-memory text is stripped.
  *
  * Secrets are looked for in the whole turn, pasted memory included (a credential anywhere keeps
  * the turn out of the queue); so is `@keel/memory`'s `SECRET_PLACEHOLDER`, which stands where a

@@ -5,6 +5,7 @@
  * @module
  */
 import type Database from 'better-sqlite3';
+import type { SecretLedger } from './secrets/redact.js';
 
 /** The clock, in ms since the Unix epoch. Injected so tests and the think service control time. */
 export type Clock = () => number;
@@ -13,6 +14,11 @@ export type Clock = () => number;
 export interface StoreContext {
   readonly db: Database.Database;
   readonly now: Clock;
+  /**
+   * The secrets withheld so far in the current unit of work (`MemoryStore.transaction`), in memory
+   * only: the unit's later writes withhold them too. Absent outside a unit.
+   */
+  ledger?: SecretLedger;
 }
 
 const cache = new WeakMap<Database.Database, Map<string, Database.Statement>>();

@@ -18,7 +18,9 @@
  *   messages), the belief queue, think runs, the curator's diary, interrupts, meta, imports.
  * - **Redaction** (`redaction.ts`) — every repository that can hold the owner's words erases a
  *   purged value; purge walks them all.
- * - **Text and scans** — normalisation, query terms, secret and injection scans.
+ * - **Text and scans** — normalisation, query terms, the injection scan (`scan.ts`), and secrets
+ *   (`secrets/`): the scan that finds credentials by what a sentence is about and by shape, the
+ *   kinds a refusal names (`SECRET_KINDS`, `describeSecretKind`), and redaction.
  * - **Import** (`import/`) — LoCoMo and LongMemEval conversations as episodes.
  *
  * Tests and benchmarks reach the database handle through `@keel/memory/internal`.
@@ -110,6 +112,7 @@ export {
   REFUSED_FORGOTTEN_VALUE,
   REFUSED_NOT_EVIDENCE,
   type RememberInput,
+  secretRefusal,
   type WriteResult,
 } from './facts/review.js';
 export { type ForgetRequest, STALE_AFTER_DAYS, type StaleOptions } from './facts/review-flags.js';
@@ -166,7 +169,20 @@ export type {
   TurnStatus,
 } from './repos/session.js';
 export type { RunKind, RunOutcome, TickInfo } from './repos/think-runs.js';
-export { findSecret, looksLikeInjection, redactSecrets, SECRET_PLACEHOLDER } from './scan.js';
+export {
+  describeSecretKind,
+  findSecret,
+  isSecretKind,
+  looksLikeInjection,
+  redactSecrets,
+  SECRET_KINDS,
+  SECRET_PLACEHOLDER,
+  type SecretFinding,
+  type SecretKind,
+  scanSecrets,
+  secretInSlot,
+  withholdSecrets,
+} from './scan.js';
 export {
   LATEST_VERSION,
   MIGRATIONS,

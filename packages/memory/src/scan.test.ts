@@ -42,9 +42,13 @@ describe('redactSecrets', () => {
   const apiKey = `sk-ant-api03-${'abcdefghij'.repeat(4)}`;
   const githubToken = `ghp_${'A1b2C3d4E5'.repeat(4)}`;
 
+  // The credential word stays: only the secret itself is withheld.
   it.each([
-    [`remember that my api key: ${apiKey} thanks`, 'remember that my [secret withheld] thanks'],
-    [`my password: ${githubToken} thanks`, 'my [secret withheld] thanks'],
+    [
+      `remember that my api key: ${apiKey} thanks`,
+      'remember that my api key: [secret withheld] thanks',
+    ],
+    [`my password: ${githubToken} thanks`, 'my password: [secret withheld] thanks'],
   ])('replaces a secret two patterns match once: %s', (text, expected) => {
     const out = redactSecrets(text);
     expect(out).toBe(expected);

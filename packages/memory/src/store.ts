@@ -77,6 +77,7 @@ import { InterruptsRepo } from './repos/interrupts.js';
 import { MetaRepo } from './repos/meta.js';
 import { OwnerSessionRepo, sessionHolders } from './repos/session.js';
 import { ThinkRunsRepo } from './repos/think-runs.js';
+import { SecretLedger } from './secrets/redact.js';
 import type { Actor, Episode, Fact, Scope, Slot } from './types.js';
 import {
   pendingVectorRows,
@@ -488,6 +489,11 @@ export class MemoryStore {
    * returned promise is refused and everything done before it is rolled back. A purge inside the
    * unit folds the WAL into the database file after the unit commits (as `forget` does alone).
    *
+   * A secret withheld from one of the unit's writes is withheld from all of them, wherever it
+   * repeats: the owner's turn says "my wifi password is sunshine", and "sunshine" in keel's reply,
+   * in a tool call's arguments or in a fact proposed from the turn is withheld or refused too. The
+   * unit's secrets are kept in memory only, and forgotten when it ends.
+   *
    * @returns what `fn` returned.
    * @throws whatever `fn` throws; KeelError `INVALID_INPUT` when `fn` returns a promise; SQLite's
    *   `SQLITE_BUSY` when another process holds the write lock past the busy timeout.
@@ -495,6 +501,7 @@ export class MemoryStore {
   transaction<T>(fn: () => T): T {
     const db = this.#ctx.db;
     const outermost = !db.inTransaction;
+    if (outermost) this.#ctx.ledger = new SecretLedger();
     let result: T;
     try {
       result = db
@@ -516,6 +523,8 @@ export class MemoryStore {
     } catch (err) {
       if (outermost) this.#checkpointAfterCommit = false;
       throw err;
+    } finally {
+      if (outermost) delete this.#ctx.ledger;
     }
     if (outermost && this.#checkpointAfterCommit) {
       this.#checkpointAfterCommit = false;

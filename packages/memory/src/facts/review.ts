@@ -28,7 +28,13 @@ import { KeelError } from '@keel/errors';
 import type { StoreContext } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
 import { addEpisode, episodeSupports, getEpisode } from '../repos/episodes.js';
-import { findSecret, looksLikeInjection } from '../scan.js';
+import {
+  looksLikeInjection,
+  redactSecrets,
+  SECRET_PLACEHOLDER,
+  type SecretKind,
+  secretInSlot,
+} from '../scan.js';
 import { normalizeValue, valueHash } from '../text.js';
 import {
   type Actor,
@@ -99,11 +105,25 @@ export interface RememberInput {
   channel?: string;
 }
 
+/**
+ * The refusal reason when a write holds a secret: `secret (password) is never stored`,
+ * `secret (pin) is never stored` … one stable phrase per kind.
+ */
+export function secretRefusal(kind: SecretKind): string {
+  return `secret (${kind}) is never stored`;
+}
+
 /** The outcome of a write. */
 export interface WriteResult {
   decision: Decision;
   /** Why, in words (stable phrases; see the module table). */
   reason: string;
+  /**
+   * Set when the write was refused because it holds a secret (the decision is `ignore` and the
+   * reason {@link secretRefusal}): its kind, for a door to say "keel does not keep passwords"
+   * (`describeSecretKind`).
+   */
+  secret?: SecretKind;
   /** The row written or touched; for `ignore`, the row that caused it when there is one. */
   fact: Fact | null;
   /** The episode this sighting was recorded against. */
@@ -193,15 +213,21 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
   const actor: Actor = input.actor ?? (isOwnerSource(input.source) ? 'owner' : 'system');
   const run = ctx.db.transaction((): WriteResult => {
     const now = ctx.now();
-    // Refusals that hold whatever is stored, decided before anything is written.
-    const secret = findSecret(value);
+    // Refusals that hold whatever is stored, decided before anything is written. A secret is
+    // judged on the slot as a sentence ("bank_password: Tr0ub4dor&3"), not on the value alone,
+    // and on the unit of work's secrets ("sunshine", withheld from the owner's turn just before).
+    const inSlot = secretInSlot(slot.key, value);
+    const secret = inSlot?.kind ?? ctx.ledger?.kindIn(value) ?? null;
+    if (secret && ctx.ledger && !inSlot?.inKey && redactSecrets(value, ctx.ledger) === value) {
+      ctx.ledger.note(value, secret); // the value is the secret (its key said so)
+    }
     const tombstone = tombstonesOf(ctx, slot, hash);
     let refusal: {
       reason: string;
       withValue: boolean;
       details?: Record<string, unknown>;
     } | null = null;
-    if (secret) refusal = { reason: `secret (${secret}) is never stored`, withValue: false };
+    if (secret) refusal = { reason: secretRefusal(secret), withValue: false };
     else if (!isOwnerSource(input.source) && looksLikeInjection(value)) {
       refusal = { reason: 'reads like instructions to a model (injection)', withValue: true };
     } else if (tombstone.length > 0 && !isOwnerSource(input.source)) {
@@ -220,7 +246,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
         kind: 'command',
         channel: input.channel ?? 'api',
         role: isOwnerSource(input.source) ? 'owner' : 'keel',
-        text: `remember ${slot.kind}/${slot.key}: ${refusal && !refusal.withValue ? '[withheld]' : value}`,
+        text: `remember ${slot.kind}/${inSlot?.inKey ? SECRET_PLACEHOLDER : slot.key}: ${refusal && !refusal.withValue ? '[withheld]' : value}`,
         actor,
       }).id;
     } else if (!getEpisode(ctx, episodeId)) {
@@ -234,6 +260,8 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
       input.episodeId === undefined ||
       getEpisode(ctx, episodeId!)?.kind !== 'conversation' ||
       episodeSupports(ctx, episodeId!, `${value} ${slot.key.replace(/[_.-]+/g, ' ')}`, 'any');
+    // A key that holds a secret is withheld from the journal too.
+    const journaledSlot = inSlot?.inKey ? { ...slot, key: SECRET_PLACEHOLDER } : slot;
     const journal = (op: Decision, factId: number | null, payload: Record<string, unknown>) =>
       appendJournal(ctx.db, {
         at: now,
@@ -241,7 +269,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
         op,
         entity: 'fact',
         entityId: factId,
-        payload: { ...slot, source: input.source, episode_id: episodeId, ...payload },
+        payload: { ...journaledSlot, source: input.source, episode_id: episodeId, ...payload },
       });
     const ignore = (
       reason: string,
@@ -251,13 +279,17 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
     ): WriteResult => {
       journal('ignore', fact?.id ?? null, {
         reason,
-        value_hash: hash,
+        // A secret's hash is not kept either: a short password's hash is found by guessing.
+        ...(secret ? { secret } : { value_hash: hash }),
         ...details,
         ...(withValue ? { value } : {}),
       });
       return { decision: 'ignore', reason, fact, episodeId };
     };
-    if (refusal) return ignore(refusal.reason, null, refusal.withValue, refusal.details);
+    if (refusal) {
+      const r = ignore(refusal.reason, null, refusal.withValue, refusal.details);
+      return secret ? { ...r, secret } : r;
+    }
 
     const current = activeFact(ctx, slot);
     const firstConfidence = Math.min(

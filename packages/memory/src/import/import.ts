@@ -73,7 +73,7 @@ export function importTurns(
         meta: turn.meta ?? null,
       };
       validateEpisode(input);
-      const id = insertImported(ctx, episodeRow(input, now));
+      const id = insertImported(ctx, episodeRow(input, now, ctx.ledger));
       if (id !== null) {
         ids.push(id);
         digest.push(`${turn.sourceDoc}|${turn.sourceId}|${sha256(turn.text)}`);

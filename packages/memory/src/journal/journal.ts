@@ -10,6 +10,7 @@
 import type Database from 'better-sqlite3';
 import { type StoreContext, stmt } from '../context.js';
 import type { OwnerTextHolder, Scrubber } from '../redaction.js';
+import { withholdSecrets } from '../secrets/redact.js';
 import { sha256 } from '../text.js';
 import type { Actor } from '../types.js';
 
@@ -52,7 +53,8 @@ export function entryHash(e: Omit<JournalEntry, 'hash' | 'payload' | 'redacted_a
 
 /**
  * Appends an entry. Must run inside the caller's write transaction so the entry and the mutation
- * it records commit together.
+ * it records commit together. Every string of the payload passes through `withholdSecrets` first:
+ * the writers keep secrets out of what they journal, and this is the last net.
  *
  * @returns the new entry's sequence number.
  */
@@ -61,7 +63,7 @@ export function appendJournal(db: Database.Database, input: JournalInput): numbe
     | { seq: number; hash: string }
     | undefined;
   const seq = (last?.seq ?? 0) + 1;
-  const payload = JSON.stringify(input.payload);
+  const payload = JSON.stringify(withholdSecrets(input.payload));
   const base = {
     seq,
     at: input.at,

@@ -15,6 +15,7 @@
  */
 import { type StoreContext, stmt } from '../context.js';
 import { columnHolder, type OwnerTextHolder } from '../redaction.js';
+import { redactSecrets } from '../secrets/redact.js';
 import { getMeta, setMeta } from './meta.js';
 
 /** The `meta` key holding the id of the newest episode the gate step has looked at. */
@@ -118,7 +119,14 @@ export class BeliefQueueRepo {
       this.ctx.db,
       `UPDATE belief_queue SET state = ?, gate = ?, reason = ?, decided_at = ?,
          attempts = attempts + ? WHERE id = ?`,
-    ).run(decision.state, decision.gate, decision.reason, decision.decidedAt, decision.attempt, id);
+    ).run(
+      decision.state,
+      decision.gate,
+      redactSecrets(decision.reason, this.ctx.ledger),
+      decision.decidedAt,
+      decision.attempt,
+      id,
+    );
   }
 
   /** How many believed turns wait for reflection. */

@@ -5,6 +5,7 @@
  */
 import { type StoreContext, stmt } from '../context.js';
 import { columnHolder, type OwnerTextHolder } from '../redaction.js';
+import { redactSecrets } from '../secrets/redact.js';
 
 /** What a night did, as its diary row counts it. */
 export interface NightCounts {
@@ -21,7 +22,7 @@ export class DiaryRepo {
 
   /**
    * Writes the diary row of `night` (`YYYY-MM-DD`); a second curation of the same night adds its
-   * counts to the row and replaces its text.
+   * counts to the row and replaces its text. Credentials in the text are withheld.
    */
   record(night: string, runId: number, counts: NightCounts, text: string, now: number): void {
     stmt(
@@ -42,7 +43,7 @@ export class DiaryRepo {
       counts.superseded,
       counts.conflicts,
       counts.pruned,
-      text,
+      redactSecrets(text, this.ctx.ledger),
       now,
     );
   }

@@ -10,7 +10,7 @@ import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
 import type { OwnerTextHolder, Scrubber } from '../redaction.js';
-import { redactSecrets } from '../scan.js';
+import { redactSecrets, type SecretLedger, withholdSecrets } from '../scan.js';
 import { ftsMatch, queryTerms, sha256 } from '../text.js';
 import {
   type Actor,
@@ -63,20 +63,23 @@ const INSERT_EPISODE = `INSERT INTO episodes
   (kind, channel, role, speaker, text, occurred_at, created_at, source_id, source_doc, session_key, meta)
   VALUES (@kind, @channel, @role, @speaker, @text, @occurred_at, @created_at, @source_id, @source_doc, @session_key, @meta)`;
 
-/** Row parameters for an insert. Secrets in the text are withheld (see {@link redactSecrets}). */
-export function episodeRow(input: EpisodeInput, now: number) {
+/**
+ * Row parameters for an insert. Secrets in the text and the metadata are withheld (see
+ * {@link redactSecrets}); with a unit of work's `ledger`, so are the secrets it withheld already.
+ */
+export function episodeRow(input: EpisodeInput, now: number, ledger?: SecretLedger) {
   return {
     kind: input.kind ?? 'conversation',
     channel: input.channel,
     role: input.role,
     speaker: input.speaker ?? null,
-    text: redactSecrets(input.text),
+    text: redactSecrets(input.text, ledger),
     occurred_at: input.occurredAt ?? now,
     created_at: now,
     source_id: input.sourceId ?? null,
     source_doc: input.sourceDoc ?? null,
     session_key: input.sessionKey ?? null,
-    meta: input.meta ? JSON.stringify(input.meta) : null,
+    meta: input.meta ? JSON.stringify(withholdSecrets(input.meta, ledger)) : null,
   };
 }
 
@@ -89,7 +92,7 @@ export function episodeRow(input: EpisodeInput, now: number) {
 export function addEpisode(ctx: StoreContext, input: EpisodeInput): Episode {
   validateEpisode(input);
   const now = ctx.now();
-  const row = episodeRow(input, now);
+  const row = episodeRow(input, now, ctx.ledger);
   const run = ctx.db.transaction(() => {
     const id = Number(stmt(ctx.db, INSERT_EPISODE).run(row).lastInsertRowid);
     appendJournal(ctx.db, {

@@ -7,6 +7,7 @@
  */
 import { type StoreContext, stmt } from '../context.js';
 import { columnHolder, type OwnerTextHolder } from '../redaction.js';
+import { redactSecrets } from '../secrets/redact.js';
 
 /** An item waiting to be sent. */
 export interface DueInterrupt {
@@ -29,7 +30,7 @@ export class InterruptsRepo {
   }
 
   /**
-   * Records an item unless one with the same key exists.
+   * Records an item unless one with the same key exists (credentials in its text withheld).
    *
    * @returns true when it is new.
    */
@@ -45,7 +46,13 @@ export class InterruptsRepo {
         this.ctx.db,
         `INSERT OR IGNORE INTO interrupts (item_key, text, episode_id, due_at, created_at)
            VALUES (?, ?, ?, ?, ?)`,
-      ).run(item.itemKey, item.text, item.episodeId, item.dueAt, item.now).changes === 1
+      ).run(
+        item.itemKey,
+        redactSecrets(item.text, this.ctx.ledger),
+        item.episodeId,
+        item.dueAt,
+        item.now,
+      ).changes === 1
     );
   }
 

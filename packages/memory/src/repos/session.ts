@@ -2,7 +2,8 @@
  * The owner session's tables: `sessions` (the one conversation every front door appends to, with
  * its compaction anchor), `turns` (one row per turn, whatever its outcome) and `messages` (the
  * model-facing history of complete turns). Credentials are withheld from every string before it
- * is stored, as in the episodes.
+ * is stored, as in the episodes (`withholdSecrets`: a tool call's `{ key, value }` counts as
+ * "key is value"), and so is every secret the unit of work withheld already.
  *
  * A turn's messages are written together when the turn completes, so the history always holds
  * whole turns and a failed turn leaves only its `turns` row.
@@ -11,7 +12,7 @@
  */
 import { type StoreContext, stmt } from '../context.js';
 import { columnHolder, type OwnerTextHolder } from '../redaction.js';
-import { redactSecrets } from '../scan.js';
+import { redactSecrets, withholdSecrets } from '../scan.js';
 
 /** The outcome of a turn as recorded. */
 export type TurnStatus = 'running' | 'complete' | 'failed' | 'cancelled';
@@ -47,19 +48,6 @@ export interface MessageRow {
 export interface NewMessage {
   role: 'user' | 'assistant';
   content: unknown;
-}
-
-/** A copy of `node` with every string passed through `redactSecrets`. */
-export function withholdSecrets<T>(node: T): T {
-  const walk = (n: unknown): unknown => {
-    if (typeof n === 'string') return redactSecrets(n);
-    if (Array.isArray(n)) return n.map(walk);
-    if (n && typeof n === 'object') {
-      return Object.fromEntries(Object.entries(n).map(([k, v]) => [k, walk(v)]));
-    }
-    return n;
-  };
-  return walk(node) as T;
 }
 
 /** One named session (there is one owner session, "owner"), created on first use. */
@@ -103,7 +91,8 @@ export class OwnerSessionRepo {
       stmt(
         this.ctx.db,
         `INSERT INTO turns (session_id, channel, status, input, started_at) VALUES (?, ?, 'running', ?, ?)`,
-      ).run(this.id, channel, redactSecrets(input), this.ctx.now()).lastInsertRowid,
+      ).run(this.id, channel, redactSecrets(input, this.ctx.ledger), this.ctx.now())
+        .lastInsertRowid,
     );
   }
 
@@ -126,7 +115,7 @@ export class OwnerSessionRepo {
       'INSERT INTO messages (session_id, turn_id, role, content, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
     for (const m of messages) {
-      const content = withholdSecrets(m.content);
+      const content = withholdSecrets(m.content, this.ctx.ledger);
       insert.run(this.id, turnId, m.role, JSON.stringify(content), measure(content), now);
     }
     stmt(
@@ -142,7 +131,7 @@ export class OwnerSessionRepo {
     stmt(
       this.ctx.db,
       'UPDATE turns SET status = ?, error_code = ?, error = ?, finished_at = ? WHERE id = ?',
-    ).run(status, code, message, this.ctx.now(), turnId);
+    ).run(status, code, redactSecrets(message, this.ctx.ledger), this.ctx.now(), turnId);
   }
 
   /** The compaction anchor and every message after it, oldest first. */
@@ -189,7 +178,7 @@ export class OwnerSessionRepo {
     stmt(
       this.ctx.db,
       'UPDATE sessions SET anchor = ?, anchor_through = ?, anchor_updated_at = ?, updated_at = ? WHERE id = ?',
-    ).run(redactSecrets(summary), throughId, now, now, this.id);
+    ).run(redactSecrets(summary, this.ctx.ledger), throughId, now, now, this.id);
   }
 
   /** The newest turns, newest first. */

@@ -7,6 +7,7 @@
  */
 import { type StoreContext, stmt } from '../context.js';
 import { columnHolder, type OwnerTextHolder } from '../redaction.js';
+import { redactSecrets, withholdSecrets } from '../secrets/redact.js';
 
 /** The kinds of run. */
 export type RunKind = 'tick' | 'curate' | 'weekly';
@@ -43,7 +44,10 @@ export class ThinkRunsRepo {
     );
   }
 
-  /** Finishes a run row with its outcome and summary (any JSON-serialisable value). */
+  /**
+   * Finishes a run row with its outcome and summary (any JSON-serialisable value); credentials in
+   * the summary's strings and the error are withheld.
+   */
   finish(id: number, now: number, outcome: RunOutcome): void {
     stmt(
       this.ctx.db,
@@ -53,9 +57,11 @@ export class ThinkRunsRepo {
       outcome.status,
       now,
       outcome.gate ?? null,
-      outcome.summary === undefined ? null : JSON.stringify(outcome.summary),
+      outcome.summary === undefined
+        ? null
+        : JSON.stringify(withholdSecrets(outcome.summary, this.ctx.ledger)),
       outcome.status === 'failed' ? outcome.code : null,
-      outcome.status === 'failed' ? outcome.error : null,
+      outcome.status === 'failed' ? redactSecrets(outcome.error, this.ctx.ledger) : null,
       id,
     );
   }

@@ -1,0 +1,314 @@
+// The secret scan and redaction: a table of statements that hold a credential (caught, whatever
+// the form or language, and only the secret withheld) and of statements about credentials that
+// hold none (kept as written); the slot check the write review uses; the ledger; linear time.
+
+import { describe, expect, it } from 'vitest';
+import { findSecret, scanSecrets, secretInSlot } from './detect.js';
+import { describeSecretKind, SECRET_KINDS, SECRET_PLACEHOLDER } from './kinds.js';
+import { redactSecrets, SecretLedger, withholdSecrets } from './redact.js';
+import { luhnValid } from './shapes.js';
+import {
+  expectedRedaction,
+  HARMLESS_PHRASINGS,
+  SECRET_PHRASINGS,
+  type SecretPhrasing,
+} from './testkit.js';
+
+const label = (p: { lang: string; text: string }) => `[${p.lang}] ${JSON.stringify(p.text)}`;
+
+describe('the phrasing table', () => {
+  it('covers at least 40 phrasings in five languages and more, both ways', () => {
+    expect(SECRET_PHRASINGS.length + HARMLESS_PHRASINGS.length).toBeGreaterThanOrEqual(40);
+    for (const lang of ['en', 'es', 'fr', 'de', 'pt']) {
+      expect(SECRET_PHRASINGS.some((p) => p.lang === lang)).toBe(true);
+      expect(HARMLESS_PHRASINGS.some((p) => p.lang === lang)).toBe(true);
+    }
+    // Every kind is in the table.
+    expect(new Set(SECRET_PHRASINGS.map((p) => p.kind))).toEqual(new Set(SECRET_KINDS));
+  });
+});
+
+describe.each(SECRET_PHRASINGS.map((p) => [label(p), p] as [string, SecretPhrasing]))(
+  'a statement holding a secret: %s',
+  (_, p) => {
+    it('is found, with its kind and the span of the secret alone', () => {
+      expect(findSecret(p.text)).toBe(p.kind);
+      const spans = scanSecrets(p.text).map((f) => p.text.slice(f.start, f.end));
+      if (!p.redacted) expect(spans).toContain(p.secret);
+    });
+
+    it('is stored with the whole secret replaced and every other word kept; idempotently', () => {
+      const once = redactSecrets(p.text);
+      expect(once).toBe(expectedRedaction(p));
+      expect(once).not.toContain(p.secret);
+      expect(redactSecrets(once)).toBe(once);
+    });
+
+    it('is refused as a slot: the captured key and value, and the whole statement as a note', () => {
+      expect(secretInSlot(p.key, p.value ?? p.secret)).toEqual({ kind: p.kind, inKey: false });
+      expect(secretInSlot('note', p.text)?.kind).toBe(p.kind);
+    });
+  },
+);
+
+describe.each(HARMLESS_PHRASINGS.map((p) => [label(p), p] as const))(
+  'a statement about a credential that holds none: %s',
+  (_, p) => {
+    it('is not a secret and is kept as written', () => {
+      expect(scanSecrets(p.text)).toEqual([]);
+      expect(redactSecrets(p.text)).toBe(p.text);
+      expect(secretInSlot('note', p.text)).toBeNull();
+      if (p.slot) expect(secretInSlot(p.slot.key, p.slot.value)).toBeNull();
+    });
+  },
+);
+
+describe('other languages capture handles', () => {
+  it.each([
+    ['пароль от wifi: sunshine', 'пароль от wifi: [secret withheld]'],
+    ['номер паспорта: 4509 123456', 'номер паспорта: [secret withheld]'],
+    ['รหัสผ่านของฉันคือ sunshine', 'รหัสผ่านของฉันคือ [secret withheld]'],
+    ['הסיסמה שלי היא sunshine', 'הסיסמה שלי היא [secret withheld]'],
+    ['كلمة المرور الخاصة بي هي sunshine', 'كلمة المرور الخاصة بي هي [secret withheld]'],
+    ['मेरा पासवर्ड sunshine है', 'मेरा पासवर्ड [secret withheld] है'],
+    ['mật khẩu của tôi là hoa hồng', 'mật khẩu của tôi là [secret withheld]'],
+    ['我的PIN码是4821，别告诉别人', '我的PIN码是[secret withheld]，别告诉别人'],
+    ['暗証番号は1234です', '暗証番号は[secret withheld]です'],
+    ['제 비밀번호는 해바라기입니다', '제 비밀번호는 [secret withheld]입니다'],
+  ])('withholds the secret of %j', (text, expected) => {
+    expect(redactSecrets(text)).toBe(expected);
+  });
+
+  it.each([
+    '我的密码是什么？',
+    'パスワードを忘れました',
+    '비밀번호는 바뀌었어요',
+    'я забыл пароль',
+    'пингвин: 1234',
+  ])('keeps %j', (text) => {
+    expect(redactSecrets(text)).toBe(text);
+  });
+});
+
+describe('redaction', () => {
+  it('leaves two placeholders for two secrets and keeps the words around and between them', () => {
+    expect(redactSecrets('ok so my wifi password is sunshine and my PIN is 4821, thanks!')).toBe(
+      'ok so my wifi password is [secret withheld] and my PIN is [secret withheld], thanks!',
+    );
+  });
+
+  it('withholds a secret wherever the same text repeats it', () => {
+    expect(redactSecrets('my wifi password is sunshine. Yes: Sunshine, with a capital S')).toBe(
+      'my wifi password is [secret withheld]. Yes: [secret withheld], with a capital S',
+    );
+    // Whole words only: "sunshiney" is another word.
+    expect(redactSecrets('my wifi password is sunshine; the sunshiney room')).toBe(
+      'my wifi password is [secret withheld]; the sunshiney room',
+    );
+  });
+
+  it('never reads a placeholder as a value, nor as part of one', () => {
+    for (const text of [
+      `my password is ${SECRET_PLACEHOLDER}`,
+      `${SECRET_PLACEHOLDER} is my wifi password`,
+      `https://sam:${SECRET_PLACEHOLDER}@example.com`,
+      `password: ${SECRET_PLACEHOLDER} ${SECRET_PLACEHOLDER}`,
+    ]) {
+      expect(scanSecrets(text)).toEqual([]);
+      expect(redactSecrets(text)).toBe(text);
+    }
+  });
+
+  it('reads a passphrase or an answer that starts with a describing word or an article', () => {
+    expect(redactSecrets('my passphrase is the quick brown fox')).toBe(
+      `my passphrase is ${SECRET_PLACEHOLDER}`,
+    );
+    expect(redactSecrets('the answer to my security question is the red house')).toBe(
+      `the answer to my security question is ${SECRET_PLACEHOLDER}`,
+    );
+    // Descriptions stay: an article or a describing word followed by what is not a phrase.
+    for (const text of [
+      'my passphrase is the same as before',
+      'my security answer is the name of my dog',
+      'my passphrase is a secret',
+      'my password is correct',
+    ]) {
+      expect(redactSecrets(text)).toBe(text);
+    }
+  });
+
+  it('keeps a password that happens to be a word of the placeholder from growing it', () => {
+    const once = redactSecrets('my password is withheld');
+    expect(once).toBe('my password is [secret withheld]');
+    expect(redactSecrets(once)).toBe(once);
+  });
+});
+
+describe('describeSecretKind', () => {
+  it('names every kind for a door\'s sentence ("keel does not keep …")', () => {
+    for (const kind of SECRET_KINDS) expect(describeSecretKind(kind)).toMatch(/^[A-Za-z ]+$/);
+    expect(describeSecretKind('password')).toBe('passwords');
+    expect(describeSecretKind('pin')).toBe('PINs and passcodes');
+  });
+});
+
+describe('shapes', () => {
+  it('checks card numbers with Luhn when nothing names them', () => {
+    expect(luhnValid('4111111111111111')).toBe(true);
+    expect(luhnValid('4111111111111112')).toBe(false);
+    expect(findSecret('paid with 4111 1111 1111 1111 yesterday')).toBe('card number');
+    expect(findSecret('order 4111 1111 1111 1112 shipped')).toBeNull();
+    // A card followed by another group of digits is still a card.
+    expect(redactSecrets('4111 1111 1111 1111 2028')).toBe('[secret withheld] 2028');
+  });
+
+  it('does not read digits inside a hex hash as a card or an id', () => {
+    const hash = 'a4111111111111111b078-05-1120c';
+    expect(scanSecrets(hash)).toEqual([]);
+    expect(scanSecrets('4f7542a11cd61aea275d413db1640cd9ac6888dd99ee5502ff123e86f13455e5')).toEqual(
+      [],
+    );
+  });
+
+  it('withholds the body of a private key with its header', () => {
+    const key =
+      '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1\nabcdef\n-----END RSA PRIVATE KEY-----';
+    expect(redactSecrets(`here:\n${key}\nbye`)).toBe(`here:\n${SECRET_PLACEHOLDER}\nbye`);
+    // Cut off before its END line: everything after BEGIN goes.
+    expect(redactSecrets('-----BEGIN PRIVATE KEY-----\nMIIEv')).toBe(SECRET_PLACEHOLDER);
+  });
+
+  it('withholds the password of a URL and keeps the user and host', () => {
+    expect(redactSecrets('db at postgres://admin:s3cr3t@db:5432/app')).toBe(
+      `db at postgres://admin:${SECRET_PLACEHOLDER}@db:5432/app`,
+    );
+    expect(redactSecrets('see https://example.com/a:b@c')).toBe('see https://example.com/a:b@c');
+  });
+});
+
+describe('secretInSlot', () => {
+  it('reads a slot as "<key> is <value>"', () => {
+    expect(secretInSlot('bank_password', 'Tr0ub4dor&3xq')).toEqual({
+      kind: 'password',
+      inKey: false,
+    });
+    expect(secretInSlot('door_code', '4471')?.kind).toBe('pin');
+    expect(secretInSlot('password', 'changed yesterday')).toBeNull();
+    expect(secretInSlot('wifi', 'sunshine')).toBeNull();
+  });
+
+  it('says when the key itself holds the secret', () => {
+    expect(secretInSlot('password_is_hunter2', 'noted')).toEqual({
+      kind: 'password',
+      inKey: true,
+    });
+  });
+});
+
+describe('SecretLedger', () => {
+  it('withholds in later text the secrets found earlier in the same unit', () => {
+    const ledger = new SecretLedger();
+    expect(redactSecrets('my wifi password is sunshine', ledger)).toBe(
+      `my wifi password is ${SECRET_PLACEHOLDER}`,
+    );
+    expect(redactSecrets('Got it. I will not keep sunshine anywhere.', ledger)).toBe(
+      `Got it. I will not keep ${SECRET_PLACEHOLDER} anywhere.`,
+    );
+    expect(ledger.kindIn('sunshine')).toBe('password');
+    // Control: without the ledger the reply alone holds no secret.
+    expect(redactSecrets('Got it. I will not keep sunshine anywhere.')).toBe(
+      'Got it. I will not keep sunshine anywhere.',
+    );
+  });
+
+  it('ignores values shorter than four characters, but a card security code', () => {
+    const ledger = new SecretLedger();
+    ledger.note('ab1', 'password');
+    expect(ledger.size).toBe(0);
+    ledger.note('737', 'card security code');
+    expect(ledger.kindIn('it is 737')).toBe('card security code');
+  });
+});
+
+describe('withholdSecrets', () => {
+  it('reads a field name, or a sibling key field, as the subject of a string', () => {
+    const call = {
+      type: 'tool_use',
+      name: 'remember',
+      input: { kind: 'profile', key: 'wifi_password', value: 'sunshine' },
+    };
+    expect(withholdSecrets(call)).toEqual({
+      ...call,
+      input: { kind: 'profile', key: 'wifi_password', value: SECRET_PLACEHOLDER },
+    });
+    expect(withholdSecrets({ password: 'hunter22', user: 'sam' })).toEqual({
+      password: SECRET_PLACEHOLDER,
+      user: 'sam',
+    });
+    // Control: a harmless slot stays.
+    const harmless = { key: 'password_manager', value: '1Password', type: 'text' };
+    expect(withholdSecrets(harmless)).toEqual(harmless);
+  });
+
+  it('withholds a repeat that comes before the statement of the secret', () => {
+    const messages = [
+      { role: 'assistant', text: 'Sure, sunshine it is.' },
+      { role: 'user', text: 'my wifi password is sunshine' },
+    ];
+    expect(withholdSecrets(messages)).toEqual([
+      { role: 'assistant', text: `Sure, ${SECRET_PLACEHOLDER} it is.` },
+      { role: 'user', text: `my wifi password is ${SECRET_PLACEHOLDER}` },
+    ]);
+  });
+});
+
+describe('linear time', () => {
+  const MB = 1_000_000;
+  const fill = (s: string) => s.repeat(Math.ceil(MB / s.length)).slice(0, MB);
+  /** The fastest of three runs, in ms: the machine may be busy with other work. */
+  const time = (fn: () => void) => {
+    let best = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      fn();
+      best = Math.min(best, performance.now() - t0);
+    }
+    return best;
+  };
+
+  it('scans and redacts a 1 MB message in a few hundred ms', () => {
+    const prose = fill(
+      'Today I walked to the market, bought apples and talked about the new project with Ana. ',
+    );
+    const text = `${prose.slice(0, MB / 2)} my wifi password is sunshine. ${prose.slice(MB / 2)}`;
+    redactSecrets('warm up: my PIN is 4821');
+    let out = '';
+    const ms = time(() => {
+      out = redactSecrets(text);
+    });
+    expect(out).toContain(`my wifi password is ${SECRET_PLACEHOLDER}.`);
+    expect(out).not.toContain('sunshine');
+    expect(ms).toBeLessThan(500);
+  });
+
+  it.each([
+    ['credential nouns everywhere', 'password '],
+    ['nouns and joining words', 'my password is '],
+    ['nouns at clause ends', 'password. '],
+    ['nouns glued by colons', 'password:'],
+    ['long qualifiers', 'the password for the account of my family at home '],
+    ['digit runs', '1234567890'],
+    ['digit groups', '4111 1111 1111 1111 '],
+    ['one long word', 'aB3'],
+    ['weak nouns', 'code key token '],
+    ['a script without spaces', '我的密码是'],
+    ['URLs with user information', 'https://a:b@c '],
+  ])('stays linear on a megabyte of %s', (_, unit) => {
+    const text = fill(unit);
+    const t0 = performance.now();
+    redactSecrets(text);
+    const ms = performance.now() - t0;
+    // No catastrophic backtracking: a quadratic scan of a megabyte takes minutes, not seconds.
+    expect(ms).toBeLessThan(3000);
+  });
+});
