@@ -215,7 +215,10 @@ describe('the prompt', () => {
     expect(all).toContain('preference/sushi: I cannot stand sushi');
     expect(all).toContain('preference/band: The Lanterns');
     expect(all).not.toMatch(/\] preference\/sushi: I love sushi/);
-    expect(all).not.toMatch(/\] preference\/band: Paper Owls/);
+    // The pending value is shown beside the current one, marked as pending, never as current.
+    const owls = all.split('\n').filter((l) => /\] preference\/band: Paper Owls/.test(l));
+    expect(owls).toHaveLength(1);
+    expect(owls[0]).toMatch(/PENDING, contradicts f\d+\)/);
   });
 
   it('memory text with a closing tag or an instruction stays inside its fence and is flagged', async () => {

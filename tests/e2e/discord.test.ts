@@ -309,7 +309,7 @@ describe('the Discord front door', () => {
     await startBot();
     discord.files.set('notes.txt', {
       type: 'text/plain; charset=utf-8',
-      body: Buffer.from('the boiler code is 4471'),
+      body: Buffer.from('the boiler is serviced on 4 May; the boiler code is 4471'),
     });
     const dm = discord.dmChannel(owner.id);
     anthropic.reply('read it');
@@ -318,7 +318,7 @@ describe('the Discord front door', () => {
         {
           filename: 'notes.txt',
           content_type: 'text/plain; charset=utf-8',
-          size: 23,
+          size: 56,
           url: `${discord.origin}/files/notes.txt`,
         },
         {
@@ -331,7 +331,9 @@ describe('the Discord front door', () => {
     });
     await discord.waitFor(() => discord.posted(dm).length === 1);
     const sent = JSON.stringify(anthropic.requests[0]!.body.messages);
-    expect(sent).toContain('the boiler code is 4471');
+    expect(sent).toContain('the boiler is serviced on 4 May');
+    // An access code in the attachment is a credential: withheld from the model too.
+    expect(sent).not.toContain('4471');
     expect(sent).toMatch(/cat\.png \(image\/png, 2\.0 KB\): not read and not stored/);
   });
 

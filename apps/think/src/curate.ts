@@ -115,6 +115,7 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
       update: 0,
       conflict: 0,
       history: 0,
+      withheld: 0,
       ignore: 0,
     };
     let proposed = 0;

@@ -5,7 +5,7 @@ import { KeelError } from '@keel/errors';
 import { MemoryStore } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Agent, MAX_TOOL_ROUNDS } from './agent.js';
+import { Agent, MAX_TOOL_ROUNDS, secretNotice } from './agent.js';
 import { runSlashCommand } from './commands.js';
 import { FakeChatModel } from './model/fake.js';
 import type { ToolUseBlock } from './model/types.js';
@@ -254,6 +254,89 @@ describe('secrets are never stored', () => {
     }[]) {
       expect(Array.isArray(JSON.parse(row.content))).toBe(true);
     }
+  });
+});
+
+describe('a pending conflict is shown, never as current', () => {
+  it("the owner's own words against their stated belief travel to the model as PENDING with the id they contradict", async () => {
+    const falcon = store.remember({
+      kind: 'project',
+      key: 'current_project',
+      value: 'Project Falcon',
+      source: 'owner_stated',
+    }).fact!;
+    const said = store.addEpisode({
+      channel: 'test',
+      role: 'owner',
+      text: 'they moved me off Falcon onto Project Heron',
+    });
+    const heron = store.remember({
+      kind: 'project',
+      key: 'current_project',
+      value: 'Project Heron',
+      source: 'observed',
+      episodeId: said.id,
+    });
+    expect(heron.decision).toBe('conflict');
+    // A conflict about a belief this turn does not show (a note, not recalled here).
+    store.remember({ kind: 'note', key: 'locker', value: 'locker 12', source: 'owner_stated' });
+    const gym = store.addEpisode({ channel: 'test', role: 'owner', text: 'my locker is 14 now' });
+    const locker = store.remember({
+      kind: 'note',
+      key: 'locker',
+      value: 'locker 14',
+      source: 'observed',
+      episodeId: gym.id,
+    });
+    expect(locker.decision).toBe('conflict');
+    const model = new FakeChatModel(['Falcon, unless Heron is right — which is it?']);
+    const r = await new Agent({ store, model }).turn({
+      text: 'which project am I on?',
+      channel: 'test',
+    });
+    const request = JSON.stringify(model.calls[0]!.messages);
+    expect(request).toMatch(
+      new RegExp(
+        `\\[f${heron.fact!.id}\\] project/current_project: Project Heron \\(conf 0\\.70, seen 1x, observed, [^)]*PENDING, contradicts f${falcon.id}\\)`,
+      ),
+    );
+    // Falcon stays the current belief (in the static block, as the owner's word).
+    expect(JSON.stringify(model.calls[0]!.system)).toMatch(
+      new RegExp(`\\[f${falcon.id}\\] project/current_project: Project Falcon \\(conf 1\\.00`),
+    );
+    expect(r.factsUsed).toEqual(expect.arrayContaining([falcon.id, heron.fact!.id]));
+    // The locker's conflict is not carried: the turn shows no locker belief.
+    expect(request).not.toContain(`[f${locker.fact!.id}]`);
+    expect(r.factsUsed).not.toContain(locker.fact!.id);
+  });
+});
+
+describe('no credential reaches a model', () => {
+  it('the model reads the turn with the password withheld; the turn says what kind was withheld', async () => {
+    const model = new FakeChatModel(['Got it.']);
+    const r = await new Agent({ store, model }).turn({
+      text: 'remember that my wifi password is sunshine42, and that I like tea',
+      channel: 'test',
+    });
+    const sent = JSON.stringify(model.calls[0]);
+    expect(sent).not.toContain('sunshine42');
+    expect(sent).toContain('[secret withheld]');
+    expect(sent).toContain('I like tea');
+    expect(r.withheld).toEqual(['password']);
+    expect(secretNotice(r.withheld)).toMatch(/^keel does not keep passwords: /);
+    // The capture of that statement is refused with its own decision, and nothing is kept.
+    expect(r.writes.map((w) => w.decision)).toEqual(['withheld']);
+    expect(JSON.stringify(dbOf(store).prepare('SELECT * FROM facts').all())).not.toContain(
+      'sunshine42',
+    );
+    // Control: a turn without a credential is sent as typed and withholds nothing.
+    const plain = new FakeChatModel(['ok']);
+    const r2 = await new Agent({ store, model: plain }).turn({
+      text: 'my wifi is slow today',
+      channel: 'test',
+    });
+    expect(JSON.stringify(plain.calls[0])).toContain('my wifi is slow today');
+    expect(r2.withheld).toEqual([]);
   });
 });
 

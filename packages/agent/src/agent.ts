@@ -12,7 +12,17 @@
 
 import { KeelError } from '@keel/errors';
 import { captureExplicit } from '@keel/gate';
-import type { Episode, Fact, MemoryStore, RecallMode, WriteResult } from '@keel/memory';
+import {
+  describeSecretKind,
+  type Episode,
+  type Fact,
+  type MemoryStore,
+  type RecallMode,
+  redactSecrets,
+  type SecretKind,
+  scanSecrets,
+  type WriteResult,
+} from '@keel/memory';
 import {
   buildStaticBlock,
   buildTurnBlock,
@@ -49,6 +59,18 @@ export const HISTORY_BUDGET_TOKENS = 24_000;
 export const STATIC_CANDIDATES = 300;
 /** Tool rounds per turn before the loop stops asking the model. */
 export const MAX_TOOL_ROUNDS = 8;
+
+/**
+ * What the owner is told when their message held a credential: keel does not keep it, and why.
+ *
+ * @returns e.g. "keel does not keep passwords: what your message held was withheld (not stored, not
+ *   sent to the model). Keep credentials in a password manager."; empty for no kinds.
+ */
+export function secretNotice(kinds: readonly SecretKind[]): string {
+  if (kinds.length === 0) return '';
+  const what = kinds.map(describeSecretKind).join(', ');
+  return `keel does not keep ${what}: what your message held was withheld (not stored, not sent to the model). Keep credentials in a password manager.`;
+}
 
 /** A request to forget a belief that the turn recorded; the owner decides. */
 export interface ForgetRequestWrite {
@@ -105,6 +127,11 @@ export interface TurnResult {
   writes: TurnWrite[];
   /** Why capturing the owner's explicit statement failed, when it did (the turn went on). */
   captureError: { code: string; message: string } | null;
+  /**
+   * The kinds of credential withheld from the owner's message (never stored, never sent to the
+   * model); empty when there were none. {@link secretNotice} words it for the owner.
+   */
+  withheld: SecretKind[];
   ownerEpisodeId: number;
   replyEpisodeId: number;
   /** Set when the history was compacted after this turn. */
@@ -191,11 +218,23 @@ export class Agent implements UnansweredRecorder {
     }
   }
 
-  private async run(turnId: number, text: string, input: TurnInput): Promise<TurnResult> {
+  private async run(turnId: number, said: string, input: TurnInput): Promise<TurnResult> {
+    // No credential reaches a model: the model reads the turn with every secret withheld, and the
+    // owner is told which kinds were (the stored episode withholds them too).
+    const withheld = [...new Set(scanSecrets(said).map((f) => f.kind))];
+    const text = withheld.length > 0 ? redactSecrets(said) : said;
     const history = this.session.history();
     const staticBlock = this.staticBlock();
     const recall = await this.store.recall(text, { limit: 12 });
-    const turnBlock = buildTurnBlock(recall, { exclude: new Set(staticBlock.factIds) });
+    // A pending conflict of a belief the model is shown travels with it, marked as pending.
+    const shown = new Set([
+      ...staticBlock.factIds,
+      ...recall.results.filter((r) => r.type === 'fact').map((r) => r.id),
+    ]);
+    const pending = this.store
+      .pendingConflicts()
+      .filter((p) => p.conflicts_with_id !== null && shown.has(p.conflicts_with_id));
+    const turnBlock = buildTurnBlock(recall, { exclude: new Set(staticBlock.factIds), pending });
     const factsUsed = new Set([...staticBlock.factIds, ...turnBlock.factIds]);
 
     const system = [
@@ -272,7 +311,7 @@ export class Agent implements UnansweredRecorder {
       requestMessages.push(toolMessage);
     }
 
-    const done = this.complete(turnId, text, reply, turnMessages, staged, input.channel, [
+    const done = this.complete(turnId, said, reply, turnMessages, staged, input.channel, [
       ...factsUsed,
     ]);
     const compacted = await this.compactIfNeeded(input.signal).catch(() => false);
@@ -284,6 +323,7 @@ export class Agent implements UnansweredRecorder {
       mode: recall.mode,
       factsUsed: [...factsUsed],
       compacted,
+      withheld,
     };
   }
 

@@ -25,6 +25,7 @@ export {
   MAX_MESSAGE_CHARS,
   MAX_MESSAGE_TOKENS,
   MAX_TOOL_ROUNDS,
+  secretNotice,
   type TurnInput,
   type TurnResult,
   type TurnWrite,

@@ -18,9 +18,11 @@ import {
   type MemoryStore,
   type RecallResponse,
   SECRET_PLACEHOLDER,
+  scanSecrets,
   type WriteResult,
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
+import { secretNotice } from './agent.js';
 import { runSlashCommand } from './commands.js';
 import { recordUnansweredTurn, type UnansweredRecorder, type UnansweredTurn } from './session.js';
 
@@ -56,6 +58,7 @@ const DECISION_WORDS: Record<WriteResult['decision'], string> = {
   update: 'Updated (the old value is kept in history)',
   conflict: 'That contradicts what I have; held for your review',
   history: 'Kept as history: it was true before what I have now',
+  withheld: 'Not kept',
   ignore: 'Not stored',
 };
 
@@ -146,6 +149,7 @@ export class OfflineSession implements UnansweredRecorder {
     }
     if (write) {
       const lines = [`${DECISION_WORDS[write.decision]}: ${write.reason}.`];
+      if (write.secret) lines.push(secretNotice([write.secret]));
       if (write.fact) lines.push(formatFactLine({ ...write.fact, age_ms: 0 }));
       return { text: lines.join('\n'), episodeId: episode.id, write };
     }
@@ -155,7 +159,8 @@ export class OfflineSession implements UnansweredRecorder {
       .slice(0, this.limit);
     const lines = [`(offline: no model configured) Stored your message as e${episode.id}.`];
     if (episode.text.includes(SECRET_PLACEHOLDER) && !text.includes(SECRET_PLACEHOLDER)) {
-      lines.push('A credential in it was withheld: keel never stores secrets.');
+      const kinds = [...new Set(scanSecrets(text).map((f) => f.kind))];
+      lines.push(`A credential in it was withheld. ${secretNotice(kinds)}`);
     }
     if (recall.results.length === 0) lines.push('Nothing I remember relates to that yet.');
     else {

@@ -32,6 +32,7 @@ import {
   factById,
   factCounts,
   history,
+  pendingFacts,
   strongestFacts,
 } from './facts/read.js';
 import { type RetractOptions, type RetractResult, retractBelief } from './facts/retract.js';
@@ -195,6 +196,11 @@ export class MemoryStore {
   /** Episode ids supporting a fact. */
   evidence(factId: number): number[] {
     return evidenceEpisodes(this.#ctx, factId);
+  }
+
+  /** Every pending conflict (a value that contradicts a current belief), oldest first. */
+  pendingConflicts(): Fact[] {
+    return pendingFacts(this.#ctx);
   }
 
   /** Every version of a slot, newest first. */

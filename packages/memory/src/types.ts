@@ -48,7 +48,14 @@ export const ROLES = ['owner', 'assistant', 'other', 'keel'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** The outcome of the write review. */
-export type Decision = 'create' | 'corroborate' | 'update' | 'conflict' | 'history' | 'ignore';
+export type Decision =
+  | 'create'
+  | 'corroborate'
+  | 'update'
+  | 'conflict'
+  | 'history'
+  | 'withheld'
+  | 'ignore';
 
 /**
  * Who performed a mutation, as recorded in the journal: the owner; the chat model (its tool

@@ -13,12 +13,13 @@ import { episodeLine, factLine } from './fence.js';
 export type FactLineInput = Pick<
   FactResult,
   'id' | 'kind' | 'key' | 'value' | 'confidence' | 'evidence_count' | 'source'
-> & { status?: string; age_ms?: number };
+> & { status?: string; age_ms?: number; conflicts_with_id?: number | null };
 
 /**
  * One fact as a line, e.g.
  * `[f42] preference/coffee: oat flat white (conf 0.70, seen 1x, observed, 3d ago)`.
- * A fact that is not active says its status instead of passing for current.
+ * A fact that is not active says its status instead of passing for current; a pending conflict
+ * names the current belief it contradicts (`PENDING, contradicts f9`).
  */
 export function formatFactLine(f: FactLineInput): string {
   const more = [
@@ -26,6 +27,9 @@ export function formatFactLine(f: FactLineInput): string {
       ? []
       : [f.age_ms < 60_000 ? 'just now' : `${humanAge(f.age_ms)} ago`]),
     ...(f.status && f.status !== 'active' ? [f.status.toUpperCase()] : []),
+    ...(f.status === 'pending' && f.conflicts_with_id
+      ? [`contradicts f${f.conflicts_with_id}`]
+      : []),
   ];
   return factLine({ ...f, value: oneLine(f.value), more });
 }

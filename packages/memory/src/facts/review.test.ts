@@ -227,7 +227,9 @@ describe('write review: IGNORE (every refusal journaled with its reason)', () =>
         value: `my key is ${SECRET}`,
         source,
       });
-      expect(r.decision).toBe('ignore');
+      // A refused secret has a decision of its own, so a door can say plainly why.
+      expect(r.decision).toBe('withheld');
+      expect(r.secret).toBe('api key');
       expect(r.reason).toBe('secret (api key) is never stored');
       expect(r.fact).toBeNull();
     }
@@ -235,7 +237,9 @@ describe('write review: IGNORE (every refusal journaled with its reason)', () =>
     expect(count(store, 'SELECT count(*) AS n FROM journal WHERE payload LIKE ?', '%sk-ant%')).toBe(
       0,
     );
-    const refused = refusals(store);
+    const refused = journalRows(store, 'withheld').map(
+      (r) => JSON.parse(r.payload) as Record<string, unknown>,
+    );
     expect(refused).toHaveLength(2);
     for (const p of refused) {
       expect(p.reason).toBe('secret (api key) is never stored');
@@ -254,7 +258,7 @@ describe('write review: IGNORE (every refusal journaled with its reason)', () =>
       value: `my key is ${SECRET}`,
       source: 'owner_stated',
     });
-    expect(r.decision).toBe('ignore');
+    expect(r.decision).toBe('withheld');
     expect(count(store, 'SELECT count(*) AS n FROM episodes WHERE text LIKE ?', '%sk-ant%')).toBe(
       0,
     );

@@ -11,7 +11,8 @@
  * | conflict    | a weaker source contradicts an owner-stated or strong fact       |
  * | history     | a different value true since before the current one began: kept  |
  * |             | as history (superseded, ending where the current value starts)   |
- * | ignore      | same episode again, tombstoned value, secret, injection          |
+ * | withheld    | a secret (a credential is never stored); the owner is told       |
+ * | ignore      | same episode again, tombstoned value, injection                  |
  *
  * Every decision, refusals included, is written to the journal with its reason.
  *
@@ -119,7 +120,7 @@ export interface WriteResult {
   /** Why, in words (stable phrases; see the module table). */
   reason: string;
   /**
-   * Set when the write was refused because it holds a secret (the decision is `ignore` and the
+   * Set when the write was refused because it holds a secret (the decision is `withheld` and the
    * reason {@link secretRefusal}): its kind, for a door to say "keel does not keep passwords"
    * (`describeSecretKind`).
    */
@@ -276,19 +277,21 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
       fact: Fact | null,
       withValue = true,
       details: Record<string, unknown> = {},
+      op: 'ignore' | 'withheld' = 'ignore',
     ): WriteResult => {
-      journal('ignore', fact?.id ?? null, {
+      journal(op, fact?.id ?? null, {
         reason,
         // A secret's hash is not kept either: a short password's hash is found by guessing.
         ...(secret ? { secret } : { value_hash: hash }),
         ...details,
         ...(withValue ? { value } : {}),
       });
-      return { decision: 'ignore', reason, fact, episodeId };
+      return { decision: op, reason, fact, episodeId };
     };
     if (refusal) {
-      const r = ignore(refusal.reason, null, refusal.withValue, refusal.details);
-      return secret ? { ...r, secret } : r;
+      if (!secret) return ignore(refusal.reason, null, refusal.withValue, refusal.details);
+      const r = ignore(refusal.reason, null, false, refusal.details, 'withheld');
+      return { ...r, secret };
     }
 
     const current = activeFact(ctx, slot);

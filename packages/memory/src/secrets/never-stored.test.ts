@@ -168,7 +168,7 @@ describe.each(SECRET_PHRASINGS.map((p) => [`[${p.lang}] ${JSON.stringify(p.text)
       expect(store.episode(w.turn.reply.id)!.text).toContain(SECRET_PLACEHOLDER);
       // Every write is refused, naming the kind; none is stored.
       for (const r of [w.note, w.captured, w.turn.inferred]) {
-        expect(r.decision).toBe('ignore');
+        expect(r.decision).toBe('withheld');
         expect(r.reason).toBe(`secret (${p.kind}) is never stored`);
         expect(r.secret).toBe(p.kind);
         expect(r.fact).toBeNull();
@@ -220,7 +220,7 @@ describe('a secret named only by its key', () => {
       value: 'noted',
       source: 'owner_stated',
     });
-    expect(r.decision).toBe('ignore');
+    expect(r.decision).toBe('withheld');
     expect(r.reason).toBe('secret (password) is never stored');
     expectNowhere(store, path, 'Kumquat99');
   });
@@ -309,7 +309,7 @@ describe('the unit of work’s secrets', () => {
       return [reply, fact] as const;
     });
     expect(store.episode(reply.id)!.text).toBe(`I will not keep ${SECRET_PLACEHOLDER}.`);
-    expect(fact.decision).toBe('ignore');
+    expect(fact.decision).toBe('withheld');
     expect(fact.secret).toBe('password');
     // After the unit: the same word, said without a credential, is the owner's word again.
     const later = store.addEpisode({
