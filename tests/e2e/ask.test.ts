@@ -4,10 +4,11 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { MemoryStore } from '@keel/memory';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, tempHome } from '../support/cli.js';
-import { FakeAnthropic } from '../support/fake-anthropic.js';
+import { FakeAnthropic, text, toolUse } from '../support/fake-anthropic.js';
 
 let fake: FakeAnthropic;
 let home: string;
@@ -112,6 +113,58 @@ describe('keel ask', () => {
     expect(roles).toEqual(['user', 'assistant', 'user', 'assistant']);
     // The turn that went second saw the first one in its history.
     expect(fake.requests[1]!.body.messages).toHaveLength(3);
+  });
+
+  it("the model's forget is a request in writes: the belief stays active until the owner answers", async () => {
+    const store = MemoryStore.open(join(home, 'keel.db'));
+    const tea = store.remember({
+      kind: 'preference',
+      key: 'tea',
+      value: 'black tea',
+      source: 'owner_stated',
+    }).fact!;
+    store.close();
+    fake.reply([toolUse('forget', { id: `f${tea.id}`, reason: 'the owner quit tea' })]);
+    fake.reply([text('I asked to forget it.')]);
+    const r = await ask('I quit tea, forget it');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({
+      reply: 'I asked to forget it.',
+      capture_error: null,
+      writes: [
+        {
+          decision: 'forget_requested',
+          fact_id: tea.id,
+          fact: { id: tea.id, status: 'active' },
+          why: 'the owner quit tea',
+          answer: `keel forget ${tea.id} or keel keep ${tea.id}`,
+        },
+      ],
+    });
+    const after = MemoryStore.open(join(home, 'keel.db'));
+    expect(after.fact(tea.id)?.status).toBe('active');
+    expect(after.review().forget.map((x) => x.factId)).toEqual([tea.id]);
+    after.close();
+  });
+
+  it('a capture that fails is capture_error; the turn still succeeds and its writes are reported', async () => {
+    fake.reply('I will remember that.');
+    expect((await ask("remember that my sister's name is Ada")).json().writes).toMatchObject([
+      { decision: 'create', fact: { value: 'Ada', source: 'owner_stated' } },
+    ]);
+    const db = new Database(join(home, 'keel.db'));
+    db.exec(
+      `CREATE TRIGGER refuse_facts BEFORE INSERT ON facts BEGIN SELECT RAISE(ABORT, 'the facts table refuses'); END`,
+    );
+    db.close();
+    fake.reply('Noted.');
+    const r = await ask('remember that my dentist is Dr. Ortiz');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({
+      reply: 'Noted.',
+      writes: [],
+      capture_error: { code: expect.any(String), message: expect.stringContaining('refuses') },
+    });
   });
 
   it('with no key and no Ollama it runs offline and says so', async () => {

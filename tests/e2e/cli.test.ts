@@ -229,6 +229,49 @@ describe('keel remember / recall / history', () => {
     expect(back.decision).toBe('ignore');
   });
 
+  it('review lists the requests to forget; keep answers one and leaves the belief', () => {
+    const tea = keel(home, [
+      'remember',
+      'preference/tea',
+      'black',
+      'tea',
+      '--json',
+    ]).json<RememberJson>();
+    const store = MemoryStore.open(join(home, 'keel.db'));
+    store.requestForget(tea.fact.id, { actor: 'model', why: 'the owner quit tea' });
+    store.close();
+    const review = keel(home, ['review', '--json']).json<{
+      forget: { fact: FactJson; why: string | null; requested_at: number }[];
+    }>();
+    expect(review.forget).toEqual([
+      {
+        fact: expect.objectContaining({ id: tea.fact.id, value: 'black tea', status: 'active' }),
+        why: 'the owner quit tea',
+        requested_at: expect.any(Number),
+      },
+    ]);
+    const text = keel(home, ['review']);
+    expect(text.stdout).toContain(
+      `forget? [f${tea.fact.id}] preference/tea: black tea (conf 1.00, seen 1x, owner_stated) (why: the owner quit tea)`,
+    );
+    expect(text.stdout).toContain('keel forget <id> or keel keep <id>');
+
+    const kept = keel(home, ['keep', `f${tea.fact.id}`, '--json']);
+    expect(kept.status).toBe(0);
+    expect(kept.json()).toMatchObject({
+      kept: true,
+      fact: { id: tea.fact.id, status: 'active', value: 'black tea' },
+    });
+    expect(keel(home, ['review', '--json']).json<{ forget: unknown[] }>().forget).toEqual([]);
+    // Nothing is asked any more: still exit 0, kept false.
+    const again = keel(home, ['keep', String(tea.fact.id)]);
+    expect(again.status).toBe(0);
+    expect(again.stdout).toContain(`nothing asked to forget f${tea.fact.id}`);
+    expect(keel(home, ['keep', '999', '--json']).json()).toMatchObject({
+      error: { code: 'NOT_FOUND' },
+    });
+  });
+
   it('the database file is private (mode 0600)', () => {
     keel(home, ['remember', 'note/x', 'y']);
     expect(statSync(join(home, 'keel.db')).mode & 0o777).toBe(0o600);
@@ -375,6 +418,37 @@ describe('keel verify and doctor', () => {
     expect(report.ok).toBe(false);
     expect(report.journal.breaks).toEqual([
       expect.objectContaining({ seq, problem: 'payload_hash' }),
+    ]);
+  });
+
+  it('doctor shows the newest capture failures and still exits 0', () => {
+    const fresh = keel(home, ['doctor']);
+    expect(fresh.status).toBe(0);
+    expect(fresh.stdout).toMatch(/^capture {7}ok$/m);
+    const store = MemoryStore.open(join(home, 'keel.db'));
+    const older = store.addEpisode({ channel: 'terminal', role: 'owner', text: 'a long poem' });
+    const newer = store.addEpisode({ channel: 'terminal', role: 'owner', text: 'a longer poem' });
+    store.recordCaptureFailure(older.id, 'INVALID_INPUT', 'key "x" must be a short slug');
+    store.recordCaptureFailure(newer.id, 'TOO_LARGE', 'value is 5000 characters');
+    store.close();
+    const text = keel(home, ['doctor']);
+    expect(text.status).toBe(0);
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^capture {7}2 failed recently: e${newer.id} TOO_LARGE value is 5000 characters; e${older.id} INVALID_INPUT`,
+        'm',
+      ),
+    );
+    const json = keel(home, ['doctor', '--json']);
+    expect(json.status).toBe(0);
+    expect(json.json<{ capture_failures: unknown[] }>().capture_failures).toEqual([
+      {
+        at: expect.any(String),
+        episode_id: newer.id,
+        code: 'TOO_LARGE',
+        message: 'value is 5000 characters',
+      },
+      expect.objectContaining({ episode_id: older.id, code: 'INVALID_INPUT' }),
     ]);
   });
 

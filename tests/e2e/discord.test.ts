@@ -296,6 +296,110 @@ describe('the Discord front door', () => {
     expect(store.fact(conflict.fact!.id)?.status).toBe('active');
   });
 
+  it("the model's forget arrives under the reply with Forget and Keep buttons; a click decides", async () => {
+    const tea = store.remember({
+      kind: 'preference',
+      key: 'tea',
+      value: 'black tea',
+      source: 'owner_stated',
+    }).fact!;
+    const cat = store.remember({
+      kind: 'relationship',
+      key: 'cat',
+      value: 'Biscuit',
+      source: 'owner_stated',
+    }).fact!;
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    anthropic.reply([
+      toolUse('forget', { id: `f${tea.id}`, reason: 'the owner quit tea' }),
+      toolUse('forget', { id: `f${cat.id}` }),
+    ]);
+    anthropic.reply('I asked you about both.');
+    discord.sendMessage(owner, dm, 'I quit tea; and forget the cat');
+    await discord.waitFor(() => discord.posted(dm).length === 2, 10_000, 'the reply and the ask');
+    await bot!.idle();
+    const [reply, ask] = discord.posted(dm);
+    expect(reply!.content).toBe('I asked you about both.');
+    expect(ask!.content).toContain(
+      `[f${tea.id}] preference/tea: black tea (conf 1.00, seen 1x, owner_stated) — because "the owner quit tea"`,
+    );
+    expect(ask!.content).toContain(`[f${cat.id}] relationship/cat: Biscuit`);
+    const buttons = ask!.components.flatMap((r: { components: { custom_id: string }[] }) =>
+      r.components.map((b) => b.custom_id),
+    );
+    expect(buttons).toEqual([
+      `keel:forget:${tea.id}`,
+      `keel:keep:${tea.id}`,
+      `keel:forget:${cat.id}`,
+      `keel:keep:${cat.id}`,
+    ]);
+    // Nothing is forgotten until the owner clicks.
+    expect(store.fact(tea.id)?.status).toBe('active');
+    expect(store.review().forget.map((r) => r.factId)).toEqual([tea.id, cat.id]);
+
+    const forget = discord.click(owner, ask!, `keel:forget:${tea.id}`);
+    await discord.waitFor(() => discord.callbacks.has(forget), 10_000, 'the forget callback');
+    expect(store.fact(tea.id)?.status).toBe('retracted');
+    expect(discord.callbacks.get(forget)).toMatchObject({ type: 7 });
+    expect(ask!.content).toContain(`→ Forgot f${tea.id}`);
+    expect(JSON.stringify(ask!.components)).not.toContain(`:${tea.id}"`);
+
+    const keep = discord.click(owner, ask!, `keel:keep:${cat.id}`);
+    await discord.waitFor(() => discord.callbacks.has(keep), 10_000, 'the keep callback');
+    expect(store.fact(cat.id)?.status).toBe('active');
+    expect(ask!.content).toContain(`→ Kept f${cat.id}`);
+    expect(store.review().forget).toEqual([]);
+  });
+
+  it('a capture that fails is said in one line after the reply; the turn goes on', async () => {
+    dbOf(store).exec(
+      `CREATE TRIGGER refuse_facts BEFORE INSERT ON facts BEGIN SELECT RAISE(ABORT, 'the facts table refuses'); END`,
+    );
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    anthropic.reply('Noted, your dentist is Dr. Ortiz.');
+    discord.sendMessage(owner, dm, 'remember that my dentist is Dr. Ortiz');
+    await discord.waitFor(() => discord.posted(dm).length === 2, 10_000, 'the reply and the note');
+    expect(discord.posted(dm).map((m) => m.content)).toEqual([
+      'Noted, your dentist is Dr. Ortiz.',
+      expect.stringMatching(
+        /^\(Your message is stored, but keel could not keep it as a belief: \w+: .*refuses.*keel doctor lists it\.\)$/,
+      ),
+    ]);
+    expect(count('SELECT count(*) AS n FROM episodes')).toBe(2);
+    expect(store.captureFailures(5)).toHaveLength(1);
+  });
+
+  it('review lists the requests to forget with Forget and Keep buttons; a stranger cannot click', async () => {
+    const tea = store.remember({
+      kind: 'preference',
+      key: 'tea',
+      value: 'black tea',
+      source: 'owner_stated',
+    }).fact!;
+    store.requestForget(tea.id, { actor: 'model', why: 'the owner quit tea' });
+    await startBot({ offline: true });
+    const dm = discord.dmChannel(owner.id);
+    discord.sendMessage(owner, dm, 'review');
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the review message');
+    const review = discord.posted(dm)[0]!;
+    expect(review.content).toContain('1 keel asked to forget');
+    expect(review.content).toContain(`asked to forget [f${tea.id}] preference/tea: black tea`);
+    const ids = review.components.flatMap((r: { components: { custom_id: string }[] }) =>
+      r.components.map((b) => b.custom_id),
+    );
+    expect(ids).toEqual([`keel:forget:${tea.id}`, `keel:keep:${tea.id}`]);
+    const stranger = discord.addUser(user('stranger'));
+    const dropped = discord.click(stranger, review, `keel:forget:${tea.id}`);
+    const kept = discord.click(owner, review, `keel:keep:${tea.id}`);
+    await discord.waitFor(() => discord.callbacks.has(kept), 10_000, 'the keep callback');
+    expect(discord.callbacks.has(dropped)).toBe(false);
+    expect(store.fact(tea.id)?.status).toBe('active');
+    expect(store.review().forget).toEqual([]);
+    expect(review.content).toContain(`→ Kept f${tea.id}; it is not forgotten.`);
+  });
+
   it('offline mode answers as the offline terminal does', async () => {
     await startBot({ offline: true });
     const dm = discord.dmChannel(owner.id);

@@ -1,5 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { keel, tempHome } from '../support/cli.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { MemoryStore } from '@keel/memory';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CLI, keel, tempHome } from '../support/cli.js';
+import { FakeAnthropic, text, toolUse } from '../support/fake-anthropic.js';
 
 let home: string;
 let cleanup: () => void;
@@ -118,5 +123,226 @@ describe('the offline terminal', () => {
     expect(replies[3]!.reply).toMatch(/error INVALID_STATE/);
     expect(replies[4]!.reply).toContain('unknown command');
     expect(replies[5]!.reply).toContain('error INVALID_INPUT');
+  });
+});
+
+describe('the terminal with a model: the model proposes, the owner decides what is forgotten', () => {
+  let fake: FakeAnthropic;
+  beforeAll(async () => {
+    fake = await FakeAnthropic.start();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  beforeEach(() => fake.reset());
+  afterEach(() => expect(fake.errors).toEqual([]));
+
+  const env = () => ({
+    ...process.env,
+    KEEL_HOME: home,
+    ANTHROPIC_API_KEY: 'test-key',
+    ANTHROPIC_BASE_URL: fake.baseURL,
+    KEEL_MODEL: 'claude-test',
+    KEEL_CHAT_PROVIDER: '',
+  });
+
+  /** `keel remember preference/tea black tea`: f1, the owner's. */
+  const rememberTea = () => {
+    const r = keel(home, ['remember', 'preference/tea', 'black', 'tea', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    return r.json<{ fact: { id: number } }>().fact.id;
+  };
+
+  /** The model asks to forget `id`, then says it did. */
+  const scriptForget = (id: number) => {
+    fake.reply([toolUse('forget', { id: `f${id}`, reason: 'the owner said they quit tea' })]);
+    fake.reply([text('I asked to forget it.')]);
+  };
+
+  const fact = (id: number) => {
+    const store = MemoryStore.open(join(home, 'keel.db'));
+    try {
+      return { fact: store.fact(id), asked: store.review().forget.map((r) => r.factId) };
+    } finally {
+      store.close();
+    }
+  };
+
+  /** Runs the terminal with piped input (no TTY) without blocking the fake server. */
+  const piped = (args: string[], input: string) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, ...args], { env: env() });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => {
+        stdout += d;
+      });
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      child.on('exit', (status) => resolve({ status, stdout, stderr }));
+      child.stdin.end(input);
+    });
+
+  /**
+   * One step on the TTY: once the screen shows `when`, `seen` runs, then `type` is typed and Enter
+   * pressed (or `key` is pressed alone, e.g. Ctrl-C).
+   */
+  type TtyStep = { when: string; seen?: () => void } & ({ type: string } | { key: string });
+
+  /**
+   * The terminal on a real pseudo-terminal (util-linux `script`), answering what the screen shows
+   * one step at a time. Resolves with the exit status and the screen without escape sequences.
+   */
+  const onTty = (steps: TtyStep[]) =>
+    new Promise<{ status: number | null; screen: string }>((resolve, reject) => {
+      const child = spawn('script', ['-qfec', `"${process.execPath}" "${CLI}"`, '/dev/null'], {
+        env: env(),
+      });
+      let screen = '';
+      let next = 0;
+      let from = 0;
+      const timer = setTimeout(() => {
+        child.kill();
+        reject(new Error(`timed out waiting for ${JSON.stringify(steps[next]?.when)}:\n${screen}`));
+      }, 60_000);
+      child.stdout.on('data', (d) => {
+        screen += d;
+        const step = steps[next];
+        if (!step) return;
+        const at = screen.indexOf(step.when, from);
+        if (at === -1) return;
+        from = at + step.when.length;
+        next++;
+        try {
+          step.seen?.();
+        } catch (err) {
+          child.kill();
+          reject(err);
+          return;
+        }
+        child.stdin.write('key' in step ? step.key : `${step.type}\r`);
+      });
+      child.on('exit', (status) => {
+        clearTimeout(timer);
+        // Without the terminal's escape sequences.
+        resolve({ status, screen: screen.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '') });
+      });
+    });
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+
+  it.skipIf(!hasScript)(
+    'on a TTY it asks right there: "y" forgets; the belief stays active until the owner answers',
+    async () => {
+      const id = rememberTea();
+      scriptForget(id);
+      const r = await onTty([
+        { when: 'you ›', type: 'I quit tea, forget it' },
+        {
+          when: 'Forget it? [y/N]',
+          seen: () => expect(fact(id)).toMatchObject({ fact: { status: 'active' }, asked: [id] }),
+          type: 'y',
+        },
+        { when: `Forgot f${id}`, type: '/quit' },
+      ]);
+      expect(r.status, r.screen).toBe(0);
+      expect(r.screen).toContain(
+        `keel asks to forget [f${id}] preference/tea: black tea (conf 1.00, seen 1x, owner_stated) — because "the owner said they quit tea". Forget it? [y/N]`,
+      );
+      expect(r.screen).toContain(`Forgot f${id}; it will not be re-learned`);
+      expect(fact(id)).toMatchObject({ fact: { status: 'retracted' }, asked: [] });
+    },
+  );
+
+  it.skipIf(!hasScript)('on a TTY "n" (or anything but yes) keeps the belief', async () => {
+    const id = rememberTea();
+    scriptForget(id);
+    const r = await onTty([
+      { when: 'you ›', type: 'forget my tea' },
+      { when: 'Forget it? [y/N]', type: 'n' },
+      { when: `Kept f${id}`, type: '/quit' },
+    ]);
+    expect(r.status, r.screen).toBe(0);
+    expect(r.screen).toContain(`Kept f${id}; it is not forgotten.`);
+    expect(fact(id)).toMatchObject({ fact: { status: 'active' }, asked: [] });
+  });
+
+  it.skipIf(!hasScript)('on a TTY Ctrl-C at the question leaves the request waiting', async () => {
+    const id = rememberTea();
+    scriptForget(id);
+    const r = await onTty([
+      { when: 'you ›', type: 'forget my tea' },
+      { when: 'Forget it? [y/N]', key: '\u0003' },
+      { when: `f${id} still waits for you: /forget ${id} or /keep ${id}`, type: '/quit' },
+    ]);
+    expect(r.status, r.screen).toBe(0);
+    expect(fact(id)).toMatchObject({ fact: { status: 'active' }, asked: [id] });
+  });
+
+  it('piped input never prompts: the request waits, and the next line is the next turn', async () => {
+    const id = rememberTea();
+    scriptForget(id);
+    fake.reply('Here is the next answer.');
+    const r = await piped([], 'forget my tea\nwhat comes next?\n');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      `keel asks to forget [f${id}] preference/tea: black tea (conf 1.00, seen 1x, owner_stated) — because "the owner said they quit tea". It waits for you: /forget ${id} or /keep ${id}`,
+    );
+    expect(r.stdout).not.toContain('[y/N]');
+    expect(r.stdout).toContain('Here is the next answer.');
+    // "what comes next?" reached the model as the owner's next turn.
+    expect(JSON.stringify(fake.requests[2]!.body.messages)).toContain('what comes next?');
+    expect(fact(id)).toMatchObject({ fact: { status: 'active' }, asked: [id] });
+  });
+
+  it('--json never prompts: each reply line carries its writes, forget_requested included', async () => {
+    const id = rememberTea();
+    scriptForget(id);
+    fake.reply('Nothing else.');
+    const r = await piped(['--json'], 'forget my tea\nthanks\n');
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({
+      reply: 'I asked to forget it.',
+      capture_error: null,
+      writes: [
+        {
+          decision: 'forget_requested',
+          fact_id: id,
+          fact: { id, status: 'active', value: 'black tea' },
+          why: 'the owner said they quit tea',
+          answer: `/forget ${id} or /keep ${id}`,
+        },
+      ],
+    });
+    expect(lines[1]).toMatchObject({ reply: 'Nothing else.', writes: [] });
+    expect(fact(id)).toMatchObject({ fact: { status: 'active' }, asked: [id] });
+  });
+
+  it('a capture that fails is said in one line and in --json; the turn goes on', async () => {
+    keel(home, ['remember', 'note/x', 'y']);
+    const db = new Database(join(home, 'keel.db'));
+    db.exec(
+      `CREATE TRIGGER refuse_facts BEFORE INSERT ON facts BEGIN SELECT RAISE(ABORT, 'the facts table refuses'); END`,
+    );
+    db.close();
+    fake.reply('Noted, your dentist is Dr. Ortiz.');
+    fake.reply('Noted again.');
+    const text = await piped([], 'remember that my dentist is Dr. Ortiz\n');
+    expect(text.status, text.stderr).toBe(0);
+    expect(text.stdout).toContain('Noted, your dentist is Dr. Ortiz.');
+    expect(text.stdout).toMatch(
+      /\(Your message is stored, but keel could not keep it as a belief: \w+: .*the facts table refuses.*keel doctor lists it\.\)/,
+    );
+    const json = await piped(['--json'], 'remember that my dentist is Dr. Ortiz\n');
+    expect(JSON.parse(json.stdout.trim())).toMatchObject({
+      reply: 'Noted again.',
+      writes: [],
+      capture_error: { code: expect.any(String), message: expect.stringContaining('refuses') },
+    });
   });
 });

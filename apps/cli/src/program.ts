@@ -48,7 +48,7 @@ export function buildProgram(config: Config = loadConfig()): Command {
   registerRememberCommand(program, config); // remember
   registerAskCommand(program, config); // ask
   registerRecallCommands(program, config); // recall, history
-  registerReviewCommands(program, config); // forget, review, confirm, reject
+  registerReviewCommands(program, config); // forget, keep, review, confirm, reject
   registerImportCommand(program, config); // import
   registerVerifyCommand(program, config); // verify
   registerDoctorCommand(program, config); // doctor

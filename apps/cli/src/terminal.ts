@@ -5,6 +5,12 @@
  *
  * A line ending in a backslash continues on the next line (multi-line input).
  *
+ * The model proposes; the owner decides what is forgotten: after a turn in which the model asked to
+ * forget a belief, a TTY asks the owner right there (`y`/`yes` forgets it, anything else keeps it;
+ * Ctrl-C leaves the request waiting). Piped input and `--json` never prompt (a question would eat
+ * the owner's next line): they say the request waits for `/forget <id>` or `/keep <id>`. A capture
+ * that failed is said in one line (the turn went on).
+ *
  * @module
  */
 import { createInterface } from 'node:readline';
@@ -14,11 +20,21 @@ import {
   OfflineSession,
   runSlashCommand,
   type TurnReply,
+  type TurnResult,
 } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import { openKeel } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
+import { captureErrorJson, writeJson } from './commands/shared.js';
 import type { Config } from './config.js';
+import {
+  captureErrorLine,
+  type ForgetAsk,
+  forgetAskLine,
+  forgetAsks,
+  forgetRequestJson,
+  forgetWaitingLine,
+} from './turn-notes.js';
 
 /** Options for {@link runTerminal}. */
 export interface TerminalOptions {
@@ -62,13 +78,55 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
 
   const rl = createInterface({ input, output, terminal: tty, prompt: 'you › ' });
   let running: AbortController | null = null;
+  let asking: AbortController | null = null;
+  let closed = false;
+  rl.once('close', () => {
+    closed = true;
+  });
   rl.on('SIGINT', () => {
     if (running) {
       running.abort();
       return;
     }
+    if (asking) {
+      asking.abort();
+      return;
+    }
     rl.close();
   });
+  /** Asks one question on the TTY; null when Ctrl-C or the end of input came first. */
+  const question = (query: string): Promise<string | null> =>
+    new Promise((resolve) => {
+      if (closed) return resolve(null);
+      const controller = new AbortController();
+      asking = controller;
+      let settled = false;
+      const done = (answer: string | null) => {
+        if (settled) return;
+        settled = true;
+        asking = null;
+        rl.off('close', onClose);
+        resolve(answer);
+      };
+      const onClose = () => done(null);
+      rl.once('close', onClose);
+      controller.signal.addEventListener('abort', () => done(null), { once: true });
+      rl.question(query, { signal: controller.signal }, (answer) => done(answer));
+    });
+  /** The owner answers one request to forget: y/yes forgets, anything else keeps. */
+  const decide = async (ask: ForgetAsk): Promise<void> => {
+    const id = ask.fact.id;
+    const answer = await question(`${forgetAskLine(ask)} Forget it? [y/N] `);
+    if (answer === null) {
+      write(`\nf${id} still waits for you: /forget ${id} or /keep ${id}`);
+      return;
+    }
+    const verb = /^\s*y(es)?\s*$/i.test(answer) ? 'forget' : 'keep';
+    const r = await runSlashCommand(store, `/${verb} ${id}`, { channel: 'terminal', status }).catch(
+      (err: unknown): TurnReply => ({ text: errorText(err) }),
+    );
+    write(`keel › ${r.text}`);
+  };
   if (tty) rl.prompt();
   let pending = '';
   try {
@@ -93,7 +151,11 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
           : await offline.handle(line);
         reply = r.text;
         quit = Boolean(r.quit);
-        extra = { episode_id: r.episodeId ?? null, write: r.write ?? null };
+        extra = {
+          episode_id: r.episodeId ?? null,
+          write: r.write ?? null,
+          capture_error: r.captureError ?? null,
+        };
         if (!options.json && reply)
           write(tty ? `keel › ${reply.replace(/\n/g, '\n       ')}` : reply);
       } else if (!line.trim()) {
@@ -102,9 +164,10 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
       } else {
         running = new AbortController();
         let streamed = false;
+        let result: TurnResult | null = null;
         if (!options.json) output.write(tty ? 'keel › ' : '');
         try {
-          const result = await agent.turn({
+          result = await agent.turn({
             text: line,
             channel: 'terminal',
             signal: running.signal,
@@ -118,7 +181,6 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
             },
           });
           reply = result.reply;
-          extra = { turn_id: result.turnId, facts_used: result.factsUsed, writes: result.writes };
           if (!options.json) output.write(streamed ? '\n' : `${reply}\n`);
         } catch (err) {
           reply = errorText(err);
@@ -127,10 +189,26 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
         } finally {
           running = null;
         }
+        if (result) {
+          const asks = forgetAsks(store, result.writes);
+          extra = {
+            turn_id: result.turnId,
+            facts_used: result.factsUsed,
+            writes: result.writes.map((w) => writeJson(w, forgetRequestJson(asks, 'terminal'))),
+            capture_error: captureErrorJson(result.captureError),
+          };
+          if (!options.json) {
+            if (result.captureError) write(captureErrorLine(result.captureError));
+            for (const ask of asks) {
+              if (tty) await decide(ask);
+              else write(forgetWaitingLine(ask, 'terminal'));
+            }
+          }
+        }
       }
       if (options.json) write(JSON.stringify({ line, reply, ...extra }));
       if (quit) break;
-      if (tty) rl.prompt();
+      if (tty && !closed) rl.prompt();
     }
   } finally {
     rl.close();

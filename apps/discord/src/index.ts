@@ -1,10 +1,11 @@
 /**
  * `@keel/discord`: the owner-locked Discord DM front door. {@link KeelDiscord} connects with
  * discord.js and hands each owner DM to the shared owner session (`turns.ts`), slash commands and
- * review buttons to `interactions.ts`, and DMs sent while keel was away to catch-up
- * (`catch-up.ts`, which stores them through the session); {@link OwnerGate} is the lock every
- * handler runs first; {@link splitMessage} cuts replies to Discord's limit with code fences
- * balanced; {@link sendToOwner} DMs the owner over REST alone (for the think service).
+ * review buttons (confirm, reject, forget, keep) to `interactions.ts`, and DMs sent while keel was
+ * away to catch-up (`catch-up.ts`, which stores them through the session); {@link OwnerGate} is the
+ * lock every handler runs first; {@link renderReview} and {@link renderForgetRequests} put the
+ * owner's decisions on buttons; {@link splitMessage} cuts replies to Discord's limit with code
+ * fences balanced; {@link sendToOwner} DMs the owner over REST alone (for the think service).
  * `main.ts` is the process entry point and the only module that reads the environment.
  *
  * @module
@@ -36,10 +37,12 @@ export {
   sameId,
 } from './gate.js';
 export {
+  type ForgetRequestItem,
   parseReviewButton,
   REVIEW_PAGE_ITEMS,
   type ReviewAction,
   type ReviewPage,
+  renderForgetRequests,
   renderReview,
   reviewButtonId,
 } from './review.js';

@@ -1,7 +1,8 @@
 /**
  * The owner's interactions, after the owner lock has passed them: slash commands (`/review`,
- * `/recall`, `/forget`, `/status`) and the review buttons (confirm or reject one fact). Each goes
- * through the same slash commands the terminal uses (`runSlashCommand` of `@keel/agent`).
+ * `/recall`, `/forget`, `/status`) and the review buttons (confirm or reject one fact; forget or
+ * keep one the model asked to forget). Each goes through the same slash commands the terminal uses
+ * (`runSlashCommand` of `@keel/agent`).
  *
  * @module
  */
@@ -66,7 +67,10 @@ async function onCommand(i: ChatInputCommandInteraction, ctx: InteractionContext
   for (const chunk of rest) await i.followUp({ content: chunk });
 }
 
-/** A review button: runs /confirm or /reject, notes the result and removes that fact's buttons. */
+/**
+ * A review button: runs /confirm, /reject, /forget or /keep, notes the result and removes that
+ * fact's buttons.
+ */
 async function onButton(i: ButtonInteraction, ctx: InteractionContext): Promise<void> {
   const action = parseReviewButton(i.customId);
   if (!action) return;

@@ -1,7 +1,8 @@
 /**
  * The review queue rendered for Discord: pages of at most five items, each with a Confirm and a
- * Reject button whose custom id names the fact. A click goes through the same store functions the
- * terminal's /confirm and /reject use.
+ * Reject button whose custom id names the fact — or, for a belief the model asked to forget, a
+ * Forget and a Keep button (the model proposes; the owner decides). A click goes through the same
+ * store functions the terminal's /confirm, /reject, /forget and /keep use.
  *
  * @module
  */
@@ -20,10 +21,17 @@ export interface ReviewPage {
   components: APIActionRowComponent<APIButtonComponent>[];
 }
 
-/** A review button's action. */
+/** A review button's action: the slash command it runs on the fact. */
 export interface ReviewAction {
-  action: 'confirm' | 'reject';
+  action: 'confirm' | 'reject' | 'forget' | 'keep';
   factId: number;
+}
+
+/** A request to forget a belief, as the owner is asked about it. */
+export interface ForgetRequestItem {
+  fact: Fact;
+  /** The model's reason, in its words (null when it gave none). */
+  why: string | null;
 }
 
 /** The custom id of a review button. */
@@ -33,7 +41,7 @@ export function reviewButtonId(action: ReviewAction['action'], factId: number): 
 
 /** Parses a review button's custom id; null for anything else. */
 export function parseReviewButton(customId: string): ReviewAction | null {
-  const m = /^keel:(confirm|reject):(\d{1,15})$/.exec(customId);
+  const m = /^keel:(confirm|reject|forget|keep):(\d{1,15})$/.exec(customId);
   if (!m) return null;
   return { action: m[1] as ReviewAction['action'], factId: Number(m[2]) };
 }
@@ -60,25 +68,86 @@ function row(factId: number): APIActionRowComponent<APIButtonComponent> {
   };
 }
 
+/** The Forget and Keep buttons of a request to forget. */
+function forgetRow(factId: number): APIActionRowComponent<APIButtonComponent> {
+  return {
+    type: 1,
+    components: [
+      {
+        type: 2,
+        style: 4,
+        label: `Forget f${factId}`,
+        custom_id: reviewButtonId('forget', factId),
+      },
+      {
+        type: 2,
+        style: 2,
+        label: `Keep f${factId}`,
+        custom_id: reviewButtonId('keep', factId),
+      },
+    ],
+  };
+}
+
+/** One request as a line: `[f12] preference/tea: black tea (…) — because "…"`. */
+function forgetLine(item: ForgetRequestItem, max: number): string {
+  const why = item.why?.replace(/\s+/g, ' ').trim();
+  return clip(`${formatFactLine(item.fact)}${why ? ` — because "${why}"` : ''}`, max);
+}
+
+/**
+ * The model's requests to forget, asked after the turn that made them: messages of at most five
+ * requests, each with a Forget and a Keep button. Nothing is forgotten until the owner clicks.
+ */
+export function renderForgetRequests(requests: readonly ForgetRequestItem[]): ReviewPage[] {
+  const pages: ReviewPage[] = [];
+  for (let i = 0; i < requests.length; i += REVIEW_PAGE_ITEMS) {
+    const page = requests.slice(i, i + REVIEW_PAGE_ITEMS);
+    pages.push({
+      content: [
+        page.length === 1
+          ? 'keel asks to forget this; nothing is forgotten until you decide:'
+          : 'keel asks to forget these; nothing is forgotten until you decide:',
+        ...page.map((r) => forgetLine(r, 300)),
+      ].join('\n'),
+      components: page.map((r) => forgetRow(r.fact.id)),
+    });
+  }
+  return pages;
+}
+
 /** Renders the review queue as Discord messages with buttons. */
 export function renderReview(queue: ReviewQueue): ReviewPage[] {
-  const items: { fact: Fact; lines: string[] }[] = [
+  const pendingIds = new Set(queue.pending.map((p) => p.fact.id));
+  const forget = queue.forget.filter((r) => !pendingIds.has(r.factId));
+  const asked = new Set(forget.map((r) => r.factId));
+  const items: { fact: Fact; lines: string[]; row: typeof row }[] = [
     ...queue.pending.map((p) => ({
       fact: p.fact,
       lines: [
         `pending ${clip(formatFactLine(p.fact), 180)}`,
         ...(p.current ? [`   contradicts ${clip(formatFactLine(p.current), 170)}`] : []),
       ],
+      row,
     })),
-    ...queue.weak.map((f) => ({
-      fact: f,
-      lines: [`weak (< ${queue.threshold}) ${clip(formatFactLine(f), 170)}`],
+    ...forget.map((r) => ({
+      fact: r.fact,
+      lines: [`asked to forget ${forgetLine(r, 300)}`],
+      row: forgetRow,
     })),
+    ...queue.weak
+      .filter((f) => !asked.has(f.id))
+      .map((f) => ({
+        fact: f,
+        lines: [`weak (< ${queue.threshold}) ${clip(formatFactLine(f), 170)}`],
+        row,
+      })),
     ...queue.stale
-      .filter((f) => !queue.weak.some((w) => w.id === f.id))
+      .filter((f) => !queue.weak.some((w) => w.id === f.id) && !asked.has(f.id))
       .map((f) => ({
         fact: f,
         lines: [`stale (no evidence for 180 days) ${clip(formatFactLine(f), 150)}`],
+        row,
       })),
   ];
   if (items.length === 0) return [{ content: 'Nothing to review.', components: [] }];
@@ -88,7 +157,7 @@ export function renderReview(queue: ReviewQueue): ReviewPage[] {
     const page = shown.slice(i, i + REVIEW_PAGE_ITEMS);
     const header =
       i === 0
-        ? `To review: ${queue.pending.length} pending conflict(s), ${queue.weak.length} weak belief(s), ${queue.stale.length} stale. Confirm makes a belief yours (1.0); reject drops it for good.`
+        ? `To review: ${queue.pending.length} pending conflict(s), ${queue.weak.length} weak belief(s), ${queue.stale.length} stale${forget.length ? `, ${forget.length} keel asked to forget` : ''}. Confirm makes a belief yours (1.0); reject drops it for good.${forget.length ? ' Forget retracts it; keep leaves it as it is.' : ''}`
         : 'More to review:';
     const rest = items.length - shown.length;
     const footer =
@@ -97,7 +166,7 @@ export function renderReview(queue: ReviewQueue): ReviewPage[] {
         : [];
     pages.push({
       content: [header, ...page.flatMap((it) => it.lines), ...footer].join('\n'),
-      components: page.map((it) => row(it.fact.id)),
+      components: page.map((it) => it.row(it.fact.id)),
     });
   }
   return pages;

@@ -5,9 +5,14 @@
  * indicator renewed while the model works. A message is marked seen once answered, so one left
  * unanswered (a cancelled turn) is caught up at the next start.
  *
+ * After a turn's reply: a capture that failed is said in one line (the turn went on; `keel doctor`
+ * lists it), and each belief the model asked to forget is put to the owner with a Forget and a Keep
+ * button (the model proposes; the owner decides).
+ *
+ *
  * @module
  */
-import type { Agent, OfflineSession } from '@keel/agent';
+import type { Agent, OfflineSession, TurnWrite } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import type { MemoryStore } from '@keel/memory';
 import type { Message, SendableChannels } from 'discord.js';
@@ -20,7 +25,7 @@ import {
   sendSplit,
 } from './dm.js';
 import { type InteractionContext, slashReply } from './interactions.js';
-import { renderReview } from './review.js';
+import { type ForgetRequestItem, renderForgetRequests, renderReview } from './review.js';
 
 /** Options for {@link DmTurns}. */
 export interface DmTurnsOptions {
@@ -77,6 +82,17 @@ export class DmTurns {
     this.inflight?.abort();
   }
 
+  /** The requests to forget among a turn's writes, once per belief, with the model's reasons. */
+  private forgetRequests(writes: readonly TurnWrite[]): ForgetRequestItem[] {
+    const facts = new Map<number, ForgetRequestItem['fact']>();
+    for (const w of writes) {
+      if (w.decision === 'forget_requested' && !facts.has(w.fact.id)) facts.set(w.fact.id, w.fact);
+    }
+    if (facts.size === 0) return [];
+    const open = new Map(this.options.store.review().forget.map((r) => [r.factId, r.why]));
+    return [...facts.values()].map((fact) => ({ fact, why: open.get(fact.id) ?? null }));
+  }
+
   private async turn(
     agent: Agent,
     channel: SendableChannels,
@@ -97,6 +113,16 @@ export class DmTurns {
       this.options.seen.mark(messageId);
       clearInterval(timer);
       await sendSplit(channel, result.reply || '(no reply)');
+      if (result.captureError) {
+        const { code, message } = result.captureError;
+        await sendSplit(
+          channel,
+          `(Your message is stored, but keel could not keep it as a belief: ${code}: ${message}. keel doctor lists it.)`,
+        );
+      }
+      for (const page of renderForgetRequests(this.forgetRequests(result.writes))) {
+        await channel.send(page);
+      }
     } catch (err) {
       clearInterval(timer);
       if (KeelError.isInstance(err) && err.code === 'CANCELLED') {

@@ -38,6 +38,8 @@ export interface TurnReply {
   episodeId?: number;
   /** The write, when the line was an explicit "remember that …". */
   write?: WriteResult;
+  /** Why capturing the line as a belief failed, when it did (the line is stored all the same). */
+  captureError?: { code: string; message: string };
   /** The recall behind the reply, when there was one. */
   recall?: RecallResponse;
   /** Set for `/quit`. */
@@ -145,6 +147,7 @@ export class OfflineSession implements UnansweredRecorder {
       return {
         text: `Stored your message as e${episode.id}, but could not keep it as a belief (${code}: ${message}).`,
         episodeId: episode.id,
+        captureError: { code, message },
       };
     }
     if (write) {

@@ -1,7 +1,12 @@
 /**
  * `keel ask <message>`: one turn in the owner session, non-interactively. Prints the reply
- * (streamed on a terminal); with `--json`, `{"reply", "provider", "model", "mode", "facts_used"}`.
- * Without a model it answers as the offline terminal does and says so.
+ * (streamed on a terminal); with `--json`, `{"reply", "provider", "model", "mode", "facts_used",
+ * "turn_id", "writes", "capture_error"}`. Without a model it answers as the offline terminal does
+ * and says so.
+ *
+ * It never asks a question: a request of the model to forget a belief is printed as waiting for
+ * `keel forget <id>` or `keel keep <id>` (in `--json`, a write with decision `forget_requested`);
+ * a capture that failed is said in one line (`capture_error`), and the turn still succeeds.
  *
  * @module
  */
@@ -10,6 +15,13 @@ import { openKeel } from '@keel/host';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { action, EXIT, emit, wantsJson } from '../output.js';
+import {
+  captureErrorLine,
+  forgetAsks,
+  forgetRequestJson,
+  forgetWaitingLine,
+} from '../turn-notes.js';
+import { captureErrorJson, writeJson } from './shared.js';
 
 /** Registers `keel ask <message…>`. */
 export function registerAskCommand(program: Command, config: Config): void {
@@ -45,6 +57,8 @@ export async function ask(config: Config, message: string, asJson: boolean): Pro
           mode: store.stats().mode,
           facts_used: facts,
           reason: choice.reason,
+          writes: r.write ? [writeJson(r.write, forgetRequestJson([], 'shell'))] : [],
+          capture_error: r.captureError ?? null,
         },
         () => r.text,
       );
@@ -73,6 +87,8 @@ export async function ask(config: Config, message: string, asJson: boolean): Pro
               },
             }),
       });
+      const asks = forgetAsks(store, result.writes);
+      if (streamed) process.stdout.write('\n');
       emit(
         asJson,
         {
@@ -82,15 +98,16 @@ export async function ask(config: Config, message: string, asJson: boolean): Pro
           mode: result.mode,
           facts_used: result.factsUsed,
           turn_id: result.turnId,
-          writes: result.writes.map((w) => ({
-            decision: w.decision,
-            reason: w.reason,
-            fact_id: w.fact?.id ?? null,
-          })),
+          writes: result.writes.map((w) => writeJson(w, forgetRequestJson(asks, 'shell'))),
+          capture_error: captureErrorJson(result.captureError),
         },
-        () => (streamed ? '' : result.reply),
+        () =>
+          [
+            ...(streamed ? [] : [result.reply]),
+            ...(result.captureError ? [captureErrorLine(result.captureError)] : []),
+            ...asks.map((a) => forgetWaitingLine(a, 'shell')),
+          ].join('\n'),
       );
-      if (streamed) process.stdout.write('\n');
       return EXIT.ok;
     } finally {
       process.off('SIGINT', onSigint);

@@ -1,8 +1,9 @@
 /**
  * `keel doctor`: what is configured and what is degraded: the data folder, the database's schema
- * and integrity, full-text and vector search, the embedder, the chat model, the memory's size and
- * the think service (its lock holder and its state, read through the store's repositories). Exits
- * 1 when the database is damaged.
+ * and integrity, full-text and vector search, the embedder, the chat model, the memory's size, the
+ * think service (its lock holder and its state, read through the store's repositories) and the
+ * newest captures that failed (a failed capture never fails its turn; this is where it shows).
+ * Exits 1 when the database is damaged, never for capture failures.
  *
  * @module
  */
@@ -14,6 +15,11 @@ import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { action, EXIT, emit, wantsJson as json } from '../output.js';
 import { embedderReport } from './models.js';
+
+/** Capture failures the report lists, newest first. */
+const DOCTOR_CAPTURE_FAILURES = 5;
+/** A capture failure this recent (ms) counts as "failed recently" in the text report: 30 days. */
+const RECENT_CAPTURE_MS = 30 * 86_400_000;
 
 /** Registers `keel doctor`. */
 export function registerDoctorCommand(program: Command, config: Config): void {
@@ -59,6 +65,11 @@ async function doctor(config: Config, asJson: boolean): Promise<number> {
           ? `running (PID ${report.think.running.pid})`
           : 'not running (keel think)'
       }; last tick ${report.think.last_tick ? `${report.think.last_tick.status} at ${report.think.last_tick.at}` : 'never'}; last night ${report.think.last_night ?? 'never'}; ${report.think.queue.waiting} turn(s) waiting for the gate, ${report.think.queue.believed} for the curator`,
+      `capture       ${
+        report.capture_failures
+          ? captureLine(report.capture_failures, Date.now())
+          : 'unknown: the journal cannot be read (the database is damaged)'
+      }`,
     ].join('\n'),
   );
   return report.integrity === 'ok' ? EXIT.ok : EXIT.failed;
@@ -111,6 +122,8 @@ function doctorReport(
       episodes: stats.episodes,
     },
     think: thinkStatus(config, store),
+    /** The newest captures that failed (their turns went on), newest first; null if unreadable. */
+    capture_failures: captureFailures(store, integrity),
     degraded: [
       ...(vectors.recall_mode === 'lexical' ? ['vectors: lexical-only recall'] : []),
       ...(chat.model ? [] : ['model: offline terminal']),
@@ -139,4 +152,42 @@ function thinkStatus(config: Config, store: MemoryStore) {
     last_night: night,
     queue,
   };
+}
+
+/**
+ * The newest capture failures as the report shows them; null when the database is damaged and
+ * the journal cannot be read (the rest of the report still stands).
+ */
+function captureFailures(store: MemoryStore, integrity: string) {
+  try {
+    return store.captureFailures(DOCTOR_CAPTURE_FAILURES).map((f) => ({
+      at: new Date(f.at).toISOString(),
+      episode_id: f.episodeId,
+      code: f.code,
+      message: f.message,
+    }));
+  } catch (err) {
+    if (integrity === 'ok') throw err;
+    return null;
+  }
+}
+
+/**
+ * The capture line: `2 failed recently: e41 TOO_LARGE value is …; e40 …` for failures in the last
+ * {@link RECENT_CAPTURE_MS}, else `ok` (with the date of the last failure when there was one).
+ */
+function captureLine(
+  failures: { at: string; episode_id: number | null; code: string; message: string }[],
+  now: number,
+): string {
+  const recent = failures.filter((f) => now - Date.parse(f.at) <= RECENT_CAPTURE_MS);
+  if (recent.length === 0) {
+    return failures[0] ? `ok (last failure ${failures[0].at.slice(0, 10)})` : 'ok';
+  }
+  const clip = (s: string) => (s.length <= 80 ? s : `${s.slice(0, 79)}…`);
+  const count =
+    recent.length === DOCTOR_CAPTURE_FAILURES ? `${recent.length}+` : String(recent.length);
+  return `${count} failed recently: ${recent
+    .map((f) => `${f.episode_id === null ? '' : `e${f.episode_id} `}${f.code} ${clip(f.message)}`)
+    .join('; ')}`;
 }

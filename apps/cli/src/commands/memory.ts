@@ -1,7 +1,7 @@
 /**
  * The memory verbs, each a thin adapter over `@keel/memory`: `keel remember` (store a belief),
- * `keel recall` and `keel history` (read), and the owner's corrections `keel forget`, `keel review`,
- * `keel confirm` and `keel reject`. Every verb takes `--json`.
+ * `keel recall` and `keel history` (read), and the owner's corrections `keel forget`, `keel keep`,
+ * `keel review`, `keel confirm` and `keel reject`. Every verb takes `--json`.
  *
  * @module
  */
@@ -150,7 +150,7 @@ export function registerRecallCommands(program: Command, config: Config): void {
     );
 }
 
-/** Registers `keel forget`, `keel review`, `keel confirm` and `keel reject`. */
+/** Registers `keel forget`, `keel keep`, `keel review`, `keel confirm` and `keel reject`. */
 export function registerReviewCommands(program: Command, config: Config): void {
   program
     .command('forget')
@@ -183,8 +183,30 @@ export function registerReviewCommands(program: Command, config: Config): void {
     );
 
   program
+    .command('keep')
+    .description('keep a belief keel asked to forget (the request is answered; the belief stays)')
+    .argument('<id>', 'fact id, e.g. 42 or f42')
+    .action(
+      action((ref: string, _opts: unknown, cmd: Command) =>
+        withStore(config, (store) => {
+          const id = parseFactId(ref);
+          const fact = store.fact(id);
+          if (!fact) throw new KeelError('NOT_FOUND', `no fact ${id}`, { details: { id } });
+          const kept = store.keep(id);
+          emit(json(cmd), { kept, fact: factJson(fact) }, () =>
+            kept
+              ? `kept f${id}; it is not forgotten`
+              : `nothing asked to forget f${id}; it stays as it is`,
+          );
+        }),
+      ),
+    );
+
+  program
     .command('review')
-    .description('pending conflicts, weakly evidenced beliefs and stale beliefs to re-validate')
+    .description(
+      'pending conflicts, requests to forget, weakly evidenced beliefs and stale beliefs to re-validate',
+    )
     .option(
       '--threshold <0..1>',
       'list non-owner beliefs below this confidence',
@@ -205,12 +227,23 @@ export function registerReviewCommands(program: Command, config: Config): void {
               })),
               weak: q.weak.map(factJson),
               stale: q.stale.map(factJson),
+              forget: q.forget.map((r) => ({
+                fact: factJson(r.fact),
+                why: r.why,
+                requested_at: r.requestedAt,
+              })),
             },
             () => {
               const lines: string[] = [];
               for (const p of q.pending) {
                 lines.push(`pending ${formatFactLine(p.fact)}`);
                 if (p.current) lines.push(`   contradicts ${formatFactLine(p.current)}`);
+              }
+              for (const r of q.forget) {
+                lines.push(`forget? ${formatFactLine(r.fact)}${r.why ? ` (why: ${r.why})` : ''}`);
+              }
+              if (q.forget.length) {
+                lines.push('forget?: keel asked to forget it; keel forget <id> or keel keep <id>.');
               }
               for (const f of q.weak) lines.push(`weak    ${formatFactLine(f)}`);
               for (const f of q.stale) lines.push(`stale   ${formatFactLine(f)}`);

@@ -1,10 +1,11 @@
 /**
- * What several verb groups share: the fields of a fact printed in `--json`, the option parsers
- * (whole numbers, dates, confidences) and {@link withStore}, which opens the store for one
- * synchronous verb and closes it.
+ * What several verb groups share: the fields of a fact and of a turn's writes printed in `--json`,
+ * the option parsers (whole numbers, dates, confidences) and {@link withStore}, which opens the
+ * store for one synchronous verb and closes it.
  *
  * @module
  */
+import type { TurnWrite } from '@keel/agent';
 import { type Fact, MemoryStore } from '@keel/memory';
 import { InvalidArgumentError } from 'commander';
 import type { Config } from '../config.js';
@@ -77,4 +78,41 @@ export function withStore<T>(config: Config, fn: (store: MemoryStore) => T): T {
   } finally {
     store.close();
   }
+}
+
+/** A turn's capture failure as `--json` prints it (`capture_error`), or null. */
+export function captureErrorJson(
+  error: { code: string; message: string } | null,
+): { code: string; message: string } | null {
+  return error && { code: error.code, message: error.message };
+}
+
+/**
+ * One thing a turn did to memory as `--json` prints it: its `decision` (a write review's, or
+ * `forget_requested` for the model asking to forget a belief, which waits for the owner), the
+ * reason, the fact, and the owner episode. A request also carries the model's `why` and `answer`,
+ * the commands that settle it (from `request`, given the fact id).
+ */
+export function writeJson(
+  w: TurnWrite,
+  request: (factId: number) => { why: string | null; answer: string },
+) {
+  if (w.decision === 'forget_requested') {
+    return {
+      decision: w.decision,
+      reason: w.reason,
+      fact_id: w.fact.id,
+      fact: factJson(w.fact),
+      episode_id: w.episodeId,
+      ...request(w.fact.id),
+    };
+  }
+  return {
+    decision: w.decision,
+    reason: w.reason,
+    fact_id: w.fact?.id ?? null,
+    fact: w.fact && factJson(w.fact),
+    episode_id: w.episodeId,
+    ...(w.secret ? { secret: w.secret } : {}),
+  };
 }
