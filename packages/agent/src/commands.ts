@@ -17,7 +17,7 @@ export const SLASH_HELP = [
   '/review                  pending conflicts, weak and stale beliefs to confirm or reject',
   '/confirm <id>            make a belief yours (owner_confirmed, 1.0)',
   '/reject <id>             reject a belief (it will not come back)',
-  '/forget <id> [--purge]   retract a belief; --purge erases its value everywhere',
+  '/forget <id> [--purge [--all-slots]]  retract a belief; --purge erases its value everywhere',
   '/keep <id>               keep a belief keel asked to forget',
   '/status                  which model and which recall mode are in use',
   '/help                    this list',
@@ -114,13 +114,34 @@ export async function runSlashCommand(
     }
     case 'forget': {
       const purge = /(^|\s)--purge(\s|$)/.test(arg);
-      const id = parseFactId(need('a fact id').replace('--purge', '').trim());
-      const r = store.forget(id, { purge, channel: context.channel });
-      return {
-        text: purge
-          ? `Forgot and purged f${id}: erased from ${r.erasedFacts.length} row(s), ${r.redactedJournal} journal entr${r.redactedJournal === 1 ? 'y' : 'ies'}, ${r.redactedEpisodes.length} episode(s).`
-          : `Forgot f${id}; it will not be re-learned unless you say it again.`,
-      };
+      const allSlots = /(^|\s)--all-slots(\s|$)/.test(arg);
+      const id = parseFactId(
+        need('a fact id')
+          .replace(/(^|\s)--(purge|all-slots)(?=\s|$)/g, ' ')
+          .trim(),
+      );
+      const r = store.forget(id, {
+        purge,
+        channel: context.channel,
+        otherSlots: allSlots ? 'erase' : 'keep',
+      });
+      if (!purge)
+        return { text: `Forgot f${id}; it will not be re-learned unless you say it again.` };
+      const lines = [
+        `Forgot and purged f${id}: erased from ${r.erasedFacts.length} row(s), ${r.redactedJournal} journal entr${r.redactedJournal === 1 ? 'y' : 'ies'}, ${r.redactedEpisodes.length} episode(s).`,
+        `Reached: ${Object.entries(r.reached)
+          .filter(([, n]) => n > 0)
+          .map(([place, n]) => `${place} ${n}`)
+          .join(', ')}.`,
+      ];
+      if (r.otherSlots.length > 0) {
+        lines.push(
+          allSlots
+            ? `Also cut out of ${r.otherSlots.length} other belief(s): ${r.otherSlots.map((f) => `f${f.id}`).join(', ')}.`
+            : `${r.otherSlots.length} other belief(s) still quote it (${r.otherSlots.map((f) => `f${f.id} ${f.kind}/${f.key}`).join(', ')}): /forget <id> --purge each, or next time /forget <id> --purge --all-slots.`,
+        );
+      }
+      return { text: lines.join('\n') };
     }
     case 'keep': {
       const id = parseFactId(need('a fact id'));

@@ -31,6 +31,7 @@ import {
   evidenceEpisodes,
   factById,
   factCounts,
+  factsHolding,
   history,
   pendingFacts,
   strongestFacts,
@@ -60,7 +61,7 @@ import {
   type RecallResponse,
   recall,
 } from './recall/recall.js';
-import type { OwnerTextHolder } from './redaction.js';
+import { type OwnerTextHolder, scrubberFor } from './redaction.js';
 import { BeliefQueueRepo } from './repos/belief-queue.js';
 import { DiaryRepo } from './repos/diary.js';
 import {
@@ -254,17 +255,22 @@ export class MemoryStore {
   }
 
   /**
-   * Forgets a fact (retracted, tombstoned); with `purge`, erases its value from every place that
-   * can hold the owner's words ({@link MemoryStore.ownerTextHolders}). Its vector (and those of
-   * redacted episodes) is deleted at once.
+   * Forgets a fact (retracted, tombstoned); with `purge`, erases its value from every row of its
+   * slot that holds it and from every place that can hold the owner's words
+   * ({@link MemoryStore.ownerTextHolders}); beliefs in other slots that quote it are listed
+   * (`otherSlots`) and cut only with `otherSlots: 'erase'` (the owner is asked first). Its vector
+   * (and those of redacted episodes) is deleted at once.
    *
    * @throws KeelError `NOT_FOUND`, `INVALID_STATE`.
    */
-  forget(id: number, options: OwnerActionOptions & { purge?: boolean } = {}): ForgetResult {
+  forget(
+    id: number,
+    options: OwnerActionOptions & { purge?: boolean; otherSlots?: 'keep' | 'erase' } = {},
+  ): ForgetResult {
     const r = forget(this.#ctx, id, options, this.ownerTextHolders());
     if (this.#vectors) this.#vectors.removeStale();
     else removeStaleVectors(this.#ctx);
-    if (r.purged && r.erasedFacts.length > 0) {
+    if (r.purged && (r.erasedFacts.length > 0 || Object.values(r.reached).some((n) => n > 0))) {
       // Merge FTS segments so deleted tokens are gone from disk, and fold the WAL into the file
       // (inside a caller's unit of work SQLite refuses a checkpoint: it runs once the unit commits).
       this.optimizeIndexes();
@@ -272,6 +278,22 @@ export class MemoryStore {
       else this.#ctx.db.pragma('wal_checkpoint(TRUNCATE)');
     }
     return r;
+  }
+
+  /**
+   * Beliefs in other slots than fact `id`'s whose value holds its value (what `forget --purge`
+   * would leave unless told to erase them too): for a door to ask before purging.
+   *
+   * @throws KeelError `NOT_FOUND`.
+   */
+  otherSlotsHolding(id: number): Fact[] {
+    const fact = factById(this.#ctx, id);
+    if (!fact) throw new KeelError('NOT_FOUND', `no fact ${id}`, { details: { id } });
+    const scrubber = scrubberFor(fact.value);
+    if (!scrubber || fact.purged_at !== null) return [];
+    return factsHolding(this.#ctx, scrubber).filter(
+      (r) => !(r.scope === fact.scope && r.kind === fact.kind && r.key === fact.key),
+    );
   }
 
   /**

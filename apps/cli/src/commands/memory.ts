@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { createInterface } from 'node:readline/promises';
 import { historyLine } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import { parseFactId, parseSlot, resolveAsOf, SOURCES, type Source } from '@keel/memory';
@@ -159,10 +160,28 @@ export function registerReviewCommands(program: Command, config: Config): void {
     )
     .argument('<id>', 'fact id, e.g. 42 or f42')
     .option('--purge', 'erase the value from facts, the index, the journal and its episodes')
+    .option(
+      '--all-slots',
+      'with --purge: also cut the value out of other beliefs that quote it (asked on a terminal)',
+    )
     .action(
-      action((ref: string, opts: { purge?: boolean }, cmd: Command) =>
-        withStore(config, (store) => {
-          const r = store.forget(parseFactId(ref), { purge: Boolean(opts.purge), channel: 'cli' });
+      action(async (ref: string, opts: { purge?: boolean; allSlots?: boolean }, cmd: Command) => {
+        const id = parseFactId(ref);
+        // Other beliefs that quote the value: erased only when the owner says so — with
+        // --all-slots, or asked here on a terminal (never when piped or with --json).
+        let otherSlots: 'keep' | 'erase' = opts.allSlots ? 'erase' : 'keep';
+        if (opts.purge && !opts.allSlots && !json(cmd) && process.stdin.isTTY) {
+          const others = withStore(config, (store) => store.otherSlotsHolding(id));
+          if (others.length > 0) {
+            process.stdout.write(
+              `${others.length} other belief(s) quote it:\n${others.map((f) => `  ${formatFactLine(f)}`).join('\n')}\n`,
+            );
+            const answer = await ask('Cut it out of them too? [y/N] ');
+            if (/^y(es)?$/i.test(answer.trim())) otherSlots = 'erase';
+          }
+        }
+        return withStore(config, (store) => {
+          const r = store.forget(id, { purge: Boolean(opts.purge), channel: 'cli', otherSlots });
           emit(
             json(cmd),
             {
@@ -172,14 +191,29 @@ export function registerReviewCommands(program: Command, config: Config): void {
               redacted_journal: r.redactedJournal,
               redacted_episodes: r.redactedEpisodes,
               reached: r.reached,
+              other_slots: r.otherSlots.map(factJson),
+              other_slots_erased: otherSlots === 'erase',
             },
             () =>
               r.purged
-                ? `forgot and purged f${r.fact.id}: ${r.erasedFacts.length} row(s), ${r.redactedJournal} journal entries, ${r.redactedEpisodes.length} episode(s) redacted`
+                ? [
+                    `forgot and purged f${r.fact.id}: ${r.erasedFacts.length} row(s), ${r.redactedJournal} journal entries, ${r.redactedEpisodes.length} episode(s) redacted`,
+                    `reached: ${Object.entries(r.reached)
+                      .filter(([, n]) => n > 0)
+                      .map(([place, n]) => `${place} ${n}`)
+                      .join(', ')}`,
+                    ...(r.otherSlots.length === 0
+                      ? []
+                      : otherSlots === 'erase'
+                        ? [`also cut out of ${r.otherSlots.map((f) => `f${f.id}`).join(', ')}`]
+                        : [
+                            `${r.otherSlots.length} other belief(s) still quote it: ${r.otherSlots.map((f) => `f${f.id}`).join(', ')} (keel forget <id> --purge each; --all-slots cuts it out of them at once)`,
+                          ]),
+                  ].join('\n')
                 : `forgot f${r.fact.id} (retracted; a tombstone keeps it from coming back)`,
           );
-        }),
-      ),
+        });
+      }),
     );
 
   program
@@ -288,4 +322,16 @@ export function registerReviewCommands(program: Command, config: Config): void {
         }),
       ),
     );
+}
+
+/** Asks one question on the terminal and returns the answer (empty on end of input). */
+async function ask(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } catch {
+    return '';
+  } finally {
+    rl.close();
+  }
 }

@@ -14,9 +14,9 @@ import type { Actor, Fact } from '../types.js';
 import {
   activeFact,
   factById,
+  factsHolding,
   pendingFacts,
   slotRows,
-  slotRowsWithValue,
   staleFacts,
   weakFacts,
 } from './read.js';
@@ -225,6 +225,12 @@ export interface ForgetResult {
    * `messages`, `belief_queue`, …): what the purge reached. Empty without `purge`.
    */
   reached: Record<string, number>;
+  /**
+   * Beliefs in other slots whose value holds the purged value. With `otherSlots: 'erase'` the value
+   * was erased from them too (listed here as they are now); otherwise they are left as they were,
+   * for the owner to decide (a door asks). Empty without `purge`.
+   */
+  otherSlots: Fact[];
 }
 
 /**
@@ -240,7 +246,7 @@ export interface ForgetResult {
 export function forget(
   ctx: StoreContext,
   id: number,
-  options: OwnerActionOptions & { purge?: boolean },
+  options: OwnerActionOptions & { purge?: boolean; otherSlots?: 'keep' | 'erase' },
   holders: readonly OwnerTextHolder[],
 ): ForgetResult {
   const nothing = (fact: Fact, purged: boolean): ForgetResult => ({
@@ -250,6 +256,7 @@ export function forget(
     redactedJournal: 0,
     redactedEpisodes: [],
     reached: {},
+    otherSlots: [],
   });
   return ctx.db
     .transaction((): ForgetResult => {
@@ -275,16 +282,42 @@ export function forget(
       }
       if (!options.purge) return nothing(fact, false);
       if (fact.purged_at !== null) return nothing(fact, true);
-      // Every non-current row of the slot holding this value (history included) is erased.
-      const rows = slotRowsWithValue(ctx, fact, fact.value_hash).filter(
-        (r) => r.status !== 'active' && r.status !== 'pending',
-      );
-      for (const r of rows) transition.erase(ctx, r.id, now);
-      bury(ctx, fact, 'purged', now);
-      const ids = rows.map((r) => r.id);
-      const reached: Record<string, number> = { facts: ids.length };
       // Every stored form of the value: case, punctuation and Unicode form do not matter.
       const scrubber = scrubberFor(fact.value);
+      const holds = (r: Fact) =>
+        r.value_hash === fact.value_hash || scrubber?.holds(r.value) === true;
+      // Every row of the slot holding the value — history, and reworded forms that contain it —
+      // is erased; a current or pending one is forgotten first.
+      const rows = slotRows(ctx, fact, ['active', 'pending', 'superseded', 'retracted', 'rejected'])
+        .filter((r) => r.purged_at === null && holds(r))
+        .sort((a, b) => a.id - b.id);
+      for (const r of rows) {
+        if (r.status === 'active' || r.status === 'pending') {
+          retireBelief(ctx, r.id, {
+            status: 'retracted',
+            reason: 'forgotten',
+            actor: 'owner',
+            why: 'forgotten by the owner (it held a purged value)',
+          });
+        }
+        transition.erase(ctx, r.id, now);
+      }
+      bury(ctx, fact, 'purged', now);
+      const ids = rows.map((r) => r.id);
+      // Other slots holding it: erased only when the owner says so (their own belief may still
+      // stand without it: the value is cut out of them, the rest kept).
+      const elsewhere = scrubber
+        ? factsHolding(ctx, scrubber).filter(
+            (r) => !(r.scope === fact.scope && r.kind === fact.kind && r.key === fact.key),
+          )
+        : [];
+      if (options.otherSlots === 'erase' && scrubber) {
+        for (const r of elsewhere) transition.scrubValue(ctx, r.id, scrubber.scrub(r.value), now);
+      }
+      const otherSlots = elsewhere.map((r) => factById(ctx, r.id)!);
+      const reached: Record<string, number> = {
+        facts: ids.length + (options.otherSlots === 'erase' ? elsewhere.length : 0),
+      };
       let redactedEpisodes: number[] = [];
       if (scrubber) {
         for (const holder of holders) {
@@ -305,6 +338,8 @@ export function forget(
           redacted_journal: reached.journal ?? 0,
           redacted_episodes: redactedEpisodes,
           reached,
+          other_slots: otherSlots.map((r) => r.id),
+          other_slots_erased: options.otherSlots === 'erase',
         },
       });
       return {
@@ -314,6 +349,7 @@ export function forget(
         redactedJournal: reached.journal ?? 0,
         redactedEpisodes,
         reached,
+        otherSlots,
       };
     })
     .immediate();

@@ -124,3 +124,16 @@ export function factCounts(ctx: StoreContext): { facts: number; active: number; 
             coalesce(sum(status = 'pending'), 0) AS pending FROM facts`,
   ).get() as { facts: number; active: number; pending: number };
 }
+
+/**
+ * Audit read for purge: every fact row not yet purged whose value holds a value (as `scrubber`
+ * finds it: case, punctuation and Unicode form aside), in any status, by id.
+ */
+export function factsHolding(
+  ctx: StoreContext,
+  scrubber: { holds(text: string): boolean },
+): Fact[] {
+  return (
+    stmt(ctx.db, 'SELECT * FROM facts WHERE purged_at IS NULL ORDER BY id').all() as Fact[]
+  ).filter((f) => scrubber.holds(f.value));
+}

@@ -17,6 +17,7 @@
  * | {@link retire}    | active or pending   | rejected, or retracted               |
  * | {@link decayTo}   | active              | active, lower confidence             |
  * | {@link erase}     | any but current     | the same, value purged               |
+ * | {@link scrubValue}| any                 | the same, a purged value cut out of it |
  * | {@link mergeInto} | active (a duplicate)| superseded by the keeper, evidence moved |
  *
  * Every function runs inside the caller's transaction; none journals (the caller does, with the
@@ -258,6 +259,20 @@ export function decayTo(ctx: StoreContext, id: number, confidence: number, now: 
 export function erase(ctx: StoreContext, id: number, now: number): void {
   stmt(ctx.db, 'UPDATE facts SET value = ?, purged_at = ?, updated_at = ? WHERE id = ?').run(
     PURGED,
+    now,
+    now,
+    id,
+  );
+}
+
+/**
+ * A purge cuts a value out of a belief in another slot that quoted it: the row keeps the rest of
+ * its words (`value` as the caller scrubbed it) and its status; `purged_at` records the cut. Its
+ * hash stays the original's.
+ */
+export function scrubValue(ctx: StoreContext, id: number, value: string, now: number): void {
+  stmt(ctx.db, 'UPDATE facts SET value = ?, purged_at = ?, updated_at = ? WHERE id = ?').run(
+    value,
     now,
     now,
     id,
