@@ -35,13 +35,18 @@ export { acquireTurnLock, type TurnLockOptions } from './lock.js';
 export {
   AnthropicChatModel,
   type AnthropicChatModelOptions,
+  CLAUDE_CONTEXT_TOKENS,
+  claudeMaxOutputTokens,
   DEFAULT_ANTHROPIC_BASE_URL,
   DEFAULT_ANTHROPIC_MODEL,
 } from './model/anthropic.js';
 export {
   DEFAULT_OLLAMA_CHAT_MODEL,
+  OLLAMA_CONTEXT_CAP,
+  OLLAMA_FALLBACK_CONTEXT,
   OllamaChatModel,
   type OllamaChatOptions,
+  ollamaMaxOutputTokens,
 } from './model/ollama.js';
 export type * from './model/types.js';
 export {
