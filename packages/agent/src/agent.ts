@@ -93,6 +93,8 @@ export const TRUNCATED_NOTE = '(the reply was cut at the length limit)';
 /** What keel says when it ends a turn because the model kept calling tools past the limit. */
 export const STOPPED_NOTE =
   '(keel stopped this turn: the model kept calling tools past the limit for one turn. Ask again, more narrowly.)';
+/** The most the agent assumes a provider out-counts keel's tokenizer, whatever it is told. */
+const MAX_LEARNED_SCALE = 2;
 /** Output tokens of a compaction summary, at most. */
 const SUMMARY_MAX_TOKENS = 1024;
 /** Tokens held for the anchor when history is folded to fit a request. */
@@ -375,7 +377,15 @@ export class Agent implements UnansweredRecorder {
         const tooLong = this.learn(err, size);
         if (!tooLong && context.past.length === 0) throw err;
         retried = true;
-        budget = await this.budget();
+        budget = await this.budget().catch((e: unknown) => {
+          // What the provider allows leaves no room for this turn: it is rolled back.
+          if (!KeelError.isInstance(e) || e.code !== 'INVALID_INPUT') throw e;
+          throw new KeelError(
+            'TOO_LARGE',
+            `this turn is too large for the model's context (${e.message}): nothing of it was stored.`,
+            { cause: err },
+          );
+        });
         if (!tooLong) await this.fold(signal, 0, 0, budget);
         context = await this.fitHistory(staticBlock, sent, tools, budget, budget.input, signal);
         size = context.tokens;
@@ -518,9 +528,10 @@ export class Agent implements UnansweredRecorder {
         d.limitTokens,
       );
     }
-    // Without counts, assume the provider counts half again as many tokens as keel.
+    // Without counts, assume the provider counts half again as many tokens as keel; one odd
+    // request never makes it more than twice.
     const ratio = d.promptTokens && counted > 0 ? d.promptTokens / counted : 1.5;
-    this.learned.scale = Math.max(this.learned.scale, ratio * 1.05);
+    this.learned.scale = Math.min(MAX_LEARNED_SCALE, Math.max(this.learned.scale, ratio * 1.05));
     return true;
   }
 

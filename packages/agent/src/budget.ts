@@ -39,7 +39,7 @@ export const TOOL_ROUND_TOKENS = 12_000;
 export const CLOSING_RESERVE_TOKENS = 1_000;
 /** A round with less room than this for its results is not run: the model is asked to answer. */
 export const MIN_ROUND_TOKENS = 500;
-/** The smallest input budget keel works with; a smaller one is a configuration error. */
+/** The smallest first-request budget (`open`) keel works with; less is a configuration error. */
 export const MIN_INPUT_BUDGET = 2_000;
 
 /** The budget of every request in a turn, in tokens as keel counts them. */
@@ -65,7 +65,7 @@ export interface RequestBudget {
  * @param scale - the provider's count over keel's, learned from a "prompt is too long" answer.
  *   Default 1.
  * @throws KeelError `INVALID_INPUT` when the window leaves less than {@link MIN_INPUT_BUDGET}
- *   tokens of input (the message names the context and `max_tokens`).
+ *   tokens for a turn's first request (the message names both settings).
  */
 export function requestBudget(
   contextTokens: number,
@@ -74,18 +74,14 @@ export function requestBudget(
   scale = 1,
 ): RequestBudget {
   const input = Math.floor((contextTokens * (1 - margin)) / Math.max(1, scale)) - maxTokens;
-  if (!(input >= MIN_INPUT_BUDGET)) {
+  const open = input - maxTokens - CLOSING_RESERVE_TOKENS;
+  if (!(open >= MIN_INPUT_BUDGET)) {
     throw new KeelError(
       'INVALID_INPUT',
-      `a context window of ${contextTokens} tokens with max_tokens ${maxTokens} leaves ${input} tokens for the request (at least ${MIN_INPUT_BUDGET} needed): raise KEEL_CONTEXT_TOKENS or lower KEEL_MAX_TOKENS`,
+      `a context window of ${contextTokens} tokens with max_tokens ${maxTokens} leaves ${Math.max(0, open)} tokens for a turn's first request (at least ${MIN_INPUT_BUDGET} needed): raise KEEL_CONTEXT_TOKENS or lower KEEL_MAX_TOKENS`,
     );
   }
-  return {
-    contextTokens,
-    maxTokens,
-    input,
-    open: Math.max(0, input - maxTokens - CLOSING_RESERVE_TOKENS),
-  };
+  return { contextTokens, maxTokens, input, open };
 }
 
 /** Tokens of the system parts (each with a small framing allowance). */
