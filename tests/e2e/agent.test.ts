@@ -14,7 +14,6 @@ import {
   LEFT_OUT_NOTE,
   MAX_TOOL_ROUNDS,
   messageTokens,
-  SessionStore,
   TOOL_RESULT_TOKENS,
   TOOL_ROUND_TOKENS,
 } from '@keel/agent';
@@ -23,13 +22,8 @@ import { MemoryStore } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tempHome } from '../support/cli.js';
-import {
-  FakeAnthropic,
-  type FakeRequestBody,
-  type FakeScript,
-  text,
-  toolUse,
-} from '../support/fake-anthropic.js';
+import { FakeAnthropic, type FakeRequestBody, text, toolUse } from '../support/fake-anthropic.js';
+import { isCompaction, prose, seedHistory, summarising } from '../support/oversized.js';
 
 let fake: FakeAnthropic;
 let home: string;
@@ -385,24 +379,6 @@ describe('history compaction', () => {
 // ---------------------------------------------------------------------------------------------
 // A session always recovers: every failure below is replayed against the fake Anthropic server.
 
-/** Short common words: one token each for keel, and about one per four characters for the fake. */
-const WORDS =
-  'the old red boat came into port when rain fell over town and we said that it was time to go home with our new map of sea'.split(
-    ' ',
-  );
-
-/** About `n` words of deterministic prose (`seed` varies it). */
-function prose(n: number, seed = 1): string {
-  let x = seed * 2654435761;
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    out.push(WORDS[x % WORDS.length]!);
-    if (i % 14 === 13) out.push('.');
-  }
-  return out.join(' ');
-}
-
 /** Tokens of a text as keel counts them. */
 function tokensOf(value: string): number {
   return messageTokens([{ type: 'text', text: value }]) - 4;
@@ -425,45 +401,6 @@ function keelTokens(body: FakeRequestBody): number {
     0,
   );
   return system + tools + messages;
-}
-
-const isCompaction = (body: FakeRequestBody) =>
-  body.system?.[0]?.text.startsWith('You compact') ?? false;
-
-/** Answers compaction requests with a summary; everything else falls through to the queue. */
-function summarising(then?: (body: FakeRequestBody) => FakeScript | undefined) {
-  return (body: FakeRequestBody): FakeScript | undefined =>
-    isCompaction(body)
-      ? { kind: 'message', blocks: [text('Summary: the owner asked about the old map.')] }
-      : then?.(body);
-}
-
-/** Stores turns as an older keel left them: each a recall whose result holds `tokens` tokens. */
-function seedHistory(turns: number, tokens: number): void {
-  const session = new SessionStore(store);
-  for (let i = 0; i < turns; i++) {
-    const id = session.startTurn('terminal', `tell me everything ${i}`);
-    session.completeTurn(
-      id,
-      [
-        { role: 'user', content: [{ type: 'text', text: `tell me everything ${i}` }] },
-        {
-          role: 'assistant',
-          content: [
-            { type: 'tool_use', id: `toolu_seed${i}`, name: 'recall', input: { query: 'map' } },
-          ],
-        },
-        {
-          role: 'user',
-          content: [
-            { type: 'tool_result', tool_use_id: `toolu_seed${i}`, content: prose(tokens, i + 1) },
-          ],
-        },
-        { role: 'assistant', content: [{ type: 'text', text: `That was everything (${i}).` }] },
-      ],
-      { provider: 'anthropic', model: 'claude-test', factsUsed: [] },
-    );
-  }
 }
 
 /** Facts whose values all match "harbour", each about 900 tokens long. */
@@ -541,7 +478,7 @@ describe('a session always recovers', () => {
 
   it('a model that keeps calling tools cannot grow the request past the budget: it is asked to answer with what it has', async () => {
     seedBigFacts(40);
-    seedHistory(1, 20_000);
+    seedHistory(store, 1, 20_000);
     fake.promptLimit = 200_000;
     fake.responder = summarising((body) =>
       body.tool_choice?.type === 'none'
@@ -578,7 +515,7 @@ describe('a session always recovers', () => {
   });
 
   it('a history past the window no longer fails every later turn: "hi" works, twice', async () => {
-    seedHistory(2, 110_000);
+    seedHistory(store, 2, 110_000);
     fake.promptLimit = 200_000;
     fake.responder = summarising();
     fake.reply('Hi! What can I do?');
@@ -598,7 +535,7 @@ describe('a session always recovers', () => {
   });
 
   it('a provider "prompt is too long" that keel\'s count missed: compaction and one retry, then the answer', async () => {
-    seedHistory(2, 30_000);
+    seedHistory(store, 2, 30_000);
     // keel believes in a million-token window; the provider allows 40,000 tokens.
     fake.promptLimit = 40_000;
     fake.responder = summarising();
