@@ -30,6 +30,7 @@ export const BENCH_NAMES = [
   'longmemeval',
   'hybrid',
   'turn',
+  'turn-budget',
   'think-pipeline',
 ] as const;
 /** One benchmark's name. */

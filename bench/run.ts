@@ -26,6 +26,7 @@ import { benchRecall } from './recall.js';
 import { benchRemember } from './remember.js';
 import { benchThinkPipelineRows } from './think-pipeline.js';
 import { benchTurnRows } from './turn.js';
+import { benchTurnBudgetRows } from './turn-budget.js';
 
 const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]>> = {
   remember: benchRemember,
@@ -37,6 +38,7 @@ const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]
     benchLongMemEval({ data: DEFAULT_LONGMEMEVAL, embedder: o.embedder as never }),
   hybrid: benchHybrid,
   turn: benchTurnRows,
+  'turn-budget': benchTurnBudgetRows,
   'think-pipeline': benchThinkPipelineRows,
 };
 

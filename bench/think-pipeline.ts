@@ -25,7 +25,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Agent, type ChatModel, type ChatRequest, type ChatResponse } from '@keel/agent';
+import {
+  Agent,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type ModelLimits,
+} from '@keel/agent';
 import { type FakeChatCall, FakeChatModel } from '@keel/agent/test';
 import { type BeliefGate, PatternGate } from '@keel/gate';
 import { loadConfig } from '@keel/host';
@@ -476,6 +482,10 @@ class Recorder implements ChatModel {
   constructor(private readonly inner: FakeChatModel) {
     this.provider = inner.provider;
     this.model = inner.model;
+  }
+
+  limits(): Promise<ModelLimits> {
+    return this.inner.limits();
   }
 
   async complete(request: ChatRequest): Promise<ChatResponse> {

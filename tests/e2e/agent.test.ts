@@ -5,13 +5,25 @@
  */
 
 import { join } from 'node:path';
-import { Agent, AnthropicChatModel } from '@keel/agent';
+import {
+  Agent,
+  type AgentOptions,
+  AnthropicChatModel,
+  type ChatMessage,
+  CONTINUE_PROMPT,
+  LEFT_OUT_NOTE,
+  MAX_TOOL_ROUNDS,
+  messageTokens,
+  TOOL_RESULT_TOKENS,
+  TOOL_ROUND_TOKENS,
+} from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import { MemoryStore } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tempHome } from '../support/cli.js';
-import { FakeAnthropic, text, toolUse } from '../support/fake-anthropic.js';
+import { FakeAnthropic, type FakeRequestBody, text, toolUse } from '../support/fake-anthropic.js';
+import { isCompaction, prose, seedHistory, summarising } from '../support/oversized.js';
 
 let fake: FakeAnthropic;
 let home: string;
@@ -26,6 +38,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   fake.reset();
+  fake.checkConversations = true;
   ({ home, cleanup } = tempHome());
   store = MemoryStore.open(join(home, 'keel.db'));
 });
@@ -36,7 +49,13 @@ afterEach(() => {
 });
 
 function agent(
-  options: { maxAttempts?: number; stallTimeoutMs?: number; historyBudgetTokens?: number } = {},
+  options: {
+    maxAttempts?: number;
+    stallTimeoutMs?: number;
+    historyBudgetTokens?: number;
+    contextTokens?: number;
+    maxTokens?: number;
+  } = {},
 ) {
   const model = new AnthropicChatModel({
     apiKey: 'test-key',
@@ -47,11 +66,12 @@ function agent(
     maxDelayMs: 5,
     stallTimeoutMs: options.stallTimeoutMs ?? 5000,
   });
-  return new Agent({
-    store,
-    model,
+  const extra: Partial<AgentOptions> = {
     ...(options.historyBudgetTokens ? { historyBudgetTokens: options.historyBudgetTokens } : {}),
-  });
+    ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
+    ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+  };
+  return new Agent({ store, model, ...extra });
 }
 
 /** All text of a request body's system blocks and messages, for assertions. */
@@ -353,5 +373,267 @@ describe('history compaction', () => {
     const body = fake.requests.at(-1)!.body;
     expect(body.system.at(-1).text).toContain('Summary:');
     expect(body.system.at(-1).cache_control).toBeUndefined();
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// A session always recovers: every failure below is replayed against the fake Anthropic server.
+
+/** Tokens of a text as keel counts them. */
+function tokensOf(value: string): number {
+  return messageTokens([{ type: 'text', text: value }]) - 4;
+}
+
+/** A request body's size as keel counts it (system, tools, messages). */
+function keelTokens(body: FakeRequestBody): number {
+  const system = (body.system ?? []).reduce((n, p) => n + tokensOf(p.text) + 4, 0);
+  const tools = body.tools?.length
+    ? tokensOf(
+        JSON.stringify(
+          (body.tools as { name: string; description: string; input_schema: unknown }[]).map(
+            (t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema }),
+          ),
+        ),
+      )
+    : 0;
+  const messages = body.messages.reduce(
+    (n, m) => n + messageTokens(m.content as ChatMessage['content']),
+    0,
+  );
+  return system + tools + messages;
+}
+
+/** Facts whose values all match "harbour", each about 900 tokens long. */
+function seedBigFacts(count: number): void {
+  for (let i = 0; i < count; i++) {
+    store.remember({
+      kind: 'note',
+      key: `harbour_${i}`,
+      value: `harbour ${prose(880, 100 + i)}`.slice(0, 3990),
+      source: 'owner_stated',
+    });
+  }
+}
+
+/** Every tool_use in the stored history is answered by the next message. */
+function wellFormed(messages: ChatMessage[]): boolean {
+  const uses = messages.flatMap((m) =>
+    m.content.filter((b) => b.type === 'tool_use').map((b) => (b as { id: string }).id),
+  );
+  const results = messages.flatMap((m) =>
+    m.content
+      .filter((b) => b.type === 'tool_result')
+      .map((b) => (b as { tool_use_id: string }).tool_use_id),
+  );
+  const last = messages.at(-1);
+  return JSON.stringify(uses) === JSON.stringify(results) && (!last || last.role === 'assistant');
+}
+
+describe('a session always recovers', () => {
+  it('five recalls in one round: each result and the round are cut at whole lines, with a note saying what was left out', async () => {
+    seedBigFacts(40);
+    fake.reply(
+      [1, 2, 3, 4, 5].map((i) => toolUse('recall', { query: 'harbour', limit: 30 + i - 5 })),
+    );
+    fake.reply('Here is what I found.');
+    const r = await agent().turn({
+      text: 'what do I know about the harbour?',
+      channel: 'terminal',
+    });
+    expect(r.reply).toBe('Here is what I found.');
+    const results = fake.requests[1]!.body.messages.at(-1).content as {
+      type: string;
+      content: string;
+    }[];
+    expect(results).toHaveLength(5);
+    // The round as a whole, and each result, stay within their budgets.
+    expect(messageTokens(results as never)).toBeLessThanOrEqual(TOOL_ROUND_TOKENS + 100);
+    for (const result of results) {
+      expect(tokensOf(result.content)).toBeLessThanOrEqual(TOOL_RESULT_TOKENS);
+    }
+    // Cut at whole results: every line kept is a whole fact line; the note names what is missing.
+    const [first] = results;
+    const lines = first!.content.split('\n');
+    expect(lines[0]).toBe('recall: lexical');
+    const note = lines.at(-1)!;
+    expect(note).toMatch(/^\[keel: \d+ of \d+ lines left out \(f\d+, f\d+/);
+    for (const line of lines.slice(1, -1)) {
+      expect(line).toMatch(
+        /^\[f\d+\] note\/harbour_\d+: harbour .*\(conf 1\.00, seen 1x, owner_stated, just now\)$/,
+      );
+    }
+    expect(lines.length).toBeGreaterThan(3);
+    // Later calls found the round's budget spent: they say so instead of half a result.
+    const late = results.at(-1)!.content;
+    expect(late.match(/^\[f\d+\]/gm)).toBeNull();
+    expect(late === LEFT_OUT_NOTE || /^\[keel: 30 of 31 lines left out \(f\d+/m.test(late)).toBe(
+      true,
+    );
+    // Only facts whose lines reached the model count as used.
+    const shown = new Set(
+      results.flatMap((x) => [...x.content.matchAll(/^\[f(\d+)\]/gm)].map((m) => Number(m[1]))),
+    );
+    expect(r.factsUsed.every((id) => shown.has(id))).toBe(true);
+  });
+
+  it('a model that keeps calling tools cannot grow the request past the budget: it is asked to answer with what it has', async () => {
+    seedBigFacts(40);
+    seedHistory(store, 1, 20_000);
+    fake.promptLimit = 200_000;
+    fake.responder = summarising((body) =>
+      body.tool_choice?.type === 'none'
+        ? { kind: 'message', blocks: [text('From what I found: the harbour notes.')] }
+        : {
+            kind: 'message',
+            blocks: [1, 2, 3, 4, 5].map(() => toolUse('recall', { query: 'harbour', limit: 30 })),
+          },
+    );
+    const a = agent();
+    const r = await a.turn({
+      text: `${prose(40_000, 7)}\nwhat do I know about the harbour?`,
+      channel: 'terminal',
+    });
+    expect(r.reply).toBe('From what I found: the harbour notes.');
+    const budget = await a.budget();
+    const turnRequests = fake.requests.filter((q) => !isCompaction(q.body));
+    expect(turnRequests.length).toBeLessThanOrEqual(MAX_TOOL_ROUNDS);
+    expect(turnRequests.some((q) => q.tooLong || q.invalid)).toBe(false);
+    for (const q of turnRequests) expect(keelTokens(q.body)).toBeLessThanOrEqual(budget.input);
+    expect(r.requestTokens).toBeLessThanOrEqual(budget.input);
+    expect(r.requestTokens).toBe(Math.max(...turnRequests.map((q) => keelTokens(q.body))));
+    // The last request asked for an answer without tools, and said why.
+    const last = turnRequests.at(-1)!.body;
+    expect(last.tool_choice).toEqual({ type: 'none' });
+    expect(JSON.stringify(last.messages.at(-1))).toContain(
+      'Answer the owner now with what you have',
+    );
+    // The turn was stored (and, being large, folded into the anchor right after).
+    expect(dbOf(store).prepare('SELECT status FROM turns ORDER BY id DESC').get()).toEqual({
+      status: 'complete',
+    });
+    expect(wellFormed(a.session.history().messages)).toBe(true);
+  });
+
+  it('a history past the window no longer fails every later turn: "hi" works, twice', async () => {
+    seedHistory(store, 2, 110_000);
+    fake.promptLimit = 200_000;
+    fake.responder = summarising();
+    fake.reply('Hi! What can I do?');
+    fake.reply('Hello again.');
+    const first = await agent()
+      .turn({ text: 'hi', channel: 'terminal' })
+      .catch((e: unknown) => e);
+    expect(KeelError.isInstance(first) ? first.code : null).toBeNull();
+    expect((first as { reply: string }).reply).toBe('Hi! What can I do?');
+    expect((await agent().turn({ text: 'hi', channel: 'discord' })).reply).toBe('Hello again.');
+    expect(fake.requests.some((q) => q.tooLong)).toBe(false);
+    // The oldest turns were folded into the anchor, the newest turn included when it had to be.
+    const h = agent().session.history();
+    expect(h.anchor).toContain('Summary:');
+    expect(h.tokens).toBeLessThan(24_000);
+    expect(fake.requests.at(-1)!.body.system.at(-1).text).toContain('Summary:');
+  });
+
+  it('a provider "prompt is too long" that keel\'s count missed: compaction and one retry, then the answer', async () => {
+    seedHistory(store, 2, 30_000);
+    // keel believes in a million-token window; the provider allows 40,000 tokens.
+    fake.promptLimit = 40_000;
+    fake.responder = summarising();
+    fake.reply('Answered after compacting.');
+    const r = await agent({ contextTokens: 1_000_000, maxTokens: 1000 }).turn({
+      text: 'hi',
+      channel: 'terminal',
+    });
+    expect(r.reply).toBe('Answered after compacting.');
+    const turnRequests = fake.requests.filter((q) => !isCompaction(q.body));
+    expect(turnRequests.map((q) => q.tooLong)).toEqual([true, false]);
+    expect(fake.requests.filter((q) => isCompaction(q.body)).length).toBeGreaterThan(0);
+    expect(r.compacted || agent().session.history().anchor !== null).toBe(true);
+  });
+
+  it('a turn too large for the window even after compaction is rolled back, the owner told; the next turn works', async () => {
+    fake.promptLimit = 4_000;
+    fake.responder = summarising();
+    const before = counts();
+    const err = await agent({ contextTokens: 1_000_000, maxTokens: 500 })
+      .turn({ text: `remember that ${prose(6_000, 3)}`, channel: 'terminal' })
+      .catch((e: unknown) => e);
+    expect(KeelError.isInstance(err) && err.code).toBe('TOO_LARGE');
+    expect((err as Error).message).toMatch(
+      /too large for the model's context.*nothing of it was stored/,
+    );
+    expect(counts()).toEqual(before);
+    const turn = dbOf(store).prepare('SELECT status, error_code FROM turns').get();
+    expect(turn).toEqual({ status: 'failed', error_code: 'TOO_LARGE' });
+    fake.reply('Still here.');
+    expect((await agent({ maxTokens: 500 }).turn({ text: 'hi', channel: 'terminal' })).reply).toBe(
+      'Still here.',
+    );
+  });
+
+  it('max_tokens comes from the model (8192 for Claude) or the options, not a fixed 2048', async () => {
+    fake.reply('one');
+    fake.reply('two');
+    await agent().turn({ text: 'hello', channel: 'terminal' });
+    await agent({ maxTokens: 300 }).turn({ text: 'hello', channel: 'terminal' });
+    expect(fake.requests.map((q) => q.body.max_tokens)).toEqual([8192, 300]);
+  });
+
+  it('a reply cut at max_tokens is continued; when it is still cut after two continuations, it says so', async () => {
+    fake.reply('The first part, ', { stopReason: 'max_tokens' });
+    fake.reply('the second part, ', { stopReason: 'max_tokens' });
+    fake.reply('and a third part', { stopReason: 'max_tokens' });
+    const a = agent();
+    const cut = await a.turn({ text: 'tell me a long story', channel: 'terminal' });
+    expect(cut.reply).toBe('The first part, the second part, and a third part');
+    expect(cut.truncated).toBe(true);
+    expect(fake.requests).toHaveLength(3);
+    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain(CONTINUE_PROMPT);
+    // A reply that ends after one continuation is whole.
+    fake.reply('Short story: ', { stopReason: 'max_tokens' });
+    fake.reply('the end.');
+    const whole = await a.turn({ text: 'a short one', channel: 'terminal' });
+    expect(whole).toMatchObject({ reply: 'Short story: the end.', truncated: false });
+    expect(wellFormed(a.session.history().messages)).toBe(true);
+  });
+
+  it('a reply cut in the middle of a tool call drops the half call and continues', async () => {
+    fake.reply(
+      [
+        text('Let me look that'),
+        { type: 'tool_use', name: 'recall', input: {}, rawJson: '{"query": "harb' },
+      ],
+      { stopReason: 'max_tokens' },
+    );
+    fake.reply(' up: nothing on the harbour yet.');
+    const r = await agent().turn({ text: 'harbour?', channel: 'terminal' });
+    expect(r).toMatchObject({
+      reply: 'Let me look that up: nothing on the harbour yet.',
+      truncated: false,
+    });
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('tool calls cut at max_tokens are still answered, so the next turn is not refused', async () => {
+    fake.reply([text('Checking.'), toolUse('recall', { query: 'tea' })], {
+      stopReason: 'max_tokens',
+    });
+    fake.reply('Nothing on tea.');
+    fake.reply('Hi.');
+    const a = agent();
+    expect((await a.turn({ text: 'tea?', channel: 'terminal' })).reply).toBe(
+      'Checking.\nNothing on tea.',
+    );
+    expect((await a.turn({ text: 'hi', channel: 'terminal' })).reply).toBe('Hi.');
+    expect(fake.requests.some((q) => q.invalid)).toBe(false);
+  });
+
+  it('an empty answer does not poison the history', async () => {
+    fake.reply([]);
+    fake.reply('Hi.');
+    const a = agent();
+    await a.turn({ text: 'hello?', channel: 'terminal' });
+    expect((await a.turn({ text: 'hi', channel: 'terminal' })).reply).toBe('Hi.');
+    expect(fake.requests.some((q) => q.invalid)).toBe(false);
   });
 });

@@ -4,11 +4,13 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { TRUNCATED_NOTE } from '@keel/agent';
 import { MemoryStore } from '@keel/memory';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, tempHome } from '../support/cli.js';
 import { FakeAnthropic, text, toolUse } from '../support/fake-anthropic.js';
+import { seedHistory, summarising } from '../support/oversized.js';
 
 let fake: FakeAnthropic;
 let home: string;
@@ -53,9 +55,10 @@ async function ask(message: string, extra: Record<string, string> = {}) {
 function run(
   message: string,
   extra: Record<string, string> = {},
+  flags: string[] = ['--json'],
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'ask', message, '--json'], { env: env(extra) });
+    const child = spawn(process.execPath, [CLI, 'ask', message, ...flags], { env: env(extra) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {
@@ -187,5 +190,41 @@ describe('keel ask', () => {
     const e = r.json().error;
     expect(e.code).toBe('MODEL_UNAVAILABLE');
     expect(e.message).toContain('OLLAMA_HOST');
+  });
+
+  it('a history past the model\'s window does not fail every later turn: "hi" is answered', async () => {
+    const store = MemoryStore.open(join(home, 'keel.db'));
+    seedHistory(store, 2, 110_000);
+    store.close();
+    fake.promptLimit = 200_000;
+    fake.responder = summarising();
+    fake.reply('Hi, I am here.');
+    const r = await ask('hi');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ reply: 'Hi, I am here.', truncated: false });
+    expect(fake.requests.some((q) => q.tooLong)).toBe(false);
+  });
+
+  it('KEEL_MAX_TOKENS reaches the model; a reply still cut at it says so, in --json and in text', async () => {
+    for (let i = 0; i < 2; i++) {
+      fake.reply('It began, ', { stopReason: 'max_tokens' });
+      fake.reply('went on, ', { stopReason: 'max_tokens' });
+      fake.reply('and on', { stopReason: 'max_tokens' });
+    }
+    const json = await ask('tell me a long story', { KEEL_MAX_TOKENS: '300' });
+    expect(json.status, json.stderr).toBe(0);
+    expect(json.json()).toMatchObject({ reply: 'It began, went on, and on', truncated: true });
+    expect(fake.requests.map((q) => q.body.max_tokens)).toEqual([300, 300, 300]);
+    const plain = await run('tell me a long story', { KEEL_MAX_TOKENS: '300' }, []);
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(plain.stdout.trim().split('\n')).toEqual(['It began, went on, and on', TRUNCATED_NOTE]);
+  });
+
+  it('a bad KEEL_MAX_TOKENS is CONFIG_INVALID naming it', async () => {
+    const r = await ask('hello', { KEEL_MAX_TOKENS: 'lots' });
+    expect(r.status).not.toBe(0);
+    expect(r.json().error).toMatchObject({ code: 'CONFIG_INVALID' });
+    expect(r.json().error.message).toContain('KEEL_MAX_TOKENS "lots"');
+    expect(fake.requests).toHaveLength(0);
   });
 });

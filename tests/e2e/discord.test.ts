@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent, AnthropicChatModel } from '@keel/agent';
+import { Agent, AnthropicChatModel, TRUNCATED_NOTE } from '@keel/agent';
 import { KeelDiscord, LAST_SEEN_KEY } from '@keel/discord';
 import { MemoryStore } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
@@ -15,6 +15,7 @@ import { CLI, ROOT, tempHome } from '../support/cli.js';
 import { FakeAnthropic, toolUse } from '../support/fake-anthropic.js';
 import { FakeDiscord, type FakeUser, user } from '../support/fake-discord.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
+import { seedHistory, summarising } from '../support/oversized.js';
 
 let anthropic: FakeAnthropic;
 let discord: FakeDiscord;
@@ -119,6 +120,22 @@ describe('the Discord front door', () => {
       'status',
     ]);
     expect(put?.body.every((c: { contexts: number[] }) => c.contexts.includes(1))).toBe(true);
+  });
+
+  it('a history past the window is no dead end on Discord, and a cut reply says so', async () => {
+    seedHistory(store, 2, 110_000);
+    anthropic.promptLimit = 200_000;
+    anthropic.responder = summarising();
+    anthropic.reply('Hi, ', { stopReason: 'max_tokens' });
+    anthropic.reply('still ', { stopReason: 'max_tokens' });
+    anthropic.reply('here', { stopReason: 'max_tokens' });
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    discord.sendMessage(owner, dm, 'hi');
+    await discord.waitFor(() => discord.posted(dm).length === 1, 20_000, 'the reply');
+    await bot!.idle();
+    expect(discord.posted(dm).map((m) => m.content)).toEqual([`Hi, still here\n${TRUNCATED_NOTE}`]);
+    expect(anthropic.requests.some((q) => q.tooLong)).toBe(false);
   });
 
   it("drops a stranger's DM, a bot's DM, its own message and a guild message: no REST call, nothing stored", async () => {

@@ -101,6 +101,35 @@ describe('OllamaChatModel', () => {
     });
   });
 
+  it("runs the model with the window keel budgets for: the model's own, capped, or the configured one", async () => {
+    ollama.queueChat({ content: 'one' }, { content: 'two' });
+    const own = new OllamaChatModel({ host: ollama.url, model: 'llama3.1' });
+    expect(await own.limits()).toEqual({ contextTokens: 32_768, maxOutputTokens: 2048 });
+    await new Agent({ store, model: own }).turn({ text: 'hello', channel: 'terminal' });
+    const configured = new OllamaChatModel({
+      host: ollama.url,
+      model: 'llama3.1',
+      contextTokens: 16_000,
+      maxOutputTokens: 700,
+    });
+    await new Agent({ store, model: configured }).turn({ text: 'hello', channel: 'terminal' });
+    expect(chatRequests().map((r) => r.body!.options)).toEqual([
+      { num_predict: 2048, num_ctx: 32_768 },
+      { num_predict: 700, num_ctx: 16_000 },
+    ]);
+    // A model Ollama says nothing of gets the fallback window.
+    const unknown = new OllamaChatModel({ host: ollama.url, model: 'not-pulled' });
+    expect(await unknown.limits()).toEqual({ contextTokens: 32_768, maxOutputTokens: 2048 });
+    // A model with a smaller window than the cap keeps its own.
+    const small = await startFakeOllama({ models: ['llama3:latest'], contextLength: 8192 });
+    try {
+      const model = new OllamaChatModel({ host: small.url, model: 'llama3' });
+      expect(await model.limits()).toEqual({ contextTokens: 8192, maxOutputTokens: 1024 });
+    } finally {
+      await small.close();
+    }
+  });
+
   it('an unreachable Ollama is a clear error naming OLLAMA_HOST, and the turn leaves no memory', async () => {
     const agent = new Agent({
       store,

@@ -1,10 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { TRUNCATED_NOTE } from '@keel/agent';
 import { MemoryStore } from '@keel/memory';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, keel, tempHome } from '../support/cli.js';
 import { FakeAnthropic, text, toolUse } from '../support/fake-anthropic.js';
+import { seedHistory, summarising } from '../support/oversized.js';
 
 let home: string;
 let cleanup: () => void;
@@ -343,6 +345,32 @@ describe('the terminal with a model: the model proposes, the owner decides what 
       reply: 'Noted again.',
       writes: [],
       capture_error: { code: expect.any(String), message: expect.stringContaining('refuses') },
+    });
+  });
+
+  it('a history past the window is no dead end, and a reply cut at the length limit says so', async () => {
+    const store = MemoryStore.open(join(home, 'keel.db'));
+    seedHistory(store, 2, 110_000);
+    store.close();
+    fake.promptLimit = 200_000;
+    fake.responder = summarising();
+    fake.reply('Hello, ', { stopReason: 'max_tokens' });
+    fake.reply('and hello ', { stopReason: 'max_tokens' });
+    fake.reply('again', { stopReason: 'max_tokens' });
+    fake.reply('Short and whole.');
+    const r = await piped([], 'hi\nhi again\n');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`Hello, and hello again\n${TRUNCATED_NOTE}\nShort and whole.\n`);
+    expect(r.stdout).not.toContain('error');
+    expect(r.stdout.split(TRUNCATED_NOTE)).toHaveLength(2);
+    expect(fake.requests.some((q) => q.tooLong)).toBe(false);
+    fake.reply('Cut', { stopReason: 'max_tokens' });
+    fake.reply(' and cut', { stopReason: 'max_tokens' });
+    fake.reply(' again', { stopReason: 'max_tokens' });
+    const json = await piped(['--json'], 'one more\n');
+    expect(JSON.parse(json.stdout.trim())).toMatchObject({
+      reply: 'Cut and cut again',
+      truncated: true,
     });
   });
 });

@@ -8,9 +8,18 @@
  * `message_delta` with `stop_reason` and usage, `message_stop`); without `stream` it answers the
  * message as JSON.
  *
- * It is scripted: push a queue of {@link FakeScript}s, one per request, answered in order. It
- * records every request (method, path, headers, parsed JSON body). A request with nothing scripted
- * is answered 500 with an `api_error` naming the problem and recorded in {@link FakeAnthropic.errors}.
+ * It is scripted: push a queue of {@link FakeScript}s, one per request, answered in order, or set a
+ * {@link FakeAnthropic.responder} that answers from the request body (consulted first). It records
+ * every request (method, path, headers, parsed JSON body, its size in estimated tokens). A request
+ * with nothing scripted is answered 500 with an `api_error` naming the problem and recorded in
+ * {@link FakeAnthropic.errors}.
+ *
+ * Like the real API it can refuse a malformed conversation ({@link FakeAnthropic.checkConversations})
+ * and a prompt longer than a context window
+ * ({@link FakeAnthropic.promptLimit}): HTTP 400 `invalid_request_error` "prompt is too long: N
+ * tokens > M maximum", without consuming a script. Its token estimate is not keel's tokenizer: by
+ * default a token per 4 characters of the system, message and tool text as sent
+ * ({@link estimateTokens}).
  *
  * @example
  * const fake = await FakeAnthropic.start();
@@ -26,7 +35,14 @@ import type { AddressInfo } from 'node:net';
 /** A content block the fake sends. */
 export type FakeBlock =
   | { type: 'text'; text: string }
-  | { type: 'tool_use'; id?: string; name: string; input: unknown };
+  | {
+      type: 'tool_use';
+      id?: string;
+      name: string;
+      input: unknown;
+      /** The input JSON as streamed, when it is not `input`'s (e.g. cut off mid-value). */
+      rawJson?: string;
+    };
 
 /** Token counts reported in `message_start` / `message_delta`. */
 export interface FakeUsage {
@@ -96,6 +112,17 @@ export type FakeScript =
   | FakeStallScript
   | FakeDisconnectScript;
 
+/** The parts of a Messages API request body a responder reads. */
+export interface FakeRequestBody {
+  model: string;
+  max_tokens: number;
+  system?: Array<{ type: 'text'; text: string }>;
+  // biome-ignore lint/suspicious/noExplicitAny: content blocks of any type, read loosely.
+  messages: Array<{ role: string; content: string | Array<Record<string, any>> }>;
+  tools?: unknown[];
+  tool_choice?: { type: string };
+}
+
 /** One request the fake received. */
 export interface FakeRequest {
   method: string;
@@ -105,8 +132,79 @@ export interface FakeRequest {
   /** The parsed JSON body (`undefined` if it was not JSON). */
   // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary fields of the wire body.
   body: any;
-  /** The script that answered it (`undefined`: unscripted, answered 500). */
+  /** The script that answered it (`undefined`: unscripted, or refused as too long). */
   script: FakeScript | undefined;
+  /** The request's size as the fake estimates it ({@link FakeAnthropic.countTokens}). */
+  tokens: number;
+  /** True when it was refused for passing {@link FakeAnthropic.promptLimit}. */
+  tooLong: boolean;
+  /** Why the fake refused it as malformed, as the API would (null: well formed). */
+  invalid: string | null;
+}
+
+/**
+ * The checks the Messages API makes of a conversation that keel's requests could fail: the first
+ * message is the owner's, every message but a final assistant one has content, text blocks are
+ * not empty, each `tool_use` is answered by a `tool_result` in the very next message (and only
+ * then), and tools are declared when tool blocks are present. Returns the API's complaint, or null.
+ */
+export function checkConversation(body: FakeRequestBody): string | null {
+  const messages = body.messages ?? [];
+  if (messages[0]?.role !== 'user') return 'messages: the first message must use the "user" role';
+  let toolBlocks = false;
+  for (const [i, m] of messages.entries()) {
+    const content = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+    const final = i === messages.length - 1 && m.role === 'assistant';
+    if (content.length === 0 && !final) {
+      return `messages.${i}: all messages must have non-empty content except for the optional final assistant message`;
+    }
+    for (const b of content) {
+      if (b.type === 'text' && b.text === '') {
+        return 'messages: text content blocks must be non-empty';
+      }
+      if (b.type === 'tool_use' || b.type === 'tool_result') toolBlocks = true;
+    }
+    const uses = m.role === 'assistant' ? content.filter((b) => b.type === 'tool_use') : [];
+    if (uses.length > 0) {
+      const next = messages[i + 1];
+      const answered = new Set(
+        (typeof next?.content === 'string' ? [] : (next?.content ?? []))
+          .filter((b) => b.type === 'tool_result')
+          .map((b) => b.tool_use_id),
+      );
+      const missing = uses.map((u) => u.id).filter((id) => !answered.has(id));
+      if (next?.role !== 'user' || missing.length > 0) {
+        return `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+      }
+    }
+    if (m.role === 'user') {
+      const prev = messages[i - 1];
+      const asked = new Set(
+        (prev?.role === 'assistant' && typeof prev.content !== 'string' ? prev.content : [])
+          .filter((b) => b.type === 'tool_use')
+          .map((b) => b.id),
+      );
+      for (const [k, b] of content.entries()) {
+        if (b.type === 'tool_result' && !asked.has(b.tool_use_id)) {
+          return `messages.${i}.content.${k}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(b.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+        }
+      }
+    }
+  }
+  if (toolBlocks && !(body.tools ?? []).length) {
+    return 'Requests which include `tool_use` or `tool_result` blocks must define tools.';
+  }
+  return null;
+}
+
+/**
+ * The fake's estimate of a request's input tokens: a token per 4 characters of the system text,
+ * the messages' text, tool calls and results, and the tool specs, as JSON.
+ */
+export function estimateTokens(body: unknown): number {
+  const b = (body ?? {}) as { system?: unknown; messages?: unknown; tools?: unknown };
+  const chars = JSON.stringify([b.system ?? '', b.messages ?? [], b.tools ?? []]).length;
+  return Math.ceil(chars / 4);
 }
 
 /** A text block for a script. */
@@ -147,6 +245,23 @@ export class FakeAnthropic {
   readonly errors: string[] = [];
   /** Closed-connection count for stalls (the client gave up on a stalled stream). */
   stallsAbandoned = 0;
+  /**
+   * The context window, in {@link FakeAnthropic.countTokens} tokens: a longer request is refused
+   * with a 400 "prompt is too long" (null: no limit).
+   */
+  promptLimit: number | null = null;
+  /**
+   * Refuse a malformed conversation with a 400, as the API does ({@link checkConversation}).
+   * Default false: wire-level tests send conversations the API would refuse.
+   */
+  checkConversations = false;
+  /** How the fake counts a request's tokens. Default {@link estimateTokens}. */
+  countTokens: (body: unknown) => number = estimateTokens;
+  /**
+   * Answers a request from its body before the queue is consulted; `undefined` falls through to
+   * the queue. E.g. answer every compaction request with a summary.
+   */
+  responder: ((body: FakeRequestBody) => FakeScript | undefined) | null = null;
   readonly #queue: FakeScript[] = [];
   readonly #server: Server;
   readonly #waiters: Array<{ count: number; resolve: () => void }> = [];
@@ -204,12 +319,16 @@ export class FakeAnthropic {
     });
   }
 
-  /** Drops the queue, the recorded requests and errors (between tests). */
+  /** Drops the queue, the recorded requests and errors, the limit and the responder. */
   reset(): void {
     this.#queue.length = 0;
     this.requests.length = 0;
     this.errors.length = 0;
     this.stallsAbandoned = 0;
+    this.promptLimit = null;
+    this.checkConversations = false;
+    this.countTokens = estimateTokens;
+    this.responder = null;
   }
 
   /** Resolves once `count` requests in total have arrived. */
@@ -234,13 +353,26 @@ export class FakeAnthropic {
     }
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const isMessages = req.method === 'POST' && path === '/v1/messages';
-    const script = isMessages ? this.#queue.shift() : undefined;
+    const tokens = isMessages ? this.countTokens(body) : 0;
+    const invalid =
+      this.checkConversations && isMessages && body !== null && typeof body === 'object'
+        ? checkConversation(body as FakeRequestBody)
+        : null;
+    const tooLong =
+      isMessages && invalid === null && this.promptLimit !== null && tokens > this.promptLimit;
+    const script =
+      isMessages && !tooLong && invalid === null
+        ? (this.responder?.(body as FakeRequestBody) ?? this.#queue.shift())
+        : undefined;
     this.requests.push({
       method: req.method ?? '',
       path,
       headers: { ...req.headers },
       body,
       script,
+      tokens,
+      tooLong,
+      invalid,
     });
     for (const waiter of [...this.#waiters]) {
       if (this.requests.length >= waiter.count) {
@@ -255,6 +387,15 @@ export class FakeAnthropic {
     }
     if (body === undefined || typeof body !== 'object') {
       return this.fail(res, 400, `fake-anthropic: request #${n} body is not a JSON object`);
+    }
+    if (invalid !== null) return sendError(res, 400, 'invalid_request_error', invalid);
+    if (tooLong) {
+      return sendError(
+        res,
+        400,
+        'invalid_request_error',
+        `prompt is too long: ${tokens} tokens > ${this.promptLimit} maximum`,
+      );
     }
     if (script === undefined) {
       return this.fail(res, 500, `fake-anthropic: no scripted response left for request #${n}`);
@@ -418,7 +559,7 @@ function messageEvents(
           content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
         },
       ]);
-      const json = JSON.stringify(block.input ?? {});
+      const json = block.rawJson ?? JSON.stringify(block.input ?? {});
       for (const piece of ['', ...chunks(json, chunkSize)]) {
         events.push([
           'content_block_delta',

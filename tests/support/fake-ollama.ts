@@ -5,6 +5,8 @@
  * Endpoints:
  * - `GET /api/tags`: the models it "has" (`options.models`).
  * - `GET /api/version`.
+ * - `POST /api/show`: `{ model }` → the model's `model_info` with its `context_length`
+ *   (`options.contextLength`, default 131072); a model it does not have → 404.
  * - `POST /api/embed`: `{ model, input }` → `{ model, embeddings, ... }`; vectors come from
  *   `options.embed` (default: {@link bagOfWordsVector}, 16-d). A model it does not have → 404.
  * - `POST /api/chat`: scripted replies, in order, from `options.chat` or {@link FakeOllama.queueChat}.
@@ -55,6 +57,8 @@ export interface FakeOllamaOptions {
   chat?: ChatScript[];
   /** Characters per streamed chunk. Default 4. */
   chunkSize?: number;
+  /** The `context_length` `/api/show` reports. Default 131072 (llama3.1's). */
+  contextLength?: number;
 }
 
 /** One request the fake received. */
@@ -138,6 +142,24 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
       }
       if (req.method === 'GET' && path === '/api/version')
         return send(res, 200, { version: '0.12.0' });
+      if (req.method === 'POST' && path === '/api/show') {
+        const model = String(body?.model ?? '');
+        if (!matches(models, model)) {
+          return send(res, 404, { error: `model '${model}' not found` });
+        }
+        return send(res, 200, {
+          modelfile: '',
+          parameters: '',
+          template: '',
+          details: { format: 'gguf', family: 'llama', parameter_size: '8B' },
+          model_info: {
+            'general.architecture': 'llama',
+            'llama.context_length': options.contextLength ?? 131_072,
+          },
+          capabilities: ['completion', 'tools'],
+          modified_at: now(),
+        });
+      }
       if (req.method === 'POST' && path === '/api/embed') {
         const model = String(body?.model ?? '');
         if (!matches(models, model)) {

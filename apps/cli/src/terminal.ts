@@ -9,7 +9,8 @@
  * forget a belief, a TTY asks the owner right there (`y`/`yes` forgets it, anything else keeps it;
  * Ctrl-C leaves the request waiting). Piped input and `--json` never prompt (a question would eat
  * the owner's next line): they say the request waits for `/forget <id>` or `/keep <id>`. A capture
- * that failed is said in one line (the turn went on).
+ * that failed is said in one line (the turn went on), and so is a reply still cut at the length
+ * limit (`truncated` in `--json`).
  *
  * @module
  */
@@ -19,6 +20,7 @@ import {
   type ChatChoice,
   OfflineSession,
   runSlashCommand,
+  TRUNCATED_NOTE,
   type TurnReply,
   type TurnResult,
 } from '@keel/agent';
@@ -182,6 +184,7 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
           });
           reply = result.reply;
           if (!options.json) output.write(streamed ? '\n' : `${reply}\n`);
+          if (!options.json && result.truncated) write(TRUNCATED_NOTE);
         } catch (err) {
           reply = errorText(err);
           extra = { error: KeelError.isInstance(err) ? err.code : 'INTERNAL' };
@@ -196,6 +199,7 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
             facts_used: result.factsUsed,
             writes: result.writes.map((w) => writeJson(w, forgetRequestJson(asks, 'terminal'))),
             capture_error: captureErrorJson(result.captureError),
+            truncated: result.truncated,
           };
           if (!options.json) {
             if (result.captureError) write(captureErrorLine(result.captureError));

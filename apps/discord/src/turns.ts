@@ -7,12 +7,13 @@
  *
  * After a turn's reply: a capture that failed is said in one line (the turn went on; `keel doctor`
  * lists it), and each belief the model asked to forget is put to the owner with a Forget and a Keep
- * button (the model proposes; the owner decides).
+ * button (the model proposes; the owner decides). A reply still cut at the length limit after
+ * keel asked the model to continue ends with a line that says so.
  *
  *
  * @module
  */
-import type { Agent, OfflineSession, TurnWrite } from '@keel/agent';
+import { type Agent, type OfflineSession, TRUNCATED_NOTE, type TurnWrite } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import type { MemoryStore } from '@keel/memory';
 import type { Message, SendableChannels } from 'discord.js';
@@ -112,7 +113,8 @@ export class DmTurns {
       });
       this.options.seen.mark(messageId);
       clearInterval(timer);
-      await sendSplit(channel, result.reply || '(no reply)');
+      const reply = result.reply || '(no reply)';
+      await sendSplit(channel, result.truncated ? `${reply}\n${TRUNCATED_NOTE}` : reply);
       if (result.captureError) {
         const { code, message } = result.captureError;
         await sendSplit(

@@ -205,6 +205,40 @@ describe('memory tools in a turn', () => {
   });
 });
 
+describe('the turn budget', () => {
+  it('at the limit of tool calls the model is asked to answer without tools, and its answer is the reply', async () => {
+    const model = new FakeChatModel((req, i) =>
+      req.toolChoice === 'none'
+        ? 'Here is what I have.'
+        : { content: [use('recall', { query: `q${i}` }, `t${i}`)] },
+    );
+    const agent = new Agent({ store, model });
+    const r = await agent.turn({ text: 'loop', channel: 'test' });
+    expect(r.reply).toBe('Here is what I have.');
+    expect(model.calls).toHaveLength(MAX_TOOL_ROUNDS);
+    expect(model.calls.map((c) => c.toolChoice ?? 'auto')).toEqual([
+      ...Array(MAX_TOOL_ROUNDS - 1).fill('auto'),
+      'none',
+    ]);
+    const last = model.calls.at(-1)!.messages.at(-1)!;
+    expect(last.content.at(-1)).toMatchObject({
+      type: 'text',
+      text: expect.stringContaining('Answer the owner now with what you have'),
+    });
+  });
+
+  it('a model whose window leaves no room for max_tokens fails the turn with a clear error, storing nothing', async () => {
+    const model = new FakeChatModel('never', { limits: { contextTokens: 4096 } });
+    const err = await new Agent({ store, model })
+      .turn({ text: 'hello', channel: 'test' })
+      .catch((e: unknown) => e);
+    expect(KeelError.isInstance(err) && err.code).toBe('INVALID_INPUT');
+    expect((err as Error).message).toContain('KEEL_CONTEXT_TOKENS');
+    expect(model.calls).toHaveLength(0);
+    expect(store.recentEpisodes(10)).toEqual([]);
+  });
+});
+
 describe('capture after a turn', () => {
   it('"remember that" becomes owner_stated; the reply is an assistant episode, never a fact about the owner', async () => {
     const model = new FakeChatModel(['My name is keel and I love sushi.']);

@@ -4,6 +4,9 @@
  * - The turn ({@link Agent}, `agent.ts`): the session lock, recall, the prompt's memory blocks, the
  *   model with streaming and the memory tools, and everything a completed turn stores, in one
  *   transaction.
+ * - The turn's token budgets (`budget.ts`): every request counted before it is sent and kept
+ *   within the model's window ({@link requestBudget}, {@link requestTokens}), tool results cut per
+ *   result and per round ({@link budgetToolResults}).
  * - The model contract (`model/types.ts`) and its providers: Anthropic ({@link AnthropicChatModel}),
  *   Ollama ({@link OllamaChatModel}); {@link chooseChatModel} picks one from typed options; a
  *   recording fake and the conformance suite live on `@keel/agent/test`.
@@ -20,28 +23,56 @@
 export {
   Agent,
   type AgentOptions,
+  CONTINUE_PROMPT,
   type ForgetRequestWrite,
   HISTORY_BUDGET_TOKENS,
+  MAX_CONTINUATIONS,
   MAX_MESSAGE_CHARS,
   MAX_MESSAGE_TOKENS,
   MAX_TOOL_ROUNDS,
+  STOPPED_NOTE,
   secretNotice,
+  TRUNCATED_NOTE,
   type TurnInput,
   type TurnResult,
   type TurnWrite,
 } from './agent.js';
+export {
+  type BudgetedRound,
+  budgetToolResults,
+  CLOSING_RESERVE_TOKENS,
+  CONTEXT_MARGIN,
+  type FittedResult,
+  fitToolResult,
+  LEFT_OUT_NOTE,
+  MIN_INPUT_BUDGET,
+  MIN_ROUND_TOKENS,
+  type RawToolResult,
+  type RequestBudget,
+  requestBudget,
+  requestTokens,
+  systemTokens,
+  TOOL_RESULT_TOKENS,
+  TOOL_ROUND_TOKENS,
+  toolSpecTokens,
+} from './budget.js';
 export { runSlashCommand, SLASH_HELP, type SlashContext } from './commands.js';
 export { acquireTurnLock, type TurnLockOptions } from './lock.js';
 export {
   AnthropicChatModel,
   type AnthropicChatModelOptions,
+  CLAUDE_CONTEXT_TOKENS,
+  claudeMaxOutputTokens,
   DEFAULT_ANTHROPIC_BASE_URL,
   DEFAULT_ANTHROPIC_MODEL,
 } from './model/anthropic.js';
 export {
   DEFAULT_OLLAMA_CHAT_MODEL,
+  OLLAMA_CONTEXT_CAP,
+  OLLAMA_FALLBACK_CONTEXT,
   OllamaChatModel,
   type OllamaChatOptions,
+  ollamaMaxOutputTokens,
 } from './model/ollama.js';
 export type * from './model/types.js';
 export {

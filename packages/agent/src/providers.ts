@@ -34,6 +34,10 @@ export interface ChatOptions {
   ollamaModel?: string;
   /** How long the probe of Ollama may take when choosing, ms. */
   probeTimeoutMs?: number;
+  /** `max_tokens` of each model call; null: the model's default (see the providers). */
+  maxTokens?: number | null;
+  /** The model's context window, tokens; null: the model's own (see the providers). */
+  contextTokens?: number | null;
 }
 
 /** The defaults of {@link ChatOptions}. */
@@ -45,6 +49,8 @@ export const CHAT_DEFAULTS = {
   ollamaHost: DEFAULT_OLLAMA_HOST,
   ollamaModel: DEFAULT_OLLAMA_CHAT_MODEL,
   probeTimeoutMs: 400,
+  maxTokens: null,
+  contextTokens: null,
 } as const satisfies Required<ChatOptions>;
 
 /** True when an Ollama server answers at `host` within `timeoutMs`. */
@@ -72,6 +78,10 @@ export interface ChatChoice {
  */
 export async function chooseChatModel(options: ChatOptions = {}): Promise<ChatChoice> {
   const o = { ...CHAT_DEFAULTS, ...options };
+  const limits = {
+    ...(o.maxTokens === null ? {} : { maxOutputTokens: o.maxTokens }),
+    ...(o.contextTokens === null ? {} : { contextTokens: o.contextTokens }),
+  };
   const anthropic = (): ChatChoice => {
     if (!o.anthropicApiKey) {
       throw new KeelError(
@@ -83,11 +93,12 @@ export async function chooseChatModel(options: ChatOptions = {}): Promise<ChatCh
       apiKey: o.anthropicApiKey,
       baseURL: o.anthropicBaseUrl,
       model: o.model,
+      ...limits,
     });
     return { model, provider: 'anthropic', reason: 'ANTHROPIC_API_KEY is set' };
   };
   const ollama = (reason: string): ChatChoice => ({
-    model: new OllamaChatModel({ host: o.ollamaHost, model: o.ollamaModel }),
+    model: new OllamaChatModel({ host: o.ollamaHost, model: o.ollamaModel, ...limits }),
     provider: 'ollama',
     reason,
   });

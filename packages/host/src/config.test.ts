@@ -35,6 +35,8 @@ const GOOD = {
   KEEL_MODEL: 'claude-test',
   OLLAMA_HOST: 'gpu-box:11434',
   KEEL_OLLAMA_CHAT_MODEL: 'qwen3:8b',
+  KEEL_MAX_TOKENS: '4096',
+  KEEL_CONTEXT_TOKENS: '100000',
   KEEL_EMBEDDER: 'MINILM',
   KEEL_OLLAMA_EMBED_MODEL: 'mxbai-embed-large',
   KEEL_HF_ENDPOINT: 'https://hf-mirror.example',
@@ -65,6 +67,8 @@ describe('loadConfig', () => {
         model: DEFAULT_ANTHROPIC_MODEL,
         ollamaHost: DEFAULT_OLLAMA_HOST,
         ollamaModel: 'llama3.1',
+        maxTokens: null,
+        contextTokens: null,
       },
       embedder: {
         choice: 'auto',
@@ -105,6 +109,8 @@ describe('loadConfig', () => {
         model: 'claude-test',
         ollamaHost: 'http://gpu-box:11434',
         ollamaModel: 'qwen3:8b',
+        maxTokens: 4096,
+        contextTokens: 100_000,
       },
       embedder: {
         choice: 'minilm',
@@ -177,6 +183,11 @@ describe('loadConfig', () => {
     ['KEEL_MODEL', 'claude sonnet', 'model name without spaces'],
     ['OLLAMA_HOST', 'http://exa mple', 'e.g. http://127.0.0.1:11434'],
     ['KEEL_OLLAMA_CHAT_MODEL', 'llama 3', 'model name without spaces'],
+    ['KEEL_MAX_TOKENS', '8k', 'from 64 to 128000'],
+    ['KEEL_MAX_TOKENS', '0', 'from 64 to 128000'],
+    ['KEEL_MAX_TOKENS', '200000', 'from 64 to 128000'],
+    ['KEEL_CONTEXT_TOKENS', '200k', 'from 4096 to 2000000'],
+    ['KEEL_CONTEXT_TOKENS', '1024', 'from 4096 to 2000000'],
     ['KEEL_EMBEDDER', 'bert', 'auto, minilm, ollama, none'],
     ['KEEL_OLLAMA_EMBED_MODEL', 'nomic embed', 'model name without spaces'],
     ['KEEL_HF_ENDPOINT', 'ftp://mirror.example', 'http(s) address'],
@@ -219,8 +230,19 @@ describe('loadConfig', () => {
 
   it('has a bad-value case above for every variable it reads', () => {
     // Kept in step with the table: a new variable needs a row there.
-    expect(SETTING_NAMES).toHaveLength(20);
+    expect(SETTING_NAMES).toHaveLength(22);
     expect(new Set(SETTING_NAMES)).toEqual(new Set(Object.keys(GOOD)));
+  });
+
+  it('refuses KEEL_MAX_TOKENS above a quarter of KEEL_CONTEXT_TOKENS, naming both', () => {
+    expect(
+      loadConfig({ KEEL_MAX_TOKENS: '8000', KEEL_CONTEXT_TOKENS: '32000' }).chat,
+    ).toMatchObject({ maxTokens: 8000, contextTokens: 32_000 });
+    const err = thrown(() => loadConfig({ KEEL_MAX_TOKENS: '8001', KEEL_CONTEXT_TOKENS: '32000' }));
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.message).toContain('KEEL_MAX_TOKENS "8001"');
+    expect(err.message).toContain('KEEL_CONTEXT_TOKENS "32000"');
+    expect(err.details).toEqual({ variables: ['KEEL_MAX_TOKENS', 'KEEL_CONTEXT_TOKENS'] });
   });
 
   it('names every bad variable at once', () => {

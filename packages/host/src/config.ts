@@ -56,6 +56,16 @@ export interface Settings {
   ollamaHost?: string;
   /** `KEEL_OLLAMA_CHAT_MODEL`: the Ollama chat model. */
   ollamaChatModel?: string;
+  /**
+   * `KEEL_MAX_TOKENS`: the longest reply of one model call (`max_tokens`), tokens; null: the
+   * model's default (8192 for Claude, 4096 for the early Claude 3 models, at most 2048 for Ollama).
+   */
+  maxTokens?: number | null;
+  /**
+   * `KEEL_CONTEXT_TOKENS`: the chat model's context window, tokens; null: the model's own
+   * (200,000 for Claude; for Ollama what it reports, up to 32,768).
+   */
+  contextTokens?: number | null;
   /** `KEEL_EMBEDDER`: minilm, ollama, none, or auto (the first available). */
   embedder?: EmbedderChoice;
   /** `KEEL_OLLAMA_EMBED_MODEL`: the Ollama embed model. */
@@ -88,6 +98,10 @@ export interface Settings {
 export const MAX_INTERVAL_MIN = 1440;
 /** The longest Discord grace period accepted, ms (an hour). */
 export const MAX_GRACE_MS = 3_600_000;
+/** The largest `KEEL_MAX_TOKENS` accepted (the most any Claude model writes in one reply). */
+export const MAX_OUTPUT_TOKENS = 128_000;
+/** The smallest and largest `KEEL_CONTEXT_TOKENS` accepted. */
+export const CONTEXT_TOKENS_RANGE = [4_096, 2_000_000] as const;
 
 /** Every setting's default: the one place defaults live. */
 export const DEFAULTS = {
@@ -98,6 +112,8 @@ export const DEFAULTS = {
   anthropicModel: DEFAULT_ANTHROPIC_MODEL,
   ollamaHost: DEFAULT_OLLAMA_HOST,
   ollamaChatModel: DEFAULT_OLLAMA_CHAT_MODEL,
+  maxTokens: null,
+  contextTokens: null,
   embedder: 'auto',
   ollamaEmbedModel: DEFAULT_OLLAMA_EMBED_MODEL,
   hfEndpoint: DEFAULT_HF_ENDPOINT,
@@ -132,6 +148,10 @@ export interface KeelConfig {
     model: string;
     ollamaHost: string;
     ollamaModel: string;
+    /** `max_tokens` of each call; null: the model's default. */
+    maxTokens: number | null;
+    /** The model's context window, tokens; null: the model's own. */
+    contextTokens: number | null;
   };
   /** The embedder (see `@keel/memory`'s `selectEmbedder`) and where models are pulled from. */
   embedder: {
@@ -273,6 +293,14 @@ export const SETTINGS_SCHEMA = z.object({
     (v) => normalizeOllamaHost(v) ?? undefined,
   ),
   KEEL_OLLAMA_CHAT_MODEL: modelName(DEFAULT_OLLAMA_CHAT_MODEL),
+  KEEL_MAX_TOKENS: field(
+    `must be a whole number of tokens from 64 to ${MAX_OUTPUT_TOKENS}, e.g. 8192`,
+    wholeNumber(64, MAX_OUTPUT_TOKENS),
+  ),
+  KEEL_CONTEXT_TOKENS: field(
+    `must be a whole number of tokens from ${CONTEXT_TOKENS_RANGE[0]} to ${CONTEXT_TOKENS_RANGE[1]}, e.g. 200000`,
+    wholeNumber(...CONTEXT_TOKENS_RANGE),
+  ),
   KEEL_EMBEDDER: field(`must be one of: ${EMBEDDER_CHOICES.join(', ')}`, oneOf(EMBEDDER_CHOICES)),
   KEEL_OLLAMA_EMBED_MODEL: modelName(DEFAULT_OLLAMA_EMBED_MODEL),
   KEEL_HF_ENDPOINT: address(DEFAULT_HF_ENDPOINT),
@@ -379,6 +407,15 @@ export function loadConfig(env: RawSettings, options: LoadConfigOptions = {}): K
     });
   }
   const v = parsed.data;
+  if (v.KEEL_MAX_TOKENS !== undefined && v.KEEL_CONTEXT_TOKENS !== undefined) {
+    if (v.KEEL_MAX_TOKENS * 4 > v.KEEL_CONTEXT_TOKENS) {
+      throw new KeelError(
+        'CONFIG_INVALID',
+        `KEEL_MAX_TOKENS "${v.KEEL_MAX_TOKENS}" must be at most a quarter of KEEL_CONTEXT_TOKENS "${v.KEEL_CONTEXT_TOKENS}" (the rest holds the conversation)`,
+        { details: { variables: ['KEEL_MAX_TOKENS', 'KEEL_CONTEXT_TOKENS'] } },
+      );
+    }
+  }
   const s: Required<Settings> = {
     ...DEFAULTS,
     ...defined({
@@ -389,6 +426,8 @@ export function loadConfig(env: RawSettings, options: LoadConfigOptions = {}): K
       anthropicModel: v.KEEL_MODEL,
       ollamaHost: v.OLLAMA_HOST,
       ollamaChatModel: v.KEEL_OLLAMA_CHAT_MODEL,
+      maxTokens: v.KEEL_MAX_TOKENS,
+      contextTokens: v.KEEL_CONTEXT_TOKENS,
       embedder: v.KEEL_EMBEDDER,
       ollamaEmbedModel: v.KEEL_OLLAMA_EMBED_MODEL,
       hfEndpoint: v.KEEL_HF_ENDPOINT,
@@ -427,6 +466,8 @@ function group(s: Required<Settings>): KeelConfig {
       model: s.anthropicModel,
       ollamaHost: s.ollamaHost,
       ollamaModel: s.ollamaChatModel,
+      maxTokens: s.maxTokens,
+      contextTokens: s.contextTokens,
     },
     embedder: {
       choice: s.embedder,

@@ -1,8 +1,9 @@
 /**
  * `keel ask <message>`: one turn in the owner session, non-interactively. Prints the reply
  * (streamed on a terminal); with `--json`, `{"reply", "provider", "model", "mode", "facts_used",
- * "turn_id", "writes", "capture_error"}`. Without a model it answers as the offline terminal does
- * and says so.
+ * "turn_id", "writes", "capture_error", "truncated"}`. A reply still cut at the length limit after
+ * keel asked the model to continue says so (`truncated`, and a line under the text). Without a
+ * model it answers as the offline terminal does and says so.
  *
  * It never asks a question: a request of the model to forget a belief is printed as waiting for
  * `keel forget <id>` or `keel keep <id>` (in `--json`, a write with decision `forget_requested`);
@@ -10,7 +11,7 @@
  *
  * @module
  */
-import { Agent, OfflineSession } from '@keel/agent';
+import { Agent, OfflineSession, TRUNCATED_NOTE } from '@keel/agent';
 import { openKeel } from '@keel/host';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
@@ -59,6 +60,7 @@ export async function ask(config: Config, message: string, asJson: boolean): Pro
           reason: choice.reason,
           writes: r.write ? [writeJson(r.write, forgetRequestJson([], 'shell'))] : [],
           capture_error: r.captureError ?? null,
+          truncated: false,
         },
         () => r.text,
       );
@@ -100,10 +102,12 @@ export async function ask(config: Config, message: string, asJson: boolean): Pro
           turn_id: result.turnId,
           writes: result.writes.map((w) => writeJson(w, forgetRequestJson(asks, 'shell'))),
           capture_error: captureErrorJson(result.captureError),
+          truncated: result.truncated,
         },
         () =>
           [
             ...(streamed ? [] : [result.reply]),
+            ...(result.truncated ? [TRUNCATED_NOTE] : []),
             ...(result.captureError ? [captureErrorLine(result.captureError)] : []),
             ...asks.map((a) => forgetWaitingLine(a, 'shell')),
           ].join('\n'),

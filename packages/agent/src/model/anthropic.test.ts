@@ -424,6 +424,32 @@ describe('AnthropicChatModel against the fake Anthropic server (real SDK)', () =
     expect(sleeps).toEqual([]);
   });
 
+  it.each([
+    ['prompt is too long: 208310 tokens > 200000 maximum', 208_310, 200_000],
+    [
+      'input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000, decrease input length or `max_tokens` and try again',
+      198_000,
+      200_000,
+    ],
+  ])('a 400 "%s" says the prompt is too long, with the counts', async (message, prompt, limit) => {
+    fake.push({ kind: 'http_error', status: 400, message });
+    const error = await expectKeelError(makeModel().complete(request()), 'MODEL_REFUSED_INPUT');
+    expect(error.details).toMatchObject({
+      status: 400,
+      type: 'invalid_request_error',
+      reason: 'prompt_too_long',
+      promptTokens: prompt,
+      limitTokens: limit,
+    });
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('another 400 is refused input without a reason', async () => {
+    fake.push({ kind: 'http_error', status: 400, message: 'messages.1: bad block' });
+    const error = await expectKeelError(makeModel().complete(request()), 'MODEL_REFUSED_INPUT');
+    expect((error.details as { reason?: string }).reason).toBeUndefined();
+  });
+
   it('gives MODEL_UNAVAILABLE when the port refuses connections', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
@@ -500,6 +526,56 @@ describe('AnthropicChatModel against the fake Anthropic server (real SDK)', () =
       { type: 'tool_use', id: 'toolu_9', name: 'recall', input: { query: 'x' } },
     ]);
     expect(body.stop_reason).toBe('tool_use');
+  });
+});
+
+describe('AnthropicChatModel limits and cut replies', () => {
+  it('a Claude window is 200,000 tokens; max_tokens 8192, 4096 for the early Claude 3 models; options win', async () => {
+    expect(await makeModel().limits()).toEqual({ contextTokens: 200_000, maxOutputTokens: 8192 });
+    expect(await makeModel({ model: 'claude-3-haiku-20240307' }).limits()).toEqual({
+      contextTokens: 200_000,
+      maxOutputTokens: 4096,
+    });
+    expect(await makeModel({ contextTokens: 100_000, maxOutputTokens: 300 }).limits()).toEqual({
+      contextTokens: 100_000,
+      maxOutputTokens: 300,
+    });
+    expect(() => makeModel({ maxOutputTokens: 0 })).toThrow(/maxOutputTokens must be/);
+  });
+
+  it('toolChoice none is sent as tool_choice none, with the tools still declared', async () => {
+    fake.reply('ok');
+    fake.reply('ok');
+    await makeModel().complete(request({ toolChoice: 'none' }));
+    await makeModel().complete(request());
+    expect(fake.requests[0]!.body.tool_choice).toEqual({ type: 'none' });
+    expect(fake.requests[0]!.body.tools).toHaveLength(1);
+    expect(fake.requests[1]!.body.tool_choice).toBeUndefined();
+  });
+
+  it('a tool call cut off by max_tokens is dropped, not retried', async () => {
+    fake.reply(
+      [
+        { type: 'text', text: 'Let me check' },
+        { type: 'tool_use', name: 'recall', input: {}, rawJson: '{"query": "co' },
+      ],
+      { stopReason: 'max_tokens' },
+    );
+    const response = await makeModel().complete(request());
+    expect(response).toMatchObject({
+      stopReason: 'max_tokens',
+      content: [{ type: 'text', text: 'Let me check' }],
+      attempts: 1,
+    });
+  });
+
+  it('invalid tool JSON in a reply that was not cut is still a failed attempt', async () => {
+    fake.reply([{ type: 'tool_use', name: 'recall', input: {}, rawJson: '{"query": ' }], {
+      stopReason: 'tool_use',
+    });
+    fake.reply('fine');
+    const response = await makeModel({ maxAttempts: 2 }).complete(request());
+    expect(response).toMatchObject({ attempts: 2, content: [{ type: 'text', text: 'fine' }] });
   });
 });
 

@@ -27,6 +27,7 @@ import type {
   ChatModel,
   ChatRequest,
   ChatResponse,
+  ModelLimits,
   RetryReason,
   StopReason,
   SystemPart,
@@ -39,6 +40,24 @@ import type {
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-6';
 /** The Messages API host used when no `baseURL` is given. */
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+/** The context window of Claude models, tokens (the standard window; larger ones need a beta). */
+export const CLAUDE_CONTEXT_TOKENS = 200_000;
+
+/**
+ * The default `max_tokens` for a Claude model: 4096 for the Claude 3 models of early 2024
+ * (their most), 8192 for later ones (which allow that or more).
+ */
+export function claudeMaxOutputTokens(model: string): number {
+  return /^claude-3-(opus|sonnet|haiku)-/.test(model) ? 4096 : 8192;
+}
+
+/** A 400's message that says the prompt passed the context window. */
+const PROMPT_TOO_LONG =
+  /prompt is too long|too many (input )?tokens|exceeds? (the )?(model'?s? )?(maximum )?context|context (length|window)/i;
+/** "prompt is too long: 208310 tokens > 200000 maximum" → the prompt and the window. */
+const PROMPT_COUNTS = /(\d+)\s*tokens?\s*>\s*(\d+)/;
+/** "input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000" → the same. */
+const PROMPT_PLUS_OUTPUT = /(\d+)\s*\+\s*\d+\s*>\s*(\d+)/;
 
 /** Options for {@link AnthropicChatModel}. Nothing is read from the environment. */
 export interface AnthropicChatModelOptions {
@@ -68,6 +87,10 @@ export interface AnthropicChatModelOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** A number in [0, 1) for jitter. Injected by tests. Default `Math.random`. */
   random?: () => number;
+  /** The model's context window, tokens. Default {@link CLAUDE_CONTEXT_TOKENS}. */
+  contextTokens?: number;
+  /** `max_tokens` the agent asks for. Default {@link claudeMaxOutputTokens} of the model. */
+  maxOutputTokens?: number;
 }
 
 /** A retryable failure of one attempt. Internal; what callers see is a {@link KeelError}. */
@@ -117,8 +140,10 @@ const QUOTA_WORDS =
  *   408, `overloaded_error` / `api_error` arriving mid-stream after HTTP 200, connection errors, and
  *   streams that send nothing for `stallTimeoutMs`. Each retry is reported through
  *   `request.onRetry` with the text to discard.
- * - Not retried: 400/413/422 (`MODEL_REFUSED_INPUT`), 401/403 (`MODEL_AUTH`), a quota-exhausted
- *   429 or 402 (`MODEL_QUOTA`), cancellation (`CANCELLED`).
+ * - Not retried: 400/413/422 (`MODEL_REFUSED_INPUT`; a "prompt is too long" answer carries
+ *   `details.reason: 'prompt_too_long'` and, when the message gives them, `details.promptTokens`
+ *   and `details.limitTokens`), 401/403 (`MODEL_AUTH`), a quota-exhausted 429 or 402
+ *   (`MODEL_QUOTA`), cancellation (`CANCELLED`).
  *
  * @example
  * const model = new AnthropicChatModel({ apiKey, model: 'claude-sonnet-4-6' });
@@ -135,6 +160,7 @@ export class AnthropicChatModel implements ChatModel {
   readonly #quotaRetryAfterMs: number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #random: () => number;
+  readonly #limits: ModelLimits;
 
   /** @throws KeelError `INVALID_INPUT` when an option is out of range (empty key, attempts < 1). */
   constructor(options: AnthropicChatModelOptions) {
@@ -147,6 +173,15 @@ export class AnthropicChatModel implements ChatModel {
     this.#quotaRetryAfterMs = options.quotaRetryAfterMs ?? 600_000;
     this.#sleep = options.sleep ?? defaultSleep;
     this.#random = options.random ?? Math.random;
+    this.#limits = {
+      contextTokens: options.contextTokens ?? CLAUDE_CONTEXT_TOKENS,
+      maxOutputTokens: options.maxOutputTokens ?? claudeMaxOutputTokens(this.model),
+    };
+    for (const [name, value] of Object.entries(this.#limits)) {
+      if (!Number.isSafeInteger(value) || value < 1) {
+        throw new KeelError('INVALID_INPUT', `${name} must be a whole number ≥ 1, got ${value}`);
+      }
+    }
     if (!Number.isInteger(this.#maxAttempts) || this.#maxAttempts < 1) {
       throw new KeelError(
         'INVALID_INPUT',
@@ -169,6 +204,11 @@ export class AnthropicChatModel implements ChatModel {
       // Time to response headers; the stall watchdog below also covers it and every gap after.
       timeout: this.#stallTimeoutMs + 1000,
     });
+  }
+
+  /** The configured limits, else {@link CLAUDE_CONTEXT_TOKENS} and {@link claudeMaxOutputTokens}. */
+  async limits(): Promise<ModelLimits> {
+    return { ...this.#limits };
   }
 
   /**
@@ -274,6 +314,9 @@ export class AnthropicChatModel implements ChatModel {
       ...(system.length > 0 ? { system } : {}),
       messages: request.messages.map(toMessageParam),
       ...(request.tools.length > 0 ? { tools: request.tools.map(toTool) } : {}),
+      ...(request.tools.length > 0 && request.toolChoice === 'none'
+        ? { tool_choice: { type: 'none' as const } }
+        : {}),
       stream: true as const,
     };
   }
@@ -398,6 +441,14 @@ export class AnthropicChatModel implements ChatModel {
           details,
         );
       }
+      if (status === 413 || PROMPT_TOO_LONG.test(apiMessage)) {
+        const counts = PROMPT_COUNTS.exec(apiMessage) ?? PROMPT_PLUS_OUTPUT.exec(apiMessage);
+        return final('MODEL_REFUSED_INPUT', `the request is too long for ${this.model}: ${text}`, {
+          ...details,
+          reason: 'prompt_too_long',
+          ...(counts ? { promptTokens: Number(counts[1]), limitTokens: Number(counts[2]) } : {}),
+        });
+      }
       return final('MODEL_REFUSED_INPUT', `Anthropic refused the request: ${text}`, details);
     }
     // Anything else thrown while reading the stream (a cut connection, a malformed event).
@@ -520,7 +571,10 @@ class Accumulator {
   /** Text streamed so far in this attempt (all text blocks joined). */
   text = '';
   stopped = false;
-  readonly #blocks = new Map<number, TextBlock | (ToolUseBlock & { json: string })>();
+  readonly #blocks = new Map<
+    number,
+    TextBlock | (ToolUseBlock & { json: string; broken?: Error })
+  >();
   #stopReason: string | null = null;
   #usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 
@@ -569,9 +623,11 @@ class Accumulator {
           try {
             block.input = JSON.parse(block.json);
           } catch (error) {
-            throw new Error(`tool_use ${block.name} input is not valid JSON: ${block.json}`, {
-              cause: error,
-            });
+            // A call cut off by max_tokens ends in half a JSON value: decided in response().
+            block.broken = new Error(
+              `tool_use ${block.name} input is not valid JSON: ${block.json}`,
+              { cause: error },
+            );
           }
         }
         break;
@@ -603,9 +659,19 @@ class Accumulator {
     }
   }
 
+  /**
+   * The response. A tool call whose input is not valid JSON is dropped when the reply was cut at
+   * `max_tokens` (it was cut mid-call); otherwise it is an error (the attempt is retried).
+   */
   response(attempts: number): ChatResponse {
+    const cut = this.#stopReason === 'max_tokens';
     const content: Array<TextBlock | ToolUseBlock> = [...this.#blocks.entries()]
       .sort(([a], [b]) => a - b)
+      .filter(([, block]) => {
+        if (block.type !== 'tool_use' || !block.broken) return true;
+        if (cut) return false;
+        throw block.broken;
+      })
       .map(([, block]) =>
         block.type === 'text'
           ? { type: 'text', text: block.text }

@@ -230,6 +230,17 @@ export function chatModelConformance(harness: ConformanceHarness): ConformanceCa
       }),
     },
     {
+      name: 'states its limits: a context window and max_tokens, whole numbers, max_tokens below the window',
+      run: scenario([], async (model) => {
+        const limits = await model.limits();
+        for (const n of [limits.contextTokens, limits.maxOutputTokens]) {
+          assert.ok(Number.isSafeInteger(n) && n > 0, `limits must be whole numbers > 0, got ${n}`);
+        }
+        assert.ok(limits.maxOutputTokens < limits.contextTokens);
+        assert.deepEqual(await model.limits(), limits);
+      }),
+    },
+    {
       name: 'does not modify the request',
       run: scenario(
         [{ content: [{ type: 'text', text: 'Fine.' }], stopReason: 'end_turn' }],

@@ -17,6 +17,7 @@ import type {
   ChatModel,
   ChatRequest,
   ChatResponse,
+  ModelLimits,
   StopReason,
   TextBlock,
   ToolUseBlock,
@@ -52,7 +53,10 @@ export type FakeHandler = (
 ) => FakeResponse | Promise<FakeResponse>;
 
 /** A recorded request: a deep copy of the data part of {@link ChatRequest} (no callbacks, no signal). */
-export type FakeChatCall = Pick<ChatRequest, 'system' | 'messages' | 'tools' | 'maxTokens'>;
+export type FakeChatCall = Pick<
+  ChatRequest,
+  'system' | 'messages' | 'tools' | 'maxTokens' | 'toolChoice'
+>;
 
 const HANG: unique symbol = Symbol('FakeChatModel.HANG');
 
@@ -62,6 +66,8 @@ export interface FakeChatModelOptions {
   model?: string;
   /** Text chunks per text block streamed to `onText` (default 3). */
   chunks?: number;
+  /** What {@link FakeChatModel.limits} answers. Default: a 200,000-token window, 2048 out. */
+  limits?: Partial<ModelLimits>;
 }
 
 /**
@@ -80,6 +86,7 @@ export class FakeChatModel implements ChatModel {
   readonly calls: FakeChatCall[] = [];
   readonly #script: FakeHandler;
   readonly #chunks: number;
+  readonly #limits: ModelLimits;
 
   constructor(
     script: FakeHandler | FakeResponse | FakeResponse[],
@@ -87,6 +94,7 @@ export class FakeChatModel implements ChatModel {
   ) {
     this.model = options.model ?? 'fake';
     this.#chunks = Math.max(1, options.chunks ?? 3);
+    this.#limits = { contextTokens: 200_000, maxOutputTokens: 2048, ...options.limits };
     if (typeof script === 'function') {
       this.#script = script;
     } else if (Array.isArray(script)) {
@@ -103,6 +111,11 @@ export class FakeChatModel implements ChatModel {
     } else {
       this.#script = () => script;
     }
+  }
+
+  /** The limits given in the options (default a 200,000-token window and 2048 out). */
+  async limits(): Promise<ModelLimits> {
+    return { ...this.#limits };
   }
 
   /** The last recorded request (undefined before the first call). */
@@ -123,6 +136,7 @@ export class FakeChatModel implements ChatModel {
       messages: request.messages,
       tools: request.tools,
       maxTokens: request.maxTokens,
+      ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
     });
     const index = this.calls.length;
     this.calls.push(call);

@@ -10,6 +10,7 @@ import type {
   ChatModel,
   ChatRequest,
   ChatResponse,
+  ModelLimits,
   StopReason,
   TextBlock,
   ToolUseBlock,
@@ -25,10 +26,33 @@ export interface OllamaChatOptions {
   model: string;
   /** Custom fetch (tests). */
   fetch?: typeof fetch;
+  /**
+   * The context window to run the model with, tokens (sent as `num_ctx`). Default: the model's
+   * own (`context_length` in `/api/show`) up to {@link OLLAMA_CONTEXT_CAP}, else
+   * {@link OLLAMA_FALLBACK_CONTEXT}.
+   */
+  contextTokens?: number;
+  /** `max_tokens` (`num_predict`) the agent asks for. Default {@link ollamaMaxOutputTokens}. */
+  maxOutputTokens?: number;
 }
 
 /** Default Ollama chat model (supports tool calling). */
 export const DEFAULT_OLLAMA_CHAT_MODEL = 'llama3.1';
+/**
+ * The largest context window keel runs an Ollama model with unless told otherwise, tokens: a
+ * model's full window (128k for llama3.1) needs far more memory than a laptop has to spare.
+ */
+export const OLLAMA_CONTEXT_CAP = 32_768;
+/**
+ * The context window used when Ollama does not say the model's, tokens: what the tool-calling
+ * models keel suggests (llama3.1, qwen2.5) take at least.
+ */
+export const OLLAMA_FALLBACK_CONTEXT = 32_768;
+
+/** The default `max_tokens` for an Ollama model: 2048, or an eighth of a smaller window. */
+export function ollamaMaxOutputTokens(contextTokens: number): number {
+  return Math.min(2048, Math.floor(contextTokens / 8));
+}
 
 function toOllamaMessages(request: ChatRequest): Message[] {
   const out: Message[] = [];
@@ -75,8 +99,50 @@ export class OllamaChatModel implements ChatModel {
   readonly provider = 'ollama';
   readonly model: string;
 
+  #limits: Promise<ModelLimits> | null = null;
+
   constructor(private readonly options: OllamaChatOptions) {
     this.model = options.model;
+  }
+
+  #client(): Ollama {
+    return new Ollama({
+      host: this.options.host,
+      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+    });
+  }
+
+  /**
+   * The configured limits, else the model's `context_length` from `/api/show` (up to
+   * {@link OLLAMA_CONTEXT_CAP}; {@link OLLAMA_FALLBACK_CONTEXT} when Ollama does not answer) and
+   * {@link ollamaMaxOutputTokens}. Asked once per instance.
+   */
+  limits(): Promise<ModelLimits> {
+    this.#limits ??= (async () => {
+      const contextTokens = this.options.contextTokens ?? (await this.#modelContext());
+      return {
+        contextTokens,
+        maxOutputTokens: this.options.maxOutputTokens ?? ollamaMaxOutputTokens(contextTokens),
+      };
+    })();
+    return this.#limits;
+  }
+
+  /** The model's own context window (capped), or the fallback when Ollama does not say. */
+  async #modelContext(): Promise<number> {
+    try {
+      const info = (await this.#client().show({ model: this.model })) as unknown as {
+        model_info?: Record<string, unknown>;
+      };
+      const entries = Object.entries(info.model_info ?? {});
+      const length = entries.find(([k]) => k.endsWith('.context_length'))?.[1];
+      if (typeof length === 'number' && Number.isSafeInteger(length) && length > 0) {
+        return Math.min(length, OLLAMA_CONTEXT_CAP);
+      }
+    } catch {
+      // Not pulled, an old server, not reachable: complete() says which when it is called.
+    }
+    return OLLAMA_FALLBACK_CONTEXT;
   }
 
   /**
@@ -84,14 +150,14 @@ export class OllamaChatModel implements ChatModel {
    *   the model is not pulled), `CANCELLED`.
    */
   async complete(request: ChatRequest): Promise<ChatResponse> {
-    const client = new Ollama({
-      host: this.options.host,
-      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
-    });
+    // The window the budget assumed, so Ollama does not cut the prompt at its own default.
+    const { contextTokens } = await this.limits();
+    const client = this.#client();
     const onAbort = () => client.abort();
     if (request.signal?.aborted) throw new KeelError('CANCELLED', 'the turn was cancelled');
     request.signal?.addEventListener('abort', onAbort, { once: true });
-    const tools: Tool[] = request.tools.map((t) => ({
+    const offered = request.toolChoice === 'none' ? [] : request.tools;
+    const tools: Tool[] = offered.map((t) => ({
       type: 'function',
       function: {
         name: t.name,
@@ -109,7 +175,7 @@ export class OllamaChatModel implements ChatModel {
         messages: toOllamaMessages(request),
         ...(tools.length ? { tools } : {}),
         stream: true,
-        options: { num_predict: request.maxTokens },
+        options: { num_predict: request.maxTokens, num_ctx: contextTokens },
       });
       for await (const part of stream) {
         const delta = part.message?.content ?? '';

@@ -59,6 +59,11 @@ export interface ChatRequest {
   tools: ToolSpec[];
   /** Most output tokens. */
   maxTokens: number;
+  /**
+   * `auto` (the default): the model may call the tools; `none`: it must answer in text. The tools
+   * stay declared either way, because the messages may hold earlier tool calls.
+   */
+  toolChoice?: 'auto' | 'none';
   /** Cancels the request (Ctrl-C, shutdown). */
   signal?: AbortSignal;
   /** Called with each piece of streamed text as it arrives. */
@@ -110,6 +115,17 @@ export interface ChatResponse {
   attempts: number;
 }
 
+/**
+ * How much a model takes in one request, in tokens: the agent budgets every request against
+ * these (see `requestBudget`).
+ */
+export interface ModelLimits {
+  /** The context window: a request's input and its output together. */
+  contextTokens: number;
+  /** `max_tokens` the agent asks for on each call: the longest reply. */
+  maxOutputTokens: number;
+}
+
 /** A model provider. */
 export interface ChatModel {
   /** `anthropic`, `ollama`, `fake`. */
@@ -126,4 +142,9 @@ export interface ChatModel {
    *   (the request is too large or invalid), `CANCELLED`.
    */
   complete(request: ChatRequest): Promise<ChatResponse>;
+  /**
+   * The model's limits: configured ones first, else what the provider says of the model, else
+   * defaults for the model's family. Resolves once and then from a cache; never rejects.
+   */
+  limits(): Promise<ModelLimits>;
 }
