@@ -173,6 +173,7 @@ describe('keel ask', () => {
   it('with no key and no Ollama it runs offline and says so', async () => {
     const r = await ask('hello', {
       ANTHROPIC_API_KEY: '',
+      OPENAI_API_KEY: '',
       OLLAMA_HOST: 'http://127.0.0.1:9',
     });
     expect(r.status).toBe(0);

@@ -306,7 +306,13 @@ describe('errors print a code and a fix and exit non-zero', () => {
     (args, name, value) => {
       const run = (extra: string[]) =>
         spawnSync(process.execPath, [CLI, ...args, ...extra], {
-          env: { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '', [name]: value },
+          env: {
+            ...process.env,
+            KEEL_HOME: home,
+            ANTHROPIC_API_KEY: '',
+            OPENAI_API_KEY: '',
+            [name]: value,
+          },
           encoding: 'utf8',
           timeout: 60_000,
         });

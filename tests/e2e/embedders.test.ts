@@ -40,6 +40,7 @@ function keelAsync(args: string[], env: Record<string, string> = {}): Promise<Ru
         ...process.env,
         KEEL_HOME: home,
         ANTHROPIC_API_KEY: '',
+        OPENAI_API_KEY: '',
         KEEL_EMBEDDER: 'none',
         ...env,
       },

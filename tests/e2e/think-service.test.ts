@@ -42,6 +42,7 @@ function env(): NodeJS.ProcessEnv {
     ...process.env,
     KEEL_HOME: home,
     ANTHROPIC_API_KEY: '',
+    OPENAI_API_KEY: '',
     KEEL_CHAT_PROVIDER: '',
     OLLAMA_HOST: `http://127.0.0.1:${closedPort}`,
     DISCORD_TOKEN: '',

@@ -47,7 +47,7 @@ function wrap(r: SpawnSyncReturns<string>): CliRun {
 export function keel(home: string, args: string[], input?: string): CliRun {
   return wrap(
     spawnSync(process.execPath, [CLI, ...args], {
-      env: { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '' },
+      env: { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' },
       encoding: 'utf8',
       input: input ?? '',
       timeout: 120_000,
@@ -58,7 +58,7 @@ export function keel(home: string, args: string[], input?: string): CliRun {
 /** Starts `keel <args>` as a child process (for kill tests). */
 export function keelSpawn(home: string, args: string[]) {
   return spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '' },
+    env: { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

@@ -8,8 +8,10 @@
  *   within the model's window ({@link requestBudget}, {@link requestTokens}), tool results cut per
  *   result and per round ({@link budgetToolResults}).
  * - The model contract (`model/types.ts`) and its providers: Anthropic ({@link AnthropicChatModel}),
- *   Ollama ({@link OllamaChatModel}); {@link chooseChatModel} picks one from typed options; a
- *   recording fake and the conformance suite live on `@keel/agent/test`.
+ *   any OpenAI-compatible server ({@link OpenAIChatModel}: OpenAI, OpenRouter, LM Studio, vLLM,
+ *   llama.cpp; its client loads on first use), Ollama ({@link OllamaChatModel});
+ *   {@link chooseChatModel} picks one from typed options; a recording fake and the conformance
+ *   suite live on `@keel/agent/test`.
  * - The memory tools the model may call ({@link memoryToolSpecs}, {@link runMemoryTool}).
  * - The session history as the model sees it ({@link SessionStore}) and the cross-process turn
  *   lock ({@link acquireTurnLock}).
@@ -74,6 +76,15 @@ export {
   type OllamaChatOptions,
   ollamaMaxOutputTokens,
 } from './model/ollama.js';
+export {
+  DEFAULT_OPENAI_BASE_URL,
+  DEFAULT_OPENAI_MODEL,
+  OPENAI_MAX_TOKENS_PARAMS,
+  OpenAIChatModel,
+  type OpenAIChatModelOptions,
+  type OpenAIMaxTokensParam,
+} from './model/openai.js';
+export type { RetryOptions } from './model/retry.js';
 export type * from './model/types.js';
 export {
   historyLine,

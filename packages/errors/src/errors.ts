@@ -77,11 +77,11 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
   INTEGRITY: 'Run `keel verify` for the full report; restore from a backup if rows were altered.',
   BUSY: 'Another keel process is writing; try again in a moment.',
   MODEL_UNAVAILABLE:
-    'Check the provider: ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, or that Ollama runs at OLLAMA_HOST.',
+    'Check the provider: ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, OPENAI_BASE_URL / KEEL_OPENAI_MODEL, or that Ollama runs at OLLAMA_HOST.',
   MODEL_OVERLOADED: 'The model is overloaded; try again in a minute.',
   MODEL_QUOTA: 'Your API quota is used up; check your plan or wait for the quota to reset.',
   MODEL_TIMEOUT: 'The model stopped responding; try again.',
-  MODEL_AUTH: 'Check ANTHROPIC_API_KEY.',
+  MODEL_AUTH: 'Check the API key of the provider in use: ANTHROPIC_API_KEY or OPENAI_API_KEY.',
   MODEL_REFUSED_INPUT: 'Shorten the message; the model refused the request as sent.',
   CANCELLED: 'Nothing to fix: the turn was cancelled and nothing was stored from it.',
   SESSION_BUSY: 'Another front door is mid-turn; wait for it to finish and try again.',

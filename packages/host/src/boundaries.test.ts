@@ -30,7 +30,7 @@ function withoutComments(code: string): string {
   return code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
 }
 
-const VARIABLE = '(?:KEEL|ANTHROPIC|DISCORD|OLLAMA)_[A-Z0-9_]+';
+const VARIABLE = '(?:KEEL|ANTHROPIC|OPENAI|DISCORD|OLLAMA)_[A-Z0-9_]+';
 const READS = [
   /\bprocess\s*\.\s*env\b/,
   new RegExp(`\\.\\s*${VARIABLE}\\b`), // env.KEEL_HOME
@@ -51,6 +51,7 @@ describe('only apps and @keel/host read the environment', () => {
     expect(environmentReads('const h = process.env.HOME;')).toHaveLength(1);
     expect(environmentReads('const h = env.KEEL_HOME?.trim();')).toHaveLength(1);
     expect(environmentReads("const h = env['OLLAMA_HOST'];")).toHaveLength(1);
+    expect(environmentReads('const k = env.OPENAI_API_KEY;')).toHaveLength(1);
     expect(environmentReads('const { DISCORD_TOKEN } = env;')).toHaveLength(1);
     expect(
       environmentReads("throw new Error('set ANTHROPIC_API_KEY or KEEL_EMBEDDER=none');"),

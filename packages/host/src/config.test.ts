@@ -33,6 +33,10 @@ const GOOD = {
   ANTHROPIC_API_KEY: 'sk-ant-test',
   ANTHROPIC_BASE_URL: 'http://127.0.0.1:9999',
   KEEL_MODEL: 'claude-test',
+  OPENAI_API_KEY: 'sk-proj-test',
+  OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1',
+  KEEL_OPENAI_MODEL: 'meta-llama/llama-3.1-8b-instruct:free',
+  KEEL_OPENAI_MAX_TOKENS_PARAM: 'MAX_COMPLETION_TOKENS',
   OLLAMA_HOST: 'gpu-box:11434',
   KEEL_OLLAMA_CHAT_MODEL: 'qwen3:8b',
   KEEL_MAX_TOKENS: '4096',
@@ -65,6 +69,10 @@ describe('loadConfig', () => {
         anthropicApiKey: null,
         anthropicBaseUrl: DEFAULT_ANTHROPIC_BASE_URL,
         model: DEFAULT_ANTHROPIC_MODEL,
+        openaiApiKey: null,
+        openaiBaseUrl: 'https://api.openai.com/v1',
+        openaiModel: 'gpt-4o-mini',
+        openaiMaxTokensParam: null,
         ollamaHost: DEFAULT_OLLAMA_HOST,
         ollamaModel: 'llama3.1',
         maxTokens: null,
@@ -107,6 +115,10 @@ describe('loadConfig', () => {
         anthropicApiKey: 'sk-ant-test',
         anthropicBaseUrl: 'http://127.0.0.1:9999',
         model: 'claude-test',
+        openaiApiKey: 'sk-proj-test',
+        openaiBaseUrl: 'http://127.0.0.1:1234/v1',
+        openaiModel: 'meta-llama/llama-3.1-8b-instruct:free',
+        openaiMaxTokensParam: 'max_completion_tokens',
         ollamaHost: 'http://gpu-box:11434',
         ollamaModel: 'qwen3:8b',
         maxTokens: 4096,
@@ -177,10 +189,14 @@ describe('loadConfig', () => {
   // One bad value per variable; `hint` is part of the expected form the message gives.
   it.each([
     ['KEEL_HOME', '/home/x\u0007keel', 'folder path'],
-    ['KEEL_CHAT_PROVIDER', 'claude', 'anthropic, ollama or offline'],
+    ['KEEL_CHAT_PROVIDER', 'claude', 'anthropic, openai, ollama or offline'],
     ['ANTHROPIC_API_KEY', 'sk-ant one', 'the API key in one piece'],
     ['ANTHROPIC_BASE_URL', 'api.anthropic.com', 'http(s) address'],
     ['KEEL_MODEL', 'claude sonnet', 'model name without spaces'],
+    ['OPENAI_API_KEY', 'sk-proj one', 'the API key in one piece'],
+    ['OPENAI_BASE_URL', 'localhost:1234/v1', 'http(s) address'],
+    ['KEEL_OPENAI_MODEL', 'gpt 4o', 'model name without spaces'],
+    ['KEEL_OPENAI_MAX_TOKENS_PARAM', 'max_output_tokens', 'max_tokens or max_completion_tokens'],
     ['OLLAMA_HOST', 'http://exa mple', 'e.g. http://127.0.0.1:11434'],
     ['KEEL_OLLAMA_CHAT_MODEL', 'llama 3', 'model name without spaces'],
     ['KEEL_MAX_TOKENS', '8k', 'from 64 to 128000'],
@@ -230,7 +246,7 @@ describe('loadConfig', () => {
 
   it('has a bad-value case above for every variable it reads', () => {
     // Kept in step with the table: a new variable needs a row there.
-    expect(SETTING_NAMES).toHaveLength(22);
+    expect(SETTING_NAMES).toHaveLength(26);
     expect(new Set(SETTING_NAMES)).toEqual(new Set(Object.keys(GOOD)));
   });
 

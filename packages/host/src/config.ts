@@ -16,6 +16,10 @@ import {
   DEFAULT_ANTHROPIC_BASE_URL,
   DEFAULT_ANTHROPIC_MODEL,
   DEFAULT_OLLAMA_CHAT_MODEL,
+  DEFAULT_OPENAI_BASE_URL,
+  DEFAULT_OPENAI_MODEL,
+  OPENAI_MAX_TOKENS_PARAMS,
+  type OpenAIMaxTokensParam,
 } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import { DEFAULT_GATE_MODEL } from '@keel/gate';
@@ -44,7 +48,7 @@ export interface QuietHours {
 export interface Settings {
   /** `KEEL_HOME`: the data folder (`~` is the user's home; resolved to an absolute path). */
   home?: string;
-  /** `KEEL_CHAT_PROVIDER`: anthropic, ollama or offline; null chooses (see `chooseChatModel`). */
+  /** `KEEL_CHAT_PROVIDER`: anthropic, openai, ollama or offline; null chooses (see `chooseChatModel`). */
   chatProvider?: ChatProvider | null;
   /** `ANTHROPIC_API_KEY`; null: none. */
   anthropicApiKey?: string | null;
@@ -52,6 +56,14 @@ export interface Settings {
   anthropicBaseUrl?: string;
   /** `KEEL_MODEL`: the Anthropic model. */
   anthropicModel?: string;
+  /** `OPENAI_API_KEY`: the key of OpenAI or the OpenAI-compatible server; null: none. */
+  openaiApiKey?: string | null;
+  /** `OPENAI_BASE_URL`: the OpenAI-compatible API base, with its version path. */
+  openaiBaseUrl?: string;
+  /** `KEEL_OPENAI_MODEL`: the model on the OpenAI-compatible server. */
+  openaiModel?: string;
+  /** `KEEL_OPENAI_MAX_TOKENS_PARAM`: the field for the output limit; null: by host. */
+  openaiMaxTokensParam?: OpenAIMaxTokensParam | null;
   /** `OLLAMA_HOST`: the Ollama server for chat, embeddings and the belief gate (normalised). */
   ollamaHost?: string;
   /** `KEEL_OLLAMA_CHAT_MODEL`: the Ollama chat model. */
@@ -110,6 +122,10 @@ export const DEFAULTS = {
   anthropicApiKey: null,
   anthropicBaseUrl: DEFAULT_ANTHROPIC_BASE_URL,
   anthropicModel: DEFAULT_ANTHROPIC_MODEL,
+  openaiApiKey: null,
+  openaiBaseUrl: DEFAULT_OPENAI_BASE_URL,
+  openaiModel: DEFAULT_OPENAI_MODEL,
+  openaiMaxTokensParam: null,
   ollamaHost: DEFAULT_OLLAMA_HOST,
   ollamaChatModel: DEFAULT_OLLAMA_CHAT_MODEL,
   maxTokens: null,
@@ -146,6 +162,10 @@ export interface KeelConfig {
     anthropicApiKey: string | null;
     anthropicBaseUrl: string;
     model: string;
+    openaiApiKey: string | null;
+    openaiBaseUrl: string;
+    openaiModel: string;
+    openaiMaxTokensParam: OpenAIMaxTokensParam | null;
     ollamaHost: string;
     ollamaModel: string;
     /** `max_tokens` of each call; null: the model's default. */
@@ -282,12 +302,19 @@ const secret = (what: string) =>
 export const SETTINGS_SCHEMA = z.object({
   KEEL_HOME: field('must be a folder path, e.g. ~/.keel', plainText),
   KEEL_CHAT_PROVIDER: field(
-    'must be anthropic, ollama or offline',
-    oneOf(['anthropic', 'ollama', 'offline'] as const),
+    'must be anthropic, openai, ollama or offline',
+    oneOf(['anthropic', 'openai', 'ollama', 'offline'] as const),
   ),
   ANTHROPIC_API_KEY: secret('the API key'),
   ANTHROPIC_BASE_URL: address(DEFAULT_ANTHROPIC_BASE_URL),
   KEEL_MODEL: modelName(DEFAULT_ANTHROPIC_MODEL),
+  OPENAI_API_KEY: secret('the API key'),
+  OPENAI_BASE_URL: address(`${DEFAULT_OPENAI_BASE_URL} or http://127.0.0.1:1234/v1`),
+  KEEL_OPENAI_MODEL: modelName(DEFAULT_OPENAI_MODEL),
+  KEEL_OPENAI_MAX_TOKENS_PARAM: field(
+    `must be ${OPENAI_MAX_TOKENS_PARAMS.join(' or ')}`,
+    oneOf(OPENAI_MAX_TOKENS_PARAMS),
+  ),
   OLLAMA_HOST: field(
     'is not an address; use e.g. http://127.0.0.1:11434',
     (v) => normalizeOllamaHost(v) ?? undefined,
@@ -335,6 +362,7 @@ export const SETTING_NAMES = Object.keys(SETTINGS_SCHEMA.shape) as SettingName[]
 /** Variables whose value is never printed (an error shows only its length). */
 export const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set([
   'ANTHROPIC_API_KEY',
+  'OPENAI_API_KEY',
   'DISCORD_TOKEN',
 ]);
 
@@ -424,6 +452,10 @@ export function loadConfig(env: RawSettings, options: LoadConfigOptions = {}): K
       anthropicApiKey: v.ANTHROPIC_API_KEY,
       anthropicBaseUrl: v.ANTHROPIC_BASE_URL,
       anthropicModel: v.KEEL_MODEL,
+      openaiApiKey: v.OPENAI_API_KEY,
+      openaiBaseUrl: v.OPENAI_BASE_URL,
+      openaiModel: v.KEEL_OPENAI_MODEL,
+      openaiMaxTokensParam: v.KEEL_OPENAI_MAX_TOKENS_PARAM,
       ollamaHost: v.OLLAMA_HOST,
       ollamaChatModel: v.KEEL_OLLAMA_CHAT_MODEL,
       maxTokens: v.KEEL_MAX_TOKENS,
@@ -464,6 +496,10 @@ function group(s: Required<Settings>): KeelConfig {
       anthropicApiKey: s.anthropicApiKey,
       anthropicBaseUrl: s.anthropicBaseUrl,
       model: s.anthropicModel,
+      openaiApiKey: s.openaiApiKey,
+      openaiBaseUrl: s.openaiBaseUrl,
+      openaiModel: s.openaiModel,
+      openaiMaxTokensParam: s.openaiMaxTokensParam,
       ollamaHost: s.ollamaHost,
       ollamaModel: s.ollamaChatModel,
       maxTokens: s.maxTokens,

@@ -90,6 +90,7 @@ describe('openKeel', () => {
       KEEL_EMBEDDER: 'none',
       OLLAMA_HOST: ollama.url,
       ANTHROPIC_API_KEY: '',
+      OPENAI_API_KEY: '',
     });
     const bare = await openKeel(config);
     bare.close();

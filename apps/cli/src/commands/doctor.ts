@@ -112,7 +112,7 @@ function doctorReport(
           configured: false,
           provider: 'offline',
           name: null,
-          reason: `offline: ${chat.reason}; set ANTHROPIC_API_KEY or run Ollama`,
+          reason: `offline: ${chat.reason}; set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run Ollama`,
         },
     ollama_host: config.chat.ollamaHost,
     counts: {

@@ -2,7 +2,7 @@
  * The Anthropic provider: {@link AnthropicChatModel} implements {@link ChatModel} over the
  * Messages API with `@anthropic-ai/sdk`, streaming, tool use, prompt caching and its own retries
  * (the SDK's are turned off so that errors arriving mid-stream and stalled streams are retried the
- * same way as HTTP errors).
+ * same way as HTTP errors; the policy is the one in `retry.ts` that every hosted provider shares).
  *
  * @module
  */
@@ -21,7 +21,22 @@ import type {
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
 import { KeelError, type KeelErrorCode } from '@keel/errors';
-import pRetry, { AbortError } from 'p-retry';
+import {
+  AttemptFailure,
+  AttemptScope,
+  CallbackError,
+  cancelled,
+  describeCause,
+  emitText,
+  exhausted,
+  parseRetryAfterHeader,
+  QUOTA_WORDS,
+  type RetryOptions,
+  type RetryPolicy,
+  retryPolicy,
+  stallFailure,
+  withRetries,
+} from './retry.js';
 import type {
   ChatMessage,
   ChatModel,
@@ -59,77 +74,22 @@ const PROMPT_COUNTS = /(\d+)\s*tokens?\s*>\s*(\d+)/;
 /** "input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000" → the same. */
 const PROMPT_PLUS_OUTPUT = /(\d+)\s*\+\s*\d+\s*>\s*(\d+)/;
 
-/** Options for {@link AnthropicChatModel}. Nothing is read from the environment. */
-export interface AnthropicChatModelOptions {
+/**
+ * Options for {@link AnthropicChatModel}: the key, host and model, and the retry policy shared with
+ * the other hosted providers ({@link RetryOptions}). Nothing is read from the environment.
+ */
+export interface AnthropicChatModelOptions extends RetryOptions {
   /** The API key (sent by the SDK). Required: the package never reads `ANTHROPIC_API_KEY`. */
   apiKey: string;
   /** API host, e.g. a proxy or a test server. Default {@link DEFAULT_ANTHROPIC_BASE_URL}. */
   baseURL?: string;
   /** Model name sent to the API. Default {@link DEFAULT_ANTHROPIC_MODEL} (`claude-sonnet-4-6`). */
   model?: string;
-  /** Attempts per request, the first included. Default 4 (so up to 3 retries). */
-  maxAttempts?: number;
-  /** Backoff before retry n (1-based) is about `baseDelayMs * 2^(n-1)`, jittered. Default 1000 ms. */
-  baseDelayMs?: number;
-  /** Upper bound of the computed backoff, ms. Default 16000. A `retry-after` header wins over it. */
-  maxDelayMs?: number;
-  /**
-   * No response headers or stream event for this long, ms → the attempt is abandoned and retried
-   * (`MODEL_TIMEOUT` after the last attempt). Default 30000.
-   */
-  stallTimeoutMs?: number;
-  /**
-   * A 429 whose `retry-after` is longer than this, ms, is treated as an exhausted quota
-   * (`MODEL_QUOTA`, not retried). Default 600000 (10 minutes).
-   */
-  quotaRetryAfterMs?: number;
-  /** Waits `ms` between attempts; rejects when `signal` aborts. Injected by tests. Default: a timer. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** A number in [0, 1) for jitter. Injected by tests. Default `Math.random`. */
-  random?: () => number;
   /** The model's context window, tokens. Default {@link CLAUDE_CONTEXT_TOKENS}. */
   contextTokens?: number;
   /** `max_tokens` the agent asks for. Default {@link claudeMaxOutputTokens} of the model. */
   maxOutputTokens?: number;
 }
-
-/** A retryable failure of one attempt. Internal; what callers see is a {@link KeelError}. */
-class AttemptFailure extends Error {
-  constructor(
-    readonly reason: RetryReason,
-    message: string,
-    readonly discardText: string,
-    readonly retryAfterMs: number | undefined,
-    options: { cause?: unknown } = {},
-  ) {
-    super(message, options);
-    this.name = 'AttemptFailure';
-  }
-}
-
-/** An error thrown by the caller's own callback (`onText`): passed through untouched. */
-class CallbackError extends Error {
-  constructor(readonly original: unknown) {
-    super('callback threw');
-  }
-}
-
-const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
-const QUOTA_WORDS =
-  /quota|credit|billing|exhaust|insufficient|spend(ing)? limit|usage limit|balance|payment/i;
 
 /**
  * Claude through the Anthropic Messages API, streaming.
@@ -153,26 +113,14 @@ export class AnthropicChatModel implements ChatModel {
   readonly provider = 'anthropic';
   readonly model: string;
   readonly #client: Anthropic;
-  readonly #maxAttempts: number;
-  readonly #baseDelayMs: number;
-  readonly #maxDelayMs: number;
-  readonly #stallTimeoutMs: number;
-  readonly #quotaRetryAfterMs: number;
-  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  readonly #random: () => number;
+  readonly #policy: RetryPolicy;
   readonly #limits: ModelLimits;
 
   /** @throws KeelError `INVALID_INPUT` when an option is out of range (empty key, attempts < 1). */
   constructor(options: AnthropicChatModelOptions) {
     if (!options.apiKey) throw new KeelError('INVALID_INPUT', 'AnthropicChatModel needs an apiKey');
     this.model = options.model ?? DEFAULT_ANTHROPIC_MODEL;
-    this.#maxAttempts = options.maxAttempts ?? 4;
-    this.#baseDelayMs = options.baseDelayMs ?? 1000;
-    this.#maxDelayMs = options.maxDelayMs ?? 16_000;
-    this.#stallTimeoutMs = options.stallTimeoutMs ?? 30_000;
-    this.#quotaRetryAfterMs = options.quotaRetryAfterMs ?? 600_000;
-    this.#sleep = options.sleep ?? defaultSleep;
-    this.#random = options.random ?? Math.random;
+    this.#policy = retryPolicy(options);
     this.#limits = {
       contextTokens: options.contextTokens ?? CLAUDE_CONTEXT_TOKENS,
       maxOutputTokens: options.maxOutputTokens ?? claudeMaxOutputTokens(this.model),
@@ -182,27 +130,12 @@ export class AnthropicChatModel implements ChatModel {
         throw new KeelError('INVALID_INPUT', `${name} must be a whole number ≥ 1, got ${value}`);
       }
     }
-    if (!Number.isInteger(this.#maxAttempts) || this.#maxAttempts < 1) {
-      throw new KeelError(
-        'INVALID_INPUT',
-        `maxAttempts must be an integer ≥ 1, got ${this.#maxAttempts}`,
-      );
-    }
-    for (const [name, value] of [
-      ['baseDelayMs', this.#baseDelayMs],
-      ['maxDelayMs', this.#maxDelayMs],
-      ['stallTimeoutMs', this.#stallTimeoutMs],
-    ] as const) {
-      if (!(value >= 0) || !Number.isFinite(value) || (name === 'stallTimeoutMs' && value === 0)) {
-        throw new KeelError('INVALID_INPUT', `${name} must be a finite number ≥ 0, got ${value}`);
-      }
-    }
     this.#client = new Anthropic({
       apiKey: options.apiKey,
       baseURL: options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL,
       maxRetries: 0,
       // Time to response headers; the stall watchdog below also covers it and every gap after.
-      timeout: this.#stallTimeoutMs + 1000,
+      timeout: this.#policy.stallTimeoutMs + 1000,
     });
   }
 
@@ -222,87 +155,30 @@ export class AnthropicChatModel implements ChatModel {
    *   refused, 5xx). An error thrown by `onText` or `onRetry` is rethrown as it is.
    */
   async complete(request: ChatRequest): Promise<ChatResponse> {
-    const signal = request.signal;
     const params = this.#params(request);
-    try {
-      return await pRetry(
-        async (attempt) => {
-          try {
-            return await this.#attempt(params, request, attempt);
-          } catch (error) {
-            // Non-retryable outcomes leave p-retry through its AbortError.
-            if (error instanceof AttemptFailure) throw error;
-            throw new AbortError(error instanceof Error ? error : new Error(String(error)));
-          }
-        },
-        {
-          retries: this.#maxAttempts - 1,
-          // Delays are computed and slept in onFailedAttempt (retry-after, injectable sleep).
-          minTimeout: 0,
-          factor: 1,
-          ...(signal === undefined ? {} : { signal }),
-          shouldRetry: ({ error }) => error instanceof AttemptFailure,
-          onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-            if (retriesLeft <= 0 || !(error instanceof AttemptFailure)) return;
-            const delayMs = this.#delay(attemptNumber, error.retryAfterMs);
-            try {
-              request.onRetry?.({
-                attempt: attemptNumber,
-                reason: error.reason,
-                delayMs,
-                discardText: error.discardText,
-                message: error.message,
-              });
-            } catch (callbackError) {
-              throw new CallbackError(callbackError);
-            }
-            await this.#sleep(delayMs, signal);
-          },
-        },
-      );
-    } catch (error) {
-      throw this.#final(error, signal);
-    }
+    return withRetries(
+      this.#policy,
+      request,
+      (attempt) => this.#attempt(params, request, attempt),
+      (failure) => this.#final(failure),
+    );
   }
 
-  /** The backoff before the retry that follows failed attempt `attempt`, ms. */
-  #delay(attempt: number, retryAfterMs: number | undefined): number {
-    const ceiling = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** (attempt - 1));
-    // "Equal jitter": half fixed, half random, so retries of many clients spread out.
-    const jittered = Math.round(ceiling / 2 + (this.#random() * ceiling) / 2);
-    return Math.max(jittered, retryAfterMs ?? 0);
-  }
-
-  /** Maps whatever ended the retry loop to the error the caller sees. */
-  #final(error: unknown, signal: AbortSignal | undefined): unknown {
-    if (error instanceof CallbackError) return error.original;
-    if (KeelError.isInstance(error)) return error;
-    if (signal?.aborted) {
-      return new KeelError('CANCELLED', 'the model request was cancelled', { cause: error });
-    }
-    if (error instanceof AttemptFailure) {
-      const code: KeelErrorCode =
-        error.reason === 'stalled'
-          ? 'MODEL_TIMEOUT'
-          : error.reason === 'connection' || error.reason === 'server_error'
-            ? 'MODEL_UNAVAILABLE'
-            : 'MODEL_OVERLOADED';
-      const what =
-        code === 'MODEL_TIMEOUT'
-          ? `the response stream stalled (nothing for ${this.#stallTimeoutMs} ms)`
-          : code === 'MODEL_UNAVAILABLE'
-            ? `cannot get an answer from ${this.#client.baseURL}`
-            : `${this.model} stayed overloaded`;
-      return new KeelError(
-        code,
-        `${what} after ${this.#maxAttempts} attempt(s); last error: ${error.message}`,
-        {
-          cause: error.cause ?? error,
-          details: { attempts: this.#maxAttempts, reason: error.reason },
-        },
-      );
-    }
-    return error;
+  /** The error for the last failed attempt. */
+  #final(failure: AttemptFailure): KeelError {
+    const code: KeelErrorCode =
+      failure.reason === 'stalled'
+        ? 'MODEL_TIMEOUT'
+        : failure.reason === 'connection' || failure.reason === 'server_error'
+          ? 'MODEL_UNAVAILABLE'
+          : 'MODEL_OVERLOADED';
+    const what =
+      code === 'MODEL_TIMEOUT'
+        ? `the response stream stalled (nothing for ${this.#policy.stallTimeoutMs} ms)`
+        : code === 'MODEL_UNAVAILABLE'
+          ? `cannot get an answer from ${this.#client.baseURL}`
+          : `${this.model} stayed overloaded`;
+    return exhausted(code, what, failure, this.#policy.maxAttempts);
   }
 
   /** The SDK request body for `request`. */
@@ -329,29 +205,19 @@ export class AnthropicChatModel implements ChatModel {
   ): Promise<ChatResponse> {
     const outer = request.signal;
     if (outer?.aborted) throw cancelled(outer);
-    const controller = new AbortController();
-    const onOuterAbort = () => controller.abort();
-    outer?.addEventListener('abort', onOuterAbort, { once: true });
-    let stalled = false;
-    let watchdog: ReturnType<typeof setTimeout> | undefined;
-    const arm = () => {
-      clearTimeout(watchdog);
-      watchdog = setTimeout(() => {
-        stalled = true;
-        controller.abort();
-      }, this.#stallTimeoutMs);
-    };
+    const stallMs = this.#policy.stallTimeoutMs;
+    const scope = new AttemptScope(outer, stallMs);
     const acc = new Accumulator();
     try {
-      arm();
-      const stream = await this.#client.messages.create(params, { signal: controller.signal });
+      scope.arm();
+      const stream = await this.#client.messages.create(params, { signal: scope.signal });
       for await (const event of stream) {
-        arm();
+        scope.arm();
         acc.apply(event, request.onText);
       }
       // The SDK ends the iteration quietly when the request is aborted.
       if (outer?.aborted) throw cancelled(outer);
-      if (stalled) throw stallFailure(this.#stallTimeoutMs, acc.text);
+      if (scope.stalled) throw stallFailure(stallMs, acc.text);
       if (!acc.stopped) {
         throw new AttemptFailure(
           'connection',
@@ -365,11 +231,10 @@ export class AnthropicChatModel implements ChatModel {
       if (error instanceof AttemptFailure || error instanceof CallbackError) throw error;
       if (KeelError.isInstance(error)) throw error;
       if (outer?.aborted) throw cancelled(outer, error);
-      if (stalled) throw stallFailure(this.#stallTimeoutMs, acc.text, error);
+      if (scope.stalled) throw stallFailure(stallMs, acc.text, error);
       throw this.#classify(error, acc.text);
     } finally {
-      clearTimeout(watchdog);
-      outer?.removeEventListener('abort', onOuterAbort);
+      scope.dispose();
     }
   }
 
@@ -416,7 +281,7 @@ export class AnthropicChatModel implements ChatModel {
           type === 'billing_error' ||
           QUOTA_WORDS.test(apiMessage) ||
           QUOTA_WORDS.test(error.errorCode ?? '') ||
-          (retryAfterMs !== undefined && retryAfterMs > this.#quotaRetryAfterMs);
+          (retryAfterMs !== undefined && retryAfterMs > this.#policy.quotaRetryAfterMs);
         if (exhausted) {
           return final(
             'MODEL_QUOTA',
@@ -457,28 +322,6 @@ export class AnthropicChatModel implements ChatModel {
   }
 }
 
-function cancelled(signal: AbortSignal, cause?: unknown): KeelError {
-  return new KeelError('CANCELLED', 'the model request was cancelled', {
-    cause: cause ?? signal.reason,
-  });
-}
-
-function stallFailure(ms: number, streamed: string, cause?: unknown): AttemptFailure {
-  return new AttemptFailure(
-    'stalled',
-    `no stream event for ${ms} ms`,
-    streamed,
-    undefined,
-    cause === undefined ? {} : { cause },
-  );
-}
-
-function describeCause(error: Error): string {
-  const inner = error.cause instanceof Error ? ` (${describeCause(error.cause)})` : '';
-  const code = (error as { code?: unknown }).code;
-  return `${error.message}${typeof code === 'string' ? ` [${code}]` : ''}${inner}`;
-}
-
 /**
  * How long until the request may be retried, ms: `retry-after-ms`, else `retry-after` (seconds or
  * an HTTP date), else the latest `anthropic-ratelimit-*-reset` (RFC 3339) of a limit whose
@@ -499,17 +342,6 @@ function parseRateLimitReset(headers: Headers): number | undefined {
     latest = latest === undefined ? ms : Math.max(latest, ms);
   }
   return latest;
-}
-
-function parseRetryAfterHeader(headers: Headers): number | undefined {
-  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers.get('retry-after');
-  if (value === null || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 function toSystem(parts: SystemPart[]): TextBlockParam[] {
@@ -651,12 +483,7 @@ class Accumulator {
 
   #emit(delta: string, onText: ((delta: string) => void) | undefined): void {
     this.text += delta;
-    if (!onText) return;
-    try {
-      onText(delta);
-    } catch (error) {
-      throw new CallbackError(error);
-    }
+    emitText(onText, delta);
   }
 
   /**

@@ -1,0 +1,302 @@
+/**
+ * The retry policy the hosted providers share (Anthropic, OpenAI-compatible): attempts with
+ * exponential backoff and equal jitter (a `retry-after` wins when longer), a stall watchdog per
+ * attempt, and the mapping of whatever ended the loop to the {@link KeelError} callers see. Each
+ * provider classifies its own errors into a retryable {@link AttemptFailure} or a final
+ * `KeelError`; the loop here is the same for all of them.
+ *
+ * Internal to `@keel/agent`: not exported from the package.
+ *
+ * @module
+ */
+import { KeelError, type KeelErrorCode } from '@keel/errors';
+import pRetry, { AbortError } from 'p-retry';
+import type { ChatRequest, RetryReason } from './types.js';
+
+/** Retry and timeout options every hosted provider takes. Nothing is read from the environment. */
+export interface RetryOptions {
+  /** Attempts per request, the first included. Default 4 (so up to 3 retries). */
+  maxAttempts?: number;
+  /** Backoff before retry n (1-based) is about `baseDelayMs * 2^(n-1)`, jittered. Default 1000 ms. */
+  baseDelayMs?: number;
+  /** Upper bound of the computed backoff, ms. Default 16000. A `retry-after` header wins over it. */
+  maxDelayMs?: number;
+  /**
+   * No response headers or stream event for this long, ms → the attempt is abandoned and retried
+   * (`MODEL_TIMEOUT` after the last attempt). Default 30000.
+   */
+  stallTimeoutMs?: number;
+  /**
+   * A 429 whose `retry-after` is longer than this, ms, is treated as an exhausted quota
+   * (`MODEL_QUOTA`, not retried). Default 600000 (10 minutes).
+   */
+  quotaRetryAfterMs?: number;
+  /** Waits `ms` between attempts; rejects when `signal` aborts. Injected by tests. Default: a timer. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** A number in [0, 1) for jitter. Injected by tests. Default `Math.random`. */
+  random?: () => number;
+}
+
+/** {@link RetryOptions} with every default filled in. */
+export type RetryPolicy = Required<RetryOptions>;
+
+/** A retryable failure of one attempt. What callers see in the end is a {@link KeelError}. */
+export class AttemptFailure extends Error {
+  constructor(
+    readonly reason: RetryReason,
+    message: string,
+    /** Text this attempt already streamed through `onText`. */
+    readonly discardText: string,
+    /** The server's `retry-after`, ms, when it gave one. */
+    readonly retryAfterMs: number | undefined,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, options);
+    this.name = 'AttemptFailure';
+  }
+}
+
+/** An error thrown by the caller's own callback (`onText`, `onRetry`): passed through untouched. */
+export class CallbackError extends Error {
+  constructor(readonly original: unknown) {
+    super('callback threw');
+  }
+}
+
+const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** Words in a 429's message or code that mean the quota or credit is gone (not retried). */
+export const QUOTA_WORDS =
+  /quota|credit|billing|exhaust|insufficient|spend(ing)? limit|usage limit|balance|payment/i;
+
+/**
+ * Fills the defaults of `options` and checks them.
+ *
+ * @throws KeelError `INVALID_INPUT` when `maxAttempts` is not an integer ≥ 1, a delay is negative
+ *   or not finite, or `stallTimeoutMs` is 0.
+ */
+export function retryPolicy(options: RetryOptions): RetryPolicy {
+  const policy: RetryPolicy = {
+    maxAttempts: options.maxAttempts ?? 4,
+    baseDelayMs: options.baseDelayMs ?? 1000,
+    maxDelayMs: options.maxDelayMs ?? 16_000,
+    stallTimeoutMs: options.stallTimeoutMs ?? 30_000,
+    quotaRetryAfterMs: options.quotaRetryAfterMs ?? 600_000,
+    sleep: options.sleep ?? defaultSleep,
+    random: options.random ?? Math.random,
+  };
+  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
+    throw new KeelError(
+      'INVALID_INPUT',
+      `maxAttempts must be an integer ≥ 1, got ${policy.maxAttempts}`,
+    );
+  }
+  for (const [name, value] of [
+    ['baseDelayMs', policy.baseDelayMs],
+    ['maxDelayMs', policy.maxDelayMs],
+    ['stallTimeoutMs', policy.stallTimeoutMs],
+  ] as const) {
+    if (!(value >= 0) || !Number.isFinite(value) || (name === 'stallTimeoutMs' && value === 0)) {
+      throw new KeelError('INVALID_INPUT', `${name} must be a finite number ≥ 0, got ${value}`);
+    }
+  }
+  return policy;
+}
+
+/**
+ * The backoff before the retry that follows failed attempt `attempt` (1-based), ms: "equal jitter"
+ * (half of `min(maxDelayMs, baseDelayMs * 2^(attempt-1))` fixed, half random, so the retries of
+ * many clients spread out), or `retryAfterMs` when that is longer.
+ */
+export function backoffDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterMs: number | undefined,
+): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  const jittered = Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
+  return Math.max(jittered, retryAfterMs ?? 0);
+}
+
+/**
+ * Runs `attempt` until it resolves, throws something other than an {@link AttemptFailure}, or
+ * `policy.maxAttempts` attempts have failed. Before each retry it tells `request.onRetry` and sleeps
+ * the {@link backoffDelay}.
+ *
+ * What it throws: an error of the caller's callback as it was; a `KeelError` from `attempt` as it
+ * is; `CANCELLED` when `request.signal` aborted; `final(failure)` for the last
+ * {@link AttemptFailure}.
+ */
+export async function withRetries<T>(
+  policy: RetryPolicy,
+  request: Pick<ChatRequest, 'signal' | 'onRetry'>,
+  attempt: (attemptNumber: number) => Promise<T>,
+  final: (failure: AttemptFailure) => KeelError,
+): Promise<T> {
+  const signal = request.signal;
+  try {
+    return await pRetry(
+      async (attemptNumber) => {
+        try {
+          return await attempt(attemptNumber);
+        } catch (error) {
+          // Non-retryable outcomes leave p-retry through its AbortError.
+          if (error instanceof AttemptFailure) throw error;
+          throw new AbortError(error instanceof Error ? error : new Error(String(error)));
+        }
+      },
+      {
+        retries: policy.maxAttempts - 1,
+        // Delays are computed and slept in onFailedAttempt (retry-after, injectable sleep).
+        minTimeout: 0,
+        factor: 1,
+        ...(signal === undefined ? {} : { signal }),
+        shouldRetry: ({ error }) => error instanceof AttemptFailure,
+        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+          if (retriesLeft <= 0 || !(error instanceof AttemptFailure)) return;
+          const delayMs = backoffDelay(policy, attemptNumber, error.retryAfterMs);
+          try {
+            request.onRetry?.({
+              attempt: attemptNumber,
+              reason: error.reason,
+              delayMs,
+              discardText: error.discardText,
+              message: error.message,
+            });
+          } catch (callbackError) {
+            throw new CallbackError(callbackError);
+          }
+          await policy.sleep(delayMs, signal);
+        },
+      },
+    );
+  } catch (error) {
+    if (error instanceof CallbackError) throw error.original;
+    if (KeelError.isInstance(error)) throw error;
+    if (signal?.aborted) {
+      throw new KeelError('CANCELLED', 'the model request was cancelled', { cause: error });
+    }
+    if (error instanceof AttemptFailure) throw final(error);
+    throw error;
+  }
+}
+
+/**
+ * The `KeelError` for the last failed attempt: `code` with a message saying what happened after
+ * how many attempts, and `{attempts, reason}` as details.
+ */
+export function exhausted(
+  code: KeelErrorCode,
+  what: string,
+  failure: AttemptFailure,
+  attempts: number,
+): KeelError {
+  return new KeelError(
+    code,
+    `${what} after ${attempts} attempt(s); last error: ${failure.message}`,
+    {
+      cause: failure.cause ?? failure,
+      details: { attempts, reason: failure.reason },
+    },
+  );
+}
+
+/**
+ * One attempt's abort controller: aborted when the caller's signal aborts, or by the stall
+ * watchdog when {@link AttemptScope.arm} is not called again within `stallTimeoutMs`.
+ */
+export class AttemptScope {
+  /** Pass to the client; aborted on cancellation or a stall. */
+  readonly signal: AbortSignal;
+  /** True once the watchdog fired. */
+  stalled = false;
+  readonly #controller = new AbortController();
+  readonly #outer: AbortSignal | undefined;
+  readonly #stallTimeoutMs: number;
+  readonly #onOuterAbort = () => this.#controller.abort();
+  #watchdog: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(outer: AbortSignal | undefined, stallTimeoutMs: number) {
+    this.signal = this.#controller.signal;
+    this.#outer = outer;
+    this.#stallTimeoutMs = stallTimeoutMs;
+    outer?.addEventListener('abort', this.#onOuterAbort, { once: true });
+  }
+
+  /** (Re)starts the watchdog: call before the request and on every stream event. */
+  arm(): void {
+    clearTimeout(this.#watchdog);
+    this.#watchdog = setTimeout(() => {
+      this.stalled = true;
+      this.#controller.abort();
+    }, this.#stallTimeoutMs);
+  }
+
+  /** Stops the watchdog and forgets the caller's signal. */
+  dispose(): void {
+    clearTimeout(this.#watchdog);
+    this.#outer?.removeEventListener('abort', this.#onOuterAbort);
+  }
+}
+
+/** Passes a piece of text to `onText`, wrapping an error it throws in a {@link CallbackError}. */
+export function emitText(onText: ((delta: string) => void) | undefined, delta: string): void {
+  if (!onText) return;
+  try {
+    onText(delta);
+  } catch (error) {
+    throw new CallbackError(error);
+  }
+}
+
+/** `CANCELLED` for an aborted request. */
+export function cancelled(signal: AbortSignal, cause?: unknown): KeelError {
+  return new KeelError('CANCELLED', 'the model request was cancelled', {
+    cause: cause ?? signal.reason,
+  });
+}
+
+/** The failure of an attempt whose stream sent nothing for `ms`. */
+export function stallFailure(ms: number, streamed: string, cause?: unknown): AttemptFailure {
+  return new AttemptFailure(
+    'stalled',
+    `no stream event for ${ms} ms`,
+    streamed,
+    undefined,
+    cause === undefined ? {} : { cause },
+  );
+}
+
+/** An error's message with its `code` and its causes, for a log line. */
+export function describeCause(error: Error): string {
+  const inner = error.cause instanceof Error ? ` (${describeCause(error.cause)})` : '';
+  const code = (error as { code?: unknown }).code;
+  return `${error.message}${typeof code === 'string' ? ` [${code}]` : ''}${inner}`;
+}
+
+/**
+ * How long the server asks to wait, ms: `retry-after-ms`, else `retry-after` (seconds or an HTTP
+ * date). Undefined when neither is present.
+ */
+export function parseRetryAfterHeader(headers: Headers): number | undefined {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers.get('retry-after');
+  if (value === null || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
