@@ -90,6 +90,7 @@ export {
   type RecoverResult,
   type RecoveryInput,
   type RecoveryLine,
+  type RecoveryRemember,
   recoverInto,
   recoveryPath,
 } from './recovery.js';

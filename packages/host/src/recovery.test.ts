@@ -124,4 +124,58 @@ describe('the recovery file', () => {
       store.close();
     }
   });
+
+  it('keeps what a line asked to be remembered, as its door would have', () => {
+    const home = tempHome();
+    keepForRecovery(home, {
+      channel: 'terminal',
+      text: 'remember that my dentist is Dr. Ortiz',
+      at: T,
+    });
+    keepForRecovery(home, {
+      channel: 'cli',
+      text: 'remember preference/coffee oat flat white',
+      at: T + 1,
+      verb: 'remember',
+      remember: {
+        scope: 'owner',
+        kind: 'preference',
+        key: 'coffee',
+        value: 'oat flat white',
+        source: 'owner_stated',
+      },
+    });
+    keepForRecovery(home, {
+      channel: 'cli',
+      text: 'remember setting/wifi_password hunter2hunter2',
+      at: T + 2,
+      verb: 'remember',
+      remember: {
+        scope: 'owner',
+        kind: 'setting',
+        key: 'wifi_password',
+        value: 'hunter2hunter2',
+        source: 'owner_stated',
+      },
+    });
+    const kept = readFileSync(recoveryPath(home), 'utf8');
+    expect(kept).not.toContain('hunter2');
+    expect(kept).toContain('remember setting/wifi_password [secret withheld]');
+    keepForRecovery(home, { channel: 'terminal', text: 'what is my coffee?', at: T + 3 });
+    const store = MemoryStore.openHome(home);
+    try {
+      const r = recoverInto(store, home);
+      expect(r.recovered).toBe(4);
+      expect(r.beliefs.map((b) => b.decision)).toEqual(['create', 'create']);
+      expect(store.current({ scope: 'owner', kind: 'relationship', key: 'dentist' })).toMatchObject(
+        { value: 'Dr. Ortiz', source: 'owner_stated' },
+      );
+      const coffee = store.current({ scope: 'owner', kind: 'preference', key: 'coffee' })!;
+      expect(coffee).toMatchObject({ value: 'oat flat white', source: 'owner_stated' });
+      expect(store.evidence(coffee.id)).toEqual([r.episodes[1]]);
+      expect(store.episode(r.episodes[1]!)).toMatchObject({ kind: 'command', channel: 'cli' });
+    } finally {
+      store.close();
+    }
+  });
 });

@@ -6,8 +6,10 @@
  * 0600, one JSON object per line: `id`, `time`, `channel`, `text`, and `source_id` for a line with
  * its own id such as a Discord message), with secrets withheld as the store withholds them. Once
  * the database is restored, {@link recoverInto} (`keel recover`) stores each line as the owner's
- * episode with its original time and channel, then clears the file. It is idempotent: a line
- * recovered twice (or a Discord message also caught up by the Discord door) is stored once.
+ * episode with its original time and channel, keeps what the line asked to be remembered as the
+ * door would have (a `keel remember`, or an explicit "remember that …"), then clears the file. It
+ * is idempotent: a line recovered twice (or a Discord message also caught up by the Discord door)
+ * is stored once.
  *
  * @module
  */
@@ -25,7 +27,17 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { KeelError } from '@keel/errors';
-import { type MemoryStore, redactSecrets } from '@keel/memory';
+import { captureExplicit } from '@keel/gate';
+import {
+  type Decision,
+  type Kind,
+  type MemoryStore,
+  redactSecrets,
+  type Scope,
+  SECRET_PLACEHOLDER,
+  type Source,
+  secretInSlot,
+} from '@keel/memory';
 
 /** The recovery file's name inside KEEL_HOME. */
 export const RECOVERY_FILE = 'recovery.jsonl';
@@ -50,6 +62,22 @@ export interface RecoveryLine {
   text: string;
   /** The line's own id where it has one (a Discord message: `discord:<id>`). */
   source_id?: string;
+  /** A command rather than conversation (`remember`: a `keel remember` the database refused). */
+  verb?: 'remember';
+  /** That `keel remember`'s belief (absent when it held a secret). */
+  remember?: RecoveryRemember;
+}
+
+/** The belief a `keel remember` asked for (see `RememberInput` of `@keel/memory`). */
+export interface RecoveryRemember {
+  scope: Scope;
+  kind: Kind;
+  key: string;
+  value: string;
+  source: Source;
+  /** True since, ms since epoch. */
+  validFrom?: number;
+  replaces?: boolean;
 }
 
 /** What a door keeps. */
@@ -60,6 +88,10 @@ export interface RecoveryInput {
   at?: number;
   /** Its own id (a Discord message: `discord:<id>`), as the door would file it. */
   sourceId?: string;
+  /** The command refused, when the line is one (`remember`). */
+  verb?: 'remember';
+  /** A `keel remember`'s belief (not kept when it holds a secret, which the words then withhold). */
+  remember?: RecoveryRemember;
 }
 
 /**
@@ -74,7 +106,17 @@ export function keepForRecovery(
   input: RecoveryInput,
 ): { path: string; line: RecoveryLine | null } {
   const path = recoveryPath(home);
-  const text = redactSecrets(input.text.replace(/\r?\n$/, ''));
+  let raw = input.text.replace(/\r?\n$/, '');
+  let remember = input.remember ?? null;
+  const secret = remember && secretInSlot(remember.key, remember.value);
+  if (remember && secret) {
+    // A credential is never kept: not the belief, nor its value (or key) in the words.
+    for (const part of secret.inKey ? [remember.value, remember.key] : [remember.value]) {
+      if (part) raw = raw.split(part).join(SECRET_PLACEHOLDER);
+    }
+    remember = null;
+  }
+  const text = redactSecrets(raw);
   if (!text.trim()) return { path, line: null };
   const time = new Date(input.at ?? Date.now()).toISOString();
   const id =
@@ -86,6 +128,8 @@ export function keepForRecovery(
     channel: input.channel,
     text,
     ...(input.sourceId ? { source_id: input.sourceId } : {}),
+    ...(input.verb ? { verb: input.verb } : {}),
+    ...(remember ? { remember } : {}),
   };
   try {
     mkdirSync(home, { recursive: true, mode: 0o700 });
@@ -140,7 +184,8 @@ function parseLine(text: string): RecoveryLine | null {
       typeof v.channel === 'string' &&
       v.channel &&
       typeof v.text === 'string' &&
-      (v.source_id === undefined || typeof v.source_id === 'string')
+      (v.source_id === undefined || typeof v.source_id === 'string') &&
+      (v.verb === undefined || v.verb === 'remember')
     ) {
       return v as RecoveryLine;
     }
@@ -160,6 +205,8 @@ export interface RecoverResult {
   existing: number;
   /** The episodes stored, in the file's order. */
   episodes: number[];
+  /** What the lines asked to be remembered, and the write review's decision on each. */
+  beliefs: { episode: number; decision: Decision; fact: number | null }[];
   /** Lines that were not keel's JSON (or that the store refuses), kept aside in `unreadableFile`. */
   unreadable: number;
   unreadableFile: string | null;
@@ -202,6 +249,7 @@ export function recoverInto(store: MemoryStore, home: string): RecoverResult {
     recovered: 0,
     existing: 0,
     episodes: [],
+    beliefs: [],
     unreadable: 0,
     unreadableFile: null,
   };
@@ -216,7 +264,7 @@ export function recoverInto(store: MemoryStore, home: string): RecoverResult {
       let episode: { id: number };
       try {
         episode = store.addEpisode({
-          kind: 'conversation',
+          kind: line.verb ? 'command' : 'conversation',
           channel: line.channel,
           role: 'owner',
           text: line.text,
@@ -236,6 +284,8 @@ export function recoverInto(store: MemoryStore, home: string): RecoverResult {
       }
       result.recovered++;
       result.episodes.push(episode.id);
+      const belief = keepBelief(store, line, episode.id);
+      if (belief) result.beliefs.push(belief);
     }
   });
   result.unreadable = bad.length;
@@ -246,6 +296,48 @@ export function recoverInto(store: MemoryStore, home: string): RecoverResult {
   }
   for (const file of files) rmSync(file, { force: true });
   return result;
+}
+
+/**
+ * What a recovered line asked to be remembered, kept as its door would have kept it: a
+ * `keel remember`'s belief, or the owner's explicit statement ("remember that …") as an
+ * owner_stated belief resting on the recovered episode. A failed capture is recorded (`keel doctor`
+ * lists it), as a door records it; it never stops the recovery.
+ */
+function keepBelief(
+  store: MemoryStore,
+  line: RecoveryLine,
+  episodeId: number,
+): RecoverResult['beliefs'][number] | null {
+  try {
+    const r = line.remember;
+    const capture = line.verb ? null : captureExplicit(line.text);
+    const input = r
+      ? {
+          scope: r.scope,
+          kind: r.kind,
+          key: r.key,
+          value: r.value,
+          source: r.source,
+          ...(r.validFrom === undefined ? {} : { validFrom: r.validFrom }),
+          ...(r.replaces ? { replaces: true } : {}),
+        }
+      : capture
+        ? {
+            kind: capture.kind,
+            key: capture.key,
+            value: capture.value,
+            source: 'owner_stated' as const,
+          }
+        : null;
+    if (!input) return null;
+    const w = store.remember({ ...input, episodeId, actor: 'owner', channel: line.channel });
+    return { episode: episodeId, decision: w.decision, fact: w.fact?.id ?? null };
+  } catch (err) {
+    if (!KeelError.isInstance(err) || err.code === 'DB_CORRUPT') throw err;
+    store.recordCaptureFailure(episodeId, err.code, err.message);
+    return null;
+  }
 }
 
 /** A time as a file-name stamp: `2026-03-01T10-15-00-123Z`. */

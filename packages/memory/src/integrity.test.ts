@@ -198,3 +198,40 @@ describe('the integrity check at open', () => {
     }
   });
 });
+
+describe('the check in a long-running process', () => {
+  it('sees a page overwritten under an open store that has it cached', () => {
+    const dir = tempDir();
+    const path = filledStore(dir);
+    const store = MemoryStore.open(path, { integrity: { check: 'full' } });
+    try {
+      // Read everything: every page is now in the connection's cache.
+      expect(store.quickCheck()).toEqual(['ok']);
+      damage(path);
+      // The store's own handle still answers from its cache ...
+      expect(store.quickCheck()).toEqual(['ok']);
+      // ... the guard reads what the file holds.
+      expectKeelError(() => store.checkIntegrity({ full: true }), 'DB_CORRUPT');
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('closing a store that met damage', () => {
+  it('does not fold its WAL into the damaged file', () => {
+    const dir = tempDir();
+    const path = filledStore(dir);
+    const store = MemoryStore.open(path, { integrity: { check: 'full' } });
+    store.addEpisode({ channel: 'terminal', role: 'owner', text: 'in the WAL only' });
+    const bytes = damage(path);
+    store.recordDamage();
+    store.close();
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    expect(readFileSync(`${path}-wal`).length).toBeGreaterThan(0);
+    // Control: a store that met no damage folds it in.
+    const ok = MemoryStore.open(path);
+    ok.close();
+    expect(readFileSync(path).equals(bytes)).toBe(false);
+  });
+});

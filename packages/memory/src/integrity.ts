@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isSqliteCorruption, KeelError } from '@keel/errors';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import type { Clock } from './context.js';
 
 /** A cached verdict older than this (since its last full check) is checked again, ms: 24 hours. */
@@ -109,12 +109,15 @@ export function quickCheck(db: Database.Database, limit = 1): string[] {
   }
 }
 
-/** `DB_CORRUPT` for `path`, naming what is damaged. */
+/** `DB_CORRUPT` for `path`, naming what is damaged (each problem on one line). */
 export function damaged(path: string, problems: readonly string[], cause?: unknown): KeelError {
+  const lines = problems
+    .slice(0, 5)
+    .map((p) => p.replace(/\*\*\* in database \w+ \*\*\*\s*/g, '').replace(/\s*\n\s*/g, ' '));
   return new KeelError(
     'DB_CORRUPT',
-    `${path} is damaged (${problems.slice(0, 3).join('; ') || 'no answer'}); keel wrote nothing to it`,
-    { details: { path, problems: problems.slice(0, 5) }, ...(cause ? { cause } : {}) },
+    `${path} is damaged (${lines.slice(0, 3).join('; ') || 'no answer'}); keel wrote nothing to it`,
+    { details: { path, problems: lines }, ...(cause ? { cause } : {}) },
   );
 }
 
@@ -158,23 +161,45 @@ export class IntegrityGuard {
 
   /**
    * Checks the file: in full, or (`full: false`) only when neither this process nor the cache
-   * vouches for its current state.
+   * vouches for its current state. `fresh`: `db` has read nothing yet (at open), so its pages are
+   * the file's; otherwise the check reads through a connection of its own.
    *
    * @throws KeelError `DB_CORRUPT` (the cache is cleared); `INVALID_STATE` when the file was
    *   replaced since this process opened it.
    */
-  check(db: Database.Database, full: boolean): IntegrityVerdict {
+  check(db: Database.Database, full: boolean, fresh = false): IntegrityVerdict {
     this.#last = null;
-    this.#last = this.#check(db, full);
+    this.#last = this.#check(db, full, fresh);
     return this.#last;
   }
 
-  #check(db: Database.Database, full: boolean): IntegrityVerdict {
+  /**
+   * The quick check on what the file holds now. A handle that has been reading keeps pages in its
+   * cache, and SQLite drops them only when another connection commits, not when the file is
+   * overwritten under it: a long-running process checks through a connection of its own.
+   */
+  #quickCheck(db: Database.Database, fresh: boolean): string[] {
+    if (fresh || this.#path === ':memory:') return quickCheck(db);
+    let own: Database.Database;
+    try {
+      own = new Database(this.#path, { readonly: true, fileMustExist: true, timeout: 15_000 });
+    } catch (err) {
+      if (isSqliteCorruption(err)) return [(err as Error).message];
+      throw err;
+    }
+    try {
+      return quickCheck(own);
+    } finally {
+      own.close();
+    }
+  }
+
+  #check(db: Database.Database, full: boolean, fresh: boolean): IntegrityVerdict {
     const started = performance.now();
     const elapsed = () => performance.now() - started;
     if (this.#damaged) throw damaged(this.#path, ['damage was found earlier in this process']);
     if (this.#path === ':memory:') {
-      const problems = quickCheck(db);
+      const problems = this.#quickCheck(db, true);
       if (problems[0] !== 'ok') throw damaged(this.#path, problems);
       return { how: 'full', ms: elapsed(), checkedAt: this.#now() };
     }
@@ -187,18 +212,18 @@ export class IntegrityGuard {
     }
     const state = fileState(this.#path);
     const now = this.#now();
-    const fresh = (checkedAt: number) => now - checkedAt < this.#maxAgeMs;
+    const young = (checkedAt: number) => now - checkedAt < this.#maxAgeMs;
     if (!full) {
-      if (this.#sound?.state === state && fresh(this.#sound.checkedAt)) {
+      if (this.#sound?.state === state && young(this.#sound.checkedAt)) {
         return { how: 'known', ms: elapsed(), checkedAt: this.#sound.checkedAt };
       }
       const cached = this.#read();
-      if (cached && cached.state === state && fresh(cached.checked_at)) {
+      if (cached && cached.state === state && young(cached.checked_at)) {
         this.#sound = { state, checkedAt: cached.checked_at };
         return { how: 'cached', ms: elapsed(), checkedAt: cached.checked_at };
       }
     }
-    const problems = quickCheck(db);
+    const problems = this.#quickCheck(db, fresh);
     if (problems[0] !== 'ok') {
       this.recordDamage();
       throw damaged(this.#path, problems);

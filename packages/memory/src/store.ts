@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import { KeelError } from '@keel/errors';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { type Clock, countRows, type StoreContext, stmt } from './context.js';
 import { type OpenOptions, openDatabase } from './db.js';
 import type { Embedder } from './embed/types.js';
@@ -165,7 +165,7 @@ export class MemoryStore {
     const guard = new IntegrityGuard(path, integrity, now);
     const db = openDatabase(path, { ...open, now }, (handle) => {
       guard.opened();
-      if (integrity) guard.check(handle, integrity.check === 'full');
+      if (integrity) guard.check(handle, integrity.check === 'full', true);
     });
     if (!integrity) guard.opened();
     return new MemoryStore(db, now, path, guard);
@@ -642,8 +642,28 @@ export class MemoryStore {
     };
   }
 
-  /** Closes the file (idempotent). */
+  /**
+   * Closes the file (idempotent). The last connection to close folds the WAL into the file; once
+   * this store met damage ({@link recordDamage}) that is not done (the WAL stays beside the file,
+   * and `keel restore` keeps it with the damaged file).
+   */
   close(): void {
-    if (this.#ctx.db.open) this.#ctx.db.close();
+    const db = this.#ctx.db;
+    if (!db.open) return;
+    if (!this.#guard.damaged || this.path === ':memory:') {
+      db.close();
+      return;
+    }
+    // A read-only connection never checkpoints: while it has read (and so holds its lock),
+    // closing this one is not the last close, and it closes last itself.
+    let reader: Database.Database | null = null;
+    try {
+      reader = new Database(this.path, { readonly: true, fileMustExist: true });
+      stmt(reader, 'SELECT count(*) FROM sqlite_master').get();
+    } catch {
+      // its first page is damaged too: SQLite will not get as far as a checkpoint either
+    }
+    db.close();
+    reader?.close();
   }
 }
