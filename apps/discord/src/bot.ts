@@ -300,24 +300,31 @@ export class KeelDiscord {
       if (!this.down) await this.check(false);
       if (this.down) return; // left on Discord: caught up once the database is restored
       let dm: DMChannel | undefined;
-      await catchUp(
-        {
-          session: this.session,
-          seen: this.seen,
-          stats: this.stats,
-          fetchAfter: async (after) => {
-            dm ??= await this.ownerDm();
-            return dm.messages.fetch({ after, limit: 100, cache: false });
+      try {
+        await catchUp(
+          {
+            session: this.session,
+            seen: this.seen,
+            stats: this.stats,
+            fetchAfter: async (after) => {
+              dm ??= await this.ownerDm();
+              return dm.messages.fetch({ after, limit: 100, cache: false });
+            },
+            isOwner: (m) => this.gate.check(this.author(m)).owner,
+            text: (m) => messageText(m, this.attachments),
+            notify: (text) => this.sendToOwner(text),
+            log: this.log,
+            stored: (m) => Boolean(this.store.episodeBySource(null, `discord:${m.id}`)),
           },
-          isOwner: (m) => this.gate.check(this.author(m)).owner,
-          text: (m) => messageText(m, this.attachments),
-          notify: (text) => this.sendToOwner(text),
-          log: this.log,
-          stored: (m) => Boolean(this.store.episodeBySource(null, `discord:${m.id}`)),
-        },
-        this.startedAt,
-      );
-      this.store.recordSound();
+          this.startedAt,
+        );
+        this.store.recordSound();
+      } catch (err) {
+        // A damaged page met while storing what was sent meanwhile: it stays on Discord.
+        const damage = damageError(err);
+        if (!damage) throw err;
+        await this.goDown(damage);
+      }
     });
   }
 
