@@ -32,6 +32,7 @@ export const BENCH_NAMES = [
   'turn',
   'turn-budget',
   'think-pipeline',
+  'integrity',
 ] as const;
 /** One benchmark's name. */
 export type BenchName = (typeof BENCH_NAMES)[number];

@@ -10,6 +10,7 @@
 import { cpus, loadavg } from 'node:os';
 import { benchHybrid } from './hybrid.js';
 import { benchImport } from './import.js';
+import { benchIntegrity } from './integrity.js';
 import {
   BENCH_NAMES,
   type BenchName,
@@ -40,6 +41,7 @@ const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]
   turn: benchTurnRows,
   'turn-budget': benchTurnBudgetRows,
   'think-pipeline': benchThinkPipelineRows,
+  integrity: benchIntegrity,
 };
 
 /** The machine's load averages: latency figures on a busy machine have heavier tails. */

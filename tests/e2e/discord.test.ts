@@ -4,10 +4,18 @@
  * real SQLite file.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, AnthropicChatModel, TRUNCATED_NOTE } from '@keel/agent';
-import { KeelDiscord, LAST_SEEN_KEY } from '@keel/discord';
+import { KeelDiscord, type KeelDiscordOptions, LAST_SEEN_KEY } from '@keel/discord';
+import {
+  backupHome,
+  keepForRecovery,
+  loadConfig,
+  recoverInto,
+  recoveryPath,
+  restoreHome,
+} from '@keel/host';
 import { MemoryStore } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -61,7 +69,7 @@ afterEach(async () => {
   expect(discord.errors).toEqual([]);
 });
 
-async function startBot(options: { offline?: boolean } = {}) {
+async function startBot(options: { offline?: boolean; extra?: Partial<KeelDiscordOptions> } = {}) {
   bot = new KeelDiscord({
     token: 'test-token',
     ownerId: owner.id,
@@ -73,6 +81,7 @@ async function startBot(options: { offline?: boolean } = {}) {
       if (process.env.DEBUG_DISCORD) console.error(line);
     },
     lock: { waitMs: 30_000 },
+    ...options.extra,
   });
   await bot.start();
   return bot;
@@ -505,7 +514,204 @@ describe('the owner lock is structural', () => {
   });
 });
 
+describe('a damaged database and the Discord door', () => {
+  const db = () => join(home, 'keel.db');
+  /** 200 long notes, folded into the file. */
+  const seed = () => {
+    for (let i = 0; i < 200; i++) {
+      store.remember({
+        kind: 'note',
+        key: `n${i}`,
+        value: `value number ${i} `.repeat(40),
+        source: 'owner_stated',
+      });
+    }
+    dbOf(store).pragma('wal_checkpoint(TRUNCATE)');
+  };
+  /** Folds the WAL into the file, then overwrites 16 KB of its data pages. */
+  const damage = (): Buffer => {
+    dbOf(store).pragma('wal_checkpoint(TRUNCATE)');
+    const bytes = readFileSync(db());
+    bytes.fill(0xff, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 16_384);
+    writeFileSync(db(), bytes);
+    return bytes;
+  };
+  const recovery = () => ({
+    path: recoveryPath(home),
+    keep: (input: Parameters<typeof keepForRecovery>[1]) => keepForRecovery(home, input),
+  });
+  const kept = () =>
+    existsSync(recoveryPath(home))
+      ? readFileSync(recoveryPath(home), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { channel: string; text: string; source_id?: string })
+      : [];
+
+  it('damage found before a DM: one clear notice, each DM kept with its id, nothing written; once restored, keel recover and catch-up store each DM once', async () => {
+    seed();
+    await startBot({ offline: true, extra: { recovery: recovery() } });
+    const dm = discord.dmChannel(owner.id);
+    discord.sendMessage(owner, dm, 'hello before the damage');
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the first reply');
+    await bot!.idle();
+    // A backup while the door runs (SQLite's online backup): it has the seen mark of that DM.
+    const config = loadConfig({ KEEL_HOME: home });
+    const backup = await backupHome(config);
+
+    const bytes = damage();
+    const lyon = discord.sendMessage(owner, dm, 'I moved to Lyon');
+    await discord.waitFor(() => discord.posted(dm).length === 3, 10_000, 'the notice');
+    const tea = discord.sendMessage(owner, dm, 'and I love tea');
+    await discord.waitFor(() => discord.posted(dm).length === 4, 10_000, 'the second kept reply');
+    await bot!.idle();
+    const posted = discord.posted(dm).map((m) => m.content);
+    expect(posted[1]).toMatch(/^keel's database is damaged \(DB_CORRUPT: /);
+    expect(posted[1]).toContain(`kept in ${recoveryPath(home)}`);
+    expect(posted[1]).toContain('keel restore <file>');
+    expect(posted[1]).toContain('keel recover');
+    for (const reply of [posted[2], posted[3]]) {
+      expect(reply).toMatch(
+        /^\(Not stored in memory: keel's database is damaged\. Your message is kept in /,
+      );
+    }
+    expect(posted.filter((p) => p.startsWith("keel's database is damaged"))).toHaveLength(1);
+    expect(kept()).toEqual([
+      expect.objectContaining({
+        channel: 'discord',
+        text: 'I moved to Lyon',
+        source_id: `discord:${lyon.id}`,
+      }),
+      expect.objectContaining({
+        channel: 'discord',
+        text: 'and I love tea',
+        source_id: `discord:${tea.id}`,
+      }),
+    ]);
+    expect(logs.join('\n')).toContain('discord: the database cannot be used');
+    await bot!.stop(1000);
+    bot = null;
+    store.close();
+    expect(readFileSync(db()).equals(bytes)).toBe(true);
+
+    // Restored: keel recover stores both; the door's catch-up finds them stored and adds nothing.
+    expect((await restoreHome(config, backup.path)).previous).toBe('damaged');
+    store = MemoryStore.open(db());
+    expect(recoverInto(store, home)).toMatchObject({ recovered: 2, existing: 0 });
+    const before = discord.posted(dm).length;
+    await startBot({ offline: true });
+    await bot!.idle();
+    const owners = dbOf(store)
+      .prepare(
+        "SELECT text, source_id FROM episodes WHERE role = 'owner' AND kind = 'conversation' ORDER BY id",
+      )
+      .all() as { text: string; source_id: string | null }[];
+    expect(owners.map((r) => r.text)).toEqual([
+      'hello before the damage',
+      'I moved to Lyon',
+      'and I love tea',
+    ]);
+    expect(
+      discord
+        .posted(dm)
+        .slice(before)
+        .map((m) => m.content),
+    ).toEqual([]);
+  });
+
+  it('the periodic check finds damage while the door is idle and tells the owner once', async () => {
+    seed();
+    await startBot({ offline: true, extra: { recovery: recovery(), integrityCheckMs: 200 } });
+    await bot!.idle();
+    const dm = discord.dmChannel(owner.id);
+    expect(discord.posted(dm)).toHaveLength(0);
+    const bytes = damage();
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the notice');
+    await new Promise((resolve) => setTimeout(resolve, 800)); // several more checks
+    await bot!.idle();
+    expect(discord.posted(dm).map((m) => m.content)).toEqual([
+      expect.stringMatching(/^keel's database is damaged \(DB_CORRUPT: /),
+    ]);
+    await bot!.stop(1000);
+    bot = null;
+    store.close();
+    expect(readFileSync(db()).equals(bytes)).toBe(true);
+  });
+});
+
 describe('keel discord as a process', () => {
+  it('a damaged database: exit 2 with DB_CORRUPT, a DM to the owner, nothing written', async () => {
+    for (let i = 0; i < 200; i++) {
+      store.remember({
+        kind: 'note',
+        key: `n${i}`,
+        value: `value number ${i} `.repeat(40),
+        source: 'owner_stated',
+      });
+    }
+    store.close();
+    const path = join(home, 'keel.db');
+    const bytes = readFileSync(path);
+    bytes.fill(0xff, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 16_384);
+    writeFileSync(path, bytes);
+    const child = spawn(process.execPath, [CLI, 'discord'], {
+      env: {
+        ...process.env,
+        KEEL_HOME: home,
+        DISCORD_TOKEN: 'test-token',
+        KEEL_DISCORD_OWNER_ID: owner.id,
+        KEEL_DISCORD_API_URL: discord.apiUrl,
+        ANTHROPIC_API_KEY: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(status).toBe(2);
+    expect(stderr).toMatch(/error DB_CORRUPT: /);
+    expect(discord.identifies).toBe(0);
+    const dm = discord.posted(discord.dmChannel(owner.id)).map((m) => m.content);
+    expect(dm).toHaveLength(1);
+    expect(dm[0]).toMatch(/^keel discord did not start: keel's database is damaged/);
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    expect(existsSync(join(home, 'discord.lock'))).toBe(false);
+  });
+
+  it('one keel discord per KEEL_HOME: a second exits 2 with SERVICE_RUNNING', async () => {
+    const env = {
+      ...process.env,
+      KEEL_HOME: home,
+      DISCORD_TOKEN: 'test-token',
+      KEEL_DISCORD_OWNER_ID: owner.id,
+      KEEL_DISCORD_API_URL: discord.apiUrl,
+      ANTHROPIC_API_KEY: '',
+    };
+    const first = spawn(process.execPath, [CLI, 'discord'], { env, stdio: 'ignore' });
+    const firstExit = new Promise<number | null>((resolve) => first.on('close', resolve));
+    try {
+      await discord.waitFor(() => discord.identifies === 1, 20_000, 'the first door to connect');
+      const second = spawn(process.execPath, [CLI, 'discord'], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      second.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      expect(await new Promise((resolve) => second.on('close', resolve))).toBe(2);
+      // The CLI runs the door as its child: the lock names the child's PID.
+      expect(stderr).toMatch(/error SERVICE_RUNNING: keel discord is already running \(PID \d+/);
+      expect(discord.identifies).toBe(1);
+    } finally {
+      first.kill('SIGTERM');
+      expect(await firstExit).toBe(0);
+    }
+    expect(existsSync(join(home, 'discord.lock'))).toBe(false);
+  });
+
   it('refuses to start without an owner id: CONFIG_INVALID, exit 2 (fail closed)', () => {
     const r = spawnSync(process.execPath, [CLI, 'discord'], {
       env: {

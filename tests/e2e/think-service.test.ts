@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { MemoryStore } from '@keel/memory';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, tempHome } from '../support/cli.js';
+import { FakeDiscord, user } from '../support/fake-discord.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 
 let closedPort: number;
@@ -287,6 +288,41 @@ describe('keel think', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/error DB_CORRUPT/);
     expect(existsSync(lockFile())).toBe(false);
+  });
+
+  it('a damaged database at start is told to the owner by DM, with the way back', async () => {
+    const discord = await FakeDiscord.start();
+    try {
+      const owner = discord.addUser(user('owner'));
+      const path = join(home, 'keel.db');
+      const store = MemoryStore.open(path);
+      for (let i = 0; i < 200; i++) {
+        store.remember({
+          kind: 'note',
+          key: `n${i}`,
+          value: `value number ${i} `.repeat(40),
+          source: 'owner_stated',
+        });
+      }
+      store.close();
+      const bytes = readFileSync(path);
+      bytes.fill(0xff, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 16_384);
+      writeFileSync(path, bytes);
+      const r = await keelRun(['think'], {
+        DISCORD_TOKEN: 'test-token',
+        KEEL_DISCORD_OWNER_ID: owner.id,
+        KEEL_DISCORD_API_URL: discord.apiUrl,
+      });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/error DB_CORRUPT/);
+      const dm = discord.posted(discord.dmChannel(owner.id)).map((m) => m.content);
+      expect(dm).toHaveLength(1);
+      expect(dm[0]).toMatch(/^keel think stopped: keel's database is damaged/);
+      expect(dm[0]).toContain('keel restore <file>');
+      expect(readFileSync(path).equals(bytes)).toBe(true);
+    } finally {
+      await discord.close();
+    }
   });
 
   it('binds the configured embedder to its store (recall is hybrid), and says so', async () => {

@@ -8,6 +8,7 @@
 import { KeelError } from '@keel/errors';
 import { Command, CommanderError } from 'commander';
 import { registerAskCommand } from './commands/ask.js';
+import { registerBackupCommands } from './commands/backup.js';
 import { registerDiscordCommand } from './commands/discord.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import { registerImportCommand } from './commands/import.js';
@@ -52,6 +53,7 @@ export function buildProgram(config: Config = loadConfig()): Command {
   registerImportCommand(program, config); // import
   registerVerifyCommand(program, config); // verify
   registerDoctorCommand(program, config); // doctor
+  registerBackupCommands(program, config); // backup, restore, recover
   registerModelCommands(program, config); // models pull|list, reindex
   registerDiscordCommand(program); // discord
   registerThinkCommand(program); // think

@@ -12,6 +12,12 @@
  * that failed is said in one line (the turn went on), and so is a reply still cut at the length
  * limit (`truncated` in `--json`).
  *
+ * The database is checked before anything is written: at start (the verdict cache spares a full
+ * read when it can) and before each line (a stat while nothing but keel has touched the file).
+ * When it is damaged — or a turn meets a damaged page — keel says so (`error DB_CORRUPT` and the
+ * fix) and stops writing to it: that line and every later one (piped lines included) is kept in
+ * the recovery file instead, each answered with where, until the input ends; then it exits 2.
+ *
  * @module
  */
 import { createInterface } from 'node:readline';
@@ -25,9 +31,16 @@ import {
   type TurnResult,
 } from '@keel/agent';
 import { KeelError } from '@keel/errors';
-import { openKeel } from '@keel/host';
+import {
+  damageError,
+  EXIT,
+  keepForRecovery,
+  type OpenKeel,
+  openKeel,
+  recoveryPath,
+} from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
-import { captureErrorJson, writeJson } from './commands/shared.js';
+import { captureErrorJson, keptLine, writeJson } from './commands/shared.js';
 import type { Config } from './config.js';
 import {
   captureErrorLine,
@@ -55,26 +68,91 @@ export function statusLine(store: MemoryStore, choice: ChatChoice): string {
   return `keel · model: ${model} · recall: ${s.mode} · ${s.active} beliefs, ${s.pending} pending, ${s.episodes} episodes`;
 }
 
+/** An error as the terminal prints it; damage and unexpected errors are thrown on. */
 function errorText(err: unknown): string {
+  const damage = damageError(err);
+  if (damage) throw damage;
   if (KeelError.isInstance(err)) return `error ${err.code}: ${err.message}\nfix: ${err.fix}`;
   throw err;
 }
 
 /**
+ * Why the database cannot take the terminal's lines: damage (`DB_CORRUPT`), or the file replaced
+ * under it (a restore: `INVALID_STATE`), or a check that could not run. Null for other errors.
+ */
+function cannotWrite(err: unknown, checking: boolean): KeelError | null {
+  const damage = damageError(err);
+  if (damage) return damage;
+  if (!checking) return null;
+  return KeelError.isInstance(err)
+    ? err
+    : new KeelError('DB_OPEN_FAILED', `the database cannot be checked: ${(err as Error).message}`, {
+        cause: err,
+      });
+}
+
+/**
  * Runs the terminal until end of input or `/quit`. Works on a TTY (prompt, streaming, Ctrl-C)
  * and on piped input (one reply per line).
+ *
+ * @returns the exit code: 0, or 2 when the database could not take the owner's lines (they are
+ *   in the recovery file).
+ * @throws KeelError from opening keel other than damage (`MODEL_AUTH`, `SCHEMA_FROM_FUTURE`, …).
  */
-export async function runTerminal(config: Config, options: TerminalOptions = {}): Promise<void> {
+export async function runTerminal(config: Config, options: TerminalOptions = {}): Promise<number> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const tty = Boolean((input as NodeJS.ReadStream).isTTY) && !options.json;
   const write = (text: string) => output.write(`${text}\n`);
-  const { chat: choice, store } = await openKeel(config, { chat: true });
-  const offline = new OfflineSession(store, { channel: 'terminal' });
-  const agent = choice.model ? new Agent({ store, model: choice.model }) : null;
-  const status = () => statusLine(store, choice);
-  if (!options.json) {
-    write(agent ? status() : offline.banner());
+  /** Why the database takes no more lines (they go to the recovery file), or null. */
+  let down: KeelError | null = null;
+  let keel: OpenKeel<ChatChoice> | null = null;
+  try {
+    keel = await openKeel(config, { chat: true, checkIntegrity: 'cached' });
+  } catch (err) {
+    down = cannotWrite(err, false);
+    if (!down) throw err;
+  }
+  /** Stops writing to the database: says why and where the owner's lines go from now on. */
+  const goDown = (why: KeelError): void => {
+    down = why;
+    keel?.close(why);
+    keel = null;
+    process.stderr.write(`error ${why.code}: ${why.message}\nfix: ${why.fix}\n`);
+    if (!options.json) {
+      write(
+        `keel is not writing to its database now: each line you type is kept in ${recoveryPath(config.home)} instead, and keel recover stores them once the database is restored.`,
+      );
+    }
+  };
+  /** A line while the database takes none: kept in the recovery file (slash commands are not). */
+  const keep = (line: string): { reply: string; quit: boolean; extra: Record<string, unknown> } => {
+    const why = down!;
+    const command = line.trim();
+    const error = { code: why.code, message: why.message, fix: why.fix };
+    if (command === '/quit') return { reply: '', quit: true, extra: {} };
+    if (command.startsWith('/')) {
+      return {
+        reply: `${command.split(/\s/)[0]} is not available: the database cannot be used (${why.code}).`,
+        quit: false,
+        extra: { error },
+      };
+    }
+    const { path } = keepForRecovery(config.home, { channel: 'terminal', text: line });
+    return {
+      reply: `(not stored in memory) ${keptLine(path)}.`,
+      quit: false,
+      extra: { error, recovery: path },
+    };
+  };
+  if (down) goDown(down);
+  const choice = keel?.chat ?? null;
+  const store = keel?.store ?? null;
+  const offline = store ? new OfflineSession(store, { channel: 'terminal' }) : null;
+  const agent = store && choice?.model ? new Agent({ store, model: choice.model }) : null;
+  const status = () => (store && choice ? statusLine(store, choice) : '');
+  if (!options.json && keel) {
+    write(agent ? status() : offline!.banner());
     write(`data folder: ${config.home} · /help lists commands`);
   }
 
@@ -124,6 +202,7 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
       return;
     }
     const verb = /^\s*y(es)?\s*$/i.test(answer) ? 'forget' : 'keep';
+    if (!store || down) return;
     const r = await runSlashCommand(store, `/${verb} ${id}`, { channel: 'terminal', status }).catch(
       (err: unknown): TurnReply => ({ text: errorText(err) }),
     );
@@ -145,77 +224,124 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
       let reply: string;
       let extra: Record<string, unknown> = {};
       let quit = false;
-      if (!agent || line.trim().startsWith('/')) {
-        const r = agent
-          ? await runSlashCommand(store, line.trim(), { channel: 'terminal', status }).catch(
-              (err: unknown): TurnReply => ({ text: errorText(err) }),
-            )
-          : await offline.handle(line);
-        reply = r.text;
-        quit = Boolean(r.quit);
-        extra = {
-          episode_id: r.episodeId ?? null,
-          write: r.write ?? null,
-          capture_error: r.captureError ?? null,
-        };
-        if (!options.json && reply)
-          write(tty ? `keel › ${reply.replace(/\n/g, '\n       ')}` : reply);
-      } else if (!line.trim()) {
-        if (tty) rl.prompt();
-        continue;
-      } else {
-        running = new AbortController();
-        let streamed = false;
-        let result: TurnResult | null = null;
-        if (!options.json) output.write(tty ? 'keel › ' : '');
+      // The database is checked before the line can write to it.
+      if (!down && keel && line.trim()) {
         try {
-          result = await agent.turn({
-            text: line,
-            channel: 'terminal',
-            signal: running.signal,
-            onText: (delta) => {
-              streamed = true;
-              if (!options.json) output.write(delta);
-            },
-            onRetry: (info) => {
-              if (!options.json && streamed) output.write(`\n[retrying after ${info.reason}]\n`);
-              streamed = false;
-            },
-          });
-          reply = result.reply;
-          if (!options.json) output.write(streamed ? '\n' : `${reply}\n`);
-          if (!options.json && result.truncated) write(TRUNCATED_NOTE);
+          keel.store.checkIntegrity();
         } catch (err) {
-          reply = errorText(err);
-          extra = { error: KeelError.isInstance(err) ? err.code : 'INTERNAL' };
-          if (!options.json) write(`${streamed ? '\n' : ''}${reply}`);
-        } finally {
-          running = null;
+          goDown(cannotWrite(err, true)!);
         }
-        if (result) {
-          const asks = forgetAsks(store, result.writes);
+      }
+      if (down || !keel || !store || !offline) {
+        if (!line.trim()) {
+          if (tty) rl.prompt();
+          continue;
+        }
+        ({ reply, quit, extra } = keep(line));
+        if (!options.json && reply) write(tty ? `keel › ${reply}` : reply);
+        if (options.json) write(JSON.stringify({ line, reply, ...extra }));
+        if (quit) break;
+        if (tty && !closed) rl.prompt();
+        continue;
+      }
+      let result: TurnResult | null = null;
+      try {
+        if (!agent || line.trim().startsWith('/')) {
+          const r = agent
+            ? await runSlashCommand(store, line.trim(), { channel: 'terminal', status }).catch(
+                (err: unknown): TurnReply => ({ text: errorText(err) }),
+              )
+            : await offline.handle(line);
+          reply = r.text;
+          quit = Boolean(r.quit);
           extra = {
-            turn_id: result.turnId,
-            facts_used: result.factsUsed,
-            writes: result.writes.map((w) => writeJson(w, forgetRequestJson(asks, 'terminal'))),
-            capture_error: captureErrorJson(result.captureError),
-            truncated: result.truncated,
+            episode_id: r.episodeId ?? null,
+            write: r.write ?? null,
+            capture_error: r.captureError ?? null,
           };
-          if (!options.json) {
-            if (result.captureError) write(captureErrorLine(result.captureError));
-            for (const ask of asks) {
-              if (tty) await decide(ask);
-              else write(forgetWaitingLine(ask, 'terminal'));
+          if (!options.json && reply)
+            write(tty ? `keel › ${reply.replace(/\n/g, '\n       ')}` : reply);
+        } else if (!line.trim()) {
+          if (tty) rl.prompt();
+          continue;
+        } else {
+          running = new AbortController();
+          let streamed = false;
+          if (!options.json) output.write(tty ? 'keel › ' : '');
+          try {
+            result = await agent.turn({
+              text: line,
+              channel: 'terminal',
+              signal: running.signal,
+              onText: (delta) => {
+                streamed = true;
+                if (!options.json) output.write(delta);
+              },
+              onRetry: (info) => {
+                if (!options.json && streamed) output.write(`\n[retrying after ${info.reason}]\n`);
+                streamed = false;
+              },
+            });
+            reply = result.reply;
+            if (!options.json) output.write(streamed ? '\n' : `${reply}\n`);
+            if (!options.json && result.truncated) write(TRUNCATED_NOTE);
+          } catch (err) {
+            if (damageError(err)) {
+              if (!options.json) output.write('\n');
+              throw err;
             }
+            reply = errorText(err);
+            extra = { error: KeelError.isInstance(err) ? err.code : 'INTERNAL' };
+            if (!options.json) write(`${streamed ? '\n' : ''}${reply}`);
+          } finally {
+            running = null;
+          }
+        }
+      } catch (err) {
+        // A damaged page met mid-line: this line and the rest go to the recovery file.
+        const why = cannotWrite(err, false);
+        if (!why) throw err;
+        goDown(why);
+        ({ reply, quit, extra } = keep(line));
+        if (!options.json && reply) write(tty ? `keel › ${reply}` : reply);
+        if (options.json) write(JSON.stringify({ line, reply, ...extra }));
+        if (tty && !closed) rl.prompt();
+        continue;
+      }
+      if (result) {
+        const asks = forgetAsks(store, result.writes);
+        extra = {
+          turn_id: result.turnId,
+          facts_used: result.factsUsed,
+          writes: result.writes.map((w) => writeJson(w, forgetRequestJson(asks, 'terminal'))),
+          capture_error: captureErrorJson(result.captureError),
+          truncated: result.truncated,
+        };
+        if (!options.json) {
+          if (result.captureError) write(captureErrorLine(result.captureError));
+          for (const ask of asks) {
+            if (tty) {
+              try {
+                await decide(ask);
+              } catch (err) {
+                const why = cannotWrite(err, false);
+                if (!why) throw err;
+                goDown(why);
+                break;
+              }
+            } else write(forgetWaitingLine(ask, 'terminal'));
           }
         }
       }
+      // What this line wrote leaves the file in a state keel vouches for.
+      keel?.store.recordSound();
       if (options.json) write(JSON.stringify({ line, reply, ...extra }));
       if (quit) break;
       if (tty && !closed) rl.prompt();
     }
   } finally {
     rl.close();
-    store.close();
+    keel?.close();
   }
+  return down ? EXIT.error : EXIT.ok;
 }

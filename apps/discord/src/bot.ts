@@ -7,6 +7,12 @@
  * counter each. What an owner's event then does lives beside it: `turns.ts` (a DM),
  * `interactions.ts` (slash commands, review buttons) and `catch-up.ts` (DMs sent while away).
  *
+ * A damaged database stops the door writing: it is checked before each DM, click and catch-up (a
+ * stat while keel alone has touched the file) and in full every `integrityCheckMs`. Once damage is
+ * found the owner gets one DM saying so and how to restore; from then on each DM is kept in the
+ * recovery file (and answered with where) and nothing is written to the database, until the door
+ * is restarted.
+ *
  * @module
  */
 import {
@@ -17,6 +23,7 @@ import {
   type UnansweredRecorder,
 } from '@keel/agent';
 import { KeelError } from '@keel/errors';
+import { damageError, type RecoveryInput } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
 import {
   Client,
@@ -64,7 +71,17 @@ export interface KeelDiscordOptions {
   registerCommands?: boolean;
   /** Session-lock timing, passed to the agent. */
   lock?: TurnLockOptions;
+  /**
+   * Where the owner's DMs go while the database is damaged (`keepForRecovery` of `@keel/host`, and
+   * its file). Without it they are not kept (they stay on Discord: the next start catches them up).
+   */
+  recovery?: { path: string; keep: (input: RecoveryInput) => unknown };
+  /** How often the database is checked in full while the door runs, ms; 0: never. Default 30 min. */
+  integrityCheckMs?: number;
 }
+
+/** How often the door checks the database in full by default, ms: 30 minutes. */
+export const INTEGRITY_CHECK_MS = 30 * 60_000;
 
 /** Counters a status line and tests read. */
 export interface DiscordStats {
@@ -94,6 +111,9 @@ export class KeelDiscord {
   private readonly interactions: InteractionContext;
   private chain: Promise<void> = Promise.resolve();
   private stopping = false;
+  /** Why the database takes nothing more (damage found), or null. */
+  private down: KeelError | null = null;
+  private checkTimer: NodeJS.Timeout | null = null;
   /** When {@link start} was called, ms since epoch. */
   private startedAt = Date.now();
   private commandsRegistered = false;
@@ -154,7 +174,7 @@ export class KeelDiscord {
           guildId: i.guildId,
           selfId: this.client.user?.id ?? null,
         }),
-        (i) => onOwnerInteraction(i, this.interactions),
+        (i) => this.onOwnerInteraction(i),
       ),
     );
     this.client.on(Events.ShardReady, () => void this.onConnected('ready'));
@@ -192,6 +212,15 @@ export class KeelDiscord {
     await this.client.login(this.options.token);
     await ready;
     await this.idle();
+    const every = this.options.integrityCheckMs ?? INTEGRITY_CHECK_MS;
+    if (every > 0) {
+      this.checkTimer = setInterval(() => {
+        void this.enqueue(async () => {
+          if (!this.down && !this.stopping) await this.check(true);
+        });
+      }, every);
+      this.checkTimer.unref();
+    }
     this.log(
       `discord: connected as ${this.client.user?.tag ?? '?'}; answering only user ${this.gate.ownerId}${this.agent ? '' : ' (offline: no model configured)'}`,
     );
@@ -213,6 +242,7 @@ export class KeelDiscord {
    */
   async stop(graceMs = 15_000): Promise<void> {
     this.stopping = true;
+    if (this.checkTimer) clearInterval(this.checkTimer);
     const done = this.idle();
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
@@ -267,24 +297,101 @@ export class KeelDiscord {
         }
       }
       if (this.stopping) return;
+      if (!this.down) await this.check(false);
+      if (this.down) return; // left on Discord: caught up once the database is restored
       let dm: DMChannel | undefined;
-      await catchUp(
-        {
-          session: this.session,
-          seen: this.seen,
-          stats: this.stats,
-          fetchAfter: async (after) => {
-            dm ??= await this.ownerDm();
-            return dm.messages.fetch({ after, limit: 100, cache: false });
+      try {
+        await catchUp(
+          {
+            session: this.session,
+            seen: this.seen,
+            stats: this.stats,
+            fetchAfter: async (after) => {
+              dm ??= await this.ownerDm();
+              return dm.messages.fetch({ after, limit: 100, cache: false });
+            },
+            isOwner: (m) => this.gate.check(this.author(m)).owner,
+            text: (m) => messageText(m, this.attachments),
+            notify: (text) => this.sendToOwner(text),
+            log: this.log,
+            stored: (m) => Boolean(this.store.episodeBySource(null, `discord:${m.id}`)),
           },
-          isOwner: (m) => this.gate.check(this.author(m)).owner,
-          text: (m) => messageText(m, this.attachments),
-          notify: (text) => this.sendToOwner(text),
-          log: this.log,
-        },
-        this.startedAt,
-      );
+          this.startedAt,
+        );
+        this.store.recordSound();
+      } catch (err) {
+        // A damaged page met while storing what was sent meanwhile: it stays on Discord.
+        const damage = damageError(err);
+        if (!damage) throw err;
+        await this.goDown(damage);
+      }
     });
+  }
+
+  /**
+   * Checks the database (in full, or cached: see `MemoryStore.checkIntegrity`); what it cannot
+   * vouch for stops the door writing ({@link goDown}).
+   */
+  private async check(full: boolean): Promise<void> {
+    try {
+      this.store.checkIntegrity({ full });
+      if (full) this.store.recordSound();
+    } catch (err) {
+      await this.goDown(
+        KeelError.isInstance(err)
+          ? err
+          : new KeelError('DB_OPEN_FAILED', `the database cannot be checked: ${String(err)}`),
+      );
+    }
+  }
+
+  /** Stops writing to the database, and tells the owner once why and how to get back. */
+  private async goDown(why: KeelError): Promise<void> {
+    if (this.down) return;
+    this.down = why;
+    this.store.recordDamage();
+    this.log(`discord: the database cannot be used, nothing more is written: ${errorText(why)}`);
+    const kept = this.options.recovery
+      ? `What you send me meanwhile is kept in ${this.options.recovery.path} on keel's machine, and stored once the database is restored.`
+      : 'What you send me meanwhile stays here and is caught up once the database is restored.';
+    await this.sendToOwner(
+      `keel's database is damaged (${why.code}: ${why.message}). I have stopped answering and store nothing in memory. ${kept} To restore it: stop keel discord and keel think, run keel restore <file> (keel doctor names the newest backup), then keel recover, and start me again.`,
+    ).catch((err) => this.log(`discord: could not tell the owner: ${errorText(err)}`));
+  }
+
+  /** An owner DM while the database takes nothing: kept in the recovery file, answered with where. */
+  private async keep(message: Message): Promise<void> {
+    const channel = message.channel;
+    const text = (await messageText(message, this.attachments)).trim();
+    if (!text || !channel.isSendable()) return;
+    const recovery = this.options.recovery;
+    recovery?.keep({
+      channel: DISCORD_CHANNEL,
+      text,
+      at: message.createdTimestamp,
+      sourceId: `discord:${message.id}`,
+    });
+    await sendSplit(
+      channel,
+      recovery
+        ? `(Not stored in memory: keel's database is damaged. Your message is kept in ${recovery.path}; keel recover stores it once the database is restored.)`
+        : "(Not stored: keel's database is damaged. Your message stays here and is caught up once the database is restored.)",
+    );
+  }
+
+  /** A slash command or button click: refused while the database takes nothing. */
+  private async onOwnerInteraction(i: Interaction): Promise<void> {
+    if (!this.down) await this.check(false);
+    if (this.down) {
+      if (i.isRepliable()) {
+        await i.reply({
+          content: `keel's database is damaged (${this.down.code}); nothing can be changed until it is restored (keel restore <file>).`,
+        });
+      }
+      return;
+    }
+    await onOwnerInteraction(i, this.interactions);
+    this.store.recordSound();
   }
 
   private statusText(): string {
@@ -299,7 +406,18 @@ export class KeelDiscord {
   private async onOwnerMessage(message: Message): Promise<void> {
     if (this.stopping) return; // left for the next start's catch-up
     await this.enqueue(async () => {
-      if (!this.stopping) await this.dms.answer(message);
+      if (this.stopping) return;
+      if (!this.down) await this.check(false);
+      if (this.down) return this.keep(message);
+      try {
+        await this.dms.answer(message);
+        this.store.recordSound();
+      } catch (err) {
+        const damage = damageError(err);
+        if (!damage) throw err;
+        await this.goDown(damage);
+        await this.keep(message);
+      }
     });
   }
 }

@@ -66,12 +66,17 @@ export interface CatchUpOptions<M extends AwayMessage> {
   /** Sends the notice to the owner. */
   notify: (text: string) => Promise<void>;
   log: (line: string) => void;
+  /**
+   * Whether a message is stored already (`keel recover` stored it from the recovery file, where it
+   * was kept while the database was damaged); such a message is not stored again. Default: none.
+   */
+  stored?: (message: M) => boolean;
 }
 
 /**
  * Fetches the owner's DMs newer than the last one seen, stores each non-empty one through
- * `options.session` (oldest first, with its id as provenance), moves the mark past everything
- * fetched, and sends one notice. On the very first start (no mark) it only records where "now" is:
+ * `options.session` (oldest first, with its id as provenance; one stored already is skipped),
+ * moves the mark past everything fetched, and sends one notice. On the very first start (no mark) it only records where "now" is:
  * the smallest snowflake of the millisecond before `startedAt`, so anything sent after start (even
  * while connecting) is newer and is answered.
  *
@@ -110,6 +115,7 @@ export async function catchUp<M extends AwayMessage>(
   found.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
   const stored: M[] = [];
   for (const m of found) {
+    if (options.stored?.(m)) continue;
     const text = (await options.text(m)).trim();
     if (!text) continue;
     options.session.recordUnanswered({

@@ -6,6 +6,8 @@
  * lock every handler runs first; {@link renderReview} and {@link renderForgetRequests} put the
  * owner's decisions on buttons; {@link splitMessage} cuts replies to Discord's limit with code
  * fences balanced; {@link sendToOwner} DMs the owner over REST alone (for the think service).
+ * A damaged database stops the door writing (checked before each DM and every
+ * {@link INTEGRITY_CHECK_MS}); the owner's DMs then go to the recovery file.
  * `main.ts` is the process entry point and the only module that reads the environment.
  *
  * @module
@@ -25,7 +27,12 @@ export {
   isTextAttachment,
   withAttachments,
 } from './attachments.js';
-export { type DiscordStats, KeelDiscord, type KeelDiscordOptions } from './bot.js';
+export {
+  type DiscordStats,
+  INTEGRITY_CHECK_MS,
+  KeelDiscord,
+  type KeelDiscordOptions,
+} from './bot.js';
 export { LAST_SEEN_KEY } from './catch-up.js';
 export { SLASH_COMMANDS } from './commands.js';
 export { DISCORD_CHANNEL } from './dm.js';

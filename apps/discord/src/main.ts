@@ -5,38 +5,86 @@
  * (without an owner it refuses to start: fail closed), the model and the embedder are chosen as
  * for the terminal. SIGTERM, SIGINT or SIGHUP stops it gracefully (the turn in progress gets
  * `KEEL_DISCORD_GRACE_MS` to finish, then is cancelled); so does the end of the `keel` CLI that
- * started it. Exit codes: 0 stopped, 2 an error with a code (configuration), 1 anything else (no
- * connection).
+ * started it. Exit codes: 0 stopped, 2 an error with a code (configuration, another `keel discord`
+ * running, a damaged database), 1 anything else (no connection).
+ *
+ * One door runs per KEEL_HOME (`$KEEL_HOME/discord.lock`, which `keel restore` respects). The
+ * database is checked in full at start: a damaged one is told to the owner by DM and the door does
+ * not start (the DMs sent meanwhile stay on Discord and are caught up once it is restored).
  *
  * @module
  */
-import { discordDoor, loadConfig, openKeel, reportError, stopWhenParentGone } from '@keel/host';
+import {
+  acquireServiceLock,
+  damageError,
+  discordDoor,
+  type KeelConfig,
+  keepForRecovery,
+  loadConfig,
+  openKeel,
+  ownerNotifier,
+  recoveryPath,
+  reportError,
+  serviceLockPath,
+  stopWhenParentGone,
+} from '@keel/host';
 import { KeelDiscord } from './bot.js';
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+
+/** Tells the owner by DM that the door did not start because the database is damaged. */
+async function tellOwner(config: KeelConfig, err: unknown): Promise<void> {
+  const damage = damageError(err);
+  const { notify } = ownerNotifier(config);
+  if (!damage || !notify) return;
+  try {
+    await notify(
+      `keel discord did not start: keel's database is damaged, and keel writes nothing to it (${damage.message}). What you send me meanwhile stays here and is caught up once it is restored. To restore it: stop keel think, run keel restore <file> (keel doctor names the newest backup), then keel recover, and start me again.`,
+    );
+  } catch (e) {
+    log(`discord: could not tell the owner: ${(e as Error).message}`);
+  }
+}
 
 async function main(): Promise<number> {
   let bot: KeelDiscord;
   let close: () => void;
   let graceMs: number;
+  let loaded: KeelConfig | null = null;
   try {
     const config = loadConfig(process.env);
+    loaded = config;
     stopWhenParentGone(config.process.parentPid, { name: 'discord', log });
     const { graceMs: grace, ...connection } = discordDoor(config);
     graceMs = grace;
-    const keel = await openKeel(config, { chat: true, onEmbedderError: 'lexical' });
+    acquireServiceLock(serviceLockPath(config.home, 'discord'), 'discord', { log });
+    const keel = await openKeel(config, {
+      chat: true,
+      checkIntegrity: true,
+      onEmbedderError: 'lexical',
+    });
     close = keel.close;
     const { chat, embedder } = keel;
     log(
       `discord: model: ${chat.model ? `${chat.provider} ${chat.model.model}` : 'offline'} (${chat.reason}); recall: ${embedder.name ? `hybrid (${embedder.name})` : `lexical (${embedder.reason})`}`,
     );
     try {
-      bot = new KeelDiscord({ ...connection, store: keel.store, model: chat.model, log });
+      bot = new KeelDiscord({
+        ...connection,
+        store: keel.store,
+        model: chat.model,
+        log,
+        recovery: {
+          path: recoveryPath(config.home),
+          keep: (input) => keepForRecovery(config.home, input),
+        },
+      });
     } catch (err) {
       keel.close();
       throw err;
     }
   } catch (err) {
+    if (loaded) await tellOwner(loaded, err);
     return reportError(err, false);
   }
   let stopping: Promise<void> | null = null;

@@ -7,14 +7,15 @@
  *
  * After a turn's reply: a capture that failed is said in one line (the turn went on; `keel doctor`
  * lists it), and each belief the model asked to forget is put to the owner with a Forget and a Keep
- * button (the model proposes; the owner decides). A reply still cut at the length limit after
- * keel asked the model to continue ends with a line that says so.
+ * button (the model proposes; the owner decides). A damaged database (`DB_CORRUPT`) is thrown to
+ * the front door, which keeps the message and stops writing.
  *
  *
  * @module
  */
 import { type Agent, type OfflineSession, TRUNCATED_NOTE, type TurnWrite } from '@keel/agent';
 import { KeelError } from '@keel/errors';
+import { damageError } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
 import type { Message, SendableChannels } from 'discord.js';
 import type { SeenMark } from './catch-up.js';
@@ -127,6 +128,8 @@ export class DmTurns {
       }
     } catch (err) {
       clearInterval(timer);
+      // Damage is the front door's to handle: it keeps the message and stops writing.
+      if (damageError(err)) throw err;
       if (KeelError.isInstance(err) && err.code === 'CANCELLED') {
         // Not marked seen: the next start catches it up and says so.
         await sendSplit(

@@ -6,20 +6,48 @@
  * the log goes to stderr. SIGTERM, SIGINT or SIGHUP stops it gracefully; so does the end of the
  * `keel` CLI that started it. Exit codes are `@keel/host`'s `EXIT`.
  *
+ * A damaged database (found at start or by a tick) stops the service with `DB_CORRUPT` (exit 2: a
+ * service manager does not restart it), and the owner is told by DM when Discord is configured.
+ *
  * @module
  */
-import { loadConfig, lockPath, openKeel, reportError, stopWhenParentGone } from '@keel/host';
+import {
+  damageError,
+  type KeelConfig,
+  loadConfig,
+  lockPath,
+  openKeel,
+  ownerNotifier,
+  reportError,
+  stopWhenParentGone,
+} from '@keel/host';
 import { parseThinkArgs } from './args.js';
 import { runThink } from './run.js';
 import { createSession, formatReport, runService } from './service.js';
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
 
+/** Tells the owner (a Discord DM, when configured) that the service stopped on damage. */
+async function tellOwner(config: KeelConfig, err: unknown): Promise<void> {
+  const damage = damageError(err);
+  const { notify } = ownerNotifier(config);
+  if (!damage || !notify) return;
+  try {
+    await notify(
+      `keel think stopped: keel's database is damaged, and keel writes nothing to it (${damage.message}). Restore a backup: stop keel discord, then keel restore <file> (keel doctor names the newest), then keel recover.`,
+    );
+  } catch (e) {
+    log(`think: could not tell the owner: ${(e as Error).message}`);
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
+  let loaded: KeelConfig | null = null;
   try {
     const args = parseThinkArgs(argv);
     const config = loadConfig(process.env);
+    loaded = config;
     stopWhenParentGone(config.process.parentPid, { name: 'think', log });
     const { intervalMin, curateAt, tz, quietHours } = config.think;
     if (!args.once) {
@@ -66,6 +94,7 @@ async function main(argv: string[]): Promise<number> {
     if (result.stoppedBy) log(`think: stopped (${result.ticks} run(s) completed)`);
     return 0;
   } catch (err) {
+    if (loaded) await tellOwner(loaded, err);
     return reportError(err, json);
   }
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import type { BeliefGate } from '@keel/gate';
 import { lockPath, parseLockInfo } from '@keel/host';
-import type { MemoryStore } from '@keel/memory';
+import { MemoryStore } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createSession,
@@ -242,6 +242,29 @@ describe('the service loop', () => {
     expect(await s.done).toMatchObject({ ticks: 1, failures: 1, last: report(2) });
   });
 
+  it('a damaged database stops the service instead of a retry next tick', async () => {
+    for (const damage of [
+      new KeelError('DB_CORRUPT', 'damaged'),
+      Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' }),
+    ]) {
+      events.length = 0;
+      const s = start(async (_signal, n) => {
+        if (n === 2) throw damage;
+        return report(n);
+      });
+      await settle();
+      expect(s.ticks()).toBe(1);
+      const stopped = expect(s.done).rejects.toMatchObject({ code: 'DB_CORRUPT' });
+      await timer.advance(INTERVAL);
+      await stopped;
+      expect(s.ticks()).toBe(2);
+      expect(events).toEqual(['close (lock held)']);
+      expect(existsSync(lockPath(home))).toBe(false);
+      expect(logs.some((l) => l.startsWith('think: the database is damaged, stopping'))).toBe(true);
+      expect(signals.listenerCount('SIGTERM')).toBe(0);
+    }
+  });
+
   it('once: one run, its report, no wait, then closed and unlocked', async () => {
     const s = start(async (_signal, n) => report(n), { once: true });
     expect(await s.done).toEqual({ ticks: 1, failures: 0, stoppedBy: null, last: report(1) });
@@ -301,7 +324,12 @@ describe('createSession', () => {
 
   it('chooses the gate afresh every tick and passes the deps and the signal to the run', async () => {
     let closed = 0;
-    const store = { close: () => closed++ } as unknown as MemoryStore;
+    const checks: boolean[] = [];
+    const store = {
+      close: () => closed++,
+      checkIntegrity: (o: { full?: boolean }) => checks.push(Boolean(o.full)),
+      recordSound: () => true,
+    } as unknown as MemoryStore;
     const gates = [
       { name: 'ollama-gate' },
       { name: 'pattern-gate' },
@@ -350,6 +378,59 @@ describe('createSession', () => {
     expect(closed).toBe(0);
     await session.close();
     expect(closed).toBe(1);
+  });
+});
+
+describe('createSession over a real database', () => {
+  const config: ThinkConfig = {
+    intervalMin: 15,
+    quietHours: null,
+    tz: 'UTC',
+    curateAt: 3,
+    ollamaHost: 'http://127.0.0.1:1',
+    gateModel: 'gate-model',
+  };
+
+  it('checks the file every tick: damage that comes while it runs stops the next tick before the run', async () => {
+    const path = join(home, 'keel.db');
+    const seed = MemoryStore.open(path);
+    for (let i = 0; i < 200; i++) {
+      seed.remember({
+        kind: 'note',
+        key: `n${i}`,
+        value: `value number ${i} `.repeat(40),
+        source: 'owner_stated',
+      });
+    }
+    seed.close();
+    const store = MemoryStore.open(path, { integrity: { check: 'full' } });
+    let runs = 0;
+    const session = createSession({
+      store,
+      config,
+      model: null,
+      notify: null,
+      now: Date.now,
+      chooseGate: async () => ({ gate: { name: 'g' } as unknown as BeliefGate, why: 'g' }),
+      run: async (deps) => {
+        runs++;
+        deps.store.addEpisode({ channel: 'terminal', role: 'owner', text: `tick ${runs}` });
+        return report(runs);
+      },
+    });
+    const signal = new AbortController().signal;
+    await session.tick(signal);
+    await session.tick(signal);
+    expect(runs).toBe(2);
+    expect(store.lastIntegrityCheck?.how).toBe('full'); // the second tick read the whole file
+    const bytes = readFileSync(path);
+    bytes.fill(0xff, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 16_384);
+    writeFileSync(path, bytes);
+    await expect(session.tick(signal)).rejects.toMatchObject({ code: 'DB_CORRUPT' });
+    expect(runs).toBe(2);
+    expect(store.damaged).toBe(true);
+    await session.close();
+    expect(readFileSync(path).equals(bytes)).toBe(true);
   });
 });
 

@@ -3,6 +3,10 @@
  * waits for the previous one: never two at once), and stop gracefully on SIGTERM/SIGINT/SIGHUP
  * (abort the run in flight, wait for it to settle, close the store, release the lock).
  *
+ * A damaged database stops the service: each tick checks the file first (SQLite's quick check, in
+ * full from the second tick on; the first relies on the check at open), and `DB_CORRUPT` from the
+ * check or from the run ends the loop instead of being retried next tick (`keel think` exits 2).
+ *
  * The clock, the timer, the signal source and the run function are injected, so the loop is
  * tested without waiting and without a model. The lock is `@keel/host`'s think lock.
  *
@@ -11,7 +15,7 @@
 import type { ChatModel } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import type { BeliefGate } from '@keel/gate';
-import { acquireThinkLock, type LockOptions } from '@keel/host';
+import { acquireThinkLock, damageError, type LockOptions } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
 import type { Notify, RunReport, ThinkConfig, ThinkDeps } from './types.js';
 
@@ -100,14 +104,17 @@ export function describeError(err: unknown): string {
  * Runs the service until a shutdown signal (or, with `once`, for one tick): installs the signal
  * handlers, takes the lock, opens the session, ticks now and then every `intervalMs` measured from
  * each tick's start (never overlapping: a tick longer than the interval is followed at once by the
- * next). A tick that throws is logged and the loop goes on. On SIGTERM/SIGINT/SIGHUP the signal
+ * next). A tick that throws is logged and the loop goes on, except for damage (`DB_CORRUPT`), which
+ * stops the service: the session is closed, the lock released and the error thrown. On
+ * SIGTERM/SIGINT/SIGHUP the signal
  * passed to the tick in flight aborts (reason: KeelError `CANCELLED`), the loop waits for it to
  * settle, closes the session and releases the lock; the promise then resolves. A second signal
  * while stopping is only logged.
  *
  * @returns how it ended.
  * @throws KeelError `THINK_RUNNING` when another live process holds the lock (nothing is opened);
- *   with `once`, whatever the tick threw (after closing and releasing); whatever `open` throws.
+ *   `DB_CORRUPT` when a tick finds the database damaged; with `once`, whatever the tick threw
+ *   (after closing and releasing); whatever `open` throws.
  */
 export async function runService(options: ServiceOptions): Promise<ServiceResult> {
   const log = options.log ?? (() => {});
@@ -170,6 +177,11 @@ async function loop(
       }
       result.failures++;
       if (options.once) throw err;
+      const damage = damageError(err);
+      if (damage) {
+        log(`think: the database is damaged, stopping: ${describeError(damage)}`);
+        throw damage;
+      }
       log(`think: run failed: ${describeError(err)}`);
     }
     if (options.once) break;
@@ -209,31 +221,48 @@ export interface SessionOptions {
 }
 
 /**
- * A session over an open store: each tick chooses the belief gate afresh (logging the choice and
- * why when it changes), then calls `run` with the deps and the tick's abort signal; `close` closes the store.
+ * A session over an open store: each tick checks the database (in full from the second tick: the
+ * first relies on the check at open), chooses the belief gate afresh (logging the choice and why
+ * when it changes), then calls `run` with the deps and the tick's abort signal, and records the
+ * state its writes left as sound; damage met anywhere is recorded on the store (its verdict cache
+ * cleared) and thrown. `close` closes the store.
  */
 export function createSession(options: SessionOptions): ThinkSession {
   const log = options.log ?? (() => {});
   let lastWhy: string | null = null;
+  let ticks = 0;
+  const runOnce = async (signal: AbortSignal): Promise<RunReport> => {
+    const { gate, why } = await options.chooseGate({
+      host: options.config.ollamaHost,
+      model: options.config.gateModel,
+    });
+    if (why !== lastWhy) log(`think: ${why}`);
+    lastWhy = why;
+    const deps: ThinkDeps = {
+      store: options.store,
+      config: options.config,
+      gate,
+      model: options.model,
+      notify: options.notify,
+      now: options.now,
+      log,
+      signal,
+    };
+    return options.run(deps, options.runOptions);
+  };
   return {
     async tick(signal) {
-      const { gate, why } = await options.chooseGate({
-        host: options.config.ollamaHost,
-        model: options.config.gateModel,
-      });
-      if (why !== lastWhy) log(`think: ${why}`);
-      lastWhy = why;
-      const deps: ThinkDeps = {
-        store: options.store,
-        config: options.config,
-        gate,
-        model: options.model,
-        notify: options.notify,
-        now: options.now,
-        log,
-        signal,
-      };
-      return options.run(deps, options.runOptions);
+      try {
+        options.store.checkIntegrity({ full: ticks++ > 0 });
+        const report = await runOnce(signal);
+        options.store.recordSound();
+        return report;
+      } catch (err) {
+        const damage = damageError(err);
+        if (!damage) throw err;
+        options.store.recordDamage();
+        throw damage;
+      }
     },
     close() {
       options.store.close();

@@ -58,7 +58,9 @@ export type KeelErrorCode =
   /** Another `keel think` service holds `$KEEL_HOME/think.lock` (its PID is alive). */
   | 'THINK_RUNNING'
   /** An environment variable has a value keel cannot use (the message names it and the form). */
-  | 'CONFIG_INVALID';
+  | 'CONFIG_INVALID'
+  /** A keel service (think, discord) holds its lock: another copy, or `keel restore`, must wait. */
+  | 'SERVICE_RUNNING';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -66,7 +68,7 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     'This database was written by a newer keel; upgrade keel (git pull && npm start).',
   DB_OPEN_FAILED: 'Check that KEEL_HOME points to a folder you can write to.',
   DB_CORRUPT:
-    'The database file is damaged or not a keel database; move it aside and restore from a backup.',
+    'The database is damaged: restore a backup with `keel restore <file>` (`keel doctor` names the newest; `keel backup` makes them), then `keel recover`.',
   FTS5_UNAVAILABLE: 'Reinstall dependencies (pnpm install) so better-sqlite3 is built with FTS5.',
   INVALID_INPUT: 'Check the arguments; `keel <verb> --help` shows the expected form.',
   TOO_LARGE: 'Shorten the text; keel stores at most the sizes listed in the README.',
@@ -97,6 +99,8 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     'One think service is enough: stop the other first (systemctl --user stop keel-think), or delete $KEEL_HOME/think.lock if that PID is not keel.',
   CONFIG_INVALID:
     "Fix the environment variable named above (the README's Configuration lists each one and its default).",
+  SERVICE_RUNNING:
+    'Stop the keel service named above first (systemctl --user stop keel-think / keel-discord, or end its process), then run the command again.',
 };
 
 const MARKER = Symbol.for('keel.error');

@@ -7,7 +7,13 @@
  *   `CONFIG_INVALID` naming the variable. {@link discordDoor} is what the Discord door needs.
  * - Wiring ({@link openKeel}): the store with the configured embedder bound, the chat model, the
  *   belief gate chooser and the owner notifier, from one configuration.
- * - The think lock ({@link acquireThinkLock}, {@link readLockHolder}): one service per KEEL_HOME.
+ * - Service locks ({@link acquireThinkLock}, {@link acquireServiceLock}, {@link readLockHolder}):
+ *   one think service and one Discord door per KEEL_HOME.
+ * - Damage ({@link openStore}, {@link closeStore}, {@link damageError}): every verb that writes
+ *   checks the database first (its verdict cached by the file's state); the owner's lines are kept
+ *   in the recovery file meanwhile ({@link keepForRecovery}) and stored by {@link recoverInto}
+ *   (`keel recover`); {@link backupHome} and {@link restoreHome} are `keel backup` and
+ *   `keel restore`.
  * - Processes: {@link pidAlive}, {@link watchParent} / {@link stopWhenParentGone} (a service
  *   stops with the CLI that started it), {@link runApp} (the CLI starts a service).
  * - Errors ({@link reportError}): the one printer of `error CODE` / `fix:` and the exit codes
@@ -35,6 +41,7 @@ export {
   type Settings,
 } from './config.js';
 export {
+  acquireServiceLock,
   acquireThinkLock,
   LOCK_FILE,
   type LockHolder,
@@ -43,15 +50,23 @@ export {
   lockPath,
   parseLockInfo,
   readLockHolder,
+  type Service,
   STALE_MS,
+  serviceLockPath,
   type ThinkLock,
 } from './lock.js';
 export {
+  closeStore,
   configuredEmbedder,
+  damageError,
+  INTEGRITY_CACHE_FILE,
+  type IntegrityCheck,
+  integrityOptions,
   type NotifyOwner,
   type OpenKeel,
   type OpenNeeds,
   openKeel,
+  openStore,
   ownerNotifier,
 } from './open.js';
 export {
@@ -67,6 +82,19 @@ export {
   watchParent,
 } from './process.js';
 export {
+  fileStamp,
+  keepForRecovery,
+  pendingRecovery,
+  RECOVERY_FILE,
+  RECOVERY_SOURCE,
+  type RecoverResult,
+  type RecoveryInput,
+  type RecoveryLine,
+  type RecoveryRemember,
+  recoverInto,
+  recoveryPath,
+} from './recovery.js';
+export {
   type ErrorReport,
   EXIT,
   exitCodeFor,
@@ -75,3 +103,12 @@ export {
   reportError,
   toErrorReport,
 } from './report.js';
+export {
+  BACKUPS_DIR,
+  backupHome,
+  backupsPath,
+  newestBackup,
+  type RestoreOptions,
+  type RestoreResult,
+  restoreHome,
+} from './restore.js';

@@ -13,7 +13,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KeelError } from '@keel/errors';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireThinkLock, lockPath, parseLockInfo, readLockHolder, STALE_MS } from './lock.js';
+import {
+  acquireServiceLock,
+  acquireThinkLock,
+  lockPath,
+  parseLockInfo,
+  readLockHolder,
+  STALE_MS,
+  serviceLockPath,
+} from './lock.js';
 import { pidAlive } from './process.js';
 
 const LOCK_TS = fileURLToPath(new URL('./lock.ts', import.meta.url));
@@ -241,5 +249,35 @@ describe('readLockHolder', () => {
     expect(readLockHolder(home)).toMatchObject({ pid: process.pid, alive: false });
     writeFileSync(path, 'not a lock');
     expect(readLockHolder(home)).toBeNull();
+  });
+});
+
+describe('the Discord door lock', () => {
+  it('one keel discord per KEEL_HOME: a second is SERVICE_RUNNING, beside the think lock', () => {
+    const think = acquireThinkLock(lockPath(home), { log, releaseOnExit: false });
+    const discordPath = serviceLockPath(home, 'discord');
+    expect(discordPath).toBe(join(home, 'discord.lock'));
+    const first = acquireServiceLock(discordPath, 'discord', { log, releaseOnExit: false });
+    try {
+      expect(readLockHolder(home, pidAlive, 'discord')).toMatchObject({
+        pid: process.pid,
+        alive: true,
+      });
+      let err: unknown;
+      try {
+        acquireServiceLock(discordPath, 'discord', { pid: process.pid + 1, log });
+      } catch (e) {
+        err = e;
+      }
+      expect(KeelError.isInstance(err) && err.code).toBe('SERVICE_RUNNING');
+      expect((err as Error).message).toContain(
+        `keel discord is already running (PID ${process.pid}`,
+      );
+    } finally {
+      first.release();
+      think.release();
+    }
+    expect(existsSync(discordPath)).toBe(false);
+    expect(readLockHolder(home, pidAlive, 'discord')).toBeNull();
   });
 });

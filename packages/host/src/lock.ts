@@ -1,6 +1,7 @@
 /**
- * The think service's single-instance lock, on proper-lockfile (the library the agent's turn lock
- * uses), with a record of its holder beside it:
+ * The services' single-instance locks (one `keel think` and one `keel discord` per KEEL_HOME), on
+ * proper-lockfile (the library the agent's turn lock uses), with a record of its holder beside
+ * each. For the think service:
  *
  * - `$KEEL_HOME/think.lock.lock/`, proper-lockfile's lock directory (an atomic `mkdir`), refreshed
  *   every few seconds while held and treated as abandoned {@link STALE_MS} after its last refresh;
@@ -37,12 +38,20 @@ import { pidAlive } from './process.js';
 /** The holder record's name inside KEEL_HOME (proper-lockfile's directory is `think.lock.lock`). */
 export const LOCK_FILE = 'think.lock';
 
+/** The services that hold a lock: one of each runs per KEEL_HOME. */
+export type Service = 'think' | 'discord';
+
 /** A lock directory not refreshed for this long is abandoned, ms (proper-lockfile's default). */
 export const STALE_MS = 10_000;
 
-/** The holder record's path for a KEEL_HOME. */
+/** The think lock's holder record path for a KEEL_HOME. */
 export function lockPath(home: string): string {
   return join(home, LOCK_FILE);
+}
+
+/** A service's holder record path for a KEEL_HOME: `think.lock`, `discord.lock`. */
+export function serviceLockPath(home: string, service: Service): string {
+  return service === 'think' ? lockPath(home) : join(home, `${service}.lock`);
 }
 
 /** What the holder record holds. */
@@ -121,16 +130,18 @@ export interface LockHolder extends LockInfo {
 }
 
 /**
- * The holder recorded in `$KEEL_HOME/think.lock`, or null when there is no record (nobody holds
- * the lock), it is not one, or it cannot be read. Never throws (`keel doctor` reports with it).
+ * The holder recorded in `$KEEL_HOME/think.lock` (or the lock of another `service`), or null when
+ * there is no record (nobody holds the lock), it is not one, or it cannot be read. Never throws
+ * (`keel doctor` reports with it).
  */
 export function readLockHolder(
   home: string,
   isAlive: (pid: number) => boolean = pidAlive,
+  service: Service = 'think',
 ): LockHolder | null {
   let text: string | null;
   try {
-    text = readText(lockPath(home));
+    text = readText(serviceLockPath(home, service));
   } catch {
     return null; // unreadable: nobody this process can name
   }
@@ -197,7 +208,17 @@ function claimStale(path: string, staleText: string, pid: number): boolean {
 }
 
 /**
- * Takes the think lock (creating KEEL_HOME if needed): proper-lockfile's directory beside `path`,
+ * Takes the think lock: {@link acquireServiceLock} for `think`.
+ *
+ * @throws KeelError `THINK_RUNNING` (details: the holder's {@link LockInfo}) when a live process
+ *   holds it; `DB_OPEN_FAILED` when the folder is not writable.
+ */
+export function acquireThinkLock(path: string, options: LockOptions = {}): ThinkLock {
+  return acquireServiceLock(path, 'think', options);
+}
+
+/**
+ * Takes a service's lock (creating KEEL_HOME if needed): proper-lockfile's directory beside `path`,
  * then the holder record `path`, created exclusively with `{"pid", "startedAt"}` (mode 0600).
  *
  * A record naming another live process refuses. A stale one (its PID gone, taken before the
@@ -205,12 +226,18 @@ function claimStale(path: string, staleText: string, pid: number): boolean {
  * longer fresh) is reclaimed at once with a log line, even while its directory still looks fresh.
  * A held directory without a record is given half a second for its record, then reclaimed.
  *
- * @param path - the holder record, normally {@link lockPath}(home).
+ * @param path - the holder record, normally {@link serviceLockPath}(home, service).
  * @returns the held lock; `release()` deletes the record only while it is still this lock's.
- * @throws KeelError `THINK_RUNNING` (details: the holder's {@link LockInfo}) when a live process
- *   holds it; `DB_OPEN_FAILED` when the folder is not writable.
+ * @throws KeelError `THINK_RUNNING` for think, `SERVICE_RUNNING` for another service (details:
+ *   the holder's {@link LockInfo}) when a live process holds it; `DB_OPEN_FAILED` when the folder
+ *   is not writable.
  */
-export function acquireThinkLock(path: string, options: LockOptions = {}): ThinkLock {
+export function acquireServiceLock(
+  path: string,
+  service: Service,
+  options: LockOptions = {},
+): ThinkLock {
+  const code = service === 'think' ? 'THINK_RUNNING' : 'SERVICE_RUNNING';
   const pid = options.pid ?? process.pid;
   const now = options.now ?? Date.now;
   const isAlive = options.isAlive ?? pidAlive;
@@ -240,10 +267,10 @@ export function acquireThinkLock(path: string, options: LockOptions = {}): Think
   };
   const running = (holder: LockInfo | null) =>
     new KeelError(
-      'THINK_RUNNING',
+      code,
       holder
-        ? `keel think is already running (PID ${holder.pid}, since ${new Date(holder.startedAt).toISOString()}; lock ${path})`
-        : `keel think is already running (lock ${dir} is held and its holder names no PID)`,
+        ? `keel ${service} is already running (PID ${holder.pid}, since ${new Date(holder.startedAt).toISOString()}; lock ${path})`
+        : `keel ${service} is already running (lock ${dir} is held and its holder names no PID)`,
       { details: holder },
     );
 
@@ -253,7 +280,7 @@ export function acquireThinkLock(path: string, options: LockOptions = {}): Think
       unlock = lockfile.lockSync(path, {
         realpath: false,
         stale: STALE_MS,
-        onCompromised: (err) => log(`think: the lock ${dir} was lost: ${err.message}`),
+        onCompromised: (err) => log(`${service}: the lock ${dir} was lost: ${err.message}`),
       });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw cannot(dir, err);
@@ -279,7 +306,7 @@ export function acquireThinkLock(path: string, options: LockOptions = {}): Think
       continue;
     }
     if (text === null && !unlock) {
-      log(`think: reclaiming ${dir}: its holder never wrote ${path}`);
+      log(`${service}: reclaiming ${dir}: its holder never wrote ${path}`);
       rmSync(dir, { recursive: true, force: true });
       continue;
     }
@@ -293,7 +320,7 @@ export function acquireThinkLock(path: string, options: LockOptions = {}): Think
         free(); // another process reclaimed it first
         continue;
       }
-      log(`think: reclaiming ${path}: ${reason}`);
+      log(`${service}: reclaiming ${path}: ${reason}`);
       if (!unlock) {
         rmSync(dir, { recursive: true, force: true });
         continue;
@@ -310,7 +337,7 @@ export function acquireThinkLock(path: string, options: LockOptions = {}): Think
     held.add(path);
     return makeLock(path, info, unlock!, options.releaseOnExit ?? true);
   }
-  throw new KeelError('THINK_RUNNING', `could not take ${path}: other processes keep taking it`);
+  throw new KeelError(code, `could not take ${path}: other processes keep taking it`);
 }
 
 function makeLock(

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isSqliteCorruption, KeelError } from '@keel/errors';
 import Database from 'better-sqlite3';
@@ -21,6 +21,14 @@ export interface OpenOptions {
   now?: () => number;
   /** Open read-only (no migrations, no writes). */
   readonly?: boolean;
+}
+
+/**
+ * Gives `path` mode 0600 unless it has it already (a needless chmod would change the file's ctime,
+ * which the integrity cache keys on).
+ */
+function privateMode(path: string): void {
+  if ((statSync(path).mode & 0o777) !== 0o600) chmodSync(path, 0o600);
 }
 
 /** Registers the SQL functions the schema's triggers rely on. */
@@ -52,17 +60,23 @@ function walMode(db: Database.Database, timeoutMs: number): void {
  * Opens (creating if needed) a keel database file and brings its schema up to date.
  *
  * @param path - the database file; its folder is created with mode 0700 and the file with 0600.
+ * @param beforeMigrate - runs on the open handle before any migration can write (the store's
+ *   integrity check); what it throws is thrown, with the handle closed.
  * @throws KeelError `DB_OPEN_FAILED` (cannot create or open), `DB_CORRUPT` (not a SQLite file or
  *   damaged), `FTS5_UNAVAILABLE`, `SCHEMA_FROM_FUTURE` (written by a newer keel).
  */
-export function openDatabase(path: string, options: OpenOptions = {}): Database.Database {
+export function openDatabase(
+  path: string,
+  options: OpenOptions = {},
+  beforeMigrate?: (db: Database.Database) => void,
+): Database.Database {
   const now = options.now ?? Date.now;
   let db: Database.Database;
   try {
     if (path !== ':memory:' && !options.readonly) {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       closeSync(openSync(path, 'a', 0o600));
-      chmodSync(path, 0o600);
+      privateMode(path);
     }
     db = new Database(path, {
       readonly: options.readonly ?? false,
@@ -85,6 +99,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
       on_: number;
     };
     if (!fts.on_) throw new KeelError('FTS5_UNAVAILABLE', 'this SQLite build has no FTS5');
+    beforeMigrate?.(db);
     if (options.migrate !== false && !options.readonly) migrate(db, now());
     else db.prepare('SELECT count(*) FROM sqlite_master').get();
   } catch (err) {
@@ -109,7 +124,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
     // WAL and shared-memory side files hold the same data: keep them private too.
     for (const side of [`${path}-wal`, `${path}-shm`]) {
       try {
-        chmodSync(side, 0o600);
+        privateMode(side);
       } catch {
         // not created yet; SQLite creates them with the main file's mode.
       }

@@ -3,6 +3,9 @@
  * {@link MemoryStore}; nothing outside this package holds the database handle.
  *
  * - **The store** — `MemoryStore` (`store.ts`): open, the one unit of work, verify, stats.
+ * - **Integrity** (`integrity.ts`, `backup.ts`) — SQLite's quick check before writes, its verdict
+ *   cached by the file's state; online backups (`backupDatabase`) and the check a file must pass
+ *   to be restored (`inspectDatabase`).
  * - **Schema** (`schema/`) — numbered migrations applied in one place; a database newer than
  *   the code is refused (`SCHEMA_FROM_FUTURE`).
  * - **Facts** (`facts/`) — the write review that decides what is written (`review.ts`), the
@@ -28,6 +31,12 @@
  * @module
  */
 
+export {
+  type BackupResult,
+  backupDatabase,
+  type DatabaseInfo,
+  inspectDatabase,
+} from './backup.js';
 export {
   localDay,
   localStamp,
@@ -125,6 +134,12 @@ export {
   parseLocomoDate,
   parseLongMemEvalDate,
 } from './import/parsers.js';
+export {
+  DEFAULT_MAX_AGE_MS as INTEGRITY_MAX_AGE_MS,
+  fileState,
+  type IntegrityOptions,
+  type IntegrityVerdict,
+} from './integrity.js';
 export type { CompactOptions } from './journal/compact.js';
 export {
   GENESIS_HASH,

@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import { KeelError } from '@keel/errors';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { type Clock, countRows, type StoreContext, stmt } from './context.js';
 import { type OpenOptions, openDatabase } from './db.js';
 import type { Embedder } from './embed/types.js';
@@ -48,6 +48,7 @@ import {
 } from './facts/review-flags.js';
 import { type ImportOptions, type ImportResult, importTurns } from './import/import.js';
 import type { ParsedImport } from './import/parsers.js';
+import { IntegrityGuard, type IntegrityOptions, type IntegrityVerdict } from './integrity.js';
 import { type CompactOptions, compactJournal } from './journal/compact.js';
 import {
   journalHolder,
@@ -97,6 +98,11 @@ export const DB_FILENAME = 'keel.db';
 export interface StoreOptions extends OpenOptions {
   /** The clock; ms since epoch. Default `Date.now`. */
   now?: Clock;
+  /**
+   * Check the file before anything can be written to it (before migrations): a damaged file is
+   * `DB_CORRUPT` and nothing is written. See `integrity.ts`. Default: no check at open.
+   */
+  integrity?: IntegrityOptions;
 }
 
 /** Rows {@link MemoryStore.recall} embeds before answering, at most (the rest wait). */
@@ -129,14 +135,16 @@ export class MemoryStore {
   readonly meta: MetaRepo;
 
   readonly #ctx: StoreContext;
+  readonly #guard: IntegrityGuard;
   readonly #sessions = new Map<string, OwnerSessionRepo>();
   #vectors: VectorIndex | null = null;
   #lexicalReason = 'no embedder configured';
   /** A purge ran inside a unit of work: fold the WAL into the file once it commits. */
   #checkpointAfterCommit = false;
 
-  private constructor(db: Database.Database, now: Clock, path: string) {
+  private constructor(db: Database.Database, now: Clock, path: string, guard: IntegrityGuard) {
     this.path = path;
+    this.#guard = guard;
     this.#ctx = { db, now };
     contexts.set(this, this.#ctx);
     this.beliefQueue = new BeliefQueueRepo(this.#ctx);
@@ -147,13 +155,21 @@ export class MemoryStore {
   }
 
   /**
-   * Opens the database at `path` (created and migrated if needed).
+   * Opens the database at `path` (created and migrated if needed). With `options.integrity`, the
+   * file is checked first: a damaged one is `DB_CORRUPT` before a migration could write to it.
    *
    * @throws KeelError `DB_OPEN_FAILED`, `DB_CORRUPT`, `FTS5_UNAVAILABLE`, `SCHEMA_FROM_FUTURE`.
    */
   static open(path: string, options: StoreOptions = {}): MemoryStore {
     const now = options.now ?? Date.now;
-    return new MemoryStore(openDatabase(path, { ...options, now }), now, path);
+    const { integrity, ...open } = options;
+    const guard = new IntegrityGuard(path, integrity, now);
+    const db = openDatabase(path, { ...open, now }, (handle) => {
+      guard.opened();
+      if (integrity) guard.check(handle, integrity.check === 'full', true);
+    });
+    if (!integrity) guard.opened();
+    return new MemoryStore(db, now, path, guard);
   }
 
   /** Opens `<home>/keel.db`. */
@@ -394,8 +410,8 @@ export class MemoryStore {
     return episodeSupports(this.#ctx, episodeId, text, mode);
   }
 
-  /** The episode filed under a source document and id. */
-  episodeBySource(sourceDoc: string, sourceId: string): Episode | undefined {
+  /** The episode filed under a source document (null: none, as a caught-up DM) and id. */
+  episodeBySource(sourceDoc: string | null, sourceId: string): Episode | undefined {
     return episodeBySource(this.#ctx, sourceDoc, sourceId);
   }
 
@@ -581,6 +597,48 @@ export class MemoryStore {
     ).map((r) => r.quick_check);
   }
 
+  /**
+   * Checks the file before a write: SQLite's quick check, unless (`full` false, the default) this
+   * process or the verdict cache vouches for the file's current state (see `integrity.ts`). Front
+   * doors call it before each turn; the services in full on their schedule.
+   *
+   * @returns how it was checked and how long it took.
+   * @throws KeelError `DB_CORRUPT` (the cache is cleared; nothing should be written);
+   *   `INVALID_STATE` when the file was replaced since this store opened it.
+   */
+  checkIntegrity(options: { full?: boolean } = {}): IntegrityVerdict {
+    return this.#guard.check(this.#ctx.db, options.full ?? false);
+  }
+
+  /**
+   * Records the file's current state as sound after this process's own writes, so the next check
+   * (here or in another keel process) need not read the whole file. Call it after a turn, and after
+   * {@link close}; it does nothing unless this store found the file sound and met no damage.
+   *
+   * @returns whether a verdict was recorded.
+   */
+  recordSound(): boolean {
+    return this.#guard.recordSound();
+  }
+
+  /**
+   * This process met damage (SQLite reported a corrupt page): the verdict cache is cleared, later
+   * checks fail, and nothing is vouched for again.
+   */
+  recordDamage(): void {
+    this.#guard.recordDamage();
+  }
+
+  /** The newest integrity check's verdict (the one at open, or a later one), or null. */
+  get lastIntegrityCheck(): IntegrityVerdict | null {
+    return this.#guard.last;
+  }
+
+  /** Whether this store met damage (see {@link recordDamage}). */
+  get damaged(): boolean {
+    return this.#guard.damaged;
+  }
+
   /** The SQLite library's version, e.g. "3.53.2". */
   sqliteVersion(): string {
     return (stmt(this.#ctx.db, 'SELECT sqlite_version() AS v').get() as { v: string }).v;
@@ -606,8 +664,28 @@ export class MemoryStore {
     };
   }
 
-  /** Closes the file (idempotent). */
+  /**
+   * Closes the file (idempotent). The last connection to close folds the WAL into the file; once
+   * this store met damage ({@link recordDamage}) that is not done (the WAL stays beside the file,
+   * and `keel restore` keeps it with the damaged file).
+   */
   close(): void {
-    if (this.#ctx.db.open) this.#ctx.db.close();
+    const db = this.#ctx.db;
+    if (!db.open) return;
+    if (!this.#guard.damaged || this.path === ':memory:') {
+      db.close();
+      return;
+    }
+    // A read-only connection never checkpoints: while it has read (and so holds its lock),
+    // closing this one is not the last close, and it closes last itself.
+    let reader: Database.Database | null = null;
+    try {
+      reader = new Database(this.path, { readonly: true, fileMustExist: true });
+      stmt(reader, 'SELECT count(*) FROM sqlite_master').get();
+    } catch {
+      // its first page is damaged too: SQLite will not get as far as a checkpoint either
+    }
+    db.close();
+    reader?.close();
   }
 }

@@ -22,7 +22,7 @@ import {
   forgetRequestJson,
   forgetWaitingLine,
 } from '../turn-notes.js';
-import { captureErrorJson, writeJson } from './shared.js';
+import { captureErrorJson, keepOnDamage, writeJson } from './shared.js';
 
 /** Registers `keel ask <message…>`. */
 export function registerAskCommand(program: Command, config: Config): void {
@@ -38,13 +38,23 @@ export function registerAskCommand(program: Command, config: Config): void {
 }
 
 /**
- * Runs one turn and prints it.
+ * Runs one turn and prints it. The database is checked first; when it is damaged the message is
+ * kept in the recovery file and nothing is written to the database.
  *
  * @returns the exit code.
- * @throws KeelError from the agent (model errors, `TOO_LARGE`, `SESSION_BUSY`).
+ * @throws KeelError from the agent (model errors, `TOO_LARGE`, `SESSION_BUSY`); `DB_CORRUPT`
+ *   naming the recovery file the message was kept in.
  */
-export async function ask(config: Config, message: string, asJson: boolean): Promise<number> {
-  const { chat: choice, store } = await openKeel(config, { chat: true });
+export function ask(config: Config, message: string, asJson: boolean): Promise<number> {
+  return keepOnDamage(config, { channel: 'cli', text: message }, () =>
+    turn(config, message, asJson),
+  );
+}
+
+async function turn(config: Config, message: string, asJson: boolean): Promise<number> {
+  const keel = await openKeel(config, { chat: true, checkIntegrity: 'cached' });
+  const { chat: choice, store } = keel;
+  let failure: unknown;
   try {
     if (!choice.model) {
       const r = await new OfflineSession(store, { channel: 'cli' }).handle(message);
@@ -116,7 +126,10 @@ export async function ask(config: Config, message: string, asJson: boolean): Pro
     } finally {
       process.off('SIGINT', onSigint);
     }
+  } catch (err) {
+    failure = err;
+    throw err;
   } finally {
-    store.close();
+    keel.close(failure);
   }
 }

@@ -2,14 +2,28 @@
  * `keel doctor`: what is configured and what is degraded: the data folder, the database's schema
  * and integrity, full-text and vector search, the embedder, the chat model, the memory's size, the
  * think service (its lock holder and its state, read through the store's repositories) and the
- * newest captures that failed (a failed capture never fails its turn; this is where it shows).
+ * newest captures that failed (a failed capture never fails its turn; this is where it shows), the
+ * newest backup and the lines waiting in the recovery file.
  * Exits 1 when the database is damaged, never for capture failures.
+ *
+ * The integrity check is a full `PRAGMA quick_check` (a sound verdict is cached for the verbs).
+ * A damaged database is then read only, never written (no embedder is bound to it), and the
+ * report says how to get back: `keel restore <file>` (naming the newest backup), and
+ * `keel recover` for the lines kept meanwhile.
  *
  * @module
  */
 import { type ChatChoice, chooseChatModel } from '@keel/agent';
 import { KeelError } from '@keel/errors';
-import { readLockHolder } from '@keel/host';
+import {
+  backupsPath,
+  closeStore,
+  damageError,
+  newestBackup,
+  openStore,
+  pendingRecovery,
+  readLockHolder,
+} from '@keel/host';
 import { LATEST_VERSION, MemoryStore } from '@keel/memory';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
@@ -31,7 +45,17 @@ export function registerDoctorCommand(program: Command, config: Config): void {
 
 /** Prints the doctor report. @returns the exit code: 1 when the database is damaged. */
 async function doctor(config: Config, asJson: boolean): Promise<number> {
-  const store = MemoryStore.open(config.paths.db);
+  let store: MemoryStore;
+  let integrity = 'ok';
+  try {
+    store = openStore(config, 'full');
+  } catch (err) {
+    const damage = damageError(err);
+    if (!damage) throw err;
+    const problems = (damage.details as { problems?: string[] } | undefined)?.problems;
+    integrity = problems?.length ? problems.join('; ') : damage.message;
+    store = MemoryStore.open(config.paths.db, { readonly: true });
+  }
   let report: ReturnType<typeof doctorReport>;
   let chat: ChatChoice;
   try {
@@ -41,15 +65,30 @@ async function doctor(config: Config, asJson: boolean): Promise<number> {
     chat = { model: null, provider: 'offline', reason: `${err.code}: ${err.message}` };
   }
   try {
-    report = doctorReport(config, store, await embedderReport(config, store), chat);
+    const vectors =
+      integrity === 'ok'
+        ? await embedderReport(config, store)
+        : {
+            embedder: null,
+            vectors: { available: false, reason: 'not checked: the database is damaged' },
+            recall_mode: 'lexical' as const,
+          };
+    report = doctorReport(config, store, integrity, vectors, chat);
   } finally {
-    store.close();
+    if (integrity === 'ok') closeStore(store);
+    else store.close();
   }
   emit(asJson, report, () =>
     [
       `data folder   ${report.home}`,
       `database      ${report.database} (schema ${report.schema_version}, SQLite ${report.sqlite})`,
-      `integrity     ${report.integrity === 'ok' ? 'ok' : `DAMAGED: ${report.integrity} (move the file aside and restore a backup)`}`,
+      `integrity     ${report.integrity === 'ok' ? 'ok' : `DAMAGED: ${report.integrity}\n              ${damageAdvice(report)}`}`,
+      `backups       ${report.backup.newest ? `newest ${report.backup.newest} (${report.backup.at})` : `none in ${report.backup.folder} (keel backup makes one)`}`,
+      ...(report.recovery.lines > 0
+        ? [
+            `recovery      ${report.recovery.lines} line(s) you said while the database was damaged wait in ${report.recovery.path}${report.integrity === 'ok' ? ': keel recover stores them' : ''}`,
+          ]
+        : []),
       'full-text     FTS5 ok',
       `embedder      ${report.embedder ? `${report.embedder.name} ${report.embedder.model} (${report.embedder.dim}-d)` : 'none'}`,
       `vectors       ${
@@ -75,21 +114,33 @@ async function doctor(config: Config, asJson: boolean): Promise<number> {
   return report.integrity === 'ok' ? EXIT.ok : EXIT.failed;
 }
 
+/**
+ * What to do about a damaged database: restore a backup (the newest named) with `keel restore`,
+ * then `keel recover` for the lines kept meanwhile.
+ */
+function damageAdvice(report: ReturnType<typeof doctorReport>): string {
+  const restore = report.backup.newest
+    ? `keel restore ${report.backup.newest} (the newest backup; keel backup makes them)`
+    : `keel restore <file> with a backup (keel backup makes them; none is in ${report.backup.folder})`;
+  const recover =
+    report.recovery.lines > 0
+      ? `, then keel recover stores the ${report.recovery.lines} line(s) kept in ${report.recovery.path}`
+      : '';
+  return `keel writes nothing to it now. Restore: stop keel think and keel discord, then ${restore}; the damaged file is kept beside${recover}.`;
+}
+
 /** The doctor report (`--json` prints it as it is). */
 function doctorReport(
   config: Config,
   store: MemoryStore,
+  integrity: string,
   vectors: Awaited<ReturnType<typeof embedderReport>>,
   chat: ChatChoice,
 ) {
   const sqlite = store.sqliteVersion();
-  let integrity: string;
-  try {
-    integrity = store.quickCheck(5).join('; ');
-  } catch (err) {
-    integrity = (err as Error).message;
-  }
   const stats = store.stats();
+  const backup = newestBackup(config.home);
+  const recovery = pendingRecovery(config.home);
   return {
     home: config.home,
     database: config.paths.db,
@@ -124,10 +175,25 @@ function doctorReport(
     think: thinkStatus(config, store),
     /** The newest captures that failed (their turns went on), newest first; null if unreadable. */
     capture_failures: captureFailures(store, integrity),
+    /** The newest copy in `$KEEL_HOME/backups` (`keel backup`), and when it was made. */
+    backup: {
+      folder: backupsPath(config.home),
+      newest: backup?.path ?? null,
+      at: backup ? new Date(backup.at).toISOString() : null,
+    },
+    /** Lines kept in the recovery file while the database was damaged (`keel recover`). */
+    recovery,
     degraded: [
       ...(vectors.recall_mode === 'lexical' ? ['vectors: lexical-only recall'] : []),
       ...(chat.model ? [] : ['model: offline terminal']),
-      ...(integrity === 'ok' ? [] : [`database: damaged (${integrity}); keel verify has details`]),
+      ...(integrity === 'ok'
+        ? []
+        : [
+            `database: damaged (${integrity}); restore a backup with keel restore <file>${backup ? ` (newest: ${backup.path})` : ' (keel backup makes them)'}${recovery.lines ? ', then keel recover' : ''}`,
+          ]),
+      ...(integrity === 'ok' && recovery.lines > 0
+        ? [`recovery: ${recovery.lines} line(s) wait in ${recovery.path}; keel recover`]
+        : []),
     ],
   };
 }

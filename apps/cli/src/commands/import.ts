@@ -9,7 +9,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { KeelError } from '@keel/errors';
-import { type EmbedderSelection, type ImportFormat, MemoryStore, parseImport } from '@keel/memory';
+import { closeStore, openStore } from '@keel/host';
+import {
+  type EmbedderSelection,
+  type ImportFormat,
+  type MemoryStore,
+  parseImport,
+} from '@keel/memory';
 import { SingleBar } from 'cli-progress';
 import { type Command, Option } from 'commander';
 import type { Config } from '../config.js';
@@ -112,7 +118,8 @@ async function embedImported(
 /**
  * Reads, parses and stores one archive, embeds what it queued, and prints the result.
  *
- * @throws KeelError `FILE_UNREADABLE`, `IMPORT_FORMAT` (nothing stored), and as `MemoryStore.open`.
+ * @throws KeelError `FILE_UNREADABLE`, `IMPORT_FORMAT` (nothing stored), and as `MemoryStore.open`
+ *   (`DB_CORRUPT`: the database is damaged, nothing stored).
  */
 async function importFile(
   config: Config,
@@ -135,7 +142,8 @@ async function importFile(
     throw new KeelError('IMPORT_FORMAT', `${file} is not valid JSON: ${(err as Error).message}`);
   }
   const parsed = parseImport(data, format);
-  const store = MemoryStore.open(config.paths.db);
+  const store = openStore(config);
+  let failure: unknown;
   try {
     const showBar = !asJson && process.stderr.isTTY;
     const bar = new SingleBar({
@@ -186,7 +194,10 @@ async function importFile(
                 ]),
         ].join('\n'),
     );
+  } catch (err) {
+    failure = err;
+    throw err;
   } finally {
-    store.close();
+    closeStore(store, failure);
   }
 }

@@ -8,13 +8,48 @@
 import { createInterface } from 'node:readline/promises';
 import { historyLine } from '@keel/agent';
 import { KeelError } from '@keel/errors';
+import { openKeel, type RecoveryInput, type RecoveryRemember } from '@keel/host';
 import { parseFactId, parseSlot, resolveAsOf, SOURCES, type Source } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { type Command, Option } from 'commander';
 import type { Config } from '../config.js';
 import { action, emit, wantsJson as json } from '../output.js';
-import { openStoreWithEmbedder } from './models.js';
-import { factJson, parseConfidence, parseDate, parsePositiveInt, withStore } from './shared.js';
+import {
+  factJson,
+  keepOnDamage,
+  parseConfidence,
+  parseDate,
+  parsePositiveInt,
+  withStore,
+} from './shared.js';
+
+/**
+ * What `keel remember` keeps in the recovery file when the database is damaged: the command as the
+ * owner typed it, and the belief it asks for (`keel recover` writes it through the write review).
+ */
+function rememberedLine(
+  slotRef: string,
+  value: string,
+  opts: { source: Source; validFrom?: number; replaces?: boolean; scope: 'owner' | 'agent' },
+): RecoveryInput {
+  let remember: RecoveryRemember | null = null;
+  try {
+    remember = {
+      ...parseSlot(slotRef, opts.scope),
+      value,
+      source: opts.source,
+      ...(opts.validFrom === undefined ? {} : { validFrom: opts.validFrom }),
+      ...(opts.replaces ? { replaces: true } : {}),
+    };
+  } catch {
+    // not a slot: the words alone are kept
+  }
+  return {
+    channel: 'cli',
+    text: `remember ${slotRef} ${value}`,
+    ...(remember ? { remember } : {}),
+  };
+}
 
 /** Registers `keel remember <kind>/<key> <value…>`. */
 export function registerRememberCommand(program: Command, config: Config): void {
@@ -55,29 +90,31 @@ export function registerRememberCommand(program: Command, config: Config): void 
           },
           cmd: Command,
         ) =>
-          withStore(config, (store) => {
-            const slot = parseSlot(slotRef, opts.scope);
-            const r = store.remember({
-              ...slot,
-              value: words.join(' '),
-              source: opts.source,
-              channel: 'cli',
-              ...(opts.episode === undefined ? {} : { episodeId: opts.episode }),
-              ...(opts.validFrom === undefined ? {} : { validFrom: opts.validFrom }),
-              ...(opts.replaces ? { replaces: true } : {}),
-              ...(opts.confidence === undefined ? {} : { confidence: opts.confidence }),
-            });
-            emit(
-              json(cmd),
-              {
-                decision: r.decision,
-                reason: r.reason,
-                episode_id: r.episodeId,
-                fact: r.fact && factJson(r.fact),
-              },
-              () => `${r.decision}: ${r.reason}${r.fact ? `\n${formatFactLine(r.fact)}` : ''}`,
-            );
-          }),
+          keepOnDamage(config, rememberedLine(slotRef, words.join(' '), opts), () =>
+            withStore(config, (store) => {
+              const slot = parseSlot(slotRef, opts.scope);
+              const r = store.remember({
+                ...slot,
+                value: words.join(' '),
+                source: opts.source,
+                channel: 'cli',
+                ...(opts.episode === undefined ? {} : { episodeId: opts.episode }),
+                ...(opts.validFrom === undefined ? {} : { validFrom: opts.validFrom }),
+                ...(opts.replaces ? { replaces: true } : {}),
+                ...(opts.confidence === undefined ? {} : { confidence: opts.confidence }),
+              });
+              emit(
+                json(cmd),
+                {
+                  decision: r.decision,
+                  reason: r.reason,
+                  episode_id: r.episodeId,
+                  fact: r.fact && factJson(r.fact),
+                },
+                () => `${r.decision}: ${r.reason}${r.fact ? `\n${formatFactLine(r.fact)}` : ''}`,
+              );
+            }),
+          ),
       ),
     );
 }
@@ -114,7 +151,9 @@ export function registerRecallCommands(program: Command, config: Config): void {
               `--as-of "${opts.asOf}" is not a date; use e.g. 2026-03-01 or "last March"`,
             );
           }
-          const store = await openStoreWithEmbedder(config);
+          const keel = await openKeel(config, { checkIntegrity: 'cached' });
+          const store = keel.store;
+          let failure: unknown;
           try {
             const r = await store.recall(words.join(' '), {
               limit: opts.limit,
@@ -127,8 +166,11 @@ export function registerRecallCommands(program: Command, config: Config): void {
                 ...(r.results.length ? r.results.map(formatResultLine) : ['nothing found']),
               ].join('\n'),
             );
+          } catch (err) {
+            failure = err;
+            throw err;
           } finally {
-            store.close();
+            keel.close(failure);
           }
         },
       ),
@@ -140,13 +182,17 @@ export function registerRecallCommands(program: Command, config: Config): void {
     .argument('<slot>', 'kind/key')
     .action(
       action((slotRef: string, _opts: unknown, cmd: Command) =>
-        withStore(config, (store) => {
-          const slot = parseSlot(slotRef);
-          const versions = store.history(slot);
-          emit(json(cmd), { slot, versions: versions.map(factJson) }, () =>
-            versions.length ? versions.map(historyLine).join('\n') : `no history for ${slotRef}`,
-          );
-        }),
+        withStore(
+          config,
+          (store) => {
+            const slot = parseSlot(slotRef);
+            const versions = store.history(slot);
+            emit(json(cmd), { slot, versions: versions.map(factJson) }, () =>
+              versions.length ? versions.map(historyLine).join('\n') : `no history for ${slotRef}`,
+            );
+          },
+          'none',
+        ),
       ),
     );
 }
@@ -249,46 +295,52 @@ export function registerReviewCommands(program: Command, config: Config): void {
     )
     .action(
       action((opts: { threshold: number }, cmd: Command) =>
-        withStore(config, (store) => {
-          const q = store.review(opts.threshold);
-          emit(
-            json(cmd),
-            {
-              threshold: q.threshold,
-              pending: q.pending.map((p) => ({
-                fact: factJson(p.fact),
-                contradicts: p.current && factJson(p.current),
-              })),
-              weak: q.weak.map(factJson),
-              stale: q.stale.map(factJson),
-              forget: q.forget.map((r) => ({
-                fact: factJson(r.fact),
-                why: r.why,
-                requested_at: r.requestedAt,
-              })),
-            },
-            () => {
-              const lines: string[] = [];
-              for (const p of q.pending) {
-                lines.push(`pending ${formatFactLine(p.fact)}`);
-                if (p.current) lines.push(`   contradicts ${formatFactLine(p.current)}`);
-              }
-              for (const r of q.forget) {
-                lines.push(`forget? ${formatFactLine(r.fact)}${r.why ? ` (why: ${r.why})` : ''}`);
-              }
-              if (q.forget.length) {
-                lines.push('forget?: keel asked to forget it; keel forget <id> or keel keep <id>.');
-              }
-              for (const f of q.weak) lines.push(`weak    ${formatFactLine(f)}`);
-              for (const f of q.stale) lines.push(`stale   ${formatFactLine(f)}`);
-              if (q.stale.length) {
-                lines.push('stale: no new evidence for a long time; is it still true?');
-              }
-              if (lines.length) lines.push('keel confirm <id> accepts; keel reject <id> drops.');
-              return lines.length ? lines.join('\n') : 'nothing to review';
-            },
-          );
-        }),
+        withStore(
+          config,
+          (store) => {
+            const q = store.review(opts.threshold);
+            emit(
+              json(cmd),
+              {
+                threshold: q.threshold,
+                pending: q.pending.map((p) => ({
+                  fact: factJson(p.fact),
+                  contradicts: p.current && factJson(p.current),
+                })),
+                weak: q.weak.map(factJson),
+                stale: q.stale.map(factJson),
+                forget: q.forget.map((r) => ({
+                  fact: factJson(r.fact),
+                  why: r.why,
+                  requested_at: r.requestedAt,
+                })),
+              },
+              () => {
+                const lines: string[] = [];
+                for (const p of q.pending) {
+                  lines.push(`pending ${formatFactLine(p.fact)}`);
+                  if (p.current) lines.push(`   contradicts ${formatFactLine(p.current)}`);
+                }
+                for (const r of q.forget) {
+                  lines.push(`forget? ${formatFactLine(r.fact)}${r.why ? ` (why: ${r.why})` : ''}`);
+                }
+                if (q.forget.length) {
+                  lines.push(
+                    'forget?: keel asked to forget it; keel forget <id> or keel keep <id>.',
+                  );
+                }
+                for (const f of q.weak) lines.push(`weak    ${formatFactLine(f)}`);
+                for (const f of q.stale) lines.push(`stale   ${formatFactLine(f)}`);
+                if (q.stale.length) {
+                  lines.push('stale: no new evidence for a long time; is it still true?');
+                }
+                if (lines.length) lines.push('keel confirm <id> accepts; keel reject <id> drops.');
+                return lines.length ? lines.join('\n') : 'nothing to review';
+              },
+            );
+          },
+          'none',
+        ),
       ),
     );
 

@@ -7,11 +7,11 @@
  */
 
 import { KeelError } from '@keel/errors';
-import { configuredEmbedder, openKeel } from '@keel/host';
+import { closeStore, configuredEmbedder, openStore } from '@keel/host';
 import {
   type EmbedderSelection,
   listInstalledModels,
-  MemoryStore,
+  type MemoryStore,
   MINILM,
   MODELS,
   pullModel,
@@ -24,17 +24,6 @@ import { action, EXIT, emit, wantsJson } from '../output.js';
 
 /** The embedder the configuration asks for, or the first available (see `@keel/host`). */
 export { configuredEmbedder } from '@keel/host';
-
-/**
- * Opens the store with the configured embedder bound (`openKeel` of `@keel/host`). When no
- * embedder can run, recall is lexical and the store knows why; a stored vector dimension that
- * differs is an error.
- *
- * @throws KeelError `EMBEDDER_MISMATCH` (run `keel reindex`), and as `MemoryStore.open`.
- */
-export async function openStoreWithEmbedder(config: Config): Promise<MemoryStore> {
-  return (await openKeel(config)).store;
-}
 
 /** What `keel doctor` shows about the embedder and the vector arm. */
 export interface EmbedderReport {
@@ -195,7 +184,8 @@ export function registerModelCommands(program: Command, config: Config): void {
             `no embedder to index with: ${selection.reason}`,
           );
         }
-        const store = MemoryStore.open(config.paths.db);
+        const store = openStore(config);
+        let failure: unknown;
         const stop = new AbortController();
         const onSigint = () => stop.abort();
         process.once('SIGINT', onSigint);
@@ -244,10 +234,13 @@ export function registerModelCommands(program: Command, config: Config): void {
               `${status!.vectors.facts} facts and ${status!.vectors.episodes} episodes indexed; recall is ${status!.state === 'active' ? 'hybrid' : 'lexical'}`,
           );
           return EXIT.ok;
+        } catch (err) {
+          failure = err;
+          throw err;
         } finally {
           if (started) bar.stop();
           process.off('SIGINT', onSigint);
-          store.close();
+          closeStore(store, failure);
         }
       }),
     );

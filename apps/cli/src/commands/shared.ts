@@ -1,12 +1,23 @@
 /**
  * What several verb groups share: the fields of a fact and of a turn's writes printed in `--json`,
- * the option parsers (whole numbers, dates, confidences) and {@link withStore}, which opens the
- * store for one synchronous verb and closes it.
+ * the option parsers (whole numbers, dates, confidences), {@link withStore}, which opens the store
+ * for one synchronous verb (checked first when the verb writes) and closes it, and
+ * {@link keepOnDamage}, which keeps the owner's words in the recovery file when the database is
+ * damaged.
  *
  * @module
  */
 import type { TurnWrite } from '@keel/agent';
-import { type Fact, MemoryStore } from '@keel/memory';
+import { KeelError } from '@keel/errors';
+import {
+  closeStore,
+  damageError,
+  type IntegrityCheck,
+  keepForRecovery,
+  openStore,
+  type RecoveryInput,
+} from '@keel/host';
+import type { Fact, MemoryStore } from '@keel/memory';
 import { InvalidArgumentError } from 'commander';
 import type { Config } from '../config.js';
 
@@ -68,16 +79,62 @@ export function parseConfidence(value: string): number {
 
 /**
  * Runs `fn` with the store open (no embedder bound: for verbs that do not recall) and closes it.
+ * The file is checked first (`check`, default `cached`: a verb that writes never writes into a
+ * damaged file; `none` for verbs that only read or report); on close the state its writes left
+ * is recorded as sound (see `@keel/host`'s `closeStore`).
  *
- * @throws KeelError as `MemoryStore.open`, and whatever `fn` throws.
+ * @throws KeelError as `MemoryStore.open` (`DB_CORRUPT`: nothing written), and whatever `fn`
+ *   throws.
  */
-export function withStore<T>(config: Config, fn: (store: MemoryStore) => T): T {
-  const store = MemoryStore.open(config.paths.db);
+export function withStore<T>(
+  config: Config,
+  fn: (store: MemoryStore) => T,
+  check: IntegrityCheck = 'cached',
+): T {
+  const store = openStore(config, check);
+  let failure: unknown;
   try {
     return fn(store);
+  } catch (err) {
+    failure = err;
+    throw err;
   } finally {
-    store.close();
+    closeStore(store, failure);
   }
+}
+
+/**
+ * Runs `fn`; when it finds the database damaged, the owner's words (`input`) are kept in the
+ * recovery file (`keel recover` stores them once the database is restored) and the error says
+ * where.
+ *
+ * @throws KeelError `DB_CORRUPT` naming the recovery file (details: `recovery`), and whatever else
+ *   `fn` throws.
+ */
+export async function keepOnDamage<T>(
+  config: Config,
+  input: RecoveryInput,
+  fn: () => T | Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const damage = damageError(err);
+    if (!damage) throw err;
+    const { path } = keepForRecovery(config.home, input);
+    throw new KeelError('DB_CORRUPT', `${damage.message}. ${keptLine(path)}`, {
+      cause: err,
+      details: {
+        ...(damage.details && typeof damage.details === 'object' ? damage.details : {}),
+        recovery: path,
+      },
+    });
+  }
+}
+
+/** What the owner is told when their words went to the recovery file. */
+export function keptLine(path: string): string {
+  return `What you said is kept in ${path}; keel recover stores it once the database is restored (keel restore <file>)`;
 }
 
 /** A turn's capture failure as `--json` prints it (`capture_error`), or null. */

@@ -177,10 +177,10 @@ export function conversationBetween(
 /** The episode filed under a source document and id (an import's turn, a weekly summary). */
 export function episodeBySource(
   ctx: StoreContext,
-  sourceDoc: string,
+  sourceDoc: string | null,
   sourceId: string,
 ): Episode | undefined {
-  return stmt(ctx.db, 'SELECT * FROM episodes WHERE source_doc = ? AND source_id = ?').get(
+  return stmt(ctx.db, 'SELECT * FROM episodes WHERE source_doc IS ? AND source_id = ?').get(
     sourceDoc,
     sourceId,
   ) as Episode | undefined;

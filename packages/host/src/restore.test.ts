@@ -1,0 +1,177 @@
+// `keel backup` and `keel restore` on a KEEL_HOME: a verified private copy; a restore that checks
+// the backup, waits for nobody, keeps the replaced file and swaps in one rename.
+
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KeelError, type KeelErrorCode } from '@keel/errors';
+import { MemoryStore } from '@keel/memory';
+import { dbOf } from '@keel/memory/internal';
+import lockfile from 'proper-lockfile';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from './config.js';
+import { serviceLockPath } from './lock.js';
+import { keepForRecovery } from './recovery.js';
+import { backupHome, newestBackup, restoreHome } from './restore.js';
+
+const homes: string[] = [];
+afterEach(() => {
+  while (homes.length) rmSync(homes.pop()!, { recursive: true, force: true });
+});
+
+function setup() {
+  const home = mkdtempSync(join(tmpdir(), 'keel-host-restore-'));
+  homes.push(home);
+  const config = loadConfig({ KEEL_HOME: home });
+  const store = MemoryStore.open(config.paths.db);
+  for (let i = 0; i < 200; i++) {
+    store.remember({
+      kind: 'note',
+      key: `n${i}`,
+      value: `value number ${i} `.repeat(40),
+      source: 'owner_stated',
+    });
+  }
+  store.close();
+  return { home, config };
+}
+
+function damage(path: string): Buffer {
+  const bytes = readFileSync(path);
+  bytes.fill(0xff, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 16_384);
+  writeFileSync(path, bytes);
+  return bytes;
+}
+
+async function rejects(p: Promise<unknown>, code: KeelErrorCode): Promise<KeelError> {
+  try {
+    await p;
+  } catch (err) {
+    if (KeelError.isInstance(err) && err.code === code) return err;
+    throw err;
+  }
+  throw new Error(`expected ${code}`);
+}
+
+const facts = (path: string) => {
+  const s = MemoryStore.open(path);
+  try {
+    return s.stats().facts;
+  } finally {
+    s.close();
+  }
+};
+
+describe('backupHome', () => {
+  it('copies keel.db into $KEEL_HOME/backups/keel-<time>.db, private and verified', async () => {
+    const { home, config } = setup();
+    const t = Date.UTC(2026, 2, 1, 10, 15, 0);
+    const r = await backupHome(config, undefined, () => t);
+    expect(r.path).toBe(join(home, 'backups', 'keel-2026-03-01T10-15-00-000Z.db'));
+    expect(statSync(r.path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, 'backups')).mode & 0o777).toBe(0o700);
+    expect(newestBackup(home)?.path).toBe(r.path);
+    expect(facts(r.path)).toBe(200);
+  });
+
+  it('a damaged database makes no backup', async () => {
+    const { home, config } = setup();
+    damage(config.paths.db);
+    await rejects(backupHome(config), 'DB_CORRUPT');
+    expect(readdirSync(join(home, 'backups'))).toEqual([]);
+  });
+});
+
+describe('restoreHome', () => {
+  it('puts a backup in place of a damaged file, keeping the damaged file (and its WAL) beside', async () => {
+    const { home, config } = setup();
+    const backup = await backupHome(config);
+    const db = config.paths.db;
+    const bytes = damage(db);
+    writeFileSync(`${db}-wal`, 'a stale WAL');
+    keepForRecovery(home, { channel: 'terminal', text: 'said while damaged' });
+    const t = Date.UTC(2026, 2, 2);
+    const r = await restoreHome(config, backup.path, { now: () => t });
+    const kept = `${db}.damaged-2026-03-02T00-00-00-000Z`;
+    expect(r).toMatchObject({
+      previous: 'damaged',
+      keptAs: kept,
+      database: db,
+      recoveryLines: 1,
+      info: { facts: 200 },
+    });
+    expect(readFileSync(kept).equals(bytes)).toBe(true);
+    expect(readFileSync(`${kept}-wal`, 'utf8')).toBe('a stale WAL');
+    expect(existsSync(`${db}-wal`)).toBe(false);
+    expect(statSync(db).mode & 0o777).toBe(0o600);
+    expect(facts(db)).toBe(200);
+    expect(readdirSync(home).filter((n) => n.includes('restoring'))).toEqual([]);
+  });
+
+  it('refuses to replace a sound database unless forced, and keeps it then', async () => {
+    const { config } = setup();
+    const backup = await backupHome(config);
+    const before = readFileSync(config.paths.db);
+    const err = await rejects(restoreHome(config, backup.path), 'INVALID_STATE');
+    expect(err.message).toMatch(/is sound.*--force/);
+    expect(readFileSync(config.paths.db).equals(before)).toBe(true);
+    const r = await restoreHome(config, backup.path, { force: true });
+    expect(r.previous).toBe('sound');
+    expect(r.keptAs).toMatch(/keel\.db\.replaced-/);
+    expect(readFileSync(r.keptAs!).equals(before)).toBe(true);
+  });
+
+  it('refuses a backup that is damaged, not keel, or from a newer schema', async () => {
+    const { home, config } = setup();
+    const backup = await backupHome(config);
+    damage(config.paths.db);
+    const db = readFileSync(config.paths.db);
+
+    const junk = join(home, 'junk.db');
+    writeFileSync(junk, 'not a database at all, not even close'.repeat(300));
+    await rejects(restoreHome(config, junk), 'DB_CORRUPT');
+    const broken = join(home, 'broken.db');
+    writeFileSync(broken, readFileSync(backup.path));
+    damage(broken);
+    await rejects(restoreHome(config, broken), 'DB_CORRUPT');
+    const future = join(home, 'future.db');
+    writeFileSync(future, readFileSync(backup.path));
+    const g = MemoryStore.open(future);
+    dbOf(g).prepare('INSERT INTO schema_migrations VALUES (999, ?, 0)').run('future');
+    g.close();
+    await rejects(restoreHome(config, future), 'SCHEMA_FROM_FUTURE');
+    await rejects(restoreHome(config, join(home, 'missing.db')), 'FILE_UNREADABLE');
+    await rejects(restoreHome(config, config.paths.db), 'INVALID_STATE');
+    expect(readFileSync(config.paths.db).equals(db)).toBe(true);
+  });
+
+  it('refuses while the think or Discord service runs, or a turn holds the session', async () => {
+    const { home, config } = setup();
+    const backup = await backupHome(config);
+    const bytes = damage(config.paths.db);
+    for (const service of ['think', 'discord'] as const) {
+      const lock = serviceLockPath(home, service);
+      writeFileSync(lock, JSON.stringify({ pid: process.pid, startedAt: Date.now() }));
+      const err = await rejects(restoreHome(config, backup.path), 'SERVICE_RUNNING');
+      expect(err.message).toContain(`keel ${service} is running (PID ${process.pid})`);
+      rmSync(lock);
+    }
+    const release = lockfile.lockSync(`${config.paths.db}.turn`, { realpath: false });
+    try {
+      await rejects(restoreHome(config, backup.path), 'SESSION_BUSY');
+    } finally {
+      release();
+    }
+    expect(readFileSync(config.paths.db).equals(bytes)).toBe(true);
+    // Control: with nobody holding anything it restores.
+    expect((await restoreHome(config, backup.path)).previous).toBe('damaged');
+  });
+});

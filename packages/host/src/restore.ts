@@ -1,0 +1,218 @@
+/**
+ * `keel backup` and `keel restore` as operations on a KEEL_HOME.
+ *
+ * {@link backupHome} copies `keel.db` with SQLite's online backup API (safe while the services
+ * run) to `$KEEL_HOME/backups/keel-<time>.db` or a named file, and verifies the copy.
+ *
+ * {@link restoreHome} puts a backup in `keel.db`'s place: the file must be a keel database that
+ * passes the quick check and is not from a newer schema; it refuses while the think or Discord
+ * service holds its lock or a turn holds the session lock (it holds that lock itself while it
+ * works); a sound `keel.db` is replaced only when asked (`force`). The current file is never
+ * deleted: it is kept beside as `keel.db.damaged-<time>` (or `keel.db.replaced-<time>` when it was
+ * sound), its WAL beside it, and the copy takes its name in one atomic rename.
+ *
+ * @module
+ */
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { join, resolve } from 'node:path';
+import { KeelError } from '@keel/errors';
+import {
+  type BackupResult,
+  backupDatabase,
+  type DatabaseInfo,
+  inspectDatabase,
+} from '@keel/memory';
+import lockfile from 'proper-lockfile';
+import type { KeelConfig } from './config.js';
+import { readLockHolder, type Service } from './lock.js';
+import { INTEGRITY_CACHE_FILE } from './open.js';
+import { fileStamp, pendingRecovery } from './recovery.js';
+
+/** The backups folder's name inside KEEL_HOME. */
+export const BACKUPS_DIR = 'backups';
+
+/** The backups folder for a KEEL_HOME. */
+export function backupsPath(home: string): string {
+  return join(home, BACKUPS_DIR);
+}
+
+/**
+ * Copies the database to `file` (default `$KEEL_HOME/backups/keel-<time>.db`, the folder created
+ * with mode 0700), mode 0600, verified with the quick check.
+ *
+ * @throws KeelError `NOT_FOUND` (no database yet), `INVALID_INPUT` (`file` exists),
+ *   `DB_CORRUPT` (the database is damaged: no copy is kept), `DB_OPEN_FAILED`.
+ */
+export async function backupHome(
+  config: KeelConfig,
+  file?: string,
+  now: () => number = Date.now,
+): Promise<BackupResult> {
+  if (!existsSync(config.paths.db)) {
+    throw new KeelError('NOT_FOUND', `there is no database at ${config.paths.db} yet`, {
+      details: { path: config.paths.db },
+    });
+  }
+  let dest: string;
+  if (file) dest = resolve(file);
+  else {
+    const dir = backupsPath(config.home);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    dest = join(dir, `keel-${fileStamp(now())}.db`);
+  }
+  return backupDatabase(config.paths.db, dest);
+}
+
+/** The newest backup in `$KEEL_HOME/backups`, or null (for `keel doctor`). */
+export function newestBackup(home: string): { path: string; at: number } | null {
+  const dir = backupsPath(home);
+  let best: { path: string; at: number } | null = null;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return null;
+  }
+  for (const name of names) {
+    if (!name.endsWith('.db')) continue;
+    try {
+      const s = statSync(join(dir, name));
+      if (s.isFile() && (!best || s.mtimeMs > best.at))
+        best = { path: join(dir, name), at: s.mtimeMs };
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return best;
+}
+
+/** What {@link restoreHome} did. */
+export interface RestoreResult {
+  /** The backup restored. */
+  from: string;
+  /** What it holds. */
+  info: DatabaseInfo;
+  /** The database file it now is. */
+  database: string;
+  /** What the replaced file was: damaged, sound (replaced with `force`), or absent. */
+  previous: 'damaged' | 'sound' | 'absent';
+  /** Where the replaced file was kept (its WAL beside it, `-wal`), or null when there was none. */
+  keptAs: string | null;
+  /** Lines waiting in the recovery file (`keel recover` stores them). */
+  recoveryLines: number;
+}
+
+/** Options for {@link restoreHome}. */
+export interface RestoreOptions {
+  /** Replace a sound database too (it is kept aside all the same). Default false. */
+  force?: boolean;
+  /** The clock for the names of the kept files, ms. */
+  now?: () => number;
+  /** Whether a PID runs (tests). */
+  isAlive?: (pid: number) => boolean;
+}
+
+/**
+ * Restores a backup into `keel.db` (see the module description).
+ *
+ * @throws KeelError from {@link inspectDatabase} for the backup (`FILE_UNREADABLE`, `DB_CORRUPT`,
+ *   `INVALID_INPUT`: not a keel database, `SCHEMA_FROM_FUTURE`); `SERVICE_RUNNING` (think or
+ *   Discord holds its lock); `SESSION_BUSY` (a turn holds the session lock); `INVALID_STATE` (the
+ *   current database is sound and `force` was not given; or `file` is the database itself).
+ */
+export async function restoreHome(
+  config: KeelConfig,
+  file: string,
+  options: RestoreOptions = {},
+): Promise<RestoreResult> {
+  const now = options.now ?? Date.now;
+  const db = config.paths.db;
+  const from = resolve(file);
+  if (from === resolve(db)) {
+    throw new KeelError('INVALID_STATE', `${from} is the database itself; name a backup`);
+  }
+  const info = inspectDatabase(from);
+  for (const service of ['think', 'discord'] as const satisfies readonly Service[]) {
+    const holder = readLockHolder(config.home, options.isAlive, service);
+    if (holder?.alive) {
+      throw new KeelError(
+        'SERVICE_RUNNING',
+        `keel ${service} is running (PID ${holder.pid}) and has the database open; stop it before restoring`,
+        { details: { service, pid: holder.pid } },
+      );
+    }
+  }
+  let unlock: () => void;
+  try {
+    unlock = lockfile.lockSync(`${db}.turn`, { realpath: false, stale: 30_000 });
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ELOCKED') {
+      throw new KeelError(
+        'SESSION_BUSY',
+        'a turn is in progress in the owner session; restore once it has finished',
+      );
+    }
+    throw new KeelError('DB_OPEN_FAILED', `cannot lock ${db}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  try {
+    let previous: RestoreResult['previous'] = 'absent';
+    if (existsSync(db)) {
+      previous = 'damaged';
+      try {
+        inspectDatabase(db);
+        previous = 'sound';
+      } catch {
+        // damaged, unreadable or not keel's: replaced without asking, and kept
+      }
+    }
+    if (previous === 'sound' && !options.force) {
+      throw new KeelError(
+        'INVALID_STATE',
+        `${db} is sound (it passes the quick check): restoring ${from} would drop what was written since; add --force to replace it anyway (it is kept as ${db}.replaced-<time>)`,
+        { details: { path: db } },
+      );
+    }
+    const stamp = fileStamp(now());
+    const incoming = `${db}.restoring-${process.pid}`;
+    rmSync(incoming, { force: true });
+    await backupDatabase(from, incoming);
+    let keptAs: string | null = null;
+    try {
+      if (previous !== 'absent') {
+        keptAs = `${db}.${previous === 'sound' ? 'replaced' : 'damaged'}-${stamp}`;
+        try {
+          linkSync(db, keptAs); // the name keeps the old file; the rename below replaces keel.db
+        } catch {
+          copyFileSync(db, keptAs);
+        }
+        if (existsSync(`${db}-wal`)) renameSync(`${db}-wal`, `${keptAs}-wal`);
+      }
+      rmSync(`${db}-shm`, { force: true });
+      renameSync(incoming, db);
+    } finally {
+      rmSync(incoming, { force: true });
+    }
+    rmSync(join(config.home, INTEGRITY_CACHE_FILE), { force: true });
+    return {
+      from,
+      info,
+      database: db,
+      previous,
+      keptAs,
+      recoveryLines: pendingRecovery(config.home).lines,
+    };
+  } finally {
+    unlock();
+  }
+}

@@ -1,0 +1,135 @@
+// Copies of the database (`backup.ts`): the online backup, verified, and the checks a file must
+// pass to be restored.
+
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { backupDatabase, inspectDatabase } from './backup.js';
+import { dbOf } from './internal.js';
+import { LATEST_VERSION } from './schema/index.js';
+import { DB_FILENAME, MemoryStore } from './store.js';
+import { expectKeelError, expectKeelErrorAsync, T0, tempDir } from './test-helpers.js';
+
+function filled(dir: string, n = 200): MemoryStore {
+  const store = MemoryStore.open(join(dir, DB_FILENAME), { now: () => T0 });
+  for (let i = 0; i < n; i++) {
+    store.remember({
+      kind: 'note',
+      key: `n${i}`,
+      value: `value number ${i} `.repeat(40),
+      source: 'owner_stated',
+    });
+  }
+  return store;
+}
+
+describe('backupDatabase', () => {
+  it('copies an open store, WAL included, into one private file that passes the quick check', async () => {
+    const dir = tempDir();
+    const store = filled(dir);
+    try {
+      expect(statSync(`${store.path}-wal`).size).toBeGreaterThan(0); // writes still in the WAL
+      const dest = join(dir, 'copy.db');
+      const r = await backupDatabase(store.path, dest);
+      expect(r).toMatchObject({ path: dest });
+      expect(r.bytes).toBe(statSync(dest).size);
+      expect(statSync(dest).mode & 0o777).toBe(0o600);
+      expect(existsSync(`${dest}-wal`)).toBe(false);
+      const copy = new Database(dest, { readonly: true });
+      expect(copy.pragma('journal_mode', { simple: true })).toBe('delete');
+      expect((copy.prepare('SELECT count(*) AS n FROM facts').get() as { n: number }).n).toBe(200);
+      copy.close();
+      expect(inspectDatabase(dest)).toMatchObject({
+        version: LATEST_VERSION,
+        latest: LATEST_VERSION,
+        facts: 200,
+      });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('takes a consistent copy while the store keeps writing', async () => {
+    const dir = tempDir();
+    const store = filled(dir, 2000);
+    try {
+      const dest = join(dir, 'copy.db');
+      const copying = backupDatabase(store.path, dest);
+      for (let i = 0; i < 50; i++) {
+        store.addEpisode({ channel: 'terminal', role: 'owner', text: `meanwhile ${i}` });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await copying;
+      expect(inspectDatabase(dest).facts).toBe(2000);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a damaged source is DB_CORRUPT and leaves no copy', async () => {
+    const dir = tempDir();
+    const store = filled(dir);
+    store.close();
+    const bytes = readFileSync(store.path);
+    bytes.fill(0xff, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 16_384);
+    writeFileSync(store.path, bytes);
+    const dest = join(dir, 'copy.db');
+    const err = await expectKeelErrorAsync(() => backupDatabase(store.path, dest), 'DB_CORRUPT');
+    expect(err.message).toMatch(/no backup was kept/);
+    expect(existsSync(dest)).toBe(false);
+    expect(readFileSync(store.path).equals(bytes)).toBe(true);
+  });
+
+  it('never overwrites a file', async () => {
+    const dir = tempDir();
+    const store = filled(dir, 3);
+    try {
+      const dest = join(dir, 'taken.db');
+      writeFileSync(dest, 'mine');
+      await expectKeelErrorAsync(() => backupDatabase(store.path, dest), 'INVALID_INPUT');
+      expect(readFileSync(dest, 'utf8')).toBe('mine');
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('inspectDatabase', () => {
+  it('refuses what is not a sound keel database of a schema this code knows', () => {
+    const dir = tempDir();
+    expectKeelError(() => inspectDatabase(join(dir, 'missing.db')), 'FILE_UNREADABLE');
+
+    const junk = join(dir, 'junk.db');
+    writeFileSync(junk, Buffer.alloc(8192, 7));
+    expectKeelError(() => inspectDatabase(junk), 'DB_CORRUPT');
+
+    const other = join(dir, 'other.db');
+    const db = new Database(other);
+    db.exec('CREATE TABLE notes (x TEXT)');
+    db.close();
+    expect(expectKeelError(() => inspectDatabase(other), 'INVALID_INPUT').message).toMatch(
+      /not a keel database/,
+    );
+
+    const future = filled(dir, 3);
+    dbOf(future)
+      .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+      .run(LATEST_VERSION + 1, 'from the future', T0);
+    future.close();
+    const before = readFileSync(future.path);
+    expectKeelError(() => inspectDatabase(future.path), 'SCHEMA_FROM_FUTURE');
+    expect(readFileSync(future.path).equals(before)).toBe(true);
+  });
+
+  it('a damaged keel database is DB_CORRUPT, and is not written to', () => {
+    const dir = tempDir();
+    const store = filled(dir);
+    store.close();
+    const bytes = readFileSync(store.path);
+    bytes.fill(0xff, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 16_384);
+    writeFileSync(store.path, bytes);
+    expectKeelError(() => inspectDatabase(store.path), 'DB_CORRUPT');
+    expect(readFileSync(store.path).equals(bytes)).toBe(true);
+  });
+});
