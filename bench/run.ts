@@ -25,6 +25,7 @@ import { benchLocomo } from './locomo.js';
 import { benchLongMemEval, DEFAULT_LONGMEMEVAL } from './longmemeval.js';
 import { benchRecall } from './recall.js';
 import { benchRemember } from './remember.js';
+import { benchStartTimeRows } from './start-time.js';
 import { benchThinkPipelineRows } from './think-pipeline.js';
 import { benchTurnRows } from './turn.js';
 import { benchTurnBudgetRows } from './turn-budget.js';
@@ -42,6 +43,7 @@ const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]
   'turn-budget': benchTurnBudgetRows,
   'think-pipeline': benchThinkPipelineRows,
   integrity: benchIntegrity,
+  'start-time': benchStartTimeRows,
 };
 
 /** The machine's load averages: latency figures on a busy machine have heavier tails. */
