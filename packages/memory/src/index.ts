@@ -139,6 +139,7 @@ export {
   KEY_BOOST,
   NEIGHBOUR_WEIGHT,
   type Provenance,
+  RECENCY_WEIGHT,
   type RecallMode,
   type RecallOptions,
   type RecallResponse,

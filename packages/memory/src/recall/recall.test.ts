@@ -16,7 +16,13 @@ import {
   turn,
 } from '../test-helpers.js';
 import type { Fact } from '../types.js';
-import { EPISODE_HALF_LIFE_MS, KEY_BOOST, NEIGHBOUR_WEIGHT, RRF_K } from './recall.js';
+import {
+  EPISODE_HALF_LIFE_MS,
+  KEY_BOOST,
+  NEIGHBOUR_WEIGHT,
+  RECENCY_WEIGHT,
+  RRF_K,
+} from './recall.js';
 
 type Store = ReturnType<typeof openTempStore>['store'];
 
@@ -140,9 +146,71 @@ describe('recall ranking', () => {
     const newer = turn(store, 'we talked about the lighthouse trip', clock.t - DAY);
     const res = episodeResults(await store.recall('lighthouse'));
     expect(res.map((r) => r.id)).toEqual([newer, older]);
-    const w = (age: number) => 0.6 + 0.4 * 0.5 ** (age / EPISODE_HALF_LIFE_MS);
+    const w = (age: number) => 1 + RECENCY_WEIGHT * 0.5 ** (age / EPISODE_HALF_LIFE_MS);
     expect(res[0]!.score / res[1]!.score).toBeCloseTo(w(DAY) / w(60 * DAY), 10);
     expect(res[1]!.provenance.occurred_at).toBe(clock.t - 60 * DAY);
+  });
+
+  it('of two identical episodes years old (recency too small to tell), the newer still ranks first', async () => {
+    const { store, clock } = openTempStore();
+    const older = turn(store, 'we talked about the lighthouse trip', clock.t - 4000 * DAY);
+    const newer = turn(store, 'we talked about the lighthouse trip', clock.t - 3000 * DAY);
+    const res = episodeResults(await store.recall('lighthouse'));
+    expect(res.map((r) => r.id)).toEqual([newer, older]);
+  });
+
+  it('recency cannot outweigh relevance: an old turn that answers beats recent weak matches', async () => {
+    // "When Jon has lost his job as a banker?" in miniature: the answer was said months ago; the
+    // days before the question are full of turns that share one word with it.
+    const { store, clock } = openTempStore();
+    const at = (days: number) => clock.t - days * DAY;
+    const turns: [string, string, number][] = [
+      ['old', 'Jon: I lost my job as a banker yesterday, so I am starting a dance studio', at(200)],
+      ['old', 'Gina: oh no, I am sorry to hear that', at(200) + 1],
+      ...Array.from({ length: 12 }, (_, i): [string, string, number] => [
+        'recent',
+        [
+          'Gina: my new job at the store is hectic',
+          'Jon: I lost track of time at the studio',
+          'Gina: Jon, the job fair was busy today',
+          'Jon: lost my keys again this morning',
+        ][i % 4]!,
+        at(2) + i * 60_000,
+      ]),
+    ];
+    store.importTurns(
+      {
+        format: 'locomo',
+        docs: ['d'],
+        skipped: [],
+        turns: turns.map(([session, line, occurredAt], i) => ({
+          sourceDoc: 'd',
+          sourceId: `t${i}`,
+          sessionKey: session,
+          speaker: line.slice(0, line.indexOf(':')),
+          role: 'other' as const,
+          text: line.slice(line.indexOf(':') + 2),
+          occurredAt,
+        })),
+      },
+      { path: 'd', fileSha256: 'x' },
+    );
+    const r = episodeResults(
+      await store.recall('When Jon has lost his job as a banker?', {
+        type: 'episode',
+        touch: false,
+      }),
+    );
+    expect(r[0]!.provenance.source_id).toBe('t0');
+    // The same question with the clock years later ranks it first too: as lived, as frozen.
+    clock.advance(3000 * DAY);
+    const later = episodeResults(
+      await store.recall('When Jon has lost his job as a banker?', {
+        type: 'episode',
+        touch: false,
+      }),
+    );
+    expect(later[0]!.provenance.source_id).toBe('t0');
   });
 
   it('candidates come from the whole store, not a recency window', async () => {

@@ -8,7 +8,8 @@
  *
  * - facts: × (0.7 + 0.3 · confidence), × 1.3 when a query term hits the fact's kind/key; no
  *   recency term (a preference does not fade for being old);
- * - episodes: × (0.6 + 0.4 · 0.5^(age / 30 days)), a 30-day half-life recency term; the turns
+ * - episodes: × (1 + 0.01 · 0.5^(age / 30 days)), a recency term that orders near-ties and
+ *   never outweighs relevance (newer first on an exact tie); the turns
  *   just before and after a BM25 hit in the same session join as candidates, scored as
  *   {@link NEIGHBOUR_WEIGHT} of the hit's reciprocal rank (context after the strongest hits).
  *
@@ -38,6 +39,14 @@ export const KEY_BOOST = 1.3;
 export const NEIGHBOUR_WEIGHT = 0.8;
 /** Episode recency half-life, ms (30 days). */
 export const EPISODE_HALF_LIFE_MS = 30 * 86_400_000;
+/**
+ * The most recency can add to an episode's relevance: × (1 + RECENCY_WEIGHT · 0.5^(age / 30
+ * days)), so a turn said now gains at most 1% over one said long ago. Recency orders turns whose
+ * relevance is within 1% (ties and near-ties), never a weak match above a clearly better one.
+ * Measured as lived against the frozen clock on LoCoMo and LongMemEval-S: see
+ * docs/decisions/2026-12-01-recall-as-lived.md.
+ */
+export const RECENCY_WEIGHT = 0.01;
 
 /** How recall ran: lexical (BM25 only) or hybrid (BM25 + embeddings). */
 export type RecallMode = 'lexical' | 'hybrid';
@@ -196,7 +205,10 @@ export function recall(
   const scope = options.scope ?? 'owner';
 
   // Episodes stay bare (id and score) until the cut: only those returned are read whole.
-  const results: (FactResult | { type: 'episode'; id: number; score: number })[] = [];
+  const results: (
+    | FactResult
+    | { type: 'episode'; id: number; score: number; occurred_at: number }
+  )[] = [];
   if (options.type !== 'episode' && options.asOf !== undefined) {
     results.push(...factsAsOf(ctx, terms, scope, options.asOf, depth, now));
   } else if (options.type !== 'episode') {
@@ -339,16 +351,23 @@ export function recall(
     for (const { id, rank } of neighbours)
       fused.set(id, (fused.get(id) ?? 0) + NEIGHBOUR_WEIGHT / (RRF_K + rank));
     for (const [id, rrf] of fused) {
-      const age = Math.max(0, now - byId.get(id)!.occurred_at);
+      const occurred = byId.get(id)!.occurred_at;
+      const age = Math.max(0, now - occurred);
       results.push({
         type: 'episode',
         id,
-        score: rrf * (0.6 + 0.4 * 0.5 ** (age / EPISODE_HALF_LIFE_MS)),
+        score: rrf * (1 + RECENCY_WEIGHT * 0.5 ** (age / EPISODE_HALF_LIFE_MS)),
+        occurred_at: occurred,
       });
     }
   }
-  // Stable: equal scores keep arm order (facts first), then BM25 order.
-  results.sort((a, b) => b.score - a.score);
+  // Stable: equal scores keep arm order (facts first), then BM25 order; of two episodes with
+  // equal scores (recency too small to tell them apart), the newer first.
+  results.sort(
+    (a, b) =>
+      b.score - a.score ||
+      (a.type === 'episode' && b.type === 'episode' ? b.occurred_at - a.occurred_at : 0),
+  );
   const top = results.slice(0, limit);
   const chosen = top.filter((x) => x.type === 'episode').map((x) => x.id);
   const full = new Map(
