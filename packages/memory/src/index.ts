@@ -196,7 +196,17 @@ export {
   MemoryStore,
   type StoreOptions,
 } from './store.js';
-export { foldForIndex, ftsMatch, humanAge, normalizeValue, queryTerms, valueHash } from './text.js';
+export {
+  foldForIndex,
+  ftsMatch,
+  humanAge,
+  irregularForms,
+  normalizeValue,
+  queryTerms,
+  RECALL_STOPWORDS,
+  recallTerms,
+  valueHash,
+} from './text.js';
 export * from './types.js';
 export {
   type Neighbour,

@@ -351,6 +351,16 @@ describe('recall ranking', () => {
     expect(r[2]!.score / r[0]!.score).toBeCloseTo(NEIGHBOUR_WEIGHT, 6);
   });
 
+  it('irregular verb forms find each other: "buy" finds "bought", "won" finds "win"', async () => {
+    const { store, clock } = openTempStore();
+    const bought = turn(store, 'she bought a cello last spring', clock.t - DAY);
+    const win = turn(store, 'I hope the Ravens win the cup', clock.t - DAY);
+    expect(episodeResults(await store.recall('What did she buy?')).map((r) => r.id)).toEqual([
+      bought,
+    ]);
+    expect(episodeResults(await store.recall('Who won it?')).map((r) => r.id)).toEqual([win]);
+  });
+
   it('reports lexical mode and the searched terms; rejects a bad limit', async () => {
     const { store } = openTempStore();
     const res = await store.recall('What is the Wi-Fi password at the cabin?');

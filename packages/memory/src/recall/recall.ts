@@ -1,6 +1,9 @@
 /**
  * The one place that decides what is recalled.
  *
+ * The question's words are {@link recallTerms} (a standard stopword list that keeps content verbs),
+ * each with its irregular verb forms ({@link irregularForms}: "won" also searches "win").
+ *
  * Candidates come from the FTS5 indexes over the whole store (never a recency window): BM25 over
  * active facts and, as a separate arm, over episodes. Within each arm, ranks are fused by
  * reciprocal rank fusion (k = 60; Cormack, Clarke & Büttcher, SIGIR 2009) with the nearest
@@ -23,7 +26,7 @@ import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from '../context.js';
 import { evidenceEpisodes } from '../facts/read.js';
 import { recordAccess } from '../facts/transitions.js';
-import { ftsMatch, humanAge, normalizeValue, queryTerms } from '../text.js';
+import { ftsMatch, humanAge, irregularForms, normalizeValue, recallTerms } from '../text.js';
 import type { Episode, Fact, Kind, Role, Scope, Source, Status } from '../types.js';
 
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */
@@ -191,8 +194,8 @@ export function recall(
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
     throw new KeelError('INVALID_INPUT', 'limit must be a whole number from 1 to 200');
   }
-  const terms = queryTerms(query);
-  const match = ftsMatch(terms);
+  const terms = recallTerms(query);
+  const match = ftsMatch([...terms, ...terms.flatMap(irregularForms)]);
   const response: RecallResponse = {
     mode: vectors ? 'hybrid' : 'lexical',
     query,
