@@ -138,6 +138,7 @@ export {
   type FactResult,
   KEY_BOOST,
   NEIGHBOUR_WEIGHT,
+  NEIGHBOUR_WEIGHT_2,
   type Provenance,
   RECENCY_WEIGHT,
   type RecallMode,

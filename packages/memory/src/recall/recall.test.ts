@@ -20,6 +20,7 @@ import {
   EPISODE_HALF_LIFE_MS,
   KEY_BOOST,
   NEIGHBOUR_WEIGHT,
+  NEIGHBOUR_WEIGHT_2,
   RECENCY_WEIGHT,
   RRF_K,
 } from './recall.js';
@@ -317,12 +318,12 @@ describe('recall ranking', () => {
     ).toHaveLength(80);
   });
 
-  it('the turn after or before a hit in the same session comes back after the hits; turns of other sessions do not', async () => {
+  it('the turns up to two after or before a hit in the same session come back after the hits; turns of other sessions do not', async () => {
     const { store } = openTempStore();
     const turns: [string, string][] = [
       ['s1', 'what did you think of the violin recital?'], // hit, both words
       ['s1', 'it was moving, I cried at the end'], // after the first hit: context
-      ['s1', 'the weather was mild today'], // two turns away: nothing
+      ['s1', 'the weather was mild today'], // two turns away: context too
       ['s2', 'violin strings are expensive'], // hit, one word
       ['s3', 'shall we eat out tonight'], // after the second hit, but another session
     ];
@@ -346,9 +347,46 @@ describe('recall ranking', () => {
     const r = episodeResults(
       await store.recall('violin recital', { type: 'episode', touch: false }),
     );
-    expect(r.map((e) => e.provenance.source_id)).toEqual(['t0', 't3', 't1']);
+    expect(r.map((e) => e.provenance.source_id)).toEqual(['t0', 't3', 't1', 't2']);
     // Scored as NEIGHBOUR_WEIGHT of its hit's reciprocal rank (the hit ranked first).
     expect(r[2]!.score / r[0]!.score).toBeCloseTo(NEIGHBOUR_WEIGHT, 6);
+    expect(r[3]!.score / r[0]!.score).toBeCloseTo(NEIGHBOUR_WEIGHT_2, 6);
+  });
+
+  it('a weak hit next to a strong hit is lifted to the neighbour score', async () => {
+    const { store } = openTempStore();
+    const turns: [string, string][] = [
+      ['s1', 'violin recital violin recital'], // the strongest hit
+      ['s1', 'the recital hall was cold, the seats were hard and the coffee was bad'], // weakest hit
+      ['s2', 'violin recital'],
+      ['s3', 'violin recital'],
+      ['s4', 'violin recital'],
+      ['s5', 'violin recital'],
+    ];
+    store.importTurns(
+      {
+        format: 'locomo',
+        docs: ['d'],
+        skipped: [],
+        turns: turns.map(([session, text], i) => ({
+          sourceDoc: 'd',
+          sourceId: `t${i}`,
+          sessionKey: session,
+          speaker: 'Ann',
+          role: 'other' as const,
+          text,
+          occurredAt: T0,
+        })),
+      },
+      { path: 'd', fileSha256: 'x' },
+    );
+    const r = episodeResults(
+      await store.recall('violin recital', { type: 'episode', touch: false }),
+    );
+    expect(r[0]!.provenance.source_id).toBe('t0');
+    const weak = r.find((e) => e.provenance.source_id === 't1')!;
+    // Its own rank (sixth) would score 1/(RRF_K + 6); next to the first hit it scores more.
+    expect(weak.score / r[0]!.score).toBeCloseTo(NEIGHBOUR_WEIGHT, 6);
   });
 
   it('irregular verb forms find each other: "buy" finds "bought", "won" finds "win"', async () => {

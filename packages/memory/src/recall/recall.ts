@@ -12,9 +12,10 @@
  * - facts: × (0.7 + 0.3 · confidence), × 1.3 when a query term hits the fact's kind/key; no
  *   recency term (a preference does not fade for being old);
  * - episodes: × (1 + 0.01 · 0.5^(age / 30 days)), a recency term that orders near-ties and
- *   never outweighs relevance (newer first on an exact tie); the turns
- *   just before and after a BM25 hit in the same session join as candidates, scored as
- *   {@link NEIGHBOUR_WEIGHT} of the hit's reciprocal rank (context after the strongest hits).
+ *   never outweighs relevance (newer first on an exact tie); the turns up to two before and after
+ *   a BM25 hit in the same session join as candidates, scored as {@link NEIGHBOUR_WEIGHT} (next
+ *   turn) or {@link NEIGHBOUR_WEIGHT_2} (two away) of the hit's reciprocal rank, and a weaker hit
+ *   next to a stronger one is lifted to that score (context right after the hit it belongs to).
  *
  * Recall bumps `access_count` and `last_accessed_at` of the facts it returns (a documented side
  * effect: use slows decay; it never raises confidence).
@@ -34,12 +35,21 @@ export const RRF_K = 60;
 /** Multiplier for a fact whose kind/key a query term hits. */
 export const KEY_BOOST = 1.3;
 /**
- * The weight of a BM25 hit's neighbouring turn (the turn before or after it in the same session),
- * relative to the hit's own reciprocal rank. At 0.8 the neighbours of the first hit rank about
- * 16th, after the strongest hits. Measured on LoCoMo and LongMemEval-S: see
- * docs/decisions/2026-11-30-lexical-recall-tuning.md.
+ * The weight of a BM25 hit's neighbouring turn (the turn just before or after it in the same
+ * session), relative to the hit's own reciprocal rank: the neighbours of the first hit rank just
+ * after it and the second hit (an answer follows its question). Measured on LoCoMo and
+ * LongMemEval-S: see docs/decisions/2026-12-01-recall-as-lived.md.
  */
-export const NEIGHBOUR_WEIGHT = 0.8;
+export const NEIGHBOUR_WEIGHT = 0.95;
+/** The weight of a turn two before or after a BM25 hit in the same session (as above). */
+export const NEIGHBOUR_WEIGHT_2 = 0.9;
+/** Offsets from a hit (in the session's turn order) and their weights. */
+const NEIGHBOURS: readonly (readonly [number, number])[] = [
+  [1, NEIGHBOUR_WEIGHT],
+  [-1, NEIGHBOUR_WEIGHT],
+  [2, NEIGHBOUR_WEIGHT_2],
+  [-2, NEIGHBOUR_WEIGHT_2],
+];
 /** Episode recency half-life, ms (30 days). */
 export const EPISODE_HALF_LIFE_MS = 30 * 86_400_000;
 /**
@@ -333,26 +343,32 @@ export function recall(
       if (unseen.length > 0) for (const [id, e] of keys(unseen)) byId.set(id, e);
       for (const id of nearest) if (byId.has(id)) semantic.push({ id, rank: semantic.length + 1 });
     }
-    // Neighbouring turns as context: the turn just before and just after a BM25 hit in the same
-    // session (an answer follows its question) join as candidates of their own, each scored as
-    // NEIGHBOUR_WEIGHT of its hit's rank, so they land after the strongest hits, never above them.
-    const neighbours: { id: number; rank: number }[] = [];
-    const adjacent = rows.flatMap((e) => (e.session_key === null ? [] : [e.id - 1, e.id + 1]));
-    if (adjacent.length > 0) {
-      const near = keys(adjacent.filter((id) => !byId.has(id)));
+    // Neighbouring turns as context: the turns up to two before and after a BM25 hit in the same
+    // session (an answer follows its question) join as candidates, each scored as its distance's
+    // weight of its hit's reciprocal rank, so they land after the strongest hits; a weaker hit
+    // next to a stronger one is lifted to that score.
+    const fused = fuse([lexical, semantic]);
+    const around = new Map<number, number>();
+    const sessioned = rows.filter((e) => e.session_key !== null);
+    if (sessioned.length > 0) {
+      const wanted = sessioned.flatMap((e) => NEIGHBOURS.map(([d]) => e.id + d));
+      const near = keys(wanted.filter((id) => !byId.has(id)));
       for (const [i, hit] of rows.entries()) {
-        for (const id of [hit.id - 1, hit.id + 1]) {
-          const e = near.get(id);
-          if (!e || byId.has(id) || e.session_key !== hit.session_key || e.channel !== hit.channel)
-            continue;
-          byId.set(id, e);
-          neighbours.push({ id, rank: lexical[i]!.rank });
+        if (hit.session_key === null) continue;
+        for (const [d, w] of NEIGHBOURS) {
+          const id = hit.id + d;
+          const e = byId.get(id) ?? near.get(id);
+          if (!e || e.session_key !== hit.session_key || e.channel !== hit.channel) continue;
+          if (!byId.has(id)) byId.set(id, e);
+          const score = w / (RRF_K + lexical[i]!.rank);
+          if (score > (around.get(id) ?? 0)) around.set(id, score);
         }
       }
     }
-    const fused = fuse([lexical, semantic]);
-    for (const { id, rank } of neighbours)
-      fused.set(id, (fused.get(id) ?? 0) + NEIGHBOUR_WEIGHT / (RRF_K + rank));
+    for (const [id, score] of around) {
+      const own = fused.get(id);
+      if (own === undefined || score > own) fused.set(id, score);
+    }
     for (const [id, rrf] of fused) {
       const occurred = byId.get(id)!.occurred_at;
       const age = Math.max(0, now - occurred);
