@@ -23,6 +23,7 @@ import {
   NEIGHBOUR_WEIGHT_2,
   RECENCY_WEIGHT,
   RRF_K,
+  SPEAKER_BOOST,
 } from './recall.js';
 
 type Store = ReturnType<typeof openTempStore>['store'];
@@ -387,6 +388,39 @@ describe('recall ranking', () => {
     const weak = r.find((e) => e.provenance.source_id === 't1')!;
     // Its own rank (sixth) would score 1/(RRF_K + 6); next to the first hit it scores more.
     expect(weak.score / r[0]!.score).toBeCloseTo(NEIGHBOUR_WEIGHT, 6);
+  });
+
+  it('a name in the question counts for the turns that person said, not as a match on every turn they said', async () => {
+    const { store } = openTempStore();
+    const turns: [string, string, string][] = [
+      ['s1', 'Melanie', 'I read about adoption agencies for my research'],
+      ['s2', 'Caroline', 'I read about adoption agencies for my research'],
+      ['s3', 'Caroline', 'the weather is lovely today'],
+      ['s4', 'Caroline', 'shall we go for a walk'],
+    ];
+    store.importTurns(
+      {
+        format: 'locomo',
+        docs: ['d'],
+        skipped: [],
+        turns: turns.map(([session, speaker, text], i) => ({
+          sourceDoc: 'd',
+          sourceId: `t${i}`,
+          sessionKey: session,
+          speaker,
+          role: 'other' as const,
+          text,
+          occurredAt: T0,
+        })),
+      },
+      { path: 'd', fileSha256: 'x' },
+    );
+    const r = episodeResults(
+      await store.recall('What did Caroline research?', { type: 'episode', touch: false }),
+    );
+    // Caroline's own words first; her turns that share no word with the question are not results.
+    expect(r.map((e) => e.provenance.source_id)).toEqual(['t1', 't0']);
+    expect(r[0]!.score / r[1]!.score).toBeCloseTo(SPEAKER_BOOST, 6);
   });
 
   it('irregular verb forms find each other: "buy" finds "bought", "won" finds "win"', async () => {

@@ -15,7 +15,9 @@
  *   never outweighs relevance (newer first on an exact tie); the turns up to two before and after
  *   a BM25 hit in the same session join as candidates, scored as {@link NEIGHBOUR_WEIGHT} (next
  *   turn) or {@link NEIGHBOUR_WEIGHT_2} (two away) of the hit's reciprocal rank, and a weaker hit
- *   next to a stronger one is lifted to that score (context right after the hit it belongs to).
+ *   next to a stronger one is lifted to that score (context right after the hit it belongs to);
+ *   words match the text of a turn, and a turn said by someone the question names is × 1.2
+ *   ({@link SPEAKER_BOOST}).
  *
  * Recall bumps `access_count` and `last_accessed_at` of the facts it returns (a documented side
  * effect: use slows decay; it never raises confidence).
@@ -50,6 +52,12 @@ const NEIGHBOURS: readonly (readonly [number, number])[] = [
   [2, NEIGHBOUR_WEIGHT_2],
   [-2, NEIGHBOUR_WEIGHT_2],
 ];
+/**
+ * Multiplier for an episode candidate (a hit or a hit's neighbour) said by a speaker the question
+ * names. A name is matched against what was said, never against who said it: a turn does not
+ * become a candidate for being said by Caroline. Measured: docs/decisions/2026-12-01-recall-as-lived.md.
+ */
+export const SPEAKER_BOOST = 1.2;
 /** Episode recency half-life, ms (30 days). */
 export const EPISODE_HALF_LIFE_MS = 30 * 86_400_000;
 /**
@@ -155,7 +163,7 @@ export interface RecallResponse {
 }
 
 /** The columns of an episode that scoring reads. */
-type EpisodeKey = Pick<Episode, 'id' | 'occurred_at' | 'session_key' | 'channel'>;
+type EpisodeKey = Pick<Episode, 'id' | 'occurred_at' | 'session_key' | 'channel' | 'speaker'>;
 
 /** Ranks from scores where lower is better (BM25 in SQLite), ties sharing a rank (1-based). */
 function ranks(scores: number[]): number[] {
@@ -306,8 +314,10 @@ export function recall(
   }
   // Episodes are scored from a few columns; only those returned are read whole (below).
   if (options.type !== 'fact') {
-    const narrow = 'e.id, e.occurred_at, e.session_key, e.channel';
-    const rows = !match
+    const narrow = 'e.id, e.occurred_at, e.session_key, e.channel, e.speaker';
+    // Words match what was said; a speaker's name counts only on turns that match (below).
+    const episodeMatch = match && `{text} : (${match})`;
+    const rows = !episodeMatch
       ? []
       : options.asOf !== undefined
         ? (stmt(
@@ -315,14 +325,14 @@ export function recall(
             `SELECT ${narrow}, bm25(episodes_fts) AS bm FROM episodes_fts
              JOIN episodes e ON e.id = episodes_fts.rowid
              WHERE episodes_fts MATCH ? AND e.occurred_at <= ? ORDER BY bm LIMIT ?`,
-          ).all(match, options.asOf, depth) as (EpisodeKey & { bm: number })[])
+          ).all(episodeMatch, options.asOf, depth) as (EpisodeKey & { bm: number })[])
         : (stmt(
             ctx.db,
             `SELECT ${narrow}, m.bm FROM (
          SELECT rowid AS id, bm25(episodes_fts) AS bm FROM episodes_fts
          WHERE episodes_fts MATCH ? ORDER BY bm LIMIT ?
        ) m CROSS JOIN episodes e ON e.id = m.id ORDER BY m.bm`,
-          ).all(match, depth) as (EpisodeKey & { bm: number })[]);
+          ).all(episodeMatch, depth) as (EpisodeKey & { bm: number })[]);
     const byId = new Map<number, EpisodeKey>(rows.map((e) => [e.id, e]));
     const lexical = ranks(rows.map((x) => x.bm)).map((rank, i) => ({ id: rows[i]!.id, rank }));
     // Live conversation episodes among `ids` (one primary-key lookup each), by id.
@@ -369,8 +379,17 @@ export function recall(
       const own = fused.get(id);
       if (own === undefined || score > own) fused.set(id, score);
     }
-    for (const [id, rrf] of fused) {
-      const occurred = byId.get(id)!.occurred_at;
+    // A turn said by someone the question names ("What did Caroline research?").
+    const termSet = new Set(terms);
+    const named = (e: EpisodeKey) =>
+      e.speaker !== null &&
+      normalizeValue(e.speaker)
+        .split(' ')
+        .some((w) => termSet.has(w));
+    for (const [id, fusedScore] of fused) {
+      const e = byId.get(id)!;
+      const rrf = named(e) ? fusedScore * SPEAKER_BOOST : fusedScore;
+      const occurred = e.occurred_at;
       const age = Math.max(0, now - occurred);
       results.push({
         type: 'episode',
