@@ -29,12 +29,14 @@
  */
 
 export {
+  type DateWindow,
   localDay,
   localStamp,
   type ResolvedDate,
   resolveAsOf,
   resolveDate,
   resolveDue,
+  resolveWindow,
 } from './dates.js';
 export type { OpenOptions } from './db.js';
 export {

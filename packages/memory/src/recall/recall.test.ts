@@ -1,6 +1,7 @@
 // Recall (DESIGN "Reading: recall"): ranking order, the side effect on access_count, and FTS5
 // input safety (user text is never FTS5 syntax). Ranking tests assert ORDER.
 
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { dbOf } from '../internal.js';
 import {
@@ -442,6 +443,80 @@ describe('recall ranking', () => {
     await expectKeelErrorAsync(() => store.recall('x', { limit: 201 }), 'INVALID_INPUT');
     // biome-ignore lint/suspicious/noExplicitAny: deliberately invalid input
     await expectKeelErrorAsync(() => store.recall(42 as any), 'INVALID_INPUT');
+  });
+});
+
+describe('recall: dates in the question are windows over when things were said', () => {
+  // The owner is in UTC-7; it is Tuesday 1 December 2026, 10:00 there (17:00 UTC).
+  const phx = 'America/Phoenix';
+  const local = (iso: string) => DateTime.fromISO(iso, { zone: phx }).toMillis();
+
+  it('"What did I tell you yesterday?": yesterday midnight to midnight in the owner\'s zone', async () => {
+    const { store } = openTempStore(local('2026-12-01T10:00'));
+    const late = turn(store, 'booked the plumber for Thursday', local('2026-11-29T23:30'));
+    const noon = turn(store, 'my sister called about the wedding', local('2026-11-30T12:00'));
+    const night = turn(store, 'remind me to water the plants', local('2026-11-30T23:59'));
+    const today = turn(store, 'good morning', local('2026-12-01T09:00'));
+    turn(store, 'yesterday I fixed the sink', local('2026-11-17T18:00'));
+    const r = await store.recall('What did I tell you yesterday?', { tz: phx });
+    expect(r.window).toEqual({
+      from: Date.parse('2026-11-30T07:00:00Z'),
+      to: Date.parse('2026-12-01T07:00:00Z'),
+      phrase: 'yesterday',
+    });
+    // Newest first; not the turn at 23:30 the day before, not today's, not the one that says
+    // "yesterday" two weeks ago.
+    expect(episodeResults(r).map((e) => e.id)).toEqual([night, noon]);
+    // Read in UTC, the day is another one: the day before's 23:30 is in it, 23:59 is not.
+    const utc = await store.recall('What did I tell you yesterday?');
+    expect(episodeResults(utc).map((e) => e.id)).toEqual([noon, late]);
+    expect(episodeResults(utc).map((e) => e.id)).not.toContain(today);
+  });
+
+  it('a window is combined with the words: its matches first, never everything in it', async () => {
+    const { store } = openTempStore(local('2026-12-01T10:00'));
+    const booked = turn(store, 'I booked the dentist for Friday', local('2026-11-30T15:00'));
+    turn(store, 'the plumber fixed the sink', local('2026-11-30T16:00'));
+    const old = turn(
+      store,
+      'the dentist dentist visit went fine, the dentist was kind',
+      local('2026-11-10T12:00'),
+    );
+    const r = await store.recall('What did I say about the dentist yesterday?', { tz: phx });
+    expect(r.terms).toEqual(['say', 'dentist']);
+    expect(episodeResults(r).map((e) => e.id)).toEqual([booked, old]);
+  });
+
+  it('"Where did Joanna travel to in July 2022?" reads the sessions\' dates', async () => {
+    const { store } = openTempStore(Date.UTC(2023, 1, 1));
+    const turns: [string, string, number][] = [
+      ['s1', 'I traveled to Bali with my sister', Date.UTC(2022, 6, 12, 14)],
+      ['s2', 'travel plans! I love to travel, travel is my thing', Date.UTC(2023, 0, 20, 9)],
+    ];
+    store.importTurns(
+      {
+        format: 'locomo',
+        docs: ['d'],
+        skipped: [],
+        turns: turns.map(([session, text, occurredAt], i) => ({
+          sourceDoc: 'd',
+          sourceId: `t${i}`,
+          sessionKey: session,
+          speaker: 'Joanna',
+          role: 'other' as const,
+          text,
+          occurredAt,
+        })),
+      },
+      { path: 'd', fileSha256: 'x' },
+    );
+    const r = episodeResults(
+      await store.recall('Where did Joanna travel to in July 2022?', {
+        type: 'episode',
+        touch: false,
+      }),
+    );
+    expect(r.map((e) => e.provenance.source_id)).toEqual(['t0', 't1']);
   });
 });
 

@@ -27,6 +27,7 @@
 
 import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from '../context.js';
+import { resolveWindow } from '../dates.js';
 import { evidenceEpisodes } from '../facts/read.js';
 import { recordAccess } from '../facts/transitions.js';
 import { ftsMatch, humanAge, irregularForms, normalizeValue, recallTerms } from '../text.js';
@@ -58,6 +59,24 @@ const NEIGHBOURS: readonly (readonly [number, number])[] = [
  * become a candidate for being said by Caroline. Measured: docs/decisions/2026-12-01-recall-as-lived.md.
  */
 export const SPEAKER_BOOST = 1.2;
+/**
+ * Multiplier for an episode said outside the window a question names ("yesterday"): the window's
+ * own matches come first, ranked among themselves, and matches outside it follow at half their
+ * score. Measured: docs/decisions/2026-12-01-recall-as-lived.md.
+ */
+export const OUTSIDE_WINDOW_WEIGHT = 0.5;
+/**
+ * Words that ask about the conversation itself rather than a topic: a question whose other words
+ * are all among these ("What did I tell you yesterday?") gets the window's turns, newest first.
+ */
+export const CONVERSATION_WORDS: ReadonlySet<string> = new Set([
+  ...['tell', 'told', 'say', 'said', 'says', 'talk', 'talked', 'talking', 'discuss', 'discussed'],
+  ...['mention', 'mentioned', 'speak', 'spoke', 'spoken', 'chat', 'chatted', 'ask', 'asked'],
+  ...['write', 'wrote', 'written', 'happen', 'happened', 'remember', 'us', 'keel', 'conversation'],
+  ...['conversations', 'chats', 'talks', 'anything', 'something', 'everything', 'go', 'went'],
+]);
+/** How much of a question is read for a date window, in characters. */
+export const WINDOW_MAX_CHARS = 300;
 /** Episode recency half-life, ms (30 days). */
 export const EPISODE_HALF_LIFE_MS = 30 * 86_400_000;
 /**
@@ -90,6 +109,11 @@ export interface RecallOptions {
    * and episodes that had occurred by then. Lexical only.
    */
   asOf?: number;
+  /**
+   * The owner's IANA time zone (e.g. "America/Phoenix"), default "UTC": the zone a date in the
+   * question is read in ("yesterday" is midnight to midnight there). The doors pass `KEEL_TZ`.
+   */
+  tz?: string;
 }
 
 /** Where an episode came from. */
@@ -159,6 +183,11 @@ export interface RecallResponse {
   query: string;
   /** The terms searched for after stopwords and punctuation were dropped. */
   terms: string[];
+  /**
+   * The span of time the question named ("yesterday", "in July 2022"), `[from, to)` in ms, read
+   * in `tz` against the clock: episodes said in it come first, ranked by the other words.
+   */
+  window?: { from: number; to: number; phrase: string };
   results: RecallResult[];
 }
 
@@ -212,16 +241,26 @@ export function recall(
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
     throw new KeelError('INVALID_INPUT', 'limit must be a whole number from 1 to 200');
   }
-  const terms = recallTerms(query);
+  const now = ctx.now();
+  // A date in the question is a window over when things were said; its words are not searched
+  // for (a turn that says "yesterday" is not about yesterday).
+  const window =
+    options.type === 'fact'
+      ? null
+      : resolveWindow(query.slice(0, WINDOW_MAX_CHARS), now, options.tz ?? 'UTC');
+  const words = window
+    ? `${query.slice(0, window.index)} ${query.slice(window.index + window.length)}`
+    : query;
+  const terms = recallTerms(words);
   const match = ftsMatch([...terms, ...terms.flatMap(irregularForms)]);
   const response: RecallResponse = {
     mode: vectors ? 'hybrid' : 'lexical',
     query,
     terms,
+    ...(window ? { window: { from: window.from, to: window.to, phrase: window.phrase } } : {}),
     results: [],
   };
-  if (!match && !vectors) return response;
-  const now = ctx.now();
+  if (!match && !vectors && !window) return response;
   const depth = Math.max(limit * 3, 30);
   const scope = options.scope ?? 'owner';
 
@@ -317,7 +356,8 @@ export function recall(
     const narrow = 'e.id, e.occurred_at, e.session_key, e.channel, e.speaker';
     // Words match what was said; a speaker's name counts only on turns that match (below).
     const episodeMatch = match && `{text} : (${match})`;
-    const rows = !episodeMatch
+    const inWindow = (t: number) => !window || (t >= window.from && t < window.to);
+    let rows = !episodeMatch
       ? []
       : options.asOf !== undefined
         ? (stmt(
@@ -333,8 +373,43 @@ export function recall(
          WHERE episodes_fts MATCH ? ORDER BY bm LIMIT ?
        ) m CROSS JOIN episodes e ON e.id = m.id ORDER BY m.bm`,
           ).all(episodeMatch, depth) as (EpisodeKey & { bm: number })[]);
+    let lexical = ranks(rows.map((x) => x.bm)).map((rank, i) => ({ id: rows[i]!.id, rank }));
+    if (window) {
+      // The window's own matches, ranked among themselves; when none of its turns has the
+      // question's other words (or there are none), its turns newest first. Matches outside it
+      // keep their place after them (scored × OUTSIDE_WINDOW_WEIGHT below).
+      const upTo = Math.min(window.to, options.asOf === undefined ? window.to : options.asOf + 1);
+      const inside = episodeMatch
+        ? (stmt(
+            ctx.db,
+            `SELECT ${narrow}, bm25(episodes_fts) AS bm FROM episodes_fts
+             JOIN episodes e ON e.id = episodes_fts.rowid
+             WHERE episodes_fts MATCH ? AND e.occurred_at >= ? AND e.occurred_at < ?
+             ORDER BY bm LIMIT ?`,
+          ).all(episodeMatch, window.from, upTo, depth) as (EpisodeKey & { bm: number })[])
+        : [];
+      // A question about the conversation itself ("What did I tell you yesterday?", "What did
+      // we talk about last week?") is answered by the window's turns, newest first.
+      const aboutTheTalk = terms.every((t) => CONVERSATION_WORDS.has(t));
+      const said = !aboutTheTalk
+        ? inside
+        : (stmt(
+            ctx.db,
+            `SELECT ${narrow}, -e.occurred_at AS bm FROM episodes e
+               WHERE e.kind = 'conversation' AND e.occurred_at >= ? AND e.occurred_at < ?
+               ORDER BY e.occurred_at DESC LIMIT ?`,
+          ).all(window.from, upTo, depth) as (EpisodeKey & { bm: number })[]);
+      const ids = new Set(said.map((e) => e.id));
+      const outside = lexical.flatMap((l, i) =>
+        ids.has(l.id) || inWindow(rows[i]!.occurred_at) ? [] : [{ row: rows[i]!, rank: l.rank }],
+      );
+      lexical = [
+        ...ranks(said.map((x) => x.bm)).map((rank, i) => ({ id: said[i]!.id, rank })),
+        ...outside.map((o) => ({ id: o.row.id, rank: o.rank })),
+      ];
+      rows = [...said, ...outside.map((o) => o.row)];
+    }
     const byId = new Map<number, EpisodeKey>(rows.map((e) => [e.id, e]));
-    const lexical = ranks(rows.map((x) => x.bm)).map((rank, i) => ({ id: rows[i]!.id, rank }));
     // Live conversation episodes among `ids` (one primary-key lookup each), by id.
     const keys = (ids: number[]) =>
       new Map(
@@ -388,7 +463,9 @@ export function recall(
         .some((w) => termSet.has(w));
     for (const [id, fusedScore] of fused) {
       const e = byId.get(id)!;
-      const rrf = named(e) ? fusedScore * SPEAKER_BOOST : fusedScore;
+      const rrf =
+        (named(e) ? fusedScore * SPEAKER_BOOST : fusedScore) *
+        (inWindow(e.occurred_at) ? 1 : OUTSIDE_WINDOW_WEIGHT);
       const occurred = e.occurred_at;
       const age = Math.max(0, now - occurred);
       results.push({
