@@ -69,7 +69,9 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
   const write = (text: string) => output.write(`${text}\n`);
   const { chat: choice, store } = await openKeel(config, { chat: true });
   const offline = new OfflineSession(store, { channel: 'terminal' });
-  const agent = choice.model ? new Agent({ store, model: choice.model }) : null;
+  const agent = choice.model
+    ? new Agent({ store, model: choice.model, tz: config.think.tz })
+    : null;
   const status = () => statusLine(store, choice);
   if (!options.json) {
     write(agent ? status() : offline.banner());
@@ -145,9 +147,11 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
       let quit = false;
       if (!agent || line.trim().startsWith('/')) {
         const r = agent
-          ? await runSlashCommand(store, line.trim(), { channel: 'terminal', status }).catch(
-              (err: unknown): TurnReply => ({ text: errorText(err) }),
-            )
+          ? await runSlashCommand(store, line.trim(), {
+              channel: 'terminal',
+              status,
+              tz: config.think.tz,
+            }).catch((err: unknown): TurnReply => ({ text: errorText(err) }))
           : await offline.handle(line);
         reply = r.text;
         quit = Boolean(r.quit);

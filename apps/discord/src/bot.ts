@@ -64,6 +64,8 @@ export interface KeelDiscordOptions {
   registerCommands?: boolean;
   /** Session-lock timing, passed to the agent. */
   lock?: TurnLockOptions;
+  /** The owner's IANA time zone (`KEEL_TZ`), passed to the agent; default UTC. */
+  tz?: string;
 }
 
 /** Counters a status line and tests read. */
@@ -118,6 +120,7 @@ export class KeelDiscord {
             store: options.store,
             model: options.model,
             ...(options.lock ? { lock: options.lock } : {}),
+            ...(options.tz ? { tz: options.tz } : {}),
           }),
           offline: null,
         }

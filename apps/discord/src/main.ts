@@ -31,7 +31,13 @@ async function main(): Promise<number> {
       `discord: model: ${chat.model ? `${chat.provider} ${chat.model.model}` : 'offline'} (${chat.reason}); recall: ${embedder.name ? `hybrid (${embedder.name})` : `lexical (${embedder.reason})`}`,
     );
     try {
-      bot = new KeelDiscord({ ...connection, store: keel.store, model: chat.model, log });
+      bot = new KeelDiscord({
+        ...connection,
+        store: keel.store,
+        model: chat.model,
+        log,
+        tz: config.think.tz,
+      });
     } catch (err) {
       keel.close();
       throw err;

@@ -16,6 +16,7 @@ import {
   describeSecretKind,
   type Episode,
   type Fact,
+  localStamp,
   type MemoryStore,
   type RecallMode,
   redactSecrets,
@@ -72,6 +73,15 @@ export function secretNotice(kinds: readonly SecretKind[]): string {
   return `keel does not keep ${what}: what your message held was withheld (not stored, not sent to the model). Keep credentials in a password manager.`;
 }
 
+/**
+ * The system prompt's line with the owner's current local date, weekday, time and zone, e.g.
+ * "Now: 2026-12-01 10:00 (Tue), time zone America/Phoenix (the owner's). Dates in memory are days
+ * in this zone."
+ */
+function nowLine(nowMs: number, tz: string): string {
+  return `Now: ${localStamp(nowMs, tz)}, time zone ${tz} (the owner's). Dates in memory are days in this zone.`;
+}
+
 /** A request to forget a belief that the turn recorded; the owner decides. */
 export interface ForgetRequestWrite {
   decision: 'forget_requested';
@@ -96,6 +106,11 @@ export interface AgentOptions {
   historyBudgetTokens?: number;
   /** Turn-lock timing. */
   lock?: TurnLockOptions;
+  /**
+   * The owner's IANA time zone (`KEEL_TZ`), default UTC: recall reads dates in questions in it,
+   * memory shows days in it, and the model is told the local date and time in it.
+   */
+  tz?: string;
 }
 
 /** What a front door passes for one turn. */
@@ -151,6 +166,11 @@ export class Agent implements UnansweredRecorder {
     this.session = new SessionStore(options.store);
   }
 
+  /** The owner's time zone. */
+  get tz(): string {
+    return this.options.tz ?? 'UTC';
+  }
+
   /** The model in use. */
   get modelInfo(): { provider: string; model: string } {
     return { provider: this.model.provider, model: this.model.model };
@@ -163,7 +183,9 @@ export class Agent implements UnansweredRecorder {
   staticBlock(): MemoryBlock {
     const facts = this.store.strongestFacts('owner', STANDING_KINDS, STATIC_CANDIDATES);
     const key = facts.map((f) => `${f.id}:${f.updated_at}`).join(',');
-    if (this.staticCache?.key !== key) this.staticCache = { key, block: buildStaticBlock(facts) };
+    if (this.staticCache?.key !== key) {
+      this.staticCache = { key, block: buildStaticBlock(facts, undefined, this.tz) };
+    }
     return this.staticCache.block;
   }
 
@@ -225,7 +247,7 @@ export class Agent implements UnansweredRecorder {
     const text = withheld.length > 0 ? redactSecrets(said) : said;
     const history = this.session.history();
     const staticBlock = this.staticBlock();
-    const recall = await this.store.recall(text, { limit: 12 });
+    const recall = await this.store.recall(text, { limit: 12, tz: this.tz });
     // A pending conflict of a belief the model is shown travels with it, marked as pending.
     const shown = new Set([
       ...staticBlock.factIds,
@@ -234,11 +256,17 @@ export class Agent implements UnansweredRecorder {
     const pending = this.store
       .pendingConflicts()
       .filter((p) => p.conflicts_with_id !== null && shown.has(p.conflicts_with_id));
-    const turnBlock = buildTurnBlock(recall, { exclude: new Set(staticBlock.factIds), pending });
+    const turnBlock = buildTurnBlock(recall, {
+      exclude: new Set(staticBlock.factIds),
+      pending,
+      tz: this.tz,
+    });
     const factsUsed = new Set([...staticBlock.factIds, ...turnBlock.factIds]);
 
     const system = [
       { text: `${MEMORY_INSTRUCTIONS}\n\n${staticBlock.text}`, cache: true },
+      // After the cached part: it changes every minute.
+      { text: nowLine(this.store.now(), this.tz) },
       ...(history.anchor
         ? [{ text: `Earlier in this conversation (summary):\n${history.anchor}` }]
         : []),
@@ -296,7 +324,7 @@ export class Agent implements UnansweredRecorder {
       }
       const results: ContentBlock[] = [];
       for (const u of uses) {
-        const outcome = await runMemoryTool(this.store, u.name, u.input);
+        const outcome = await runMemoryTool(this.store, u.name, u.input, { tz: this.tz });
         for (const id of outcome.factIds) factsUsed.add(id);
         if (outcome.staged) staged.push(outcome.staged);
         results.push({

@@ -64,7 +64,7 @@ export async function ask(config: Config, message: string, asJson: boolean): Pro
       );
       return EXIT.ok;
     }
-    const agent = new Agent({ store, model: choice.model });
+    const agent = new Agent({ store, model: choice.model, tz: config.think.tz });
     const controller = new AbortController();
     const onSigint = () => controller.abort();
     process.once('SIGINT', onSigint);
