@@ -36,7 +36,12 @@ const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]
   locomo: benchLocomo,
   // Its own data (LongMemEval format); run it alone for `--data`.
   longmemeval: (o) =>
-    benchLongMemEval({ data: DEFAULT_LONGMEMEVAL, embedder: o.embedder as never }),
+    benchLongMemEval({
+      data: [DEFAULT_LONGMEMEVAL],
+      embedder: o.embedder as never,
+      clock: o.clock,
+      label: o.label,
+    }),
   hybrid: benchHybrid,
   turn: benchTurnRows,
   'turn-budget': benchTurnBudgetRows,

@@ -148,8 +148,11 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
   if (down) goDown(down);
   const choice = keel?.chat ?? null;
   const store = keel?.store ?? null;
-  const offline = store ? new OfflineSession(store, { channel: 'terminal' }) : null;
-  const agent = store && choice?.model ? new Agent({ store, model: choice.model }) : null;
+  const offline = store
+    ? new OfflineSession(store, { channel: 'terminal', tz: config.think.tz })
+    : null;
+  const agent =
+    store && choice?.model ? new Agent({ store, model: choice.model, tz: config.think.tz }) : null;
   const status = () => (store && choice ? statusLine(store, choice) : '');
   if (!options.json && keel) {
     write(agent ? status() : offline!.banner());
@@ -203,9 +206,11 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
     }
     const verb = /^\s*y(es)?\s*$/i.test(answer) ? 'forget' : 'keep';
     if (!store || down) return;
-    const r = await runSlashCommand(store, `/${verb} ${id}`, { channel: 'terminal', status }).catch(
-      (err: unknown): TurnReply => ({ text: errorText(err) }),
-    );
+    const r = await runSlashCommand(store, `/${verb} ${id}`, {
+      channel: 'terminal',
+      status,
+      tz: config.think.tz,
+    }).catch((err: unknown): TurnReply => ({ text: errorText(err) }));
     write(`keel › ${r.text}`);
   };
   if (tty) rl.prompt();
@@ -248,9 +253,11 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
       try {
         if (!agent || line.trim().startsWith('/')) {
           const r = agent
-            ? await runSlashCommand(store, line.trim(), { channel: 'terminal', status }).catch(
-                (err: unknown): TurnReply => ({ text: errorText(err) }),
-              )
+            ? await runSlashCommand(store, line.trim(), {
+                channel: 'terminal',
+                status,
+                tz: config.think.tz,
+              }).catch((err: unknown): TurnReply => ({ text: errorText(err) }))
             : await offline.handle(line);
           reply = r.text;
           quit = Boolean(r.quit);

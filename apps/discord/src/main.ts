@@ -78,6 +78,7 @@ async function main(): Promise<number> {
           path: recoveryPath(config.home),
           keep: (input) => keepForRecovery(config.home, input),
         },
+        tz: config.think.tz,
       });
     } catch (err) {
       keel.close();

@@ -52,6 +52,8 @@ export interface OfflineSessionOptions {
   channel: string;
   /** How many memories a reply shows. Default 5. */
   recallLimit?: number;
+  /** The owner's IANA zone (`KEEL_TZ`) for recall's date windows and the days shown; default UTC. */
+  tz?: string;
 }
 
 const DECISION_WORDS: Record<WriteResult['decision'], string> = {
@@ -98,6 +100,7 @@ export class OfflineSession implements UnansweredRecorder {
         return await runSlashCommand(this.store, text.trim(), {
           channel: this.options.channel,
           status: () => this.banner(),
+          ...(this.options.tz ? { tz: this.options.tz } : {}),
         });
       }
       return await this.say(text);
@@ -156,7 +159,8 @@ export class OfflineSession implements UnansweredRecorder {
       if (write.fact) lines.push(formatFactLine({ ...write.fact, age_ms: 0 }));
       return { text: lines.join('\n'), episodeId: episode.id, write };
     }
-    const recall = await this.store.recall(text, { limit: this.limit + 1 });
+    const tz = this.options.tz ?? 'UTC';
+    const recall = await this.store.recall(text, { limit: this.limit + 1, tz });
     recall.results = recall.results
       .filter((r) => !(r.type === 'episode' && r.id === episode.id))
       .slice(0, this.limit);
@@ -168,7 +172,7 @@ export class OfflineSession implements UnansweredRecorder {
     if (recall.results.length === 0) lines.push('Nothing I remember relates to that yet.');
     else {
       lines.push(`What I remember that relates (recall: ${recall.mode}):`);
-      for (const r of recall.results) lines.push(`  ${formatResultLine(r)}`);
+      for (const r of recall.results) lines.push(`  ${formatResultLine(r, tz)}`);
     }
     return { text: lines.join('\n'), episodeId: episode.id, recall };
   }

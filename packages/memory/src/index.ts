@@ -38,12 +38,14 @@ export {
   inspectDatabase,
 } from './backup.js';
 export {
+  type DateWindow,
   localDay,
   localStamp,
   type ResolvedDate,
   resolveAsOf,
   resolveDate,
   resolveDue,
+  resolveWindow,
 } from './dates.js';
 export type { OpenOptions } from './db.js';
 export {
@@ -153,7 +155,9 @@ export {
   type FactResult,
   KEY_BOOST,
   NEIGHBOUR_WEIGHT,
+  NEIGHBOUR_WEIGHT_2,
   type Provenance,
+  RECENCY_WEIGHT,
   type RecallMode,
   type RecallOptions,
   type RecallResponse,
@@ -210,7 +214,17 @@ export {
   MemoryStore,
   type StoreOptions,
 } from './store.js';
-export { foldForIndex, ftsMatch, humanAge, normalizeValue, queryTerms, valueHash } from './text.js';
+export {
+  foldForIndex,
+  ftsMatch,
+  humanAge,
+  irregularForms,
+  normalizeValue,
+  queryTerms,
+  RECALL_STOPWORDS,
+  recallTerms,
+  valueHash,
+} from './text.js';
 export * from './types.js';
 export {
   type Neighbour,

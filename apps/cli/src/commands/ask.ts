@@ -57,7 +57,9 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
   let failure: unknown;
   try {
     if (!choice.model) {
-      const r = await new OfflineSession(store, { channel: 'cli' }).handle(message);
+      const r = await new OfflineSession(store, { channel: 'cli', tz: config.think.tz }).handle(
+        message,
+      );
       const facts = r.recall?.results.filter((x) => x.type === 'fact').map((x) => x.id) ?? [];
       emit(
         asJson,
@@ -76,7 +78,7 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
       );
       return EXIT.ok;
     }
-    const agent = new Agent({ store, model: choice.model });
+    const agent = new Agent({ store, model: choice.model, tz: config.think.tz });
     const controller = new AbortController();
     const onSigint = () => controller.abort();
     process.once('SIGINT', onSigint);

@@ -159,11 +159,14 @@ export function registerRecallCommands(program: Command, config: Config): void {
               limit: opts.limit,
               ...(opts.type ? { type: opts.type } : {}),
               ...(asOf === undefined ? {} : { asOf }),
+              tz: config.think.tz,
             });
             emit(json(cmd), r, () =>
               [
                 `recall: ${r.mode}${r.reason ? ` (${r.reason})` : ''}`,
-                ...(r.results.length ? r.results.map(formatResultLine) : ['nothing found']),
+                ...(r.results.length
+                  ? r.results.map((x) => formatResultLine(x, config.think.tz))
+                  : ['nothing found']),
               ].join('\n'),
             );
           } catch (err) {
