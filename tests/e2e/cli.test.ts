@@ -402,7 +402,7 @@ describe('keel verify and doctor', () => {
     keel(home, ['remember', 'preference/tea', 'black']);
     expect(keel(home, ['verify']).status).toBe(0);
     const db = new Database(join(home, 'keel.db'));
-    db.exec('DROP TRIGGER journal_redact_only');
+    db.exec('DROP TRIGGER journal_redact_only; DROP TRIGGER journal_redaction_journaled;');
     db.prepare(
       `UPDATE journal SET payload = replace(payload, 'black', 'white') WHERE op = 'update'`,
     ).run();
