@@ -58,7 +58,7 @@ const isFullSnapshot = (after: unknown): after is Json =>
  *
  * Never compacted: anything the owner did (actor owner), supersessions (`update`, `dedupe`),
  * forget, purge, reject, prune and retract records, refusals (`ignore`), corroborations, episodes,
- * imports, redactions, and each fact's newest entry. Each
+ * imports, redactions, the `state` records replay reads, and each fact's newest entry. Each
  * compacted payload stays valid JSON and is marked with a `compacted` field. A run that compacted
  * anything appends one redaction entry per compacted entry and one `compact` entry listing the
  * seqs.

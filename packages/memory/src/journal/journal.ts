@@ -6,6 +6,9 @@
  * sequence and hash) is kept in `journal_head` too, moved by every append and by nothing else, so
  * a missing tail or a missing journal shows.
  *
+ * A decision that changed facts, evidence or tombstones is preceded by a `state` entry recording
+ * the rows it changed (see `rows.ts`); `keel verify` replays them against the tables.
+ *
  * A purge or a compaction may redact a payload, and a purge an episode's text: the redaction is
  * itself an entry (op `redact`, entity `journal` or `episode`, `entity_id` the row) that records
  * the hash before and after, appended first; the triggers allow the row to change only to the hash
@@ -20,6 +23,7 @@ import { withholdSecrets } from '../secrets/redact.js';
 import { sha256 } from '../text.js';
 import type { Actor } from '../types.js';
 import { journalHead } from './head.js';
+import { indexFacts, takeChanges } from './rows.js';
 
 /** The hash that precedes the first entry. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -62,12 +66,37 @@ export function entryHash(e: Omit<JournalEntry, 'hash' | 'payload' | 'redacted_a
 /**
  * Appends an entry. Must run inside the caller's write transaction so the entry and the mutation
  * it records commit together. Every string of the payload passes through `withholdSecrets` first:
- * the writers keep secrets out of what they journal, and this is the last net. A redaction entry
- * (op `redact`: hashes only) is written as given: its hashes must reach the journal exactly.
+ * the writers keep secrets out of what they journal, and this is the last net.
+ *
+ * A fact or store entry is preceded by a `state` entry (same actor and time, payload
+ * `{for: op, rows}`) when the transitions noted changed rows since the last one: the rows as they
+ * are now with their digests before and after (see `rows.ts`). A state entry, and a redaction
+ * entry (op `redact`: hashes only), is written as given, not scanned for secrets: it copies rows
+ * the store already holds, and its hashes must reach the journal exactly.
  *
  * @returns the new entry's sequence number.
  */
 export function appendJournal(db: Database.Database, input: JournalInput): number {
+  if (input.entity === 'fact' || input.entity === 'store') {
+    const rows = takeChanges(db);
+    if (rows.length > 0) {
+      // Copies of rows the store holds, and their digests: not scanned for secrets again (a
+      // digest must reach the journal exactly as computed, or replay would report a false break).
+      const seq = appendEntry(
+        db,
+        {
+          at: input.at,
+          actor: input.actor,
+          op: 'state',
+          entity: 'store',
+          entityId: null,
+          payload: { for: input.op, rows },
+        },
+        false,
+      );
+      indexFacts(db, seq, rows);
+    }
+  }
   return appendEntry(db, input, input.op !== 'redact');
 }
 

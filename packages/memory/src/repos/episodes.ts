@@ -114,6 +114,20 @@ export function addEpisode(ctx: StoreContext, input: EpisodeInput): Episode {
 }
 
 /**
+ * One episode as an import entry's `episodes_sha256` covers it: id, kind, channel, role and the
+ * sha256 of its text as stored, joined by U+001F.
+ */
+export function importedLine(row: {
+  id: number;
+  kind: string;
+  channel: string;
+  role: string;
+  textSha256: string;
+}): string {
+  return [row.id, row.kind, row.channel, row.role, row.textSha256].join('\u001f');
+}
+
+/**
  * Writes an imported turn's row unless a turn with the same provenance (source document and id)
  * is stored already. Runs inside the caller's transaction; the caller journals the batch.
  *
