@@ -5,7 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { dbOf } from '../internal.js';
 import { MemoryStore } from '../store.js';
-import { journalRows, openTempStore, slot, T0, tempDir, turn } from '../test-helpers.js';
+import {
+  factResults,
+  journalRows,
+  openTempStore,
+  slot,
+  T0,
+  tempDir,
+  turn,
+} from '../test-helpers.js';
 import { sha256, valueHash } from '../text.js';
 import { entryHash, GENESIS_HASH, verifyJournal } from './journal.js';
 import { CANNOT_DETECT, RESTORE_FIX } from './replay.js';
@@ -60,7 +68,8 @@ function recordOf(store: Store, table: string, id: number): number {
 const replayProblems = (store: Store) =>
   store.verify().problems.filter((p) => p.check === 'replay');
 
-const activeFix = (_id: number) => RESTORE_FIX;
+const activeFix = (id: number) =>
+  `${RESTORE_FIX}; until then recall leaves it out (keel forget ${id} retires it)`;
 
 describe('a rewritten payload is detected on any row, redacted or not', () => {
   it('the issue\'s "UPDATE journal SET payload=…, redacted_at=1" is refused; without the trigger, verify names it', async () => {
@@ -309,6 +318,10 @@ describe('replay: a row the journal does not explain is a break, named with the 
         fix: activeFix(city.id),
       },
     ]);
+    // Recall leaves it out, and says so.
+    const r = await store.recall('Lisbon city', { touch: false });
+    expect(factResults(r)).toEqual([]);
+    expect(r.unexplained).toEqual([city.id]);
   });
 
   it('an inferred belief promoted to owner_stated at 1.0 directly', async () => {
@@ -323,10 +336,12 @@ describe('replay: a row the journal does not explain is a break, named with the 
         fix: activeFix(jazz.id),
       },
     ]);
+    expect(factResults(await store.recall('jazz', { touch: false }))).toEqual([]);
+    expect(store.strongestFacts('owner', ['preference'], 10)).toEqual([]);
   });
 
-  it('a belief planted with one evidence row is a break', async () => {
-    const { store, clock, e1 } = scene();
+  it('a belief planted with one evidence row is a break, and is never recalled as the owner’s word', async () => {
+    const { store, clock, e1, city } = scene();
     const db = dbOf(store);
     const planted = Number(
       db
@@ -358,6 +373,16 @@ describe('replay: a row the journal does not explain is a break, named with the 
         detail: `evidence row ${evidence} (fact ${planted}, episode ${e1}) is not in the journal: it was written outside keel`,
         fix: RESTORE_FIX,
       },
+    ]);
+    // Not recalled, not a standing belief for the prompt; the owner's real belief still is.
+    const r = await store.recall('sister Eve', { touch: false });
+    expect(factResults(r)).toEqual([]);
+    expect(r.unexplained).toEqual([planted]);
+    expect(store.strongestFacts('owner', ['relationship', 'profile'], 10).map((f) => f.id)).toEqual(
+      [city.id],
+    );
+    expect((await store.recall('Eve', { asOf: clock.t, touch: false })).unexplained).toEqual([
+      planted,
     ]);
   });
 
@@ -408,7 +433,7 @@ describe('replay: a row the journal does not explain is a break, named with the 
     ]);
   });
 
-  it('a change laundered by a later decision is still a break', async () => {
+  it('a change laundered by a later decision is still a break, and the fact stays out of recall', async () => {
     const { store, clock, city } = scene();
     const first = recordOf(store, 'facts', city.id);
     dbOf(store).prepare(`UPDATE facts SET value = 'Lisbon' WHERE id = ?`).run(city.id);
@@ -428,6 +453,9 @@ describe('replay: a row the journal does not explain is a break, named with the 
         fix: RESTORE_FIX,
       },
     ]);
+    const r = await store.recall('Lisbon city', { touch: false });
+    expect(factResults(r)).toEqual([]);
+    expect(r.unexplained).toEqual([city.id]);
   });
 
   it('an evidence count changed, a tombstone deleted, a status changed', async () => {

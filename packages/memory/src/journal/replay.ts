@@ -285,7 +285,9 @@ export function replayJournal(db: Database.Database): ReplayReport {
       const fields = differingFields(table, row, rec);
       add(
         `${nameOf(table, row)}: ${fields.length ? fields.join(', ') : 'its fields'} ${fields.length === 1 ? 'differs' : 'differ'} from the journal's record (entry ${rec.seq})`,
-        RESTORE_FIX,
+        table === 'facts' && row.status === 'active'
+          ? `${RESTORE_FIX}; until then recall leaves it out (keel forget ${row.id} retires it)`
+          : RESTORE_FIX,
       );
     }
     for (const [id, rec] of recorded[table]) {

@@ -19,6 +19,7 @@
 import type Database from 'better-sqlite3';
 import { stmt } from '../context.js';
 import { sha256 } from '../text.js';
+import type { Fact } from '../types.js';
 import { journalHead } from './head.js';
 
 /** The tables whose rows the journal records. */
@@ -183,4 +184,27 @@ export function indexFacts(db: Database.Database, seq: number, rows: readonly Re
       : r.before !== null && r.id >= firstRecorded;
     upsert.run(r.id, seq, r.sha256, broken ? 1 : 0);
   }
+}
+
+/**
+ * The facts among `facts` whose row the journal does not explain: its digest is not the one the
+ * journal last recorded for it (`journal_facts`), it was once found changed outside the journal
+ * (`broken`), or the journal never recorded it although it was written after replay records began
+ * (a fact from before then, never changed since, is taken as it is). Recall and the prompt's
+ * standing beliefs leave these out; `keel verify` names each.
+ *
+ * @returns their ids.
+ */
+export function unexplainedFacts(db: Database.Database, facts: readonly Fact[]): Set<number> {
+  const out = new Set<number>();
+  if (facts.length === 0) return out;
+  const firstRecorded = journalHead(db)?.replay.facts ?? 1;
+  const recorded = stmt(db, 'SELECT sha256, broken FROM journal_facts WHERE fact_id = ?');
+  for (const f of facts) {
+    const r = recorded.get(f.id) as { sha256: string; broken: number } | undefined;
+    if (r ? r.broken === 1 || r.sha256 !== rowDigest('facts', f) : f.id >= firstRecorded) {
+      out.add(f.id);
+    }
+  }
+  return out;
 }
