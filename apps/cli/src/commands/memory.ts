@@ -124,6 +124,11 @@ export function registerRecallCommands(program: Command, config: Config): void {
               [
                 `recall: ${r.mode}${r.reason ? ` (${r.reason})` : ''}`,
                 ...(r.results.length ? r.results.map(formatResultLine) : ['nothing found']),
+                ...(r.unexplained
+                  ? [
+                      `left out: ${r.unexplained.map((id) => `f${id}`).join(', ')} (changed outside keel: the journal does not explain it; keel verify)`,
+                    ]
+                  : []),
               ].join('\n'),
             );
           } finally {
