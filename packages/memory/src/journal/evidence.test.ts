@@ -13,6 +13,7 @@ import {
   T0,
   tempDir,
   turn,
+  WEEK,
 } from '../test-helpers.js';
 import { sha256, valueHash } from '../text.js';
 import { entryHash, GENESIS_HASH, verifyJournal } from './journal.js';
@@ -486,6 +487,37 @@ describe('replay: a row the journal does not explain is a break, named with the 
         check: 'replay',
         detail: `tombstone ${tomb.id} is missing; the journal recorded it at entry ${recordOf(store, 'tombstones', tomb.id)}`,
         fix: RESTORE_FIX,
+      },
+    ]);
+  });
+});
+
+describe('what a record holds', () => {
+  it('the whole row the first time, then the columns that changed; a break is still named by field', async () => {
+    const { store, clock, jazz } = scene();
+    clock.advance(10 * WEEK);
+    expect(store.decay().map((c) => c.id)).toContain(jazz.id);
+    const decayRecord = JSON.parse(journalRows(store, 'state').at(-1)!.payload);
+    expect(decayRecord.for).toBe('decay');
+    const mine = decayRecord.rows.find((r: { id: number }) => r.id === jazz.id);
+    expect(mine).toEqual({
+      t: 'facts',
+      id: jazz.id,
+      before: expect.stringMatching(/^[0-9a-f]{32}$/),
+      sha256: expect.stringMatching(/^[0-9a-f]{32}$/),
+      row: { confidence: store.fact(jazz.id)!.confidence, last_decayed_at: clock.t },
+    });
+    clock.advance(WEEK);
+    store.decay();
+    expect(store.verify()).toMatchObject({ ok: true, problems: [] });
+    dbOf(store)
+      .prepare(`UPDATE facts SET confidence = 0.9, kind = 'note' WHERE id = ?`)
+      .run(jazz.id);
+    expect(replayProblems(store)).toEqual([
+      {
+        check: 'replay',
+        detail: `fact ${jazz.id} (note/music): kind, confidence differ from the journal's record (entry ${recordOf(store, 'facts', jazz.id)})`,
+        fix: activeFix(jazz.id),
       },
     ]);
   });

@@ -82,14 +82,14 @@ const COUNT_KEY: Record<JournaledTable, keyof RowCounts> = {
   tombstones: 'tombstones',
 };
 
-/** The journal's newest record of one row. */
+/** The journal's newest record of one row (its columns merged from every record of it). */
 interface Recorded {
   seq: number;
   sha256: string;
   /** The row was once recorded as changing from a state the journal did not hold. */
   broken: boolean;
   row: Record<string, unknown>;
-  /** The record's entry was redacted (a purge or compaction rewrote strings in it). */
+  /** A record's entry was redacted (a purge or compaction rewrote strings in it). */
   redacted: boolean;
 }
 
@@ -253,12 +253,14 @@ export function replayJournal(db: Database.Database): ReplayReport {
         add(`${noun} existed before the journal first recorded it (entry ${e.seq})`);
         broken = true;
       }
+      // A record holds the whole row the first time, then the columns that changed.
+      const row = r.row && typeof r.row === 'object' ? r.row : {};
       recorded[r.t].set(r.id, {
         seq: e.seq,
         sha256: r.sha256,
         broken,
-        row: r.row && typeof r.row === 'object' ? r.row : {},
-        redacted: e.redacted_at !== null,
+        row: prev ? { ...prev.row, ...row } : row,
+        redacted: (prev?.redacted ?? false) || e.redacted_at !== null,
       });
     }
   }

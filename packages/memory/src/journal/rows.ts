@@ -10,9 +10,11 @@
  * newest, a row the journal never recorded, or a row that changed between two records, is a
  * break.
  *
- * A row's digest ({@link rowDigest}) is sha256 over the table's name and its journaled columns
- * ({@link JOURNALED_COLUMNS}) as a JSON array. Recall's side effect on a fact (`access_count`,
- * `last_accessed_at`) is not journaled and not in the digest.
+ * A row's digest ({@link rowDigest}) is the first 128 bits of sha256 over the table's name and its
+ * journaled columns ({@link JOURNALED_COLUMNS}) as a JSON array. Recall's side effect on a fact
+ * (`access_count`, `last_accessed_at`) is not journaled and not in the digest. A record holds the
+ * whole row the first time the journal records it and, for a fact recorded before, only the
+ * columns that changed (a nightly decay of a thousand beliefs records two columns of each).
  *
  * @module
  */
@@ -65,10 +67,15 @@ export const JOURNALED_COLUMNS: Readonly<Record<JournaledTable, readonly string[
   ],
 };
 
-/** The digest of a row of `table`: sha256 of `[table, ...journaled columns]` as JSON. */
+/**
+ * The digest of a row of `table`: the first 32 hex digits (128 bits) of sha256 over
+ * `[table, ...journaled columns]` as JSON (a column the row lacks counts as null).
+ */
 export function rowDigest(table: JournaledTable, row: object): string {
   const r = row as Readonly<Record<string, unknown>>;
-  return sha256(JSON.stringify([table, ...JOURNALED_COLUMNS[table].map((c) => r[c] ?? null)]));
+  return sha256(
+    JSON.stringify([table, ...JOURNALED_COLUMNS[table].map((c) => r[c] ?? null)]),
+  ).slice(0, 32);
 }
 
 /** One row as a `state` entry records it. */
@@ -81,18 +88,25 @@ export interface RecordedRow {
   /** The row's digest after the change. */
   sha256: string;
   /**
-   * The row after the change: its journaled columns, and for a fact `value_sha256` (sha256 of the
-   * value, so the value can be checked once a purge has redacted it from this record).
+   * The row after the change: its journaled columns (null ones left out) the first time the
+   * journal records the row; for a fact the journal recorded before, the columns that changed
+   * (a column that became null is there as null). Beside a fact's `value`, `value_sha256` (sha256
+   * of the value, so the value can be checked once a purge has redacted it from this record).
    */
   row: Record<string, unknown>;
 }
 
 const PENDING = `CREATE TEMP TABLE IF NOT EXISTS journal_pending (
-  tbl    TEXT NOT NULL,
-  id     INTEGER NOT NULL,
-  before TEXT,
+  tbl        TEXT NOT NULL,
+  id         INTEGER NOT NULL,
+  before     TEXT,
+  before_row TEXT,
   PRIMARY KEY (tbl, id)
 )`;
+
+/** The journaled columns of `row`, as an object. */
+const journaled = (table: JournaledTable, row: Readonly<Record<string, unknown>>) =>
+  Object.fromEntries(JOURNALED_COLUMNS[table].map((c) => [c, row[c] ?? null]));
 
 function pending(db: Database.Database): void {
   stmt(db, PENDING).run();
@@ -110,10 +124,14 @@ export function noteChange(db: Database.Database, table: JournaledTable, id: num
   const row = stmt(db, `SELECT * FROM ${table} WHERE id = ?`).get(id) as
     | Record<string, unknown>
     | undefined;
-  stmt(db, 'INSERT INTO temp.journal_pending (tbl, id, before) VALUES (?, ?, ?)').run(
+  stmt(
+    db,
+    'INSERT INTO temp.journal_pending (tbl, id, before, before_row) VALUES (?, ?, ?, ?)',
+  ).run(
     table,
     id,
     row ? rowDigest(table, row) : null,
+    row ? JSON.stringify(journaled(table, row)) : null,
   );
 }
 
@@ -134,14 +152,16 @@ export function takeChanges(db: Database.Database): RecordedRow[] {
   pending(db);
   const notes = stmt(
     db,
-    'SELECT tbl, id, before FROM temp.journal_pending ORDER BY rowid',
+    'SELECT tbl, id, before, before_row FROM temp.journal_pending ORDER BY rowid',
   ).all() as {
     tbl: JournaledTable;
     id: number;
     before: string | null;
+    before_row: string | null;
   }[];
   if (notes.length === 0) return [];
   stmt(db, 'DELETE FROM temp.journal_pending').run();
+  const recordedBefore = stmt(db, 'SELECT 1 FROM journal_facts WHERE fact_id = ?');
   const out: RecordedRow[] = [];
   for (const n of notes) {
     const current = stmt(db, `SELECT * FROM ${n.tbl} WHERE id = ?`).get(n.id) as
@@ -150,10 +170,15 @@ export function takeChanges(db: Database.Database): RecordedRow[] {
     if (!current) continue;
     const digest = rowDigest(n.tbl, current);
     if (digest === n.before) continue;
-    const row: Record<string, unknown> = Object.fromEntries(
-      JOURNALED_COLUMNS[n.tbl].map((c) => [c, current[c] ?? null]),
-    );
-    if (n.tbl === 'facts') row.value_sha256 = sha256(String(current.value));
+    const after = journaled(n.tbl, current);
+    const was =
+      n.tbl === 'facts' && n.before_row !== null && recordedBefore.get(n.id)
+        ? (JSON.parse(n.before_row) as Record<string, unknown>)
+        : null;
+    const row: Record<string, unknown> = was
+      ? Object.fromEntries(Object.entries(after).filter(([c, v]) => was[c] !== v))
+      : Object.fromEntries(Object.entries(after).filter(([, v]) => v !== null));
+    if ('value' in row) row.value_sha256 = sha256(String(current.value));
     out.push({ t: n.tbl, id: n.id, before: n.before, sha256: digest, row });
   }
   return out;
