@@ -31,6 +31,7 @@ export const BENCH_NAMES = [
   'hybrid',
   'turn',
   'think-pipeline',
+  'verify',
 ] as const;
 /** One benchmark's name. */
 export type BenchName = (typeof BENCH_NAMES)[number];

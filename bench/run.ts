@@ -26,6 +26,7 @@ import { benchRecall } from './recall.js';
 import { benchRemember } from './remember.js';
 import { benchThinkPipelineRows } from './think-pipeline.js';
 import { benchTurnRows } from './turn.js';
+import { benchVerify } from './verify.js';
 
 const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]>> = {
   remember: benchRemember,
@@ -38,6 +39,7 @@ const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]
   hybrid: benchHybrid,
   turn: benchTurnRows,
   'think-pipeline': benchThinkPipelineRows,
+  verify: benchVerify,
 };
 
 /** The machine's load averages: latency figures on a busy machine have heavier tails. */
