@@ -33,6 +33,7 @@ export const BENCH_NAMES = [
   'turn-budget',
   'think-pipeline',
   'integrity',
+  'verify',
 ] as const;
 /** One benchmark's name. */
 export type BenchName = (typeof BENCH_NAMES)[number];

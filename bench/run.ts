@@ -28,6 +28,7 @@ import { benchRemember } from './remember.js';
 import { benchThinkPipelineRows } from './think-pipeline.js';
 import { benchTurnRows } from './turn.js';
 import { benchTurnBudgetRows } from './turn-budget.js';
+import { benchVerify } from './verify.js';
 
 const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]>> = {
   remember: benchRemember,
@@ -47,6 +48,7 @@ const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]
   'turn-budget': benchTurnBudgetRows,
   'think-pipeline': benchThinkPipelineRows,
   integrity: benchIntegrity,
+  verify: benchVerify,
 };
 
 /** The machine's load averages: latency figures on a busy machine have heavier tails. */

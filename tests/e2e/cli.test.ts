@@ -408,7 +408,7 @@ describe('keel verify and doctor', () => {
     keel(home, ['remember', 'preference/tea', 'black']);
     expect(keel(home, ['verify']).status).toBe(0);
     const db = new Database(join(home, 'keel.db'));
-    db.exec('DROP TRIGGER journal_redact_only');
+    db.exec('DROP TRIGGER journal_redact_only; DROP TRIGGER journal_redaction_journaled;');
     db.prepare(
       `UPDATE journal SET payload = replace(payload, 'black', 'white') WHERE op = 'update'`,
     ).run();
@@ -425,6 +425,55 @@ describe('keel verify and doctor', () => {
     expect(report.journal.breaks).toEqual([
       expect.objectContaining({ seq, problem: 'payload_hash' }),
     ]);
+  });
+
+  it("verify names a belief changed behind keel's back, recall leaves it out, and both say what they cannot detect", () => {
+    const created = keel(home, [
+      'remember',
+      'preference/tea',
+      'green',
+      '--source',
+      'inferred',
+      '--json',
+    ]);
+    const id = created.json<RememberJson>().fact.id;
+    const clean = keel(home, ['verify']);
+    expect(clean.status).toBe(0);
+    expect(clean.stdout).toMatch(
+      /^replay: from entry 1 \(the whole journal\); checked 1 facts, 1 evidence rows, 0 tombstones, 1 episodes$/m,
+    );
+    expect(clean.stdout).toMatch(
+      /^cannot detect: a writer who rewrites the whole file consistently/m,
+    );
+    const help = keel(home, ['verify', '--help']);
+    expect(help.stdout).toContain(
+      'What it cannot detect: a writer who rewrites the whole file consistently',
+    );
+
+    const db = new Database(join(home, 'keel.db'));
+    // An inferred belief promoted to the owner's word at 1.0, behind keel's back.
+    db.prepare(`UPDATE facts SET source = 'owner_stated', confidence = 1.0 WHERE id = ?`).run(id);
+    const entry = (
+      db.prepare(`SELECT max(seq) AS seq FROM journal WHERE op = 'state'`).get() as { seq: number }
+    ).seq;
+    db.close();
+    const out = keel(home, ['verify']);
+    expect(out.status).toBe(1);
+    expect(out.stdout).toContain(
+      `BROKEN replay: fact ${id} (preference/tea): source, confidence differ from the journal's record (entry ${entry}) (fix: restore keel.db from a backup taken before the change; until then recall leaves it out (keel forget ${id} retires it))`,
+    );
+    const json = keel(home, ['verify', '--json']).json<{
+      ok: boolean;
+      replay: { from: number };
+      cannotDetect: string;
+    }>();
+    expect(json).toMatchObject({ ok: false, replay: { from: 1 } });
+    expect(json.cannotDetect).toMatch(/rewrites the whole file consistently/);
+    const recalled = keel(home, ['recall', 'tea green', '--json']).json<
+      RecallJson & { unexplained?: number[] }
+    >();
+    expect(recalled.results.filter((r) => r.type === 'fact')).toEqual([]);
+    expect(recalled.unexplained).toEqual([id]);
   });
 
   it('doctor shows the newest capture failures and still exits 0', () => {

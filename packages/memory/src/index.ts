@@ -16,7 +16,9 @@
  *   vector arm when an embedder is bound (`MemoryStore.recall`), lexical otherwise and saying why.
  * - **Vectors** (`vectors/`) and **embedders** (`embed/`) — sqlite-vec tables kept in step by a
  *   queue; local MiniLM or Ollama embeddings; `keel models pull`.
- * - **Journal** (`journal/`) — the append-only hash-chained log, its verification and compaction.
+ * - **Journal** (`journal/`) — the append-only hash-chained log and its head, the records of the
+ *   rows each decision changed (`rows.ts`), journaled redactions, verification, replay against the
+ *   tables (`replay.ts`: what `keel verify` can and cannot detect), and compaction.
  * - **Repositories** (`repos/`) — every other table: episodes, the owner session (sessions, turns,
  *   messages), the belief queue, think runs, the curator's diary, interrupts, meta, imports.
  * - **Redaction** (`redaction.ts`) — every repository that can hold the owner's words erases a
@@ -149,6 +151,12 @@ export {
   type StepFailure,
   verifyJournal,
 } from './journal/journal.js';
+export {
+  CANNOT_DETECT,
+  type ReplayProblem,
+  type ReplayReport,
+  type RowCounts,
+} from './journal/replay.js';
 export {
   EPISODE_HALF_LIFE_MS,
   type EpisodeResult,

@@ -167,6 +167,11 @@ export function registerRecallCommands(program: Command, config: Config): void {
                 ...(r.results.length
                   ? r.results.map((x) => formatResultLine(x, config.think.tz))
                   : ['nothing found']),
+                ...(r.unexplained
+                  ? [
+                      `left out: ${r.unexplained.map((id) => `f${id}`).join(', ')} (changed outside keel: the journal does not explain it; keel verify)`,
+                    ]
+                  : []),
               ].join('\n'),
             );
           } catch (err) {

@@ -22,6 +22,10 @@
  * Recall bumps `access_count` and `last_accessed_at` of the facts it returns (a documented side
  * effect: use slows decay; it never raises confidence).
  *
+ * A fact whose row the journal does not explain (changed or written outside keel; see
+ * `journal/rows.ts` `unexplainedFacts`, and `keel verify`) is never recalled: it is left out and
+ * its id listed in the response's `unexplained`.
+ *
  * @module
  */
 
@@ -30,6 +34,7 @@ import { type StoreContext, stmt } from '../context.js';
 import { resolveWindow } from '../dates.js';
 import { evidenceEpisodes } from '../facts/read.js';
 import { recordAccess } from '../facts/transitions.js';
+import { unexplainedFacts } from '../journal/rows.js';
 import { ftsMatch, humanAge, irregularForms, normalizeValue, recallTerms } from '../text.js';
 import type { Episode, Fact, Kind, Role, Scope, Source, Status } from '../types.js';
 
@@ -189,6 +194,11 @@ export interface RecallResponse {
    */
   window?: { from: number; to: number; phrase: string };
   results: RecallResult[];
+  /**
+   * Facts that matched but were left out because the journal does not explain their row (they
+   * were changed or written outside keel; `keel verify` names each). Absent when there were none.
+   */
+  unexplained?: number[];
 }
 
 /** The columns of an episode that scoring reads. */
@@ -270,7 +280,9 @@ export function recall(
     | { type: 'episode'; id: number; score: number; occurred_at: number }
   )[] = [];
   if (options.type !== 'episode' && options.asOf !== undefined) {
-    results.push(...factsAsOf(ctx, terms, scope, options.asOf, depth, now));
+    const asOf = factsAsOf(ctx, terms, scope, options.asOf, depth, now);
+    results.push(...asOf.results);
+    if (asOf.unexplained.length > 0) response.unexplained = asOf.unexplained;
   } else if (options.type !== 'episode') {
     let rows: (Fact & { bm: number })[] = [];
     if (match) {
@@ -317,6 +329,9 @@ export function recall(
       for (const id of nearest) if (byId.has(id)) semantic.push({ id, rank: semantic.length + 1 });
     }
     const fused = fuse([lexical, semantic]);
+    const unexplained = unexplainedFacts(ctx.db, [...byId.values()]);
+    for (const id of unexplained) fused.delete(id);
+    if (unexplained.size > 0) response.unexplained = [...unexplained].sort((a, b) => a - b);
     if (fused.size > 0) {
       const keyHits = new Set(
         match
@@ -552,7 +567,7 @@ export function recall(
  * pending conflict. The full-text index holds current facts only, so these are matched here: a
  * fact scores by how many of the query's words its kind, key and value hold (compared as values
  * are: case-folded, punctuation aside), times the confidence weight; facts holding none are left
- * out.
+ * out, and so are facts the journal does not explain (their ids are returned as `unexplained`).
  */
 function factsAsOf(
   ctx: StoreContext,
@@ -561,8 +576,8 @@ function factsAsOf(
   asOf: number,
   depth: number,
   now: number,
-): FactResult[] {
-  if (terms.length === 0) return [];
+): { results: FactResult[]; unexplained: number[] } {
+  if (terms.length === 0) return { results: [], unexplained: [] };
   const rows = stmt(
     ctx.db,
     `SELECT f.* FROM facts f
@@ -571,13 +586,21 @@ function factsAsOf(
        AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.fact_id = f.id)`,
   ).all(scope, asOf, asOf) as Fact[];
   const wanted = terms.map((t) => normalizeValue(t)).filter(Boolean);
-  const scored: FactResult[] = [];
+  const matched: { f: Fact; hits: number }[] = [];
   for (const f of rows) {
     const words = new Set(
       normalizeValue(`${f.kind} ${f.key.replace(/[_.-]+/g, ' ')} ${f.value}`).split(' '),
     );
     const hits = wanted.filter((w) => words.has(w)).length;
-    if (hits === 0) continue;
+    if (hits > 0) matched.push({ f, hits });
+  }
+  const unexplained = unexplainedFacts(
+    ctx.db,
+    matched.map((m) => m.f),
+  );
+  const scored: FactResult[] = [];
+  for (const { f, hits } of matched) {
+    if (unexplained.has(f.id)) continue;
     scored.push({
       type: 'fact',
       id: f.id,
@@ -597,5 +620,8 @@ function factsAsOf(
       valid_to: f.valid_to,
     });
   }
-  return scored.sort((a, b) => b.score - a.score || b.id - a.id).slice(0, depth);
+  return {
+    results: scored.sort((a, b) => b.score - a.score || b.id - a.id).slice(0, depth),
+    unexplained: [...unexplained].sort((a, b) => a - b),
+  };
 }
