@@ -50,26 +50,26 @@ export function registerVerifyCommand(program: Command, config: Config): void {
         withStore(
           config,
           (store) => {
-          const r = store.verify();
-          emit(json(cmd), r, () =>
-            [
-              `journal: ${r.journal.entries} entries, ${r.journal.breaks.length} break(s); head ${r.head ? `at entry ${r.head.seq}` : 'MISSING'}`,
-              replayLine(r.replay),
-              `facts: ${r.counts.facts} (${r.counts.active} active), episodes: ${r.counts.episodes}, tombstones: ${r.counts.tombstones}`,
-              ...r.problems.map(
-                (p) => `BROKEN ${p.check}: ${p.detail}${p.fix ? ` (fix: ${p.fix})` : ''}`,
-              ),
-              ...(r.journal.breaks.length > 0
-                ? [
-                    'a broken journal cannot be mended in place: restore keel.db from a backup taken before the break',
-                  ]
-                : []),
-              `cannot detect: ${r.cannotDetect}`,
-              r.ok ? 'ok' : `${r.problems.length} problem(s)`,
-            ].join('\n'),
-          );
-          return r.ok ? EXIT.ok : EXIT.failed;
-        },
+            const r = store.verify();
+            emit(json(cmd), r, () =>
+              [
+                `journal: ${r.journal.entries} entries, ${r.journal.breaks.length} break(s); head ${r.head ? `at entry ${r.head.seq}` : 'MISSING'}`,
+                replayLine(r.replay),
+                `facts: ${r.counts.facts} (${r.counts.active} active), episodes: ${r.counts.episodes}, tombstones: ${r.counts.tombstones}`,
+                ...r.problems.map(
+                  (p) => `BROKEN ${p.check}: ${p.detail}${p.fix ? ` (fix: ${p.fix})` : ''}`,
+                ),
+                ...(r.journal.breaks.length > 0
+                  ? [
+                      'a broken journal cannot be mended in place: restore keel.db from a backup taken before the break',
+                    ]
+                  : []),
+                `cannot detect: ${r.cannotDetect}`,
+                r.ok ? 'ok' : `${r.problems.length} problem(s)`,
+              ].join('\n'),
+            );
+            return r.ok ? EXIT.ok : EXIT.failed;
+          },
           'none',
         ),
       ),
