@@ -284,6 +284,7 @@ export function erase(ctx: StoreContext, id: number, now: number): void {
  * hash stays the original's.
  */
 export function scrubValue(ctx: StoreContext, id: number, value: string, now: number): void {
+  noteChange(ctx.db, 'facts', id);
   stmt(ctx.db, 'UPDATE facts SET value = ?, purged_at = ?, updated_at = ? WHERE id = ?').run(
     value,
     now,
