@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { loadConfig } from '@keel/host';
+import { readConfig } from '@keel/host';
 import { type EmbedderChoice, type EpisodeResult, parseImport, selectEmbedder } from '@keel/memory';
 import {
   type BenchOptions,
@@ -124,7 +124,7 @@ export async function benchLocomo(options: BenchOptions): Promise<SummaryRow[]> 
   const sha = createHash('sha256').update(text).digest('hex');
 
   // Hybrid rows too when an embedder is available (`--embedder auto|minilm|ollama`).
-  const config = loadConfig(process.env);
+  const config = readConfig(process.env);
   const selection =
     options.embedder === 'none'
       ? null
