@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { loadConfig } from '@keel/host';
+import { readConfig } from '@keel/host';
 import { type EmbedderChoice, type EpisodeResult, parseImport, selectEmbedder } from '@keel/memory';
 import { PAIRED_HEADER, paired, pairedRow, RawBm25 } from './baseline.js';
 import {
@@ -146,7 +146,7 @@ export async function benchLocomo(options: BenchOptions): Promise<SummaryRow[]> 
   const frozenAt = Date.now();
 
   // Hybrid rows too when an embedder is available (`--embedder auto|minilm|ollama`).
-  const config = loadConfig(process.env);
+  const config = readConfig(process.env);
   const selection =
     options.embedder === 'none'
       ? null

@@ -26,7 +26,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadConfig } from '@keel/host';
+import { readConfig } from '@keel/host';
 import {
   type EmbedderChoice,
   type EpisodeResult,
@@ -162,7 +162,7 @@ export interface LongMemEvalQuestionResult {
 /** Runs the benchmark and prints its figures. */
 export async function benchLongMemEval(options: LongMemEvalOptions): Promise<SummaryRow[]> {
   heading('LongMemEval-S: session recall');
-  const config = loadConfig(process.env);
+  const config = readConfig(process.env);
   const selection = await selectEmbedder({
     choice: options.embedder,
     modelsDir: config.paths.models,

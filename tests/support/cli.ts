@@ -43,11 +43,16 @@ function wrap(r: SpawnSyncReturns<string>): CliRun {
   };
 }
 
-/** Runs `keel <args>` synchronously. */
-export function keel(home: string, args: string[], input?: string): CliRun {
+/** Runs `keel <args>` synchronously (`env`: variables set over the test's environment). */
+export function keel(
+  home: string,
+  args: string[],
+  input?: string,
+  env: Record<string, string> = {},
+): CliRun {
   return wrap(
     spawnSync(process.execPath, [CLI, ...args], {
-      env: { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' },
+      env: { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ...env },
       encoding: 'utf8',
       input: input ?? '',
       timeout: 120_000,

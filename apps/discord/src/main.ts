@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 /**
  * The Discord front door as a process (`keel discord`, or the systemd/launchd service). Settings
- * come from `@keel/host`'s `loadConfig`: `DISCORD_TOKEN` and `KEEL_DISCORD_OWNER_ID` are required
- * (without an owner it refuses to start: fail closed), the model and the embedder are chosen as
- * for the terminal. SIGTERM, SIGINT or SIGHUP stops it gracefully (the turn in progress gets
- * `KEEL_DISCORD_GRACE_MS` to finish, then is cancelled); so does the end of the `keel` CLI that
- * started it. Exit codes: 0 stopped, 2 an error with a code (configuration, another `keel discord`
- * running, a damaged database), 1 anything else (no connection).
+ * come from `@keel/host`'s `readConfig` (the environment over `$KEEL_HOME/config.toml`): the token
+ * and the owner id (`DISCORD_TOKEN` / `discord.token`, `KEEL_DISCORD_OWNER_ID` /
+ * `discord.owner_id`) are required (without an owner it refuses to start: fail closed), the model
+ * and the embedder are chosen as for the terminal. SIGTERM, SIGINT or SIGHUP stops it gracefully
+ * (the turn in progress gets `KEEL_DISCORD_GRACE_MS` to finish, then is cancelled); so does the
+ * end of the `keel` CLI that started it. Exit codes: 0 stopped, 2 an error with a code
+ * (configuration, another `keel discord` running, a damaged database), 1 anything else (no
+ * connection).
  *
  * One door runs per KEEL_HOME (`$KEEL_HOME/discord.lock`, which `keel restore` respects). The
  * database is checked in full at start: a damaged one is told to the owner by DM and the door does
@@ -20,9 +22,9 @@ import {
   discordDoor,
   type KeelConfig,
   keepForRecovery,
-  loadConfig,
   openKeel,
   ownerNotifier,
+  readConfig,
   recoveryPath,
   reportError,
   serviceLockPath,
@@ -52,7 +54,7 @@ async function main(): Promise<number> {
   let graceMs: number;
   let loaded: KeelConfig | null = null;
   try {
-    const config = loadConfig(process.env);
+    const config = readConfig(process.env);
     loaded = config;
     stopWhenParentGone(config.process.parentPid, { name: 'discord', log });
     const { graceMs: grace, ...connection } = discordDoor(config);

@@ -2,8 +2,8 @@
 /**
  * The think service as a process (`keel think`, or the systemd/launchd service). Arguments:
  * `--once` (one tick, then exit), `--curate` (with `--once`: the nightly curator now), `--json`
- * (each run's report as one JSON line on stdout). Settings come from `@keel/host`'s `loadConfig`;
- * the log goes to stderr. SIGTERM, SIGINT or SIGHUP stops it gracefully; so does the end of the
+ * (each run's report as one JSON line on stdout). Settings come from `@keel/host`'s `readConfig`
+ * (the environment over `$KEEL_HOME/config.toml`); the log goes to stderr. SIGTERM, SIGINT or SIGHUP stops it gracefully; so does the end of the
  * `keel` CLI that started it. Exit codes are `@keel/host`'s `EXIT`.
  *
  * A damaged database (found at start or by a tick) stops the service with `DB_CORRUPT` (exit 2: a
@@ -14,10 +14,10 @@
 import {
   damageError,
   type KeelConfig,
-  loadConfig,
   lockPath,
   openKeel,
   ownerNotifier,
+  readConfig,
   reportError,
   stopWhenParentGone,
 } from '@keel/host';
@@ -46,7 +46,7 @@ async function main(argv: string[]): Promise<number> {
   let loaded: KeelConfig | null = null;
   try {
     const args = parseThinkArgs(argv);
-    const config = loadConfig(process.env);
+    const config = readConfig(process.env);
     loaded = config;
     stopWhenParentGone(config.process.parentPid, { name: 'think', log });
     const { intervalMin, curateAt, tz, quietHours } = config.think;

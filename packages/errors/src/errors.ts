@@ -57,7 +57,11 @@ export type KeelErrorCode =
   | 'MODEL_DOWNLOAD_FAILED'
   /** Another `keel think` service holds `$KEEL_HOME/think.lock` (its PID is alive). */
   | 'THINK_RUNNING'
-  /** An environment variable has a value keel cannot use (the message names it and the form). */
+  /**
+   * A setting (an environment variable, or a key of `$KEEL_HOME/config.toml`) has a value keel
+   * cannot use, or the config file is damaged or open to other users (the message names the
+   * setting, the file and line, and the form).
+   */
   | 'CONFIG_INVALID'
   /** A keel service (think, discord) holds its lock: another copy, or `keel restore`, must wait. */
   | 'SERVICE_RUNNING';
@@ -98,7 +102,7 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
   THINK_RUNNING:
     'One think service is enough: stop the other first (systemctl --user stop keel-think), or delete $KEEL_HOME/think.lock if that PID is not keel.',
   CONFIG_INVALID:
-    "Fix the environment variable named above (the README's Configuration lists each one and its default).",
+    "Fix the environment variable named above, or its key in $KEEL_HOME/config.toml (`keel config list` shows every setting and where its value comes from; the README's Configuration lists them).",
   SERVICE_RUNNING:
     'Stop the keel service named above first (systemctl --user stop keel-think / keel-discord, or end its process), then run the command again.',
 };
@@ -117,21 +121,28 @@ export class KeelError extends Error {
   /** Structured context (ids, paths, versions); safe to print. */
   readonly details: unknown;
   readonly [MARKER] = true;
+  /** The fix this failure was given; undefined: its code's. */
+  readonly #fix: string | undefined;
 
+  /**
+   * @param options.fix - a one-line fix for this very failure (e.g. naming the file and line to
+   *   edit); default: the code's, from {@link ERROR_FIXES}.
+   */
   constructor(
     code: KeelErrorCode,
     message: string,
-    options: { details?: unknown; cause?: unknown } = {},
+    options: { details?: unknown; cause?: unknown; fix?: string } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'KeelError';
     this.code = code;
     this.details = options.details;
+    this.#fix = options.fix;
   }
 
-  /** The one-line fix for this error's code. */
+  /** The one-line fix: the one this failure was given, else its code's ({@link ERROR_FIXES}). */
   get fix(): string {
-    return ERROR_FIXES[this.code];
+    return this.#fix ?? ERROR_FIXES[this.code];
   }
 
   /** True for any KeelError, even one from another copy of this module. */

@@ -2,9 +2,16 @@
  * `@keel/host`: keel's composition root. The apps start here; libraries take what it builds as
  * options and never read the environment.
  *
- * - Configuration ({@link loadConfig}): one schema for every setting ({@link SETTINGS_SCHEMA}),
- *   every default in {@link DEFAULTS}, the typed and grouped {@link KeelConfig}; a bad value is
- *   `CONFIG_INVALID` naming the variable. {@link discordDoor} is what the Discord door needs.
+ * - Configuration ({@link readConfig}, what every process calls): each setting declared once in
+ *   {@link SETTINGS} (its variable, its key in `$KEEL_HOME/config.toml`, its check, meaning and
+ *   default; {@link SETTINGS_SCHEMA} is built from it), every default in {@link DEFAULTS}, the
+ *   environment over the file ({@link loadConfig}), the typed and grouped {@link KeelConfig}; a
+ *   bad value is `CONFIG_INVALID` naming the variable, or the file, line and key.
+ *   {@link discordDoor} is what the Discord door needs.
+ * - The config file: {@link configPath}, {@link readConfigFile} / {@link inspectConfigFile},
+ *   {@link setConfigValues} (checked, merged, written atomically with mode 0600),
+ *   {@link describeConfig} (each value and its source: env, file, default), {@link maskSecret};
+ *   {@link configTableRows} is the README's Configuration table.
  * - Wiring ({@link openKeel}): the store with the configured embedder bound, the chat model, the
  *   belief gate chooser and the owner notifier, from one configuration.
  * - Service locks ({@link acquireThinkLock}, {@link acquireServiceLock}, {@link readLockHolder}):
@@ -22,9 +29,16 @@
  * @module
  */
 export {
+  CONFIG_KEYS,
+  CONFIG_TABLE_HEADER,
+  type ConfigKey,
+  type ConfigTableRow,
+  configTableMarkdown,
+  configTableRows,
   DEFAULTS,
   type DiscordDoorConfig,
   discordDoor,
+  type FileOrigin,
   type KeelConfig,
   type LoadConfigOptions,
   loadConfig,
@@ -34,12 +48,38 @@ export {
   normalizeOllamaHost,
   type QuietHours,
   type RawSettings,
+  replyFitsWindow,
   SECRET_SETTINGS,
+  SETTING_BY_KEY,
   SETTING_NAMES,
+  SETTINGS,
   SETTINGS_SCHEMA,
+  type SettingInfo,
   type SettingName,
   type Settings,
+  settingInfo,
+  type TomlType,
 } from './config.js';
+export {
+  CONFIG_FILE,
+  type ConfigChanges,
+  type ConfigDescription,
+  type ConfigFile,
+  type ConfigValue,
+  type ConfigValues,
+  configPath,
+  describeConfig,
+  type FileProblem,
+  homeFrom,
+  inspectConfigFile,
+  maskSecret,
+  readConfig,
+  readConfigFile,
+  type SettingSourceName,
+  type SettingState,
+  setConfigValues,
+  settingFor,
+} from './config-file.js';
 export {
   acquireServiceLock,
   acquireThinkLock,
