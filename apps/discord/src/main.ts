@@ -14,10 +14,18 @@
  * database is checked in full at start: a damaged one is told to the owner by DM and the door does
  * not start (the DMs sent meanwhile stay on Discord and are caught up once it is restored).
  *
+ * `main.js pair [--json]` (`keel discord pair`) pairs the owner instead ({@link pairDiscord}): it
+ * needs only `DISCORD_TOKEN`, holds the door's lock meanwhile (the door must not answer the code),
+ * opens no database, prints the code and waits for it; then prints the owner's id (the value of
+ * `KEEL_DISCORD_OWNER_ID`) and exits 0. `--json` prints one JSON line per event (`code`,
+ * `wrong_code`, `paired`). Exit 2 with `PAIRING_FAILED`, `DISCORD_AUTH`, `CANCELLED`, ….
+ *
  * @module
  */
+import { KeelError } from '@keel/errors';
 import {
   acquireServiceLock,
+  configPath,
   damageError,
   discordDoor,
   type KeelConfig,
@@ -28,9 +36,11 @@ import {
   recoveryPath,
   reportError,
   serviceLockPath,
+  setConfigValues,
   stopWhenParentGone,
 } from '@keel/host';
 import { KeelDiscord } from './bot.js';
+import { pairDiscord } from './pair.js';
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
 
@@ -116,7 +126,101 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
+/** `keel discord pair`: shows a one-time code and waits for the owner to DM it to the bot. */
+async function pair(json: boolean): Promise<number> {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const stop = new AbortController();
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.on(sig, () => stop.abort());
+  }
+  let release = () => {};
+  try {
+    const config = readConfig(process.env);
+    stopWhenParentGone(config.process.parentPid, { name: 'discord pair', log });
+    const { token, apiUrl } = config.discord;
+    if (!token) {
+      throw new KeelError(
+        'CONFIG_INVALID',
+        'DISCORD_TOKEN is not set: pairing connects as the bot (the token from the Discord developer portal → your application → Bot)',
+      );
+    }
+    const lock = acquireServiceLock(serviceLockPath(config.home, 'discord'), 'discord', { log });
+    release = () => lock.release();
+    const paired = await pairDiscord({
+      token,
+      ...(apiUrl ? { apiUrl } : {}),
+      signal: stop.signal,
+      log,
+      onCode: ({ code, display, expiresAt, bot }) => {
+        const at = new Date(expiresAt);
+        if (json) {
+          out(
+            JSON.stringify({
+              event: 'code',
+              code,
+              display,
+              expires_at: at.toISOString(),
+              bot: { id: bot.id, tag: bot.tag },
+            }),
+          );
+          return;
+        }
+        const minutes = Math.max(1, Math.round((expiresAt - Date.now()) / 60_000));
+        out(`Connected to Discord as ${bot.tag}.`);
+        out(
+          `DM this code to ${bot.tag} from your own Discord account within ${minutes} minutes (until ${at.toLocaleTimeString()}):`,
+        );
+        out('');
+        out(`    ${display}`);
+        out('');
+        out('Waiting for it… (three wrong codes stop the pairing; Ctrl-C stops it too)');
+      },
+      onWrongCode: ({ authorId, username, triesLeft }) => {
+        if (json) {
+          out(JSON.stringify({ event: 'wrong_code', author_id: authorId, tries_left: triesLeft }));
+        } else {
+          out(
+            `A wrong code from ${username} (${authorId}): ${triesLeft ? `${triesLeft} more tr${triesLeft === 1 ? 'y' : 'ies'} allowed` : 'pairing stops'}.`,
+          );
+        }
+      },
+    });
+    // The owner id goes into config.toml, which every keel process reads; a value the environment
+    // sets still wins, so say so rather than pretend the pairing took.
+    setConfigValues(config.home, { 'discord.owner_id': paired.ownerId });
+    const envOwner = process.env.KEEL_DISCORD_OWNER_ID;
+    const shadowed = envOwner !== undefined && envOwner !== '' && envOwner !== paired.ownerId;
+    if (json) {
+      out(
+        JSON.stringify({
+          event: 'paired',
+          owner_id: paired.ownerId,
+          username: paired.username,
+          message_id: paired.messageId,
+          config_path: configPath(config.home),
+          shadowed_by_env: shadowed,
+        }),
+      );
+    } else {
+      out(`Paired: ${paired.username} (${paired.ownerId}) is keel's owner on Discord.`);
+      out(`Saved as discord.owner_id in ${configPath(config.home)}.`);
+      if (shadowed) {
+        out(
+          `KEEL_DISCORD_OWNER_ID=${envOwner} is set in the environment and wins over the file: unset it, or set it to ${paired.ownerId}.`,
+        );
+      }
+      out('Start keel discord (or keel service install discord) to talk to keel from your DMs.');
+    }
+    return 0;
+  } catch (err) {
+    return reportError(err, json);
+  } finally {
+    release();
+  }
+}
+
+const args = process.argv.slice(2);
+(args[0] === 'pair' ? pair(args.includes('--json')) : main()).then(
   (code) => process.exit(code),
   (err) => process.exit(reportError(err, false)),
 );

@@ -64,7 +64,19 @@ export type KeelErrorCode =
    */
   | 'CONFIG_INVALID'
   /** A keel service (think, discord) holds its lock: another copy, or `keel restore`, must wait. */
-  | 'SERVICE_RUNNING';
+  | 'SERVICE_RUNNING'
+  /** The provider answers, but not with the model named (Ollama: not pulled). */
+  | 'MODEL_NOT_FOUND'
+  /** Discord rejected the bot token (HTTP 401, or the gateway closed with 4004). */
+  | 'DISCORD_AUTH'
+  /** Discord's API could not be reached (network, `KEEL_DISCORD_API_URL`, an outage). */
+  | 'DISCORD_UNAVAILABLE'
+  /** A Discord bot token is set but no owner is paired (`KEEL_DISCORD_OWNER_ID` is not set). */
+  | 'NOT_PAIRED'
+  /** Pairing stopped without an owner: the code expired, or three wrong codes were sent. */
+  | 'PAIRING_FAILED'
+  /** A keel service is not running, or runs but has stopped refreshing its lock or ticking. */
+  | 'SERVICE_DOWN';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -105,6 +117,18 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     "Fix the environment variable named above, or its key in $KEEL_HOME/config.toml (`keel config list` shows every setting and where its value comes from; the README's Configuration lists them).",
   SERVICE_RUNNING:
     'Stop the keel service named above first (systemctl --user stop keel-think / keel-discord, or end its process), then run the command again.',
+  MODEL_NOT_FOUND:
+    'Pull the model (`ollama pull <model>`), or set the model setting named above (KEEL_MODEL, KEEL_OPENAI_MODEL, KEEL_OLLAMA_CHAT_MODEL, KEEL_GATE_MODEL) to one the provider has.',
+  DISCORD_AUTH:
+    'Copy the bot token again (Discord developer portal → your application → Bot → Reset Token) into DISCORD_TOKEN.',
+  DISCORD_UNAVAILABLE:
+    'Check the network connection (and KEEL_DISCORD_API_URL if you set it), then try again.',
+  NOT_PAIRED:
+    'Run `keel discord pair` and DM the code it shows to your bot from your own account (or set KEEL_DISCORD_OWNER_ID).',
+  PAIRING_FAILED:
+    'Run `keel discord pair` again for a new code and DM it to the bot from your own account within 10 minutes.',
+  SERVICE_DOWN:
+    'Start the keel service named above (`keel think`, `keel discord`, or its systemd/launchd service); `keel doctor` checks it again.',
 };
 
 const MARKER = Symbol.for('keel.error');

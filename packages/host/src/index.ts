@@ -25,9 +25,29 @@
  *   stops with the CLI that started it), {@link runApp} (the CLI starts a service).
  * - Errors ({@link reportError}): the one printer of `error CODE` / `fix:` and the exit codes
  *   ({@link EXIT}).
+ * - Live checks ({@link runChecks}, `keel doctor`): the chat model takes its key and has its
+ *   model, the belief gate's model is pulled, Discord takes the bot token and an owner is paired,
+ *   the services run; each a {@link CheckResult} with its code and fix.
+ * - Pairing ({@link Pairing}): the one-time code a door's owner sends to become its owner, its
+ *   expiry and its three tries ({@link newPairingCode}, {@link formatPairingCode}).
  *
  * @module
  */
+export {
+  CHECK_NAMES,
+  CHECK_TIMEOUT_MS,
+  type CheckFinding,
+  type CheckName,
+  type CheckOptions,
+  type CheckResult,
+  type CheckStatus,
+  checkDiscordOwner,
+  checkDiscordToken,
+  checkGateModel,
+  checkModel,
+  checkService,
+  runChecks,
+} from './checks.js';
 export {
   CONFIG_KEYS,
   CONFIG_TABLE_HEADER,
@@ -109,6 +129,20 @@ export {
   openStore,
   ownerNotifier,
 } from './open.js';
+export {
+  formatPairingCode,
+  newPairingCode,
+  PAIRING_ALPHABET,
+  PAIRING_CODE_LENGTH,
+  PAIRING_MAX_TRIES,
+  PAIRING_TTL_MS,
+  Pairing,
+  type PairingFailure,
+  type PairingOptions,
+  type PairingVerdict,
+  pairingError,
+  readPairingCode,
+} from './pairing.js';
 export {
   FORWARDED_SIGNALS,
   PARENT_CHECK_MS,
