@@ -60,7 +60,15 @@ export type KeelErrorCode =
   /** An environment variable has a value keel cannot use (the message names it and the form). */
   | 'CONFIG_INVALID'
   /** A keel service (think, discord) holds its lock: another copy, or `keel restore`, must wait. */
-  | 'SERVICE_RUNNING';
+  | 'SERVICE_RUNNING'
+  /**
+   * `keel service` could not reach the service manager (no systemd user session, no launchd GUI
+   * domain, an unsupported system): the unit files are written (or removed) but nothing was started
+   * or stopped; the message names the commands to run.
+   */
+  | 'SERVICE_MANAGER_UNAVAILABLE'
+  /** The service manager refused a command, or a service stopped right after it was started. */
+  | 'SERVICE_FAILED';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -101,6 +109,10 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     "Fix the environment variable named above (the README's Configuration lists each one and its default).",
   SERVICE_RUNNING:
     'Stop the keel service named above first (systemctl --user stop keel-think / keel-discord, or end its process), then run the command again.',
+  SERVICE_MANAGER_UNAVAILABLE:
+    'Run the commands named above in a logged-in session of this user (on Linux `loginctl enable-linger $USER` keeps them running after you log out), or run `keel think` / `keel discord` in a terminal.',
+  SERVICE_FAILED:
+    "Read the service's log (`keel service status` shows its last lines), fix what it names, then run `keel service install` again.",
 };
 
 const MARKER = Symbol.for('keel.error');
