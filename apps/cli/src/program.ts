@@ -19,6 +19,7 @@ import {
   registerReviewCommands,
 } from './commands/memory.js';
 import { registerModelCommands } from './commands/models.js';
+import { launchdExitCode, registerServiceCommands } from './commands/service.js';
 import { registerThinkCommand } from './commands/think.js';
 import { registerVerifyCommand } from './commands/verify.js';
 import { type Config, loadConfig } from './config.js';
@@ -61,13 +62,21 @@ export function buildProgram(config: Config | null = loadConfig()): Command {
     registerModelCommands(program, config); // models pull|list, reindex
     registerDiscordCommand(program); // discord
     registerThinkCommand(program); // think
+    registerServiceCommands(program, config); // service install|uninstall|status
   }
   registerConfigCommand(program); // config list|get|set|unset
   return program;
 }
 
-/** Runs the program on `argv` and resolves to the exit code. */
+/**
+ * Runs the program on `argv` and resolves to the exit code (under launchd, see
+ * `launchdExitCode`).
+ */
 export async function main(argv: string[] = process.argv): Promise<number> {
+  return launchdExitCode(argv, await run(argv));
+}
+
+async function run(argv: string[]): Promise<number> {
   const wantsJson = argv.includes('--json');
   const verb = argv.slice(2).find((a) => !a.startsWith('-'));
   let program: Command;

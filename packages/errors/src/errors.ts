@@ -76,7 +76,15 @@ export type KeelErrorCode =
   /** Pairing stopped without an owner: the code expired, or three wrong codes were sent. */
   | 'PAIRING_FAILED'
   /** A keel service is not running, or runs but has stopped refreshing its lock or ticking. */
-  | 'SERVICE_DOWN';
+  | 'SERVICE_DOWN'
+  /**
+   * `keel service` could not reach the service manager (no systemd user session, no launchd GUI
+   * domain, an unsupported system): the unit files are written (or removed) but nothing was started
+   * or stopped; the message names the commands to run.
+   */
+  | 'SERVICE_MANAGER_UNAVAILABLE'
+  /** The service manager refused a command, or a service stopped right after it was started. */
+  | 'SERVICE_FAILED';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -129,6 +137,10 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     'Run `keel discord pair` again for a new code and DM it to the bot from your own account within 10 minutes.',
   SERVICE_DOWN:
     'Start the keel service named above (`keel think`, `keel discord`, or its systemd/launchd service); `keel doctor` checks it again.',
+  SERVICE_MANAGER_UNAVAILABLE:
+    'Run the commands named above in a logged-in session of this user (on Linux `loginctl enable-linger $USER` keeps them running after you log out), or run `keel think` / `keel discord` in a terminal.',
+  SERVICE_FAILED:
+    "Read the service's log (`keel service status` shows its last lines), fix what it names, then run `keel service install` again.",
 };
 
 const MARKER = Symbol.for('keel.error');

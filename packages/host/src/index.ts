@@ -23,6 +23,9 @@
  *   `keel restore`.
  * - Processes: {@link pidAlive}, {@link watchParent} / {@link stopWhenParentGone} (a service
  *   stops with the CLI that started it), {@link runApp} (the CLI starts a service).
+ * - Services ({@link renderService}, {@link installServices}, {@link uninstallServices},
+ *   {@link serviceStatus}): keel's background services as systemd user units or launchd agents,
+ *   rendered purely, installed and started through an injectable command runner.
  * - Errors ({@link reportError}): the one printer of `error CODE` / `fix:` and the exit codes
  *   ({@link EXIT}).
  * - Live checks ({@link runChecks}, `keel doctor`): the chat model takes its key and has its
@@ -186,3 +189,51 @@ export {
   type RestoreResult,
   restoreHome,
 } from './restore.js';
+export {
+  COMMAND_TIMEOUT_MS,
+  type CommandResult,
+  type CommandRunner,
+  type InstallResult,
+  installServices,
+  LOG_LINES,
+  lastLines,
+  launchdState,
+  type ManagerCommand,
+  managerUnreachable,
+  parseServiceNames,
+  runCommand,
+  SETTLE_MS,
+  type ServiceFile,
+  type ServiceReport,
+  type ServiceSetup,
+  type ServiceState,
+  type StatusResult,
+  servicePlatform,
+  serviceStatus,
+  settingsServicesDoNotSee,
+  systemdState,
+  type UninstallResult,
+  uninstallServices,
+} from './service/install.js';
+export {
+  LAUNCHD_FLAG,
+  LAUNCHD_LABEL_PREFIX,
+  launchdLabel,
+  NO_RESTART_EXIT,
+  type RenderedService,
+  type RenderInput,
+  renderService,
+  SERVICE_LOGS_DIR,
+  SERVICE_MANAGERS,
+  SERVICE_NAMES,
+  SERVICES,
+  type ServiceDefinition,
+  type ServiceName,
+  type ServicePlatform,
+  serviceDir,
+  serviceFileName,
+  serviceLogPath,
+  servicePath,
+  serviceUnit,
+  systemdUnitName,
+} from './service/render.js';

@@ -7,8 +7,8 @@
  * @module
  */
 import { fileURLToPath } from 'node:url';
-import { runApp } from '@keel/host';
-import type { Command } from 'commander';
+import { LAUNCHD_FLAG, runApp } from '@keel/host';
+import { type Command, Option } from 'commander';
 import { wantsJson } from '../output.js';
 
 /** The built Discord entry point, relative to this file in `apps/cli/dist/commands/`. */
@@ -32,6 +32,9 @@ export function registerDiscordCommand(program: Command): void {
     .command('discord')
     .description(
       'run the Discord DM front door (DISCORD_TOKEN, KEEL_DISCORD_OWNER_ID; see the README)',
+    )
+    .addOption(
+      new Option(LAUNCHD_FLAG, 'run by launchd: end an error with a code with 0').hideHelp(),
     )
     .action(async () => {
       process.exitCode = await runDiscord();

@@ -6,8 +6,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_GATE_MODEL } from '@keel/gate';
-import { runApp } from '@keel/host';
-import type { Command } from 'commander';
+import { LAUNCHD_FLAG, runApp } from '@keel/host';
+import { type Command, Option } from 'commander';
 
 /** The built think entry point, relative to this file in `apps/cli/dist/commands/`. */
 export const THINK_MAIN = fileURLToPath(new URL('../../../think/dist/main.js', import.meta.url));
@@ -72,6 +72,9 @@ export function registerThinkCommand(program: Command): void {
     )
     .option('--once', 'run one tick and exit')
     .option('--curate', 'with --once: run the nightly curator now')
+    .addOption(
+      new Option(LAUNCHD_FLAG, 'run by launchd: end an error with a code with 0').hideHelp(),
+    )
     .addHelpText('after', THINK_HELP)
     .action(async (opts: { once?: boolean; curate?: boolean }, cmd: Command) => {
       const json = Boolean(cmd.optsWithGlobals().json);
