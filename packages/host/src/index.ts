@@ -18,6 +18,8 @@
  *   stops with the CLI that started it), {@link runApp} (the CLI starts a service).
  * - Errors ({@link reportError}): the one printer of `error CODE` / `fix:` and the exit codes
  *   ({@link EXIT}).
+ * - The `--json` contract ({@link formatJson}): snake_case keys at every depth, instants as ISO
+ *   8601 text with the offset, durations as `*_ms`; every door prints its JSON through it.
  *
  * @module
  */
@@ -40,6 +42,17 @@ export {
   type SettingName,
   type Settings,
 } from './config.js';
+export {
+  contractProblems,
+  type FormatJsonOptions,
+  formatJson,
+  ISO_TIME,
+  isoTime,
+  isTimeField,
+  SNAKE_CASE,
+  snakeKey,
+  toJsonContract,
+} from './json.js';
 export {
   acquireServiceLock,
   acquireThinkLock,
