@@ -116,6 +116,7 @@ export {
   type RetractResult,
 } from './facts/retract.js';
 export {
+  type ConfidenceCap,
   MAX_VALUE_CHARS,
   REFUSED_FORGOTTEN_EPISODE,
   REFUSED_FORGOTTEN_VALUE,
