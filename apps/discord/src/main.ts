@@ -5,8 +5,10 @@
  * (without an owner it refuses to start: fail closed), the model and the embedder are chosen as
  * for the terminal. SIGTERM, SIGINT or SIGHUP stops it gracefully (the turn in progress gets
  * `KEEL_DISCORD_GRACE_MS` to finish, then is cancelled); so does the end of the `keel` CLI that
- * started it. Exit codes: 0 stopped, 2 an error with a code (configuration, another `keel discord`
- * running, a damaged database), 1 anything else (no connection).
+ * started it. `--json` prints an error as one line `{"error": {"code", "message", "fix"}}` on stdout
+ * too. Exit codes: 0 stopped, 2 an error with a code (configuration, another `keel discord`
+ * running, a damaged database, a token Discord refuses), 1 anything else (no connection:
+ * `DISCORD_UNAVAILABLE` is printed, and a service manager tries again).
  *
  * One door runs per KEEL_HOME (`$KEEL_HOME/discord.lock`, which `keel restore` respects). The
  * database is checked in full at start: a damaged one is told to the owner by DM and the door does
@@ -14,10 +16,12 @@
  *
  * @module
  */
+import { KeelError } from '@keel/errors';
 import {
   acquireServiceLock,
   damageError,
   discordDoor,
+  EXIT,
   type KeelConfig,
   keepForRecovery,
   loadConfig,
@@ -46,7 +50,13 @@ async function tellOwner(config: KeelConfig, err: unknown): Promise<void> {
   }
 }
 
-async function main(): Promise<number> {
+/** True when Discord refused the token (nothing to retry: exit 2); else a connection failure. */
+function tokenRefused(err: unknown): boolean {
+  const e = err as { code?: unknown; status?: unknown } | null;
+  return e?.code === 'TokenInvalid' || e?.status === 401;
+}
+
+async function main(json: boolean): Promise<number> {
   let bot: KeelDiscord;
   let close: () => void;
   let graceMs: number;
@@ -85,7 +95,7 @@ async function main(): Promise<number> {
     }
   } catch (err) {
     if (loaded) await tellOwner(loaded, err);
-    return reportError(err, false);
+    return reportError(err, json);
   }
   let stopping: Promise<void> | null = null;
   const stopped = new Promise<void>((resolveStop) => {
@@ -102,10 +112,19 @@ async function main(): Promise<number> {
   try {
     await bot.start();
   } catch (err) {
-    log(`discord: could not connect: ${(err as Error).message}`);
     await bot.stop(0).catch(() => {});
     close();
-    return 1;
+    const refused = tokenRefused(err);
+    const code = reportError(
+      new KeelError(
+        'DISCORD_UNAVAILABLE',
+        `keel discord could not connect to Discord: ${(err as Error).message}${refused ? ' (Discord refused the token)' : ''}`,
+        { cause: err },
+      ),
+      json,
+    );
+    // A refused token is the owner's to fix (exit 2: not restarted); a lost connection is retried.
+    return refused ? code : EXIT.failed;
   }
   await stopped;
   close();
@@ -113,7 +132,11 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => process.exit(reportError(err, false)),
-);
+const json = process.argv.slice(2).includes('--json');
+
+/** Exits once stdout has been flushed (a pipe may be asynchronous). */
+function exit(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
+
+main(json).then(exit, (err) => exit(reportError(err, json)));

@@ -60,7 +60,9 @@ export type KeelErrorCode =
   /** An environment variable has a value keel cannot use (the message names it and the form). */
   | 'CONFIG_INVALID'
   /** A keel service (think, discord) holds its lock: another copy, or `keel restore`, must wait. */
-  | 'SERVICE_RUNNING';
+  | 'SERVICE_RUNNING'
+  /** `keel discord` could not connect to Discord (a token Discord refuses, or no connection). */
+  | 'DISCORD_UNAVAILABLE';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -101,6 +103,8 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     "Fix the environment variable named above (the README's Configuration lists each one and its default).",
   SERVICE_RUNNING:
     'Stop the keel service named above first (systemctl --user stop keel-think / keel-discord, or end its process), then run the command again.',
+  DISCORD_UNAVAILABLE:
+    "Check DISCORD_TOKEN (the bot's token from the Discord developer portal), the network, and KEEL_DISCORD_API_URL if you set one; then start keel discord again.",
 };
 
 const MARKER = Symbol.for('keel.error');

@@ -7,15 +7,20 @@
 import { fileURLToPath } from 'node:url';
 import { runApp } from '@keel/host';
 import type { Command } from 'commander';
+import { wantsJson } from '../output.js';
 
 /** The built Discord entry point, relative to this file in `apps/cli/dist/commands/`. */
 export const DISCORD_MAIN = fileURLToPath(
   new URL('../../../discord/dist/main.js', import.meta.url),
 );
 
-/** Starts the Discord front door and resolves to its exit code. */
-export function runDiscord(main = DISCORD_MAIN): Promise<number> {
-  return runApp(main);
+/**
+ * Starts the Discord front door and resolves to its exit code; with `json`, the door prints an
+ * error as one JSON line too.
+ */
+export function runDiscord(main = DISCORD_MAIN, options: { json?: boolean } = {}): Promise<number> {
+  const json = Boolean(options.json);
+  return runApp(main, json ? ['--json'] : [], { json });
 }
 
 /** Registers `keel discord`. */
@@ -25,7 +30,7 @@ export function registerDiscordCommand(program: Command): void {
     .description(
       'run the Discord DM front door (DISCORD_TOKEN, KEEL_DISCORD_OWNER_ID; see the README)',
     )
-    .action(async () => {
-      process.exitCode = await runDiscord();
+    .action(async (_opts: unknown, cmd: Command) => {
+      process.exitCode = await runDiscord(DISCORD_MAIN, { json: wantsJson(cmd) });
     });
 }

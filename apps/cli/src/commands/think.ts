@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_GATE_MODEL } from '@keel/gate';
 import { runApp } from '@keel/host';
 import type { Command } from 'commander';
+import { wantsJson } from '../output.js';
 
 /** The built think entry point, relative to this file in `apps/cli/dist/commands/`. */
 export const THINK_MAIN = fileURLToPath(new URL('../../../think/dist/main.js', import.meta.url));
@@ -55,10 +56,11 @@ Environment:
   DISCORD_TOKEN, KEEL_DISCORD_OWNER_ID
                            where urgent items go; without both nothing is sent
 
---json prints each run as one line:
+--json prints each run as one line (snake_case keys, times as ISO 8601), and an error as
+{"error":{"code","message","fix"}}:
   {"gate":"ollama|pattern","examined":0,"queued":0,"proposed":0,"written":0,
    "curated":null|{"added","corroborated","superseded","conflicts","pruned"},
-   "interrupts":0,"skipped":[...],"runId":1}
+   "interrupts":0,"skipped":[...],"run_id":1,...}
 Exit codes: 0 done or stopped (SIGTERM/SIGINT/SIGHUP), 2 an error with a code (configuration,
 another service running, the database), 1 anything else (a bug: systemd restarts the service).
 `;
@@ -74,7 +76,6 @@ export function registerThinkCommand(program: Command): void {
     .option('--curate', 'with --once: run the nightly curator now')
     .addHelpText('after', THINK_HELP)
     .action(async (opts: { once?: boolean; curate?: boolean }, cmd: Command) => {
-      const json = Boolean(cmd.optsWithGlobals().json);
-      process.exitCode = await runThinkService({ ...opts, json });
+      process.exitCode = await runThinkService({ ...opts, json: wantsJson(cmd) });
     });
 }
