@@ -18,6 +18,12 @@
  * fix) and stops writing to it: that line and every later one (piped lines included) is kept in
  * the recovery file instead, each answered with where, until the input ends; then it exits 2.
  *
+ * With `--json` each line is answered by one JSON line of one shape, online or offline, for a
+ * slash command and on a damaged database alike: `{"line"}`, the turn as `turnJson` prints it
+ * (`reply`, `provider`, `model`, `reason`, `mode`, `turn_id`, `episode_id`, `facts_used`,
+ * `writes`, `withheld`, `capture_error`, `truncated`), then `error` (`{"code", "message", "fix"}`)
+ * and `recovery` (the file the line was kept in), null where they have no value.
+ *
  * @module
  */
 import { createInterface } from 'node:readline';
