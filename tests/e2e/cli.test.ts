@@ -29,7 +29,7 @@ interface RecallJson {
     value?: string;
     text?: string;
     confidence?: number;
-    provenance?: { source_id: string | null; speaker: string | null; occurred_at: number };
+    provenance?: { source_id: string | null; speaker: string | null; occurred_at: string };
   }[];
 }
 
@@ -66,14 +66,14 @@ describe('validity from the command line', () => {
       fact: { value: 'Project Falcon', status: 'superseded' },
     });
     const history = keel(home, ['history', 'project/current_project', '--json']).json<{
-      versions: { value: string; status: string; valid_from: number; valid_to: number | null }[];
+      versions: { value: string; status: string; valid_from: string; valid_to: string | null }[];
     }>();
     expect(history.versions).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
           value: 'Project Falcon',
-          valid_from: Date.parse('2025-01-15'),
-          valid_to: Date.parse('2026-06-01'),
+          valid_from: '2025-01-15T00:00:00.000Z',
+          valid_to: '2026-06-01T00:00:00.000Z',
         }),
         expect.objectContaining({ value: 'Project Heron', status: 'active', valid_to: null }),
       ]),
@@ -241,13 +241,13 @@ describe('keel remember / recall / history', () => {
     store.requestForget(tea.fact.id, { actor: 'model', why: 'the owner quit tea' });
     store.close();
     const review = keel(home, ['review', '--json']).json<{
-      forget: { fact: FactJson; why: string | null; requested_at: number }[];
+      forget: { fact: FactJson; why: string | null; requested_at: string }[];
     }>();
     expect(review.forget).toEqual([
       {
         fact: expect.objectContaining({ id: tea.fact.id, value: 'black tea', status: 'active' }),
         why: 'the owner quit tea',
-        requested_at: expect.any(Number),
+        requested_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       },
     ]);
     const text = keel(home, ['review']);
@@ -465,10 +465,10 @@ describe('keel verify and doctor', () => {
     const json = keel(home, ['verify', '--json']).json<{
       ok: boolean;
       replay: { from: number };
-      cannotDetect: string;
+      cannot_detect: string;
     }>();
     expect(json).toMatchObject({ ok: false, replay: { from: 1 } });
-    expect(json.cannotDetect).toMatch(/rewrites the whole file consistently/);
+    expect(json.cannot_detect).toMatch(/rewrites the whole file consistently/);
     const recalled = keel(home, ['recall', 'tea green', '--json']).json<
       RecallJson & { unexplained?: number[] }
     >();

@@ -5,10 +5,12 @@
  * and the owner id (`DISCORD_TOKEN` / `discord.token`, `KEEL_DISCORD_OWNER_ID` /
  * `discord.owner_id`) are required (without an owner it refuses to start: fail closed), the model
  * and the embedder are chosen as for the terminal. SIGTERM, SIGINT or SIGHUP stops it gracefully
- * (the turn in progress gets `KEEL_DISCORD_GRACE_MS` to finish, then is cancelled); so does the
- * end of the `keel` CLI that started it. Exit codes: 0 stopped, 2 an error with a code
- * (configuration, another `keel discord` running, a damaged database), 1 anything else (no
- * connection).
+ * (the turn in progress gets `discord.grace_ms` to finish, then is cancelled); so does the end of
+ * the `keel` CLI that started it. `--json` prints an error as one line
+ * `{"error": {"code", "message", "fix"}}` on stdout too. Exit codes: 0 stopped, 2 an error with a
+ * code (configuration, another `keel discord` running, a damaged database, a token Discord
+ * refuses: `DISCORD_AUTH`), 1 anything else (no connection: `DISCORD_UNAVAILABLE` is printed, and
+ * a service manager tries again).
  *
  * One door runs per KEEL_HOME (`$KEEL_HOME/discord.lock`, which `keel restore` respects). The
  * database is checked in full at start: a damaged one is told to the owner by DM and the door does
@@ -28,6 +30,8 @@ import {
   configPath,
   damageError,
   discordDoor,
+  EXIT,
+  formatJson,
   type KeelConfig,
   keepForRecovery,
   openKeel,
@@ -39,6 +43,7 @@ import {
   setConfigValues,
   stopWhenParentGone,
 } from '@keel/host';
+import { discordError } from '@keel/outbound';
 import { KeelDiscord } from './bot.js';
 import { pairDiscord } from './pair.js';
 
@@ -58,7 +63,13 @@ async function tellOwner(config: KeelConfig, err: unknown): Promise<void> {
   }
 }
 
-async function main(): Promise<number> {
+/** True when Discord refused the token (nothing to retry: exit 2); else a connection failure. */
+function tokenRefused(err: unknown): boolean {
+  const e = err as { code?: unknown; status?: unknown } | null;
+  return e?.code === 'TokenInvalid' || e?.status === 401;
+}
+
+async function main(json: boolean): Promise<number> {
   let bot: KeelDiscord;
   let close: () => void;
   let graceMs: number;
@@ -98,7 +109,7 @@ async function main(): Promise<number> {
     }
   } catch (err) {
     if (loaded) await tellOwner(loaded, err);
-    return reportError(err, false);
+    return reportError(err, json);
   }
   let stopping: Promise<void> | null = null;
   const stopped = new Promise<void>((resolveStop) => {
@@ -115,10 +126,19 @@ async function main(): Promise<number> {
   try {
     await bot.start();
   } catch (err) {
-    log(`discord: could not connect: ${(err as Error).message}`);
     await bot.stop(0).catch(() => {});
     close();
-    return 1;
+    // One mapping for every door that talks to Discord: a refused token is DISCORD_AUTH (the
+    // owner's to fix, exit 2: not restarted); anything else is DISCORD_UNAVAILABLE, retried.
+    const failure = tokenRefused(err)
+      ? new KeelError(
+          'DISCORD_AUTH',
+          `keel discord could not connect: Discord refused the bot token (${(err as Error).message})`,
+          { cause: err },
+        )
+      : discordError(err, loaded?.discord.apiUrl ?? 'https://discord.com/api');
+    const code = reportError(failure, json);
+    return failure.code === 'DISCORD_AUTH' ? code : EXIT.failed;
   }
   await stopped;
   close();
@@ -155,7 +175,7 @@ async function pair(json: boolean): Promise<number> {
         const at = new Date(expiresAt);
         if (json) {
           out(
-            JSON.stringify({
+            formatJson({
               event: 'code',
               code,
               display,
@@ -177,7 +197,7 @@ async function pair(json: boolean): Promise<number> {
       },
       onWrongCode: ({ authorId, username, triesLeft }) => {
         if (json) {
-          out(JSON.stringify({ event: 'wrong_code', author_id: authorId, tries_left: triesLeft }));
+          out(formatJson({ event: 'wrong_code', author_id: authorId, tries_left: triesLeft }));
         } else {
           out(
             `A wrong code from ${username} (${authorId}): ${triesLeft ? `${triesLeft} more tr${triesLeft === 1 ? 'y' : 'ies'} allowed` : 'pairing stops'}.`,
@@ -192,7 +212,7 @@ async function pair(json: boolean): Promise<number> {
     const shadowed = envOwner !== undefined && envOwner !== '' && envOwner !== paired.ownerId;
     if (json) {
       out(
-        JSON.stringify({
+        formatJson({
           event: 'paired',
           owner_id: paired.ownerId,
           username: paired.username,
@@ -220,7 +240,11 @@ async function pair(json: boolean): Promise<number> {
 }
 
 const args = process.argv.slice(2);
-(args[0] === 'pair' ? pair(args.includes('--json')) : main()).then(
-  (code) => process.exit(code),
-  (err) => process.exit(reportError(err, false)),
-);
+const json = args.includes('--json');
+
+/** Exits once stdout has been flushed (a pipe may be asynchronous). */
+function exit(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
+
+(args[0] === 'pair' ? pair(json) : main(json)).then(exit, (err) => exit(reportError(err, json)));

@@ -18,6 +18,7 @@ import {
   type MemoryStore,
   type RecallResponse,
   SECRET_PLACEHOLDER,
+  type SecretKind,
   scanSecrets,
   type WriteResult,
 } from '@keel/memory';
@@ -42,6 +43,11 @@ export interface TurnReply {
   captureError?: { code: string; message: string };
   /** The recall behind the reply, when there was one. */
   recall?: RecallResponse;
+  /**
+   * The kinds of credential withheld from the line (never stored; the reply says so); absent or
+   * empty when there were none.
+   */
+  withheld?: SecretKind[];
   /** Set for `/quit`. */
   quit?: boolean;
 }
@@ -122,6 +128,7 @@ export class OfflineSession implements UnansweredRecorder {
   }
 
   private async say(text: string): Promise<TurnReply> {
+    const found = [...new Set(scanSecrets(text).map((f) => f.kind))];
     const episode = this.store.addEpisode({
       kind: 'conversation',
       channel: this.options.channel,
@@ -151,13 +158,15 @@ export class OfflineSession implements UnansweredRecorder {
         text: `Stored your message as e${episode.id}, but could not keep it as a belief (${code}: ${message}).`,
         episodeId: episode.id,
         captureError: { code, message },
+        withheld: found,
       };
     }
     if (write) {
       const lines = [`${DECISION_WORDS[write.decision]}: ${write.reason}.`];
       if (write.secret) lines.push(secretNotice([write.secret]));
       if (write.fact) lines.push(formatFactLine({ ...write.fact, age_ms: 0 }));
-      return { text: lines.join('\n'), episodeId: episode.id, write };
+      const withheld = [...new Set([...found, ...(write.secret ? [write.secret] : [])])];
+      return { text: lines.join('\n'), episodeId: episode.id, write, withheld };
     }
     const tz = this.options.tz ?? 'UTC';
     const recall = await this.store.recall(text, { limit: this.limit + 1, tz });
@@ -165,16 +174,16 @@ export class OfflineSession implements UnansweredRecorder {
       .filter((r) => !(r.type === 'episode' && r.id === episode.id))
       .slice(0, this.limit);
     const lines = [`(offline: no model configured) Stored your message as e${episode.id}.`];
-    if (episode.text.includes(SECRET_PLACEHOLDER) && !text.includes(SECRET_PLACEHOLDER)) {
-      const kinds = [...new Set(scanSecrets(text).map((f) => f.kind))];
-      lines.push(`A credential in it was withheld. ${secretNotice(kinds)}`);
-    }
+    const redacted =
+      episode.text.includes(SECRET_PLACEHOLDER) && !text.includes(SECRET_PLACEHOLDER);
+    const withheld = redacted ? found : [];
+    if (redacted) lines.push(`A credential in it was withheld. ${secretNotice(withheld)}`);
     if (recall.results.length === 0) lines.push('Nothing I remember relates to that yet.');
     else {
       lines.push(`What I remember that relates (recall: ${recall.mode}):`);
       for (const r of recall.results) lines.push(`  ${formatResultLine(r, tz)}`);
     }
-    return { text: lines.join('\n'), episodeId: episode.id, recall };
+    return { text: lines.join('\n'), episodeId: episode.id, recall, withheld };
   }
 }
 

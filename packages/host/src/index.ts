@@ -33,6 +33,8 @@
  *   the services run; each a {@link CheckResult} with its code and fix.
  * - Pairing ({@link Pairing}): the one-time code a door's owner sends to become its owner, its
  *   expiry and its three tries ({@link newPairingCode}, {@link formatPairingCode}).
+ * - The `--json` contract ({@link formatJson}): snake_case keys at every depth, instants as ISO
+ *   8601 text with the offset, durations as `*_ms`; every door prints its JSON through it.
  *
  * @module
  */
@@ -103,6 +105,17 @@ export {
   setConfigValues,
   settingFor,
 } from './config-file.js';
+export {
+  contractProblems,
+  type FormatJsonOptions,
+  formatJson,
+  ISO_TIME,
+  isoTime,
+  isTimeField,
+  SNAKE_CASE,
+  snakeKey,
+  toJsonContract,
+} from './json.js';
 export {
   acquireServiceLock,
   acquireThinkLock,

@@ -120,6 +120,7 @@ export {
   type RetractResult,
 } from './facts/retract.js';
 export {
+  type ConfidenceCap,
   MAX_VALUE_CHARS,
   REFUSED_FORGOTTEN_EPISODE,
   REFUSED_FORGOTTEN_VALUE,

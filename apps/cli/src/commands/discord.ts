@@ -16,9 +16,13 @@ export const DISCORD_MAIN = fileURLToPath(
   new URL('../../../discord/dist/main.js', import.meta.url),
 );
 
-/** Starts the Discord front door and resolves to its exit code. */
-export function runDiscord(main = DISCORD_MAIN): Promise<number> {
-  return runApp(main);
+/**
+ * Starts the Discord front door and resolves to its exit code; with `json`, the door prints an
+ * error as one JSON line too.
+ */
+export function runDiscord(main = DISCORD_MAIN, options: { json?: boolean } = {}): Promise<number> {
+  const json = Boolean(options.json);
+  return runApp(main, json ? ['--json'] : [], { json });
 }
 
 /** Runs the Discord pairing and resolves to its exit code (0: paired). */
@@ -31,18 +35,18 @@ export function registerDiscordCommand(program: Command): void {
   const discord = program
     .command('discord')
     .description(
-      'run the Discord DM front door (DISCORD_TOKEN, KEEL_DISCORD_OWNER_ID; see the README)',
+      'run the Discord DM front door (discord.token and discord.owner_id: keel discord pair; see the README)',
     )
     .addOption(
       new Option(LAUNCHD_FLAG, 'run by launchd: end an error with a code with 0').hideHelp(),
     )
-    .action(async () => {
-      process.exitCode = await runDiscord();
+    .action(async (_opts: unknown, cmd: Command) => {
+      process.exitCode = await runDiscord(DISCORD_MAIN, { json: wantsJson(cmd) });
     });
   discord
     .command('pair')
     .description(
-      "make your Discord account keel's owner: prints a one-time code to DM to the bot (needs DISCORD_TOKEN), then your user id",
+      "make your Discord account keel's owner: prints a one-time code to DM to the bot (needs discord.token), then saves your user id",
     )
     .action(async (_opts: unknown, cmd: Command) => {
       process.exitCode = await runDiscordPair(wantsJson(cmd));
