@@ -33,6 +33,7 @@ export const BENCH_NAMES = [
   'turn-budget',
   'think-pipeline',
   'integrity',
+  'verify',
   'start-time',
 ] as const;
 /** One benchmark's name. */
@@ -48,13 +49,28 @@ export interface BenchOptions {
   only: BenchName | undefined;
   /** Embedder for the hybrid rows of locomo and longmemeval: none (default), auto, minilm, ollama. */
   embedder: string;
-  /** The label of a result file that is compared across runs (think-pipeline), e.g. `before`. */
+  /**
+   * The label of a result file that is compared across runs, e.g. `before`: think-pipeline's
+   * `think-pipeline-<label>.json`, and the locomo and longmemeval files `<name>-<date>-<label>.*`.
+   */
   label: string | undefined;
+  /**
+   * The clock recall runs with in locomo and longmemeval: `lived` (where the owner would be: just
+   * after the conversation's last session; at a LongMemEval question's `question_date`), `frozen`
+   * (the run's start, years after the data, so every turn is equally old), or `both` (default;
+   * as lived printed first).
+   */
+  clock: BenchClock;
+  /** A previous run's per-question file (`bench/results/*.json`) to pair this run against. */
+  compare: string | undefined;
 }
 
+/** The clocks of {@link BenchOptions.clock}. */
+export type BenchClock = 'lived' | 'frozen' | 'both';
+
 /**
- * Parses `--data <path>`, `--quick`, `--only <name>`, `--embedder <choice>` and `--label <name>`
- * with `node:util` `parseArgs`.
+ * Parses `--data <path>`, `--quick`, `--only <name>`, `--embedder <choice>`, `--label <name>`,
+ * `--clock lived|frozen|both` and `--compare <file>` with `node:util` `parseArgs`.
  *
  * @param argv - the arguments after the script (default `process.argv.slice(2)`).
  * @returns the options, `data` resolved from the repository root.
@@ -69,6 +85,8 @@ export function parseBenchArgs(argv: string[] = process.argv.slice(2)): BenchOpt
       only: { type: 'string' },
       embedder: { type: 'string', default: 'none' },
       label: { type: 'string' },
+      clock: { type: 'string', default: 'both' },
+      compare: { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -77,12 +95,17 @@ export function parseBenchArgs(argv: string[] = process.argv.slice(2)): BenchOpt
   if (only !== undefined && !BENCH_NAMES.includes(only as BenchName)) {
     throw new Error(`--only must be one of: ${BENCH_NAMES.join(', ')} (got "${only}")`);
   }
+  if (!['lived', 'frozen', 'both'].includes(values.clock)) {
+    throw new Error(`--clock must be lived, frozen or both (got "${values.clock}")`);
+  }
   return {
     data: resolve(REPO_ROOT, values.data),
     quick: values.quick,
     only: only as BenchName | undefined,
     embedder: values.embedder,
     label: values.label,
+    clock: values.clock as BenchClock,
+    compare: values.compare === undefined ? undefined : resolve(REPO_ROOT, values.compare),
   };
 }
 
@@ -122,9 +145,13 @@ export async function withTempDir<T>(fn: (dir: string) => T | Promise<T>): Promi
   }
 }
 
-/** Opens a new store on a real SQLite file `name` inside `dir`. */
-export function openStore(dir: string, name = 'keel.db'): MemoryStore {
-  return MemoryStore.open(join(dir, name));
+/**
+ * Opens a new store on a real SQLite file `name` inside `dir`.
+ *
+ * @param now - the store's clock (ms since epoch); default `Date.now`.
+ */
+export function openStore(dir: string, name = 'keel.db', now?: () => number): MemoryStore {
+  return MemoryStore.open(join(dir, name), now ? { now } : {});
 }
 
 /**

@@ -29,6 +29,7 @@ import { benchStartTimeRows } from './start-time.js';
 import { benchThinkPipelineRows } from './think-pipeline.js';
 import { benchTurnRows } from './turn.js';
 import { benchTurnBudgetRows } from './turn-budget.js';
+import { benchVerify } from './verify.js';
 
 const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]>> = {
   remember: benchRemember,
@@ -37,12 +38,18 @@ const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]
   locomo: benchLocomo,
   // Its own data (LongMemEval format); run it alone for `--data`.
   longmemeval: (o) =>
-    benchLongMemEval({ data: DEFAULT_LONGMEMEVAL, embedder: o.embedder as never }),
+    benchLongMemEval({
+      data: [DEFAULT_LONGMEMEVAL],
+      embedder: o.embedder as never,
+      clock: o.clock,
+      label: o.label,
+    }),
   hybrid: benchHybrid,
   turn: benchTurnRows,
   'turn-budget': benchTurnBudgetRows,
   'think-pipeline': benchThinkPipelineRows,
   integrity: benchIntegrity,
+  verify: benchVerify,
   'start-time': benchStartTimeRows,
 };
 

@@ -29,7 +29,7 @@ interface RecallJson {
     value?: string;
     text?: string;
     confidence?: number;
-    provenance?: { source_id: string | null; speaker: string | null; occurred_at: number };
+    provenance?: { source_id: string | null; speaker: string | null; occurred_at: string };
   }[];
 }
 
@@ -66,14 +66,14 @@ describe('validity from the command line', () => {
       fact: { value: 'Project Falcon', status: 'superseded' },
     });
     const history = keel(home, ['history', 'project/current_project', '--json']).json<{
-      versions: { value: string; status: string; valid_from: number; valid_to: number | null }[];
+      versions: { value: string; status: string; valid_from: string; valid_to: string | null }[];
     }>();
     expect(history.versions).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
           value: 'Project Falcon',
-          valid_from: Date.parse('2025-01-15'),
-          valid_to: Date.parse('2026-06-01'),
+          valid_from: '2025-01-15T00:00:00.000Z',
+          valid_to: '2026-06-01T00:00:00.000Z',
         }),
         expect.objectContaining({ value: 'Project Heron', status: 'active', valid_to: null }),
       ]),
@@ -241,13 +241,13 @@ describe('keel remember / recall / history', () => {
     store.requestForget(tea.fact.id, { actor: 'model', why: 'the owner quit tea' });
     store.close();
     const review = keel(home, ['review', '--json']).json<{
-      forget: { fact: FactJson; why: string | null; requested_at: number }[];
+      forget: { fact: FactJson; why: string | null; requested_at: string }[];
     }>();
     expect(review.forget).toEqual([
       {
         fact: expect.objectContaining({ id: tea.fact.id, value: 'black tea', status: 'active' }),
         why: 'the owner quit tea',
-        requested_at: expect.any(Number),
+        requested_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       },
     ]);
     const text = keel(home, ['review']);
@@ -408,7 +408,7 @@ describe('keel verify and doctor', () => {
     keel(home, ['remember', 'preference/tea', 'black']);
     expect(keel(home, ['verify']).status).toBe(0);
     const db = new Database(join(home, 'keel.db'));
-    db.exec('DROP TRIGGER journal_redact_only');
+    db.exec('DROP TRIGGER journal_redact_only; DROP TRIGGER journal_redaction_journaled;');
     db.prepare(
       `UPDATE journal SET payload = replace(payload, 'black', 'white') WHERE op = 'update'`,
     ).run();
@@ -425,6 +425,55 @@ describe('keel verify and doctor', () => {
     expect(report.journal.breaks).toEqual([
       expect.objectContaining({ seq, problem: 'payload_hash' }),
     ]);
+  });
+
+  it("verify names a belief changed behind keel's back, recall leaves it out, and both say what they cannot detect", () => {
+    const created = keel(home, [
+      'remember',
+      'preference/tea',
+      'green',
+      '--source',
+      'inferred',
+      '--json',
+    ]);
+    const id = created.json<RememberJson>().fact.id;
+    const clean = keel(home, ['verify']);
+    expect(clean.status).toBe(0);
+    expect(clean.stdout).toMatch(
+      /^replay: from entry 1 \(the whole journal\); checked 1 facts, 1 evidence rows, 0 tombstones, 1 episodes$/m,
+    );
+    expect(clean.stdout).toMatch(
+      /^cannot detect: a writer who rewrites the whole file consistently/m,
+    );
+    const help = keel(home, ['verify', '--help']);
+    expect(help.stdout).toContain(
+      'What it cannot detect: a writer who rewrites the whole file consistently',
+    );
+
+    const db = new Database(join(home, 'keel.db'));
+    // An inferred belief promoted to the owner's word at 1.0, behind keel's back.
+    db.prepare(`UPDATE facts SET source = 'owner_stated', confidence = 1.0 WHERE id = ?`).run(id);
+    const entry = (
+      db.prepare(`SELECT max(seq) AS seq FROM journal WHERE op = 'state'`).get() as { seq: number }
+    ).seq;
+    db.close();
+    const out = keel(home, ['verify']);
+    expect(out.status).toBe(1);
+    expect(out.stdout).toContain(
+      `BROKEN replay: fact ${id} (preference/tea): source, confidence differ from the journal's record (entry ${entry}) (fix: restore keel.db from a backup taken before the change; until then recall leaves it out (keel forget ${id} retires it))`,
+    );
+    const json = keel(home, ['verify', '--json']).json<{
+      ok: boolean;
+      replay: { from: number };
+      cannot_detect: string;
+    }>();
+    expect(json).toMatchObject({ ok: false, replay: { from: 1 } });
+    expect(json.cannot_detect).toMatch(/rewrites the whole file consistently/);
+    const recalled = keel(home, ['recall', 'tea green', '--json']).json<
+      RecallJson & { unexplained?: number[] }
+    >();
+    expect(recalled.results.filter((r) => r.type === 'fact')).toEqual([]);
+    expect(recalled.unexplained).toEqual([id]);
   });
 
   it('doctor shows the newest capture failures and still exits 0', () => {

@@ -201,7 +201,7 @@ describe('keel import embeds what it imports', () => {
       embedded: 419,
       pending: 0,
       reason: null,
-      seconds: expect.any(Number),
+      duration_ms: expect.any(Number),
     });
     // Batched: 419 turns in calls of at most 64 (besides the one-text dimension probe).
     const batches = ollama.requests

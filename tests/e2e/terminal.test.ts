@@ -19,10 +19,10 @@ interface Reply {
   line: string;
   reply: string;
   episode_id: number | null;
-  write: {
+  writes: {
     decision: string;
     fact: { id: number; evidence_count: number; value: string; source: string } | null;
-  } | null;
+  }[];
 }
 
 function session(lines: string[]): Reply[] {
@@ -56,9 +56,9 @@ describe('the offline terminal', () => {
       'remember that my dentist is Dr. Ortiz on Elm Street',
       'Remember that my dentist is Dr. Ortiz on Elm Street.',
     ]);
-    expect(replies.map((r) => r.write?.decision)).toEqual(['create', 'corroborate']);
-    expect(replies[1]!.write!.fact).toMatchObject({
-      id: replies[0]!.write!.fact!.id,
+    expect(replies.map((r) => r.writes[0]?.decision)).toEqual(['create', 'corroborate']);
+    expect(replies[1]!.writes[0]!.fact).toMatchObject({
+      id: replies[0]!.writes[0]!.fact!.id,
       evidence_count: 2,
       source: 'owner_stated',
     });
@@ -88,7 +88,7 @@ describe('the offline terminal', () => {
       "remember that I can't stand sushi anymore",
       'sushi',
     ]);
-    expect(replies[1]!.write!.decision).toBe('update');
+    expect(replies[1]!.writes[0]!.decision).toBe('update');
     const last = replies[2]!.reply;
     expect(last.indexOf("I can't stand sushi anymore")).toBeLessThan(last.indexOf('I love sushi'));
     expect(last).toMatch(/I love sushi \(said then; f\d+ is superseded\)/);

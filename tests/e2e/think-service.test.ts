@@ -146,7 +146,7 @@ describe('keel think', () => {
     const report = JSON.parse(lines[0]!) as Record<string, unknown>;
     expect(report).toMatchObject({ gate: 'pattern', examined: 2 });
     expect(report.queued).toBe(1);
-    for (const k of ['queued', 'proposed', 'written', 'interrupts', 'runId']) {
+    for (const k of ['queued', 'proposed', 'written', 'interrupts', 'run_id']) {
       expect(typeof report[k]).toBe('number');
     }
     expect(Array.isArray(report.skipped)).toBe(true);
@@ -159,7 +159,7 @@ describe('keel think', () => {
     expect(again.status).toBe(0);
     const second = JSON.parse(again.stdout.trim()) as Record<string, unknown>;
     expect(second).toMatchObject({ gate: 'pattern', examined: 0 });
-    expect(second.runId).not.toBe(report.runId);
+    expect(second.run_id).not.toBe(report.run_id);
 
     // --once --curate runs the nightly curator now: with no model the queued turn waits, and the
     // rest of the night (decay, prune, dedupe, compaction) runs and reports its five counts.
@@ -199,7 +199,7 @@ describe('keel think', () => {
 
   it('a second keel think while one runs exits 2 with a clear message; SIGTERM stops the first cleanly', async () => {
     const first = keelStart(['think', '--json']);
-    await until(() => first.out.stdout.includes('"runId"'), 'the first run', first);
+    await until(() => first.out.stdout.includes('"run_id"'), 'the first run', first);
     const holder = JSON.parse(readFileSync(lockFile(), 'utf8')) as { pid: number };
     expect(holder.pid).toBeGreaterThan(0);
 
@@ -236,7 +236,7 @@ describe('keel think', () => {
 
   it('stops gracefully when the keel CLI that started it is killed with SIGKILL (no orphan, no lock left)', async () => {
     const cli = keelStart(['think', '--json']);
-    await until(() => cli.out.stdout.includes('"runId"'), 'the first run', cli);
+    await until(() => cli.out.stdout.includes('"run_id"'), 'the first run', cli);
     const service = (JSON.parse(readFileSync(lockFile(), 'utf8')) as { pid: number }).pid;
     expect(service).not.toBe(cli.child.pid);
     expect(running(service)).toBe(true);

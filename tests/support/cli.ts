@@ -43,16 +43,50 @@ function wrap(r: SpawnSyncReturns<string>): CliRun {
   };
 }
 
-/** Runs `keel <args>` synchronously. */
-export function keel(home: string, args: string[], input?: string): CliRun {
+/** Runs `keel <args>` synchronously (`env`: variables set over the test's environment). */
+export function keel(
+  home: string,
+  args: string[],
+  input?: string,
+  env: Record<string, string> = {},
+): CliRun {
   return wrap(
     spawnSync(process.execPath, [CLI, ...args], {
-      env: { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' },
+      env: { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ...env },
       encoding: 'utf8',
       input: input ?? '',
       timeout: 120_000,
     }),
   );
+}
+
+/**
+ * Runs `keel <args>` without blocking this process's event loop (for fakes that answer from this
+ * process), with `env` over the same environment as {@link keel}.
+ */
+export function keelAsync(
+  home: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (status) =>
+      resolve({ status, stdout, stderr, json: <T>() => JSON.parse(stdout) as T }),
+    );
+  });
 }
 
 /** Starts `keel <args>` as a child process (for kill tests). */

@@ -21,6 +21,11 @@
  * default a token per 4 characters of the system, message and tool text as sent
  * ({@link estimateTokens}).
  *
+ * The Models API (`GET /v1/models`, `GET /v1/models/{id}`) answers for {@link FakeAnthropic.models}
+ * (404 `not_found_error` for another id). With {@link FakeAnthropic.apiKey} set, every request
+ * must carry that key (`x-api-key`, or `authorization: Bearer`), else it is answered 401
+ * `authentication_error`, as the API does.
+ *
  * @example
  * const fake = await FakeAnthropic.start();
  * fake.push({ kind: 'message', blocks: [text('hello')] });
@@ -262,6 +267,10 @@ export class FakeAnthropic {
    * the queue. E.g. answer every compaction request with a summary.
    */
   responder: ((body: FakeRequestBody) => FakeScript | undefined) | null = null;
+  /** The only key accepted (null: any key). */
+  apiKey: string | null = null;
+  /** The model ids the Models API knows. */
+  models: string[] = ['claude-sonnet-4-6', 'claude-test'];
   readonly #queue: FakeScript[] = [];
   readonly #server: Server;
   readonly #waiters: Array<{ count: number; resolve: () => void }> = [];
@@ -329,6 +338,8 @@ export class FakeAnthropic {
     this.checkConversations = false;
     this.countTokens = estimateTokens;
     this.responder = null;
+    this.apiKey = null;
+    this.models = ['claude-sonnet-4-6', 'claude-test'];
   }
 
   /** Resolves once `count` requests in total have arrived. */
@@ -382,6 +393,31 @@ export class FakeAnthropic {
     }
 
     const n = this.requests.length;
+    if (this.apiKey !== null) {
+      const given = req.headers['x-api-key'] ?? req.headers.authorization?.replace(/^Bearer /, '');
+      if (given !== this.apiKey) {
+        return sendError(res, 401, 'authentication_error', 'invalid x-api-key');
+      }
+    }
+    if (req.method === 'GET' && path.startsWith('/v1/models')) {
+      const info = (id: string) => ({
+        type: 'model',
+        id,
+        display_name: `Fake ${id}`,
+        created_at: '2025-01-01T00:00:00Z',
+      });
+      const id = decodeURIComponent(path.slice('/v1/models/'.length));
+      if (path === '/v1/models') {
+        return sendBody(res, {
+          data: this.models.map(info),
+          has_more: false,
+          first_id: this.models[0] ?? null,
+          last_id: this.models.at(-1) ?? null,
+        });
+      }
+      if (this.models.includes(id)) return sendBody(res, info(id));
+      return sendError(res, 404, 'not_found_error', `model: ${id}`);
+    }
     if (!isMessages) {
       return this.fail(res, 404, `fake-anthropic: no route ${req.method} ${path} (request #${n})`);
     }
@@ -440,6 +476,11 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+function sendBody(res: ServerResponse, body: unknown): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${randomUUID()}` });
+  res.end(JSON.stringify(body));
 }
 
 function sendError(

@@ -7,6 +7,10 @@
  * and recorded in {@link FakeDiscord.errors}. Messages live per channel; messages keel posts are
  * echoed to the gateway as MESSAGE_CREATE, as Discord does.
  *
+ * With {@link FakeDiscord.token} set it checks the bot token as Discord does: a REST request
+ * without `authorization: Bot <token>` is answered 401, and an IDENTIFY with another token is
+ * closed with 4004 (authentication failed).
+ *
  * The `ws` package is loaded from discord.js's own dependency tree (keel does not depend on it).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -102,6 +106,8 @@ export class FakeDiscord {
   /** Gateway connections opened (IDENTIFY or RESUME each). */
   identifies = 0;
   resumes = 0;
+  /** The only bot token accepted (null: any). */
+  token: string | null = null;
   /** Files served at /files/<name>. */
   readonly files = new Map<string, { type: string; body: Buffer }>();
   readonly #server: Server;
@@ -317,6 +323,10 @@ export class FakeDiscord {
           ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
           break;
         case 2:
+          if (this.token !== null && p.d?.token !== this.token) {
+            ws.close(4004);
+            break;
+          }
           this.identifies++;
           this.#live = ws;
           this.#seq = 0;
@@ -378,6 +388,11 @@ export class FakeDiscord {
       return;
     }
     this.requests.push({ method, path, query: url.searchParams, body, at: Date.now() });
+    if (this.token !== null && req.headers.authorization !== `Bot ${this.token}`) {
+      json(401, { message: '401: Unauthorized', code: 0 });
+      this.#poke();
+      return;
+    }
     try {
       this.route(method, path.replace(/^\/api\/v10/, ''), url.searchParams, body, json);
     } finally {

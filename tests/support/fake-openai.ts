@@ -9,7 +9,9 @@
  * `finish_reason`, a usage chunk with empty `choices` when `stream_options.include_usage` asks for
  * it, then `data: [DONE]`. Without `stream` it answers a `chat.completion` JSON object. Errors are
  * `{error: {message, type, param, code}}` with the HTTP status; an error inside a 200 stream is a
- * `data: {error: {...}}` event. `GET /v1/models` lists the model names it has seen.
+ * `data: {error: {...}}` event. `GET /v1/models` lists the model names it has seen and those in
+ * {@link FakeOpenAI.models}. With {@link FakeOpenAI.apiKey} set, a request without
+ * `authorization: Bearer <that key>` is answered 401 `invalid_api_key`, as OpenAI does.
  *
  * Like the real API it refuses (400, and records in {@link FakeOpenAI.errors}) a body that is
  * not well formed: no model or messages, a `tool` message that answers no earlier tool call, an
@@ -156,6 +158,10 @@ export class FakeOpenAI {
    * answered 400 `unsupported_parameter` without using a script. Not reset by {@link reset}.
    */
   refuseMaxTokens = false;
+  /** The only key accepted (null: any key, or none). */
+  apiKey: string | null = null;
+  /** Models listed besides those seen. */
+  readonly models = new Set<string>();
   readonly #queue: FakeOpenAIScript[] = [];
   readonly #models = new Set<string>();
   readonly #server: Server;
@@ -212,6 +218,8 @@ export class FakeOpenAI {
     this.requests.length = 0;
     this.errors.length = 0;
     this.stallsAbandoned = 0;
+    this.apiKey = null;
+    this.models.clear();
   }
 
   /** Closes the server, cutting any open (stalled) connections. */
@@ -239,10 +247,18 @@ export class FakeOpenAI {
     this.requests.push(record);
     const n = this.requests.length;
 
+    if (this.apiKey !== null && req.headers.authorization !== `Bearer ${this.apiKey}`) {
+      return sendError(res, 401, {
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+        message: 'Incorrect API key provided.',
+        param: null,
+      });
+    }
     if (req.method === 'GET' && path === '/v1/models') {
       return sendJson(res, {
         object: 'list',
-        data: [...this.#models].map((id) => ({
+        data: [...new Set([...this.models, ...this.#models])].map((id) => ({
           id,
           object: 'model',
           created: 0,

@@ -2,21 +2,56 @@
  * Output for every verb: JSON with `--json`, readable text otherwise; errors print their code and
  * a one-line fix and exit non-zero (`@keel/host`'s reporter).
  *
+ * Every JSON a verb prints goes through {@link emit} (one document) or {@link printJsonLine} (one
+ * line of a stream, as the terminal prints), which hold it to keel's one `--json` contract
+ * (`@keel/host`'s `formatJson`): snake_case keys at every depth, instants (epoch ms or `Date` in a
+ * field named `at`, `*_at`, `since`, `until`, `valid_from`, `valid_to`) as ISO 8601 text in UTC
+ * (`2026-12-01T22:30:00.000Z`), durations as whole `*_ms`. A new verb:
+ *
+ * ```ts
+ * .action(action((opts, cmd: Command) => {
+ *   const r = doIt();
+ *   emit(wantsJson(cmd), { path: r.path, made_at: r.madeAt, copy_ms: r.ms }, () => `made ${r.path}`);
+ * }))
+ * ```
+ *
+ * {@link action} prints a thrown error as `error CODE` / `fix:` (and `{"error": {…}}` with
+ * `--json`) and sets the exit code. A field with no value is `null`, never left out, so a shape
+ * has the same keys every time.
+ *
  * @module
  */
-import { reportError } from '@keel/host';
+import { formatJson, reportError } from '@keel/host';
 import type { Command } from 'commander';
 
 /** The exit codes and the error printer every keel process shares. */
 export { EXIT, reportError } from '@keel/host';
 
-/** Prints a result: JSON when asked, else the human text. */
+/**
+ * Prints a result: with `json`, `data` as one indented JSON document under the contract (see the
+ * module description); else the human text (nothing when it is empty).
+ *
+ * @throws Error when `data` breaks the contract (a bug in keel, reported as `INTERNAL`).
+ */
 export function emit(json: boolean, data: unknown, human: () => string): void {
-  if (json) process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+  if (json) process.stdout.write(`${formatJson(data, { pretty: true })}\n`);
   else {
     const text = human();
     if (text) process.stdout.write(`${text}\n`);
   }
+}
+
+/**
+ * Writes `data` as one line of JSON under the contract, for output that is a stream of records
+ * (the terminal's `--json`, one line per reply).
+ *
+ * @throws Error when `data` breaks the contract (a bug in keel).
+ */
+export function printJsonLine(
+  data: unknown,
+  out: { write(text: string): unknown } = process.stdout,
+): void {
+  out.write(`${formatJson(data)}\n`);
 }
 
 /** Whether `--json` was given to the command or the program. */

@@ -9,6 +9,7 @@ import { KeelError } from '@keel/errors';
 import { Command, CommanderError } from 'commander';
 import { registerAskCommand } from './commands/ask.js';
 import { registerBackupCommands } from './commands/backup.js';
+import { registerConfigCommand } from './commands/config.js';
 import { registerDiscordCommand } from './commands/discord.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import { registerImportCommand } from './commands/import.js';
@@ -18,6 +19,7 @@ import {
   registerReviewCommands,
 } from './commands/memory.js';
 import { registerModelCommands } from './commands/models.js';
+import { launchdExitCode, registerServiceCommands } from './commands/service.js';
 import { registerThinkCommand } from './commands/think.js';
 import { registerVerifyCommand } from './commands/verify.js';
 import { type Config, loadConfig } from './config.js';
@@ -26,11 +28,13 @@ import { runTerminal } from './terminal.js';
 
 /**
  * Builds the `keel` program. Actions set `process.exitCode`; nothing calls `process.exit` so
- * output is always flushed.
+ * output is always flushed. With `config` null only the verbs that need no loaded configuration
+ * are there (`keel config`, which mends a bad one).
  *
- * @throws KeelError `CONFIG_INVALID` when `config` is not given and the environment is bad.
+ * @throws KeelError `CONFIG_INVALID` when `config` is not given and the environment or the config
+ *   file is bad.
  */
-export function buildProgram(config: Config = loadConfig()): Command {
+export function buildProgram(config: Config | null = loadConfig()): Command {
   const program = new Command('keel')
     .description(
       'keel: a personal agent that remembers honestly. With no verb, opens the terminal.',
@@ -41,35 +45,47 @@ export function buildProgram(config: Config = loadConfig()): Command {
     .helpCommand('help [verb]', 'show help for a verb')
     .exitOverride();
 
-  program.action(
-    action((_opts: unknown, cmd: Command) => runTerminal(config, { json: wantsJson(cmd) })),
-  );
+  if (config) {
+    program.action(
+      action((_opts: unknown, cmd: Command) => runTerminal(config, { json: wantsJson(cmd) })),
+    );
 
-  // The verbs, in the order `keel --help` lists them.
-  registerRememberCommand(program, config); // remember
-  registerAskCommand(program, config); // ask
-  registerRecallCommands(program, config); // recall, history
-  registerReviewCommands(program, config); // forget, keep, review, confirm, reject
-  registerImportCommand(program, config); // import
-  registerVerifyCommand(program, config); // verify
-  registerDoctorCommand(program, config); // doctor
-  registerBackupCommands(program, config); // backup, restore, recover
-  registerModelCommands(program, config); // models pull|list, reindex
-  registerDiscordCommand(program); // discord
-  registerThinkCommand(program); // think
+    // The verbs, in the order `keel --help` lists them.
+    registerRememberCommand(program, config); // remember
+    registerAskCommand(program, config); // ask
+    registerRecallCommands(program, config); // recall, history
+    registerReviewCommands(program, config); // forget, keep, review, confirm, reject
+    registerImportCommand(program, config); // import
+    registerVerifyCommand(program, config); // verify
+    registerDoctorCommand(program, config); // doctor
+    registerBackupCommands(program, config); // backup, restore, recover
+    registerModelCommands(program, config); // models pull|list, reindex
+    registerDiscordCommand(program); // discord
+    registerThinkCommand(program); // think
+    registerServiceCommands(program, config); // service install|uninstall|status
+  }
+  registerConfigCommand(program); // config list|get|set|unset
   return program;
 }
 
-/** Runs the program on `argv` and resolves to the exit code. */
+/**
+ * Runs the program on `argv` and resolves to the exit code (under launchd, see
+ * `launchdExitCode`).
+ */
 export async function main(argv: string[] = process.argv): Promise<number> {
+  return launchdExitCode(argv, await run(argv));
+}
+
+async function run(argv: string[]): Promise<number> {
   const wantsJson = argv.includes('--json');
+  const verb = argv.slice(2).find((a) => !a.startsWith('-'));
   let program: Command;
   try {
-    program = buildProgram();
+    // `keel config` reads the settings itself, so that it can show and mend a bad one.
+    program = verb === 'config' ? buildProgram(null) : buildProgram();
   } catch (err) {
     return reportError(err, wantsJson); // a bad setting (CONFIG_INVALID)
   }
-  const verb = argv.slice(2).find((a) => !a.startsWith('-'));
   if (
     verb !== undefined &&
     verb !== 'help' &&

@@ -18,6 +18,12 @@
  * fix) and stops writing to it: that line and every later one (piped lines included) is kept in
  * the recovery file instead, each answered with where, until the input ends; then it exits 2.
  *
+ * With `--json` each line is answered by one JSON line of one shape, online or offline, for a
+ * slash command and on a damaged database alike: `{"line"}`, the turn as `turnJson` prints it
+ * (`reply`, `provider`, `model`, `reason`, `mode`, `turn_id`, `episode_id`, `facts_used`,
+ * `writes`, `withheld`, `capture_error`, `truncated`), then `error` (`{"code", "message", "fix"}`)
+ * and `recovery` (the file the line was kept in), null where they have no value.
+ *
  * @module
  */
 import { createInterface } from 'node:readline';
@@ -26,6 +32,7 @@ import {
   type ChatChoice,
   OfflineSession,
   runSlashCommand,
+  secretNotice,
   TRUNCATED_NOTE,
   type TurnReply,
   type TurnResult,
@@ -40,9 +47,11 @@ import {
   recoveryPath,
 } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
-import { captureErrorJson, keptLine, writeJson } from './commands/shared.js';
+import { keptLine, type TurnJsonInput, turnJson, writeJson } from './commands/shared.js';
 import type { Config } from './config.js';
+import { printJsonLine } from './output.js';
 import {
+  cappedLines,
   captureErrorLine,
   type ForgetAsk,
   forgetAskLine,
@@ -57,6 +66,21 @@ export interface TerminalOptions {
   json?: boolean;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
+}
+
+/**
+ * What one line did, for its `--json` line: the turn's fields that have a value (the rest print as
+ * null or empty), and the error and recovery file when the line could not be handled.
+ */
+interface LineOutcome {
+  turn?: Partial<TurnJsonInput>;
+  error?: { code: string; message: string; fix: string };
+  recovery?: string;
+}
+
+/** An error as a `--json` line carries it: its code, message and fix. */
+function errorJson(err: KeelError): { code: string; message: string; fix: string } {
+  return { code: err.code, message: err.message, fix: err.fix };
 }
 
 /** The status line: which model and which recall mode are in use. */
@@ -126,31 +150,60 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
     }
   };
   /** A line while the database takes none: kept in the recovery file (slash commands are not). */
-  const keep = (line: string): { reply: string; quit: boolean; extra: Record<string, unknown> } => {
+  const keep = (line: string): { reply: string; quit: boolean; outcome: LineOutcome } => {
     const why = down!;
     const command = line.trim();
-    const error = { code: why.code, message: why.message, fix: why.fix };
-    if (command === '/quit') return { reply: '', quit: true, extra: {} };
+    const error = errorJson(why);
+    if (command === '/quit') return { reply: '', quit: true, outcome: {} };
     if (command.startsWith('/')) {
       return {
         reply: `${command.split(/\s/)[0]} is not available: the database cannot be used (${why.code}).`,
         quit: false,
-        extra: { error },
+        outcome: { error },
       };
     }
     const { path } = keepForRecovery(config.home, { channel: 'terminal', text: line });
     return {
       reply: `(not stored in memory) ${keptLine(path)}.`,
       quit: false,
-      extra: { error, recovery: path },
+      outcome: { error, recovery: path },
     };
   };
   if (down) goDown(down);
   const choice = keel?.chat ?? null;
   const store = keel?.store ?? null;
-  const offline = store ? new OfflineSession(store, { channel: 'terminal' }) : null;
-  const agent = store && choice?.model ? new Agent({ store, model: choice.model }) : null;
+  const offline = store
+    ? new OfflineSession(store, { channel: 'terminal', tz: config.think.tz })
+    : null;
+  const agent =
+    store && choice?.model ? new Agent({ store, model: choice.model, tz: config.think.tz }) : null;
   const status = () => (store && choice ? statusLine(store, choice) : '');
+  /** One line of `--json`: the same keys whatever the line was, online or offline. */
+  const printLine = (line: string, reply: string, outcome: LineOutcome): void => {
+    printJsonLine(
+      {
+        line,
+        ...turnJson({
+          reply,
+          provider: choice?.provider ?? null,
+          model: choice?.model?.model ?? null,
+          reason: choice?.reason ?? null,
+          mode: null,
+          turnId: null,
+          episodeId: null,
+          factsUsed: [],
+          writes: [],
+          withheld: [],
+          captureError: null,
+          truncated: false,
+          ...outcome.turn,
+        }),
+        error: outcome.error ?? null,
+        recovery: outcome.recovery ?? null,
+      },
+      output,
+    );
+  };
   if (!options.json && keel) {
     write(agent ? status() : offline!.banner());
     write(`data folder: ${config.home} · /help lists commands`);
@@ -203,9 +256,11 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
     }
     const verb = /^\s*y(es)?\s*$/i.test(answer) ? 'forget' : 'keep';
     if (!store || down) return;
-    const r = await runSlashCommand(store, `/${verb} ${id}`, { channel: 'terminal', status }).catch(
-      (err: unknown): TurnReply => ({ text: errorText(err) }),
-    );
+    const r = await runSlashCommand(store, `/${verb} ${id}`, {
+      channel: 'terminal',
+      status,
+      tz: config.think.tz,
+    }).catch((err: unknown): TurnReply => ({ text: errorText(err) }));
     write(`keel › ${r.text}`);
   };
   if (tty) rl.prompt();
@@ -222,7 +277,7 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
       pending = '';
       if (tty) rl.setPrompt('you › ');
       let reply: string;
-      let extra: Record<string, unknown> = {};
+      let outcome: LineOutcome = {};
       let quit = false;
       // The database is checked before the line can write to it.
       if (!down && keel && line.trim()) {
@@ -237,9 +292,9 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
           if (tty) rl.prompt();
           continue;
         }
-        ({ reply, quit, extra } = keep(line));
+        ({ reply, quit, outcome } = keep(line));
         if (!options.json && reply) write(tty ? `keel › ${reply}` : reply);
-        if (options.json) write(JSON.stringify({ line, reply, ...extra }));
+        if (options.json) printLine(line, reply, outcome);
         if (quit) break;
         if (tty && !closed) rl.prompt();
         continue;
@@ -248,19 +303,27 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
       try {
         if (!agent || line.trim().startsWith('/')) {
           const r = agent
-            ? await runSlashCommand(store, line.trim(), { channel: 'terminal', status }).catch(
-                (err: unknown): TurnReply => ({ text: errorText(err) }),
-              )
+            ? await runSlashCommand(store, line.trim(), {
+                channel: 'terminal',
+                status,
+                tz: config.think.tz,
+              }).catch((err: unknown): TurnReply => ({ text: errorText(err) }))
             : await offline.handle(line);
           reply = r.text;
           quit = Boolean(r.quit);
-          extra = {
-            episode_id: r.episodeId ?? null,
-            write: r.write ?? null,
-            capture_error: r.captureError ?? null,
+          outcome = {
+            turn: {
+              mode: r.recall?.mode ?? null,
+              episodeId: r.episodeId ?? null,
+              factsUsed: r.recall?.results.filter((x) => x.type === 'fact').map((x) => x.id) ?? [],
+              writes: r.write ? [writeJson(r.write, forgetRequestJson([], 'terminal'))] : [],
+              withheld: r.withheld ?? [],
+              captureError: r.captureError ?? null,
+            },
           };
           if (!options.json && reply)
             write(tty ? `keel › ${reply.replace(/\n/g, '\n       ')}` : reply);
+          if (!options.json && r.write) for (const l of cappedLines([r.write])) write(l);
         } else if (!line.trim()) {
           if (tty) rl.prompt();
           continue;
@@ -291,7 +354,7 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
               throw err;
             }
             reply = errorText(err);
-            extra = { error: KeelError.isInstance(err) ? err.code : 'INTERNAL' };
+            outcome = { error: errorJson(err as KeelError) };
             if (!options.json) write(`${streamed ? '\n' : ''}${reply}`);
           } finally {
             running = null;
@@ -302,22 +365,31 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
         const why = cannotWrite(err, false);
         if (!why) throw err;
         goDown(why);
-        ({ reply, quit, extra } = keep(line));
+        ({ reply, quit, outcome } = keep(line));
         if (!options.json && reply) write(tty ? `keel › ${reply}` : reply);
-        if (options.json) write(JSON.stringify({ line, reply, ...extra }));
+        if (options.json) printLine(line, reply, outcome);
         if (tty && !closed) rl.prompt();
         continue;
       }
       if (result) {
         const asks = forgetAsks(store, result.writes);
-        extra = {
-          turn_id: result.turnId,
-          facts_used: result.factsUsed,
-          writes: result.writes.map((w) => writeJson(w, forgetRequestJson(asks, 'terminal'))),
-          capture_error: captureErrorJson(result.captureError),
-          truncated: result.truncated,
+        outcome = {
+          turn: {
+            provider: result.provider,
+            model: result.model,
+            mode: result.mode,
+            turnId: result.turnId,
+            episodeId: result.ownerEpisodeId,
+            factsUsed: result.factsUsed,
+            writes: result.writes.map((w) => writeJson(w, forgetRequestJson(asks, 'terminal'))),
+            withheld: result.withheld,
+            captureError: result.captureError,
+            truncated: result.truncated,
+          },
         };
         if (!options.json) {
+          if (result.withheld.length) write(secretNotice(result.withheld));
+          for (const l of cappedLines(result.writes)) write(l);
           if (result.captureError) write(captureErrorLine(result.captureError));
           for (const ask of asks) {
             if (tty) {
@@ -335,7 +407,7 @@ export async function runTerminal(config: Config, options: TerminalOptions = {})
       }
       // What this line wrote leaves the file in a state keel vouches for.
       keel?.store.recordSound();
-      if (options.json) write(JSON.stringify({ line, reply, ...extra }));
+      if (options.json) printLine(line, reply, outcome);
       if (quit) break;
       if (tty && !closed) rl.prompt();
     }

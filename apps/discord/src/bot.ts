@@ -78,6 +78,8 @@ export interface KeelDiscordOptions {
   recovery?: { path: string; keep: (input: RecoveryInput) => unknown };
   /** How often the database is checked in full while the door runs, ms; 0: never. Default 30 min. */
   integrityCheckMs?: number;
+  /** The owner's IANA time zone (`KEEL_TZ`), passed to the agent; default UTC. */
+  tz?: string;
 }
 
 /** How often the door checks the database in full by default, ms: 30 minutes. */
@@ -131,17 +133,28 @@ export class KeelDiscord {
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.attachmentLimitBytes ? { limitBytes: options.attachmentLimitBytes } : {}),
     };
-    this.interactions = { store: options.store, status: () => this.statusText() };
+    this.interactions = {
+      store: options.store,
+      status: () => this.statusText(),
+      ...(options.tz ? { tz: options.tz } : {}),
+    };
     const session: DmTurnsOptions['session'] = options.model
       ? {
           agent: new Agent({
             store: options.store,
             model: options.model,
             ...(options.lock ? { lock: options.lock } : {}),
+            ...(options.tz ? { tz: options.tz } : {}),
           }),
           offline: null,
         }
-      : { agent: null, offline: new OfflineSession(options.store, { channel: DISCORD_CHANNEL }) };
+      : {
+          agent: null,
+          offline: new OfflineSession(options.store, {
+            channel: DISCORD_CHANNEL,
+            ...(options.tz ? { tz: options.tz } : {}),
+          }),
+        };
     this.agent = session.agent;
     this.session = session.agent ?? session.offline;
     this.dms = new DmTurns({

@@ -28,11 +28,29 @@ describe('OwnerGate', () => {
 });
 
 describe('the owner guard has one home', () => {
-  it('only bot.ts listens to discord.js events (where guarded() wraps every user-facing one)', () => {
-    const dir = new URL('./', import.meta.url);
+  const dir = new URL('./', import.meta.url);
+  const code = (f: string) => readFileSync(new URL(f, dir), 'utf8');
+
+  it('only bot.ts (where guarded() wraps every user-facing one) and pairing listen to discord.js events', () => {
     const listeners = readdirSync(dir)
       .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
-      .filter((f) => /\.(on|once)\(\s*Events\./.test(readFileSync(new URL(f, dir), 'utf8')));
-    expect(listeners).toEqual(['bot.ts']);
+      .filter((f) => /\.(on|once)\(\s*Events\./.test(code(f)));
+    expect(listeners).toEqual(['bot.ts', 'pair.ts']);
+  });
+
+  it('pairing, which has no owner yet, can store nothing and answer nothing but the paired owner', () => {
+    const pair = code('pair.ts');
+    // No store, no session, no turn: nothing it hears can be kept.
+    expect(pair).not.toMatch(
+      /from '@keel\/(memory|agent)'|from '\.\/(turns|catch-up|interactions|review|bot)\.js'/,
+    );
+    // One message is ever sent: the confirmation, to the author of the right code.
+    const sends = [...pair.matchAll(/\.send\(([^)]*)\)/g)].map((m) => m[1]);
+    expect(sends).toEqual(['PAIRED_TEXT']);
+    const paired = pair.indexOf("case 'paired':");
+    const send = pair.indexOf('.send(PAIRED_TEXT)');
+    expect(paired).toBeGreaterThan(0);
+    expect(send).toBeGreaterThan(paired);
+    expect(pair.slice(paired + 1, send)).not.toContain('case ');
   });
 });

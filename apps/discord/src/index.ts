@@ -6,6 +6,8 @@
  * lock every handler runs first; {@link renderReview} and {@link renderForgetRequests} put the
  * owner's decisions on buttons; {@link splitMessage} cuts replies to Discord's limit with code
  * fences balanced; {@link sendToOwner} DMs the owner over REST alone (for the think service).
+ * {@link pairDiscord} pairs the owner: a one-time code shown on the terminal, DMed to the bot by
+ * the owner; its author becomes the owner id (nothing is stored or answered before).
  * A damaged database stops the door writing (checked before each DM and every
  * {@link INTEGRITY_CHECK_MS}); the owner's DMs then go to the recovery file.
  * `main.ts` is the process entry point and the only module that reads the environment.
@@ -43,6 +45,14 @@ export {
   OwnerGate,
   sameId,
 } from './gate.js';
+export {
+  type DiscordPairing,
+  PAIRED_TEXT,
+  type PairDiscordOptions,
+  type PairingCode,
+  pairDiscord,
+  type WrongCode,
+} from './pair.js';
 export {
   type ForgetRequestItem,
   parseReviewButton,

@@ -18,6 +18,8 @@ export interface InteractionContext {
   store: MemoryStore;
   /** The `/status` line. */
   status: () => string;
+  /** The owner's IANA zone (`KEEL_TZ`) for `/recall`'s dates; default UTC. */
+  tz?: string;
 }
 
 /**
@@ -28,7 +30,11 @@ export interface InteractionContext {
 export async function slashReply(ctx: InteractionContext, line: string): Promise<string> {
   try {
     return (
-      await runSlashCommand(ctx.store, line, { channel: DISCORD_CHANNEL, status: ctx.status })
+      await runSlashCommand(ctx.store, line, {
+        channel: DISCORD_CHANNEL,
+        status: ctx.status,
+        ...(ctx.tz ? { tz: ctx.tz } : {}),
+      })
     ).text;
   } catch (err) {
     return errorText(err);

@@ -1,34 +1,51 @@
 #!/usr/bin/env node
 /**
  * The Discord front door as a process (`keel discord`, or the systemd/launchd service). Settings
- * come from `@keel/host`'s `loadConfig`: `DISCORD_TOKEN` and `KEEL_DISCORD_OWNER_ID` are required
- * (without an owner it refuses to start: fail closed), the model and the embedder are chosen as
- * for the terminal. SIGTERM, SIGINT or SIGHUP stops it gracefully (the turn in progress gets
- * `KEEL_DISCORD_GRACE_MS` to finish, then is cancelled); so does the end of the `keel` CLI that
- * started it. Exit codes: 0 stopped, 2 an error with a code (configuration, another `keel discord`
- * running, a damaged database), 1 anything else (no connection).
+ * come from `@keel/host`'s `readConfig` (the environment over `$KEEL_HOME/config.toml`): the token
+ * and the owner id (`DISCORD_TOKEN` / `discord.token`, `KEEL_DISCORD_OWNER_ID` /
+ * `discord.owner_id`) are required (without an owner it refuses to start: fail closed), the model
+ * and the embedder are chosen as for the terminal. SIGTERM, SIGINT or SIGHUP stops it gracefully
+ * (the turn in progress gets `discord.grace_ms` to finish, then is cancelled); so does the end of
+ * the `keel` CLI that started it. `--json` prints an error as one line
+ * `{"error": {"code", "message", "fix"}}` on stdout too. Exit codes: 0 stopped, 2 an error with a
+ * code (configuration, another `keel discord` running, a damaged database, a token Discord
+ * refuses: `DISCORD_AUTH`), 1 anything else (no connection: `DISCORD_UNAVAILABLE` is printed, and
+ * a service manager tries again).
  *
  * One door runs per KEEL_HOME (`$KEEL_HOME/discord.lock`, which `keel restore` respects). The
  * database is checked in full at start: a damaged one is told to the owner by DM and the door does
  * not start (the DMs sent meanwhile stay on Discord and are caught up once it is restored).
  *
+ * `main.js pair [--json]` (`keel discord pair`) pairs the owner instead ({@link pairDiscord}): it
+ * needs only `DISCORD_TOKEN`, holds the door's lock meanwhile (the door must not answer the code),
+ * opens no database, prints the code and waits for it; then prints the owner's id (the value of
+ * `KEEL_DISCORD_OWNER_ID`) and exits 0. `--json` prints one JSON line per event (`code`,
+ * `wrong_code`, `paired`). Exit 2 with `PAIRING_FAILED`, `DISCORD_AUTH`, `CANCELLED`, ….
+ *
  * @module
  */
+import { KeelError } from '@keel/errors';
 import {
   acquireServiceLock,
+  configPath,
   damageError,
   discordDoor,
+  EXIT,
+  formatJson,
   type KeelConfig,
   keepForRecovery,
-  loadConfig,
   openKeel,
   ownerNotifier,
+  readConfig,
   recoveryPath,
   reportError,
   serviceLockPath,
+  setConfigValues,
   stopWhenParentGone,
 } from '@keel/host';
+import { discordError } from '@keel/outbound';
 import { KeelDiscord } from './bot.js';
+import { pairDiscord } from './pair.js';
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
 
@@ -46,13 +63,19 @@ async function tellOwner(config: KeelConfig, err: unknown): Promise<void> {
   }
 }
 
-async function main(): Promise<number> {
+/** True when Discord refused the token (nothing to retry: exit 2); else a connection failure. */
+function tokenRefused(err: unknown): boolean {
+  const e = err as { code?: unknown; status?: unknown } | null;
+  return e?.code === 'TokenInvalid' || e?.status === 401;
+}
+
+async function main(json: boolean): Promise<number> {
   let bot: KeelDiscord;
   let close: () => void;
   let graceMs: number;
   let loaded: KeelConfig | null = null;
   try {
-    const config = loadConfig(process.env);
+    const config = readConfig(process.env);
     loaded = config;
     stopWhenParentGone(config.process.parentPid, { name: 'discord', log });
     const { graceMs: grace, ...connection } = discordDoor(config);
@@ -78,6 +101,7 @@ async function main(): Promise<number> {
           path: recoveryPath(config.home),
           keep: (input) => keepForRecovery(config.home, input),
         },
+        tz: config.think.tz,
       });
     } catch (err) {
       keel.close();
@@ -85,7 +109,7 @@ async function main(): Promise<number> {
     }
   } catch (err) {
     if (loaded) await tellOwner(loaded, err);
-    return reportError(err, false);
+    return reportError(err, json);
   }
   let stopping: Promise<void> | null = null;
   const stopped = new Promise<void>((resolveStop) => {
@@ -102,10 +126,19 @@ async function main(): Promise<number> {
   try {
     await bot.start();
   } catch (err) {
-    log(`discord: could not connect: ${(err as Error).message}`);
     await bot.stop(0).catch(() => {});
     close();
-    return 1;
+    // One mapping for every door that talks to Discord: a refused token is DISCORD_AUTH (the
+    // owner's to fix, exit 2: not restarted); anything else is DISCORD_UNAVAILABLE, retried.
+    const failure = tokenRefused(err)
+      ? new KeelError(
+          'DISCORD_AUTH',
+          `keel discord could not connect: Discord refused the bot token (${(err as Error).message})`,
+          { cause: err },
+        )
+      : discordError(err, loaded?.discord.apiUrl ?? 'https://discord.com/api');
+    const code = reportError(failure, json);
+    return failure.code === 'DISCORD_AUTH' ? code : EXIT.failed;
   }
   await stopped;
   close();
@@ -113,7 +146,105 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => process.exit(reportError(err, false)),
-);
+/** `keel discord pair`: shows a one-time code and waits for the owner to DM it to the bot. */
+async function pair(json: boolean): Promise<number> {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const stop = new AbortController();
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.on(sig, () => stop.abort());
+  }
+  let release = () => {};
+  try {
+    const config = readConfig(process.env);
+    stopWhenParentGone(config.process.parentPid, { name: 'discord pair', log });
+    const { token, apiUrl } = config.discord;
+    if (!token) {
+      throw new KeelError(
+        'CONFIG_INVALID',
+        'DISCORD_TOKEN is not set: pairing connects as the bot (the token from the Discord developer portal → your application → Bot)',
+      );
+    }
+    const lock = acquireServiceLock(serviceLockPath(config.home, 'discord'), 'discord', { log });
+    release = () => lock.release();
+    const paired = await pairDiscord({
+      token,
+      ...(apiUrl ? { apiUrl } : {}),
+      signal: stop.signal,
+      log,
+      onCode: ({ code, display, expiresAt, bot }) => {
+        const at = new Date(expiresAt);
+        if (json) {
+          out(
+            formatJson({
+              event: 'code',
+              code,
+              display,
+              expires_at: at.toISOString(),
+              bot: { id: bot.id, tag: bot.tag },
+            }),
+          );
+          return;
+        }
+        const minutes = Math.max(1, Math.round((expiresAt - Date.now()) / 60_000));
+        out(`Connected to Discord as ${bot.tag}.`);
+        out(
+          `DM this code to ${bot.tag} from your own Discord account within ${minutes} minutes (until ${at.toLocaleTimeString()}):`,
+        );
+        out('');
+        out(`    ${display}`);
+        out('');
+        out('Waiting for it… (three wrong codes stop the pairing; Ctrl-C stops it too)');
+      },
+      onWrongCode: ({ authorId, username, triesLeft }) => {
+        if (json) {
+          out(formatJson({ event: 'wrong_code', author_id: authorId, tries_left: triesLeft }));
+        } else {
+          out(
+            `A wrong code from ${username} (${authorId}): ${triesLeft ? `${triesLeft} more tr${triesLeft === 1 ? 'y' : 'ies'} allowed` : 'pairing stops'}.`,
+          );
+        }
+      },
+    });
+    // The owner id goes into config.toml, which every keel process reads; a value the environment
+    // sets still wins, so say so rather than pretend the pairing took.
+    setConfigValues(config.home, { 'discord.owner_id': paired.ownerId });
+    const envOwner = process.env.KEEL_DISCORD_OWNER_ID;
+    const shadowed = envOwner !== undefined && envOwner !== '' && envOwner !== paired.ownerId;
+    if (json) {
+      out(
+        formatJson({
+          event: 'paired',
+          owner_id: paired.ownerId,
+          username: paired.username,
+          message_id: paired.messageId,
+          config_path: configPath(config.home),
+          shadowed_by_env: shadowed,
+        }),
+      );
+    } else {
+      out(`Paired: ${paired.username} (${paired.ownerId}) is keel's owner on Discord.`);
+      out(`Saved as discord.owner_id in ${configPath(config.home)}.`);
+      if (shadowed) {
+        out(
+          `KEEL_DISCORD_OWNER_ID=${envOwner} is set in the environment and wins over the file: unset it, or set it to ${paired.ownerId}.`,
+        );
+      }
+      out('Start keel discord (or keel service install discord) to talk to keel from your DMs.');
+    }
+    return 0;
+  } catch (err) {
+    return reportError(err, json);
+  } finally {
+    release();
+  }
+}
+
+const args = process.argv.slice(2);
+const json = args.includes('--json');
+
+/** Exits once stdout has been flushed (a pipe may be asynchronous). */
+function exit(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
+
+(args[0] === 'pair' ? pair(json) : main(json)).then(exit, (err) => exit(reportError(err, json)));

@@ -1,6 +1,6 @@
 /**
- * The think service's command line. Its settings come from `@keel/host`'s `loadConfig`, like
- * every app's.
+ * The think service's command line. Its settings come from `@keel/host`'s `readConfig` (the
+ * environment over `$KEEL_HOME/config.toml`), like every app's.
  *
  * @module
  */

@@ -2,8 +2,10 @@
 /**
  * The think service as a process (`keel think`, or the systemd/launchd service). Arguments:
  * `--once` (one tick, then exit), `--curate` (with `--once`: the nightly curator now), `--json`
- * (each run's report as one JSON line on stdout). Settings come from `@keel/host`'s `loadConfig`;
- * the log goes to stderr. SIGTERM, SIGINT or SIGHUP stops it gracefully; so does the end of the
+ * (each run's report as one JSON line on stdout, under `@keel/host`'s `formatJson` contract:
+ * snake_case keys, ISO instants; an error as one `{"error": …}` line). Settings come from
+ * `@keel/host`'s `readConfig` (the environment over `$KEEL_HOME/config.toml`); the log goes to
+ * stderr. SIGTERM, SIGINT or SIGHUP stops it gracefully; so does the end of the
  * `keel` CLI that started it. Exit codes are `@keel/host`'s `EXIT`.
  *
  * A damaged database (found at start or by a tick) stops the service with `DB_CORRUPT` (exit 2: a
@@ -13,11 +15,12 @@
  */
 import {
   damageError,
+  formatJson,
   type KeelConfig,
-  loadConfig,
   lockPath,
   openKeel,
   ownerNotifier,
+  readConfig,
   reportError,
   stopWhenParentGone,
 } from '@keel/host';
@@ -46,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
   let loaded: KeelConfig | null = null;
   try {
     const args = parseThinkArgs(argv);
-    const config = loadConfig(process.env);
+    const config = readConfig(process.env);
     loaded = config;
     stopWhenParentGone(config.process.parentPid, { name: 'think', log });
     const { intervalMin, curateAt, tz, quietHours } = config.think;
@@ -60,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
       intervalMs: intervalMin * 60_000,
       once: args.once,
       log,
-      onReport: (r) => process.stdout.write(`${args.json ? JSON.stringify(r) : formatReport(r)}\n`),
+      onReport: (r) => process.stdout.write(`${args.json ? formatJson(r) : formatReport(r)}\n`),
       open: async () => {
         // A damaged page is found now, not by a night that fails and retries every hour.
         const keel = await openKeel(config, {

@@ -402,3 +402,33 @@ describe('session history size', () => {
     expect(agent.session.historyTokens()).toBe(h.tokens);
   });
 });
+
+describe("the owner's time zone", () => {
+  it('the model is told the local date, weekday and zone; recall reads dates and memory shows days in it', async () => {
+    const zdir = mkdtempSync(join(tmpdir(), 'keel-agent-tz-'));
+    // Tuesday 1 December 2026, 03:00 UTC: still Monday 30 November, 20:00, in UTC-7.
+    const now = Date.parse('2026-12-01T03:00:00Z');
+    const zoned = MemoryStore.open(join(zdir, 'keel.db'), { now: () => now });
+    try {
+      // Said at 02:00 UTC on 30 November: 19:00 on the 29th in UTC-7, "yesterday" there.
+      zoned.addEpisode({
+        channel: 'test',
+        role: 'owner',
+        text: 'the dentist moved my appointment',
+        occurredAt: Date.parse('2026-11-30T02:00:00Z'),
+      });
+      const model = new FakeChatModel(['Noted.']);
+      await new Agent({ store: zoned, model, tz: 'America/Phoenix' }).turn({
+        text: 'what did the dentist say yesterday?',
+        channel: 'test',
+      });
+      const system = JSON.stringify(model.calls[0]!.system);
+      expect(system).toContain('Now: 2026-11-30 20:00 (Mon), time zone America/Phoenix');
+      const request = JSON.stringify(model.calls[0]!.messages);
+      expect(request).toMatch(/owner, 2026-11-29: the dentist moved my appointment/);
+    } finally {
+      zoned.close();
+      rmSync(zdir, { recursive: true, force: true });
+    }
+  });
+});

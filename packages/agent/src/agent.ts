@@ -21,6 +21,7 @@ import {
   describeSecretKind,
   type Episode,
   type Fact,
+  localStamp,
   type MemoryStore,
   type RecallMode,
   redactSecrets,
@@ -122,6 +123,15 @@ export function secretNotice(kinds: readonly SecretKind[]): string {
   return `keel does not keep ${what}: what your message held was withheld (not stored, not sent to the model). Keep credentials in a password manager.`;
 }
 
+/**
+ * The system prompt's line with the owner's current local date, weekday, time and zone, e.g.
+ * "Now: 2026-12-01 10:00 (Tue), time zone America/Phoenix (the owner's). Dates in memory are days
+ * in this zone."
+ */
+function nowLine(nowMs: number, tz: string): string {
+  return `Now: ${localStamp(nowMs, tz)}, time zone ${tz} (the owner's). Dates in memory are days in this zone.`;
+}
+
 /** A request to forget a belief that the turn recorded; the owner decides. */
 export interface ForgetRequestWrite {
   decision: 'forget_requested';
@@ -157,6 +167,11 @@ export interface AgentOptions {
   historyBudgetTokens?: number;
   /** Turn-lock timing. */
   lock?: TurnLockOptions;
+  /**
+   * The owner's IANA time zone (`KEEL_TZ`), default UTC: recall reads dates in questions in it,
+   * memory shows days in it, and the model is told the local date and time in it.
+   */
+  tz?: string;
 }
 
 /** What a front door passes for one turn. */
@@ -224,6 +239,16 @@ export class Agent implements UnansweredRecorder {
     this.session = new SessionStore(options.store);
   }
 
+  /** The owner's time zone. */
+  get tz(): string {
+    return this.options.tz ?? 'UTC';
+  }
+
+  /** The system prompt's line with the owner's local time and zone. */
+  private now(): string {
+    return nowLine(this.store.now(), this.tz);
+  }
+
   /** The model in use. */
   get modelInfo(): { provider: string; model: string } {
     return { provider: this.model.provider, model: this.model.model };
@@ -236,7 +261,9 @@ export class Agent implements UnansweredRecorder {
   staticBlock(): MemoryBlock {
     const facts = this.store.strongestFacts('owner', STANDING_KINDS, STATIC_CANDIDATES);
     const key = facts.map((f) => `${f.id}:${f.updated_at}`).join(',');
-    if (this.staticCache?.key !== key) this.staticCache = { key, block: buildStaticBlock(facts) };
+    if (this.staticCache?.key !== key) {
+      this.staticCache = { key, block: buildStaticBlock(facts, undefined, this.tz) };
+    }
     return this.staticCache.block;
   }
 
@@ -307,7 +334,7 @@ export class Agent implements UnansweredRecorder {
     const signal = input.signal;
     let budget = await this.budget();
     const staticBlock = this.staticBlock();
-    const recall = await this.store.recall(text, { limit: 12 });
+    const recall = await this.store.recall(text, { limit: 12, tz: this.tz });
     // A pending conflict of a belief the model is shown travels with it, marked as pending.
     const shown = new Set([
       ...staticBlock.factIds,
@@ -316,7 +343,11 @@ export class Agent implements UnansweredRecorder {
     const pending = this.store
       .pendingConflicts()
       .filter((p) => p.conflicts_with_id !== null && shown.has(p.conflicts_with_id));
-    const turnBlock = buildTurnBlock(recall, { exclude: new Set(staticBlock.factIds), pending });
+    const turnBlock = buildTurnBlock(recall, {
+      exclude: new Set(staticBlock.factIds),
+      pending,
+      tz: this.tz,
+    });
     const factsUsed = new Set([...staticBlock.factIds, ...turnBlock.factIds]);
     const tools = memoryToolSpecs();
 
@@ -424,7 +455,7 @@ export class Agent implements UnansweredRecorder {
           const raw: RawToolResult[] = [];
           const shownBy = new Map<string, number[]>();
           for (const u of uses) {
-            const outcome = await runMemoryTool(this.store, u.name, u.input);
+            const outcome = await runMemoryTool(this.store, u.name, u.input, { tz: this.tz });
             if (outcome.staged) staged.push(outcome.staged);
             shownBy.set(u.id, outcome.factIds);
             raw.push({ toolUseId: u.id, content: outcome.content, isError: outcome.isError });
@@ -552,7 +583,7 @@ export class Agent implements UnansweredRecorder {
     signal: AbortSignal | undefined,
   ): Promise<{ system: SystemPart[]; past: ChatMessage[]; tokens: number }> {
     const fixed = toolSpecTokens(tools) + sent.reduce((n, m) => n + messageTokens(m.content), 0);
-    const own = fixed + systemTokens(systemParts(staticBlock, null));
+    const own = fixed + systemTokens(systemParts(staticBlock, null, this.now()));
     if (own > target) {
       throw new KeelError(
         'TOO_LARGE',
@@ -561,7 +592,7 @@ export class Agent implements UnansweredRecorder {
       );
     }
     const measure = (anchor: string | null, messages: readonly StoredMessage[]) => {
-      const system = systemParts(staticBlock, anchor);
+      const system = systemParts(staticBlock, anchor, this.now());
       const tokens = fixed + systemTokens(system) + messages.reduce((n, m) => n + m.tokens, 0);
       return { system, tokens };
     };
@@ -797,10 +828,14 @@ export class Agent implements UnansweredRecorder {
   }
 }
 
-/** The system prompt: the instructions with the static block (cached), then the anchor. */
-function systemParts(staticBlock: MemoryBlock, anchor: string | null): SystemPart[] {
+/**
+ * The system prompt: the instructions with the static block (cached), then the owner's local time
+ * (after the cached part: it changes every minute), then the anchor.
+ */
+function systemParts(staticBlock: MemoryBlock, anchor: string | null, now: string): SystemPart[] {
   return [
     { text: `${MEMORY_INSTRUCTIONS}\n\n${staticBlock.text}`, cache: true },
+    { text: now },
     ...(anchor ? [{ text: `Earlier in this conversation (summary):\n${anchor}` }] : []),
   ];
 }

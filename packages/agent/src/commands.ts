@@ -30,6 +30,8 @@ export interface SlashContext {
   channel: string;
   /** The status line: model, recall mode, memory counts. */
   status: () => string;
+  /** The owner's IANA zone (`KEEL_TZ`) for /recall's dates; default UTC. */
+  tz?: string;
 }
 
 /**
@@ -58,8 +60,9 @@ export async function runSlashCommand(
     case 'exit':
       return { text: 'Bye.', quit: true };
     case 'recall': {
-      const recall = await store.recall(need('a query'), { limit: 10 });
-      const lines = recall.results.map(formatResultLine);
+      const tz = context.tz ?? 'UTC';
+      const recall = await store.recall(need('a query'), { limit: 10, tz });
+      const lines = recall.results.map((r) => formatResultLine(r, tz));
       return {
         text: [`recall: ${recall.mode}`, ...(lines.length ? lines : ['nothing found'])].join('\n'),
         recall,

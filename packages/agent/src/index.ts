@@ -10,7 +10,9 @@
  * - The model contract (`model/types.ts`) and its providers: Anthropic ({@link AnthropicChatModel}),
  *   any OpenAI-compatible server ({@link OpenAIChatModel}: OpenAI, OpenRouter, LM Studio, vLLM,
  *   llama.cpp; its client loads on first use), Ollama ({@link OllamaChatModel});
- *   {@link chooseChatModel} picks one from typed options; a recording fake and the conformance
+ *   {@link chooseChatModel} picks one from typed options; each probes itself with one cheap request
+ *   (`ChatModel.probe`: the key, the server and the model, for `keel doctor`;
+ *   {@link listOllamaModels} lists what Ollama has pulled); a recording fake and the conformance
  *   suite live on `@keel/agent/test`.
  * - The memory tools the model may call ({@link memoryToolSpecs}, {@link runMemoryTool}).
  * - The session history as the model sees it ({@link SessionStore}) and the cross-process turn
@@ -70,10 +72,13 @@ export {
 } from './model/anthropic.js';
 export {
   DEFAULT_OLLAMA_CHAT_MODEL,
+  listOllamaModels,
   OLLAMA_CONTEXT_CAP,
   OLLAMA_FALLBACK_CONTEXT,
   OllamaChatModel,
   type OllamaChatOptions,
+  type OllamaListOptions,
+  ollamaHasModel,
   ollamaMaxOutputTokens,
 } from './model/ollama.js';
 export {
@@ -84,6 +89,7 @@ export {
   type OpenAIChatModelOptions,
   type OpenAIMaxTokensParam,
 } from './model/openai.js';
+export { PROBE_TIMEOUT_MS } from './model/probe.js';
 export type { RetryOptions } from './model/retry.js';
 export type * from './model/types.js';
 export {

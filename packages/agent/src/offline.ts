@@ -18,6 +18,7 @@ import {
   type MemoryStore,
   type RecallResponse,
   SECRET_PLACEHOLDER,
+  type SecretKind,
   scanSecrets,
   type WriteResult,
 } from '@keel/memory';
@@ -42,6 +43,11 @@ export interface TurnReply {
   captureError?: { code: string; message: string };
   /** The recall behind the reply, when there was one. */
   recall?: RecallResponse;
+  /**
+   * The kinds of credential withheld from the line (never stored; the reply says so); absent or
+   * empty when there were none.
+   */
+  withheld?: SecretKind[];
   /** Set for `/quit`. */
   quit?: boolean;
 }
@@ -52,6 +58,8 @@ export interface OfflineSessionOptions {
   channel: string;
   /** How many memories a reply shows. Default 5. */
   recallLimit?: number;
+  /** The owner's IANA zone (`KEEL_TZ`) for recall's date windows and the days shown; default UTC. */
+  tz?: string;
 }
 
 const DECISION_WORDS: Record<WriteResult['decision'], string> = {
@@ -98,6 +106,7 @@ export class OfflineSession implements UnansweredRecorder {
         return await runSlashCommand(this.store, text.trim(), {
           channel: this.options.channel,
           status: () => this.banner(),
+          ...(this.options.tz ? { tz: this.options.tz } : {}),
         });
       }
       return await this.say(text);
@@ -119,6 +128,7 @@ export class OfflineSession implements UnansweredRecorder {
   }
 
   private async say(text: string): Promise<TurnReply> {
+    const found = [...new Set(scanSecrets(text).map((f) => f.kind))];
     const episode = this.store.addEpisode({
       kind: 'conversation',
       channel: this.options.channel,
@@ -148,29 +158,32 @@ export class OfflineSession implements UnansweredRecorder {
         text: `Stored your message as e${episode.id}, but could not keep it as a belief (${code}: ${message}).`,
         episodeId: episode.id,
         captureError: { code, message },
+        withheld: found,
       };
     }
     if (write) {
       const lines = [`${DECISION_WORDS[write.decision]}: ${write.reason}.`];
       if (write.secret) lines.push(secretNotice([write.secret]));
       if (write.fact) lines.push(formatFactLine({ ...write.fact, age_ms: 0 }));
-      return { text: lines.join('\n'), episodeId: episode.id, write };
+      const withheld = [...new Set([...found, ...(write.secret ? [write.secret] : [])])];
+      return { text: lines.join('\n'), episodeId: episode.id, write, withheld };
     }
-    const recall = await this.store.recall(text, { limit: this.limit + 1 });
+    const tz = this.options.tz ?? 'UTC';
+    const recall = await this.store.recall(text, { limit: this.limit + 1, tz });
     recall.results = recall.results
       .filter((r) => !(r.type === 'episode' && r.id === episode.id))
       .slice(0, this.limit);
     const lines = [`(offline: no model configured) Stored your message as e${episode.id}.`];
-    if (episode.text.includes(SECRET_PLACEHOLDER) && !text.includes(SECRET_PLACEHOLDER)) {
-      const kinds = [...new Set(scanSecrets(text).map((f) => f.kind))];
-      lines.push(`A credential in it was withheld. ${secretNotice(kinds)}`);
-    }
+    const redacted =
+      episode.text.includes(SECRET_PLACEHOLDER) && !text.includes(SECRET_PLACEHOLDER);
+    const withheld = redacted ? found : [];
+    if (redacted) lines.push(`A credential in it was withheld. ${secretNotice(withheld)}`);
     if (recall.results.length === 0) lines.push('Nothing I remember relates to that yet.');
     else {
       lines.push(`What I remember that relates (recall: ${recall.mode}):`);
-      for (const r of recall.results) lines.push(`  ${formatResultLine(r)}`);
+      for (const r of recall.results) lines.push(`  ${formatResultLine(r, tz)}`);
     }
-    return { text: lines.join('\n'), episodeId: episode.id, recall };
+    return { text: lines.join('\n'), episodeId: episode.id, recall, withheld };
   }
 }
 

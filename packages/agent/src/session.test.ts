@@ -98,3 +98,28 @@ describe('recordUnanswered (the catch-up contract)', () => {
     expect(store.stats().episodes).toBe(0);
   });
 });
+
+describe("the offline session in the owner's time zone", () => {
+  it('reads "yesterday" and shows days in the owner zone, in a line and in /recall', async () => {
+    // Tuesday 1 December 2026, 03:00 UTC: still Monday 30 November, 20:00, in UTC-7.
+    const now = Date.parse('2026-12-01T03:00:00Z');
+    const zoned = MemoryStore.open(join(dir, 'tz.db'), { now: () => now });
+    stores.push(zoned);
+    // 02:00 UTC on 30 November is 19:00 on the 29th in UTC-7: "yesterday" there, "today" in UTC.
+    zoned.addEpisode({
+      channel: 'test',
+      role: 'owner',
+      text: 'the dentist moved my appointment',
+      occurredAt: Date.parse('2026-11-30T02:00:00Z'),
+    });
+    const local = new OfflineSession(zoned, { channel: 'test', tz: 'America/Phoenix' });
+    const said = await local.handle('what did the dentist say yesterday?');
+    expect(said.text).toContain('2026-11-29');
+    expect(said.text).toContain('the dentist moved my appointment');
+    const slash = await local.handle('/recall dentist');
+    expect(slash.text).toContain('2026-11-29');
+    // Control: the same store read in UTC shows the UTC day.
+    const utc = new OfflineSession(zoned, { channel: 'test' });
+    expect((await utc.handle('/recall dentist')).text).toContain('2026-11-30');
+  });
+});

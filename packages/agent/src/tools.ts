@@ -102,11 +102,15 @@ function invalid(name: string, error: z.ZodError): ToolOutcome {
 /**
  * Runs one tool call. Never throws for bad input: the error goes back to the model as an error
  * result. `recall` is the store's one recall: hybrid when an embedder is bound.
+ *
+ * @param options.tz - the owner's IANA zone: recall reads dates in the query in it and shows days
+ *   in it (default UTC).
  */
 export async function runMemoryTool(
   store: MemoryStore,
   name: string,
   input: unknown,
+  options: { tz?: string } = {},
 ): Promise<ToolOutcome> {
   try {
     switch (name) {
@@ -138,8 +142,9 @@ export async function runMemoryTool(
       case 'recall': {
         const p = recallInput.safeParse(input);
         if (!p.success) return invalid(name, p.error);
-        const r = await store.recall(p.data.query, { limit: p.data.limit ?? 8 });
-        const lines = r.results.map(formatResultLine);
+        const tz = options.tz ?? 'UTC';
+        const r = await store.recall(p.data.query, { limit: p.data.limit ?? 8, tz });
+        const lines = r.results.map((x) => formatResultLine(x, tz));
         return {
           content: [`recall: ${r.mode}`, ...(lines.length ? lines : ['nothing found'])].join('\n'),
           isError: false,

@@ -57,10 +57,34 @@ export type KeelErrorCode =
   | 'MODEL_DOWNLOAD_FAILED'
   /** Another `keel think` service holds `$KEEL_HOME/think.lock` (its PID is alive). */
   | 'THINK_RUNNING'
-  /** An environment variable has a value keel cannot use (the message names it and the form). */
+  /**
+   * A setting (an environment variable, or a key of `$KEEL_HOME/config.toml`) has a value keel
+   * cannot use, or the config file is damaged or open to other users (the message names the
+   * setting, the file and line, and the form).
+   */
   | 'CONFIG_INVALID'
   /** A keel service (think, discord) holds its lock: another copy, or `keel restore`, must wait. */
-  | 'SERVICE_RUNNING';
+  | 'SERVICE_RUNNING'
+  /** The provider answers, but not with the model named (Ollama: not pulled). */
+  | 'MODEL_NOT_FOUND'
+  /** Discord rejected the bot token (HTTP 401, or the gateway closed with 4004). */
+  | 'DISCORD_AUTH'
+  /** Discord's API could not be reached (network, `KEEL_DISCORD_API_URL`, an outage). */
+  | 'DISCORD_UNAVAILABLE'
+  /** A Discord bot token is set but no owner is paired (`KEEL_DISCORD_OWNER_ID` is not set). */
+  | 'NOT_PAIRED'
+  /** Pairing stopped without an owner: the code expired, or three wrong codes were sent. */
+  | 'PAIRING_FAILED'
+  /** A keel service is not running, or runs but has stopped refreshing its lock or ticking. */
+  | 'SERVICE_DOWN'
+  /**
+   * `keel service` could not reach the service manager (no systemd user session, no launchd GUI
+   * domain, an unsupported system): the unit files are written (or removed) but nothing was started
+   * or stopped; the message names the commands to run.
+   */
+  | 'SERVICE_MANAGER_UNAVAILABLE'
+  /** The service manager refused a command, or a service stopped right after it was started. */
+  | 'SERVICE_FAILED';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -98,9 +122,25 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
   THINK_RUNNING:
     'One think service is enough: stop the other first (systemctl --user stop keel-think), or delete $KEEL_HOME/think.lock if that PID is not keel.',
   CONFIG_INVALID:
-    "Fix the environment variable named above (the README's Configuration lists each one and its default).",
+    "Fix the environment variable named above, or its key in $KEEL_HOME/config.toml (`keel config list` shows every setting and where its value comes from; the README's Configuration lists them).",
   SERVICE_RUNNING:
     'Stop the keel service named above first (systemctl --user stop keel-think / keel-discord, or end its process), then run the command again.',
+  MODEL_NOT_FOUND:
+    'Pull the model (`ollama pull <model>`), or set the model setting named above (KEEL_MODEL, KEEL_OPENAI_MODEL, KEEL_OLLAMA_CHAT_MODEL, KEEL_GATE_MODEL) to one the provider has.',
+  DISCORD_AUTH:
+    'Copy the bot token again (Discord developer portal → your application → Bot → Reset Token) into DISCORD_TOKEN.',
+  DISCORD_UNAVAILABLE:
+    'Check the network connection (and KEEL_DISCORD_API_URL if you set it), then try again.',
+  NOT_PAIRED:
+    'Run `keel discord pair` and DM the code it shows to your bot from your own account (or set KEEL_DISCORD_OWNER_ID).',
+  PAIRING_FAILED:
+    'Run `keel discord pair` again for a new code and DM it to the bot from your own account within 10 minutes.',
+  SERVICE_DOWN:
+    'Start the keel service named above (`keel think`, `keel discord`, or its systemd/launchd service); `keel doctor` checks it again.',
+  SERVICE_MANAGER_UNAVAILABLE:
+    'Run the commands named above in a logged-in session of this user (on Linux `loginctl enable-linger $USER` keeps them running after you log out), or run `keel think` / `keel discord` in a terminal.',
+  SERVICE_FAILED:
+    "Read the service's log (`keel service status` shows its last lines), fix what it names, then run `keel service install` again.",
 };
 
 const MARKER = Symbol.for('keel.error');
@@ -117,21 +157,28 @@ export class KeelError extends Error {
   /** Structured context (ids, paths, versions); safe to print. */
   readonly details: unknown;
   readonly [MARKER] = true;
+  /** The fix this failure was given; undefined: its code's. */
+  readonly #fix: string | undefined;
 
+  /**
+   * @param options.fix - a one-line fix for this very failure (e.g. naming the file and line to
+   *   edit); default: the code's, from {@link ERROR_FIXES}.
+   */
   constructor(
     code: KeelErrorCode,
     message: string,
-    options: { details?: unknown; cause?: unknown } = {},
+    options: { details?: unknown; cause?: unknown; fix?: string } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'KeelError';
     this.code = code;
     this.details = options.details;
+    this.#fix = options.fix;
   }
 
-  /** The one-line fix for this error's code. */
+  /** The one-line fix: the one this failure was given, else its code's ({@link ERROR_FIXES}). */
   get fix(): string {
-    return ERROR_FIXES[this.code];
+    return this.#fix ?? ERROR_FIXES[this.code];
   }
 
   /** True for any KeelError, even one from another copy of this module. */

@@ -3,9 +3,10 @@
  * ({@link DEFAULTS}). Only this package and the apps read `process.env`; the apps hand it to
  * {@link loadConfig} and pass the typed {@link KeelConfig} (or parts of it) on as options.
  *
- * Sources: the environment today. A config file is the second source to come: it is merged UNDER
- * the environment (a variable always beats the file), through the `file` option of
- * {@link loadConfig}, with the same names; nothing reads a file yet.
+ * Sources: the environment, and `$KEEL_HOME/config.toml` beneath it (a variable always beats the
+ * file). Each setting is declared once, in {@link SETTINGS}: its variable, its key in the file,
+ * its check, its meaning and its default. This module is pure: `config-file.ts` reads and writes
+ * the file and hands its values to {@link loadConfig} through the `file` option.
  *
  * @module
  */
@@ -35,7 +36,7 @@ import { validateOwnerId } from '@keel/outbound';
 import { z } from 'zod';
 import { parseParentPid } from './process.js';
 
-/** Raw settings by variable name, as the environment (or, later, the config file) holds them. */
+/** Raw settings by variable name, as the environment (or the config file, mapped) holds them. */
 export type RawSettings = Readonly<Record<string, string | undefined>>;
 
 /** Quiet hours in the owner's time zone: `start` to `end` (hours 0..23, end exclusive, may wrap). */
@@ -286,93 +287,342 @@ const ownerId: Check<string> = (v) => {
     return undefined;
   }
 };
-const modelName = (example: string) =>
-  field(`must be a model name without spaces, e.g. ${example}`, oneWord);
-const address = (example: string) => field(`must be an http(s) address, e.g. ${example}`, httpUrl);
-const secret = (what: string) =>
-  field(
-    `must be ${what} in one piece (no spaces or line breaks inside: check what was pasted)`,
-    oneWord,
-  );
-
-/**
- * The schema of every setting, by variable name. Each value arrives trimmed and non-empty (an empty
- * value counts as unset); each field's issue message is the expected form.
- */
-export const SETTINGS_SCHEMA = z.object({
-  KEEL_HOME: field('must be a folder path, e.g. ~/.keel', plainText),
-  KEEL_CHAT_PROVIDER: field(
-    'must be anthropic, openai, ollama or offline',
-    oneOf(['anthropic', 'openai', 'ollama', 'offline'] as const),
-  ),
-  ANTHROPIC_API_KEY: secret('the API key'),
-  ANTHROPIC_BASE_URL: address(DEFAULT_ANTHROPIC_BASE_URL),
-  KEEL_MODEL: modelName(DEFAULT_ANTHROPIC_MODEL),
-  OPENAI_API_KEY: secret('the API key'),
-  OPENAI_BASE_URL: address(`${DEFAULT_OPENAI_BASE_URL} or http://127.0.0.1:1234/v1`),
-  KEEL_OPENAI_MODEL: modelName(DEFAULT_OPENAI_MODEL),
-  KEEL_OPENAI_MAX_TOKENS_PARAM: field(
-    `must be ${OPENAI_MAX_TOKENS_PARAMS.join(' or ')}`,
-    oneOf(OPENAI_MAX_TOKENS_PARAMS),
-  ),
-  OLLAMA_HOST: field(
-    'is not an address; use e.g. http://127.0.0.1:11434',
-    (v) => normalizeOllamaHost(v) ?? undefined,
-  ),
-  KEEL_OLLAMA_CHAT_MODEL: modelName(DEFAULT_OLLAMA_CHAT_MODEL),
-  KEEL_MAX_TOKENS: field(
-    `must be a whole number of tokens from 64 to ${MAX_OUTPUT_TOKENS}, e.g. 8192`,
-    wholeNumber(64, MAX_OUTPUT_TOKENS),
-  ),
-  KEEL_CONTEXT_TOKENS: field(
-    `must be a whole number of tokens from ${CONTEXT_TOKENS_RANGE[0]} to ${CONTEXT_TOKENS_RANGE[1]}, e.g. 200000`,
-    wholeNumber(...CONTEXT_TOKENS_RANGE),
-  ),
-  KEEL_EMBEDDER: field(`must be one of: ${EMBEDDER_CHOICES.join(', ')}`, oneOf(EMBEDDER_CHOICES)),
-  KEEL_OLLAMA_EMBED_MODEL: modelName(DEFAULT_OLLAMA_EMBED_MODEL),
-  KEEL_HF_ENDPOINT: address(DEFAULT_HF_ENDPOINT),
-  DISCORD_TOKEN: secret('the bot token'),
-  KEEL_DISCORD_OWNER_ID: field(
-    'must be a Discord user id, 15 to 21 digits (Developer Mode, then Copy User ID)',
-    ownerId,
-  ),
-  KEEL_DISCORD_API_URL: address('https://discord.com/api'),
-  KEEL_DISCORD_GRACE_MS: field(
-    `must be a whole number of milliseconds from 0 to ${MAX_GRACE_MS}, e.g. 15000`,
-    wholeNumber(0, MAX_GRACE_MS),
-  ),
-  KEEL_GATE_MODEL: modelName(DEFAULT_GATE_MODEL),
-  KEEL_THINK_INTERVAL_MIN: field(
-    `must be a whole number from 1 to ${MAX_INTERVAL_MIN}, e.g. 15`,
-    wholeNumber(1, MAX_INTERVAL_MIN),
-  ),
-  KEEL_QUIET_HOURS: field('must be two different hours 0..23 as START-END, e.g. 23-7', quietHours),
-  KEEL_TZ: field('is not a time zone name (use an IANA name such as Europe/Berlin)', timeZone),
-  KEEL_CURATE_AT: field('must be a whole number from 0 to 23, e.g. 3', wholeNumber(0, 23)),
-  KEEL_PARENT_PID: field(
-    'must be a process id (a whole number from 1); keel sets it itself when it starts a service, so unset it',
-    (v) => parseParentPid(v) ?? undefined,
-  ),
+const modelName = (example: string) => ({
+  form: `must be a model name without spaces, e.g. ${example}`,
+  check: oneWord,
+});
+const address = (example: string) => ({
+  form: `must be an http(s) address, e.g. ${example}`,
+  check: httpUrl,
+});
+const secretText = (what: string) => ({
+  form: `must be ${what} in one piece (no spaces or line breaks inside: check what was pasted)`,
+  check: oneWord,
+  secret: true,
 });
 
-/** Every variable keel reads. */
-export type SettingName = keyof typeof SETTINGS_SCHEMA.shape;
-/** Every variable keel reads, in the schema's order. */
-export const SETTING_NAMES = Object.keys(SETTINGS_SCHEMA.shape) as SettingName[];
+/** How `config.toml` writes a setting: a quoted string, or a bare whole number. */
+export type TomlType = 'string' | 'integer';
+
+/** What keel knows about one setting besides its check: where it is set and what it means. */
+export interface SettingInfo<K extends string | null = string | null> {
+  /**
+   * Its key in `$KEEL_HOME/config.toml`, dotted: `think.interval_min` is `interval_min` under
+   * `[think]`, `time_zone` a key before any section. Null: environment only (`KEEL_HOME`, the
+   * folder that holds the file, and keel's internal variables).
+   */
+  key: K;
+  /** How the file writes it. */
+  toml: TomlType;
+  /** The expected form, as an error says it ("must be …"). */
+  form: string;
+  /** What it is for, as the README's Configuration table says it. */
+  meaning: string;
+  /** The field of {@link Settings} (and of {@link DEFAULTS}) it sets. */
+  setting: keyof Settings;
+  /** The default as the README says it; absent: the value in {@link DEFAULTS}. */
+  defaultText?: string;
+  /** A credential: never printed (an error gives its length; `keel config` masks it). */
+  secret?: boolean;
+  /** Set by keel itself, never by the owner: not in the README, the file or `keel config`. */
+  internal?: boolean;
+}
+
+/** One setting: its {@link SettingInfo} and its schema field, built from `check`. */
+function setting<T, const K extends string | null>(spec: SettingInfo<K> & { check: Check<T> }) {
+  const { check, ...info } = spec;
+  return { ...info, schema: field(spec.form, check) };
+}
+
+/**
+ * Every setting keel reads, by environment variable, in the order the README and `keel config
+ * list` show them: its key in `config.toml`, its check (the field of {@link SETTINGS_SCHEMA}), the
+ * form an error asks for, what it means and its default. The one place a setting is declared.
+ */
+export const SETTINGS = {
+  KEEL_HOME: setting({
+    key: null,
+    toml: 'string',
+    setting: 'home',
+    form: 'must be a folder path, e.g. ~/.keel',
+    check: plainText,
+    meaning:
+      'the data folder: the database (`keel.db`, mode 0600, WAL) and `config.toml` live in it, so it is set in the environment only',
+  }),
+  KEEL_CHAT_PROVIDER: setting({
+    key: 'model.provider',
+    toml: 'string',
+    setting: 'chatProvider',
+    form: 'must be anthropic, openai, ollama or offline',
+    check: oneOf(['anthropic', 'openai', 'ollama', 'offline'] as const),
+    meaning: 'the chat model: `anthropic`, `openai`, `ollama` or `offline`',
+    defaultText:
+      'anthropic when an Anthropic key is set, else openai when an OpenAI key is set, else ollama when it answers at `ollama.host`, else offline',
+  }),
+  KEEL_MAX_TOKENS: setting({
+    key: 'model.max_tokens',
+    toml: 'integer',
+    setting: 'maxTokens',
+    form: `must be a whole number of tokens from 64 to ${MAX_OUTPUT_TOKENS}, e.g. 8192`,
+    check: wholeNumber(64, MAX_OUTPUT_TOKENS),
+    meaning: `the longest reply of one model call (\`max_tokens\`), 64 to ${MAX_OUTPUT_TOKENS}; at most a quarter of \`model.context_tokens\``,
+    defaultText:
+      "the model's: 8192 for Claude (4096 for the early Claude 3 models), 2048 for Ollama (an eighth of a smaller window)",
+  }),
+  KEEL_CONTEXT_TOKENS: setting({
+    key: 'model.context_tokens',
+    toml: 'integer',
+    setting: 'contextTokens',
+    form: `must be a whole number of tokens from ${CONTEXT_TOKENS_RANGE[0]} to ${CONTEXT_TOKENS_RANGE[1]}, e.g. 200000`,
+    check: wholeNumber(...CONTEXT_TOKENS_RANGE),
+    meaning: `the chat model's context window, ${CONTEXT_TOKENS_RANGE[0]} to ${CONTEXT_TOKENS_RANGE[1]}`,
+    defaultText:
+      "the model's: 200000 for Claude; for Ollama what `/api/show` reports, at most 32768 (sent as `num_ctx`)",
+  }),
+  ANTHROPIC_API_KEY: setting({
+    key: 'anthropic.api_key',
+    toml: 'string',
+    setting: 'anthropicApiKey',
+    ...secretText('the API key'),
+    meaning: 'your Anthropic API key',
+    defaultText: 'unset',
+  }),
+  ANTHROPIC_BASE_URL: setting({
+    key: 'anthropic.base_url',
+    toml: 'string',
+    setting: 'anthropicBaseUrl',
+    ...address(DEFAULT_ANTHROPIC_BASE_URL),
+    meaning: 'a proxy or test server for the Anthropic API',
+  }),
+  KEEL_MODEL: setting({
+    key: 'anthropic.model',
+    toml: 'string',
+    setting: 'anthropicModel',
+    ...modelName(DEFAULT_ANTHROPIC_MODEL),
+    meaning: 'the Anthropic model',
+  }),
+  OPENAI_API_KEY: setting({
+    key: 'openai.api_key',
+    toml: 'string',
+    setting: 'openaiApiKey',
+    ...secretText('the API key'),
+    meaning: 'your OpenAI key, or the key of the OpenAI-compatible server (a local one needs none)',
+    defaultText: 'unset',
+  }),
+  OPENAI_BASE_URL: setting({
+    key: 'openai.base_url',
+    toml: 'string',
+    setting: 'openaiBaseUrl',
+    ...address(`${DEFAULT_OPENAI_BASE_URL} or http://127.0.0.1:1234/v1`),
+    meaning:
+      "the OpenAI-compatible API, with its version path (OpenRouter, LM Studio, vLLM, llama.cpp's server)",
+  }),
+  KEEL_OPENAI_MODEL: setting({
+    key: 'openai.model',
+    toml: 'string',
+    setting: 'openaiModel',
+    ...modelName(DEFAULT_OPENAI_MODEL),
+    meaning: 'the model on that server (one that calls tools)',
+  }),
+  KEEL_OPENAI_MAX_TOKENS_PARAM: setting({
+    key: 'openai.max_tokens_param',
+    toml: 'string',
+    setting: 'openaiMaxTokensParam',
+    form: `must be ${OPENAI_MAX_TOKENS_PARAMS.join(' or ')}`,
+    check: oneOf(OPENAI_MAX_TOKENS_PARAMS),
+    meaning: `the request field for the output limit: ${OPENAI_MAX_TOKENS_PARAMS.map((p) => `\`${p}\``).join(' or ')}`,
+    defaultText: '`max_completion_tokens` for api.openai.com, else `max_tokens`',
+  }),
+  OLLAMA_HOST: setting({
+    key: 'ollama.host',
+    toml: 'string',
+    setting: 'ollamaHost',
+    form: 'is not an address; use e.g. http://127.0.0.1:11434',
+    check: (v) => normalizeOllamaHost(v) ?? undefined,
+    meaning: 'the Ollama server (chat, embeddings and the belief gate)',
+  }),
+  KEEL_OLLAMA_CHAT_MODEL: setting({
+    key: 'ollama.chat_model',
+    toml: 'string',
+    setting: 'ollamaChatModel',
+    ...modelName(DEFAULT_OLLAMA_CHAT_MODEL),
+    meaning: 'the Ollama chat model (one that supports tools)',
+  }),
+  KEEL_OLLAMA_EMBED_MODEL: setting({
+    key: 'ollama.embed_model',
+    toml: 'string',
+    setting: 'ollamaEmbedModel',
+    ...modelName(DEFAULT_OLLAMA_EMBED_MODEL),
+    meaning: 'the Ollama embed model',
+  }),
+  KEEL_GATE_MODEL: setting({
+    key: 'ollama.gate_model',
+    toml: 'string',
+    setting: 'gateModel',
+    ...modelName(DEFAULT_GATE_MODEL),
+    meaning: "the think service's belief gate model in Ollama (`ollama pull` it)",
+  }),
+  KEEL_EMBEDDER: setting({
+    key: 'embedder.provider',
+    toml: 'string',
+    setting: 'embedder',
+    form: `must be one of: ${EMBEDDER_CHOICES.join(', ')}`,
+    check: oneOf(EMBEDDER_CHOICES),
+    meaning: `the embedder: ${EMBEDDER_CHOICES.map((c) => `\`${c}\``).join(', ')}`,
+    defaultText:
+      '`auto`: minilm when `keel models pull` has installed it, else ollama when it answers at `ollama.host` with the embed model, else none (lexical recall)',
+  }),
+  KEEL_HF_ENDPOINT: setting({
+    key: 'embedder.hf_endpoint',
+    toml: 'string',
+    setting: 'hfEndpoint',
+    ...address(DEFAULT_HF_ENDPOINT),
+    meaning: 'the hub `keel models pull` downloads from (a mirror)',
+  }),
+  DISCORD_TOKEN: setting({
+    key: 'discord.token',
+    toml: 'string',
+    setting: 'discordToken',
+    ...secretText('the bot token'),
+    meaning: 'the Discord bot token (`keel discord`; the think service DMs you with it)',
+    defaultText: 'unset (required by `keel discord`)',
+  }),
+  KEEL_DISCORD_OWNER_ID: setting({
+    key: 'discord.owner_id',
+    toml: 'string',
+    setting: 'discordOwnerId',
+    form: 'must be a Discord user id, 15 to 21 digits (Developer Mode, then Copy User ID)',
+    check: ownerId,
+    meaning: 'the only Discord user keel answers (a string of digits, in quotes)',
+    defaultText: 'unset (required: `keel discord` refuses to start without one)',
+  }),
+  KEEL_DISCORD_API_URL: setting({
+    key: 'discord.api_url',
+    toml: 'string',
+    setting: 'discordApiUrl',
+    ...address('https://discord.com/api'),
+    meaning: "a proxy or test server for Discord's REST API",
+    defaultText: '`https://discord.com/api`',
+  }),
+  KEEL_DISCORD_GRACE_MS: setting({
+    key: 'discord.grace_ms',
+    toml: 'integer',
+    setting: 'discordGraceMs',
+    form: `must be a whole number of milliseconds from 0 to ${MAX_GRACE_MS}, e.g. 15000`,
+    check: wholeNumber(0, MAX_GRACE_MS),
+    meaning: 'how long SIGTERM waits for the Discord turn in progress, ms',
+  }),
+  KEEL_TZ: setting({
+    key: 'time_zone',
+    toml: 'string',
+    setting: 'tz',
+    form: 'is not a time zone name (use an IANA name such as Europe/Berlin)',
+    check: timeZone,
+    meaning: 'your IANA time zone (quiet hours, the night, "yesterday" in a turn)',
+    defaultText: "the machine's",
+  }),
+  KEEL_QUIET_HOURS: setting({
+    key: 'quiet_hours',
+    toml: 'string',
+    setting: 'quietHours',
+    form: 'must be two different hours 0..23 as START-END, e.g. 23-7',
+    check: quietHours,
+    meaning: 'hours in which nobody is messaged, `START-END` in your time zone, e.g. `23-7`',
+    defaultText: 'none',
+  }),
+  KEEL_THINK_INTERVAL_MIN: setting({
+    key: 'think.interval_min',
+    toml: 'integer',
+    setting: 'thinkIntervalMin',
+    form: `must be a whole number from 1 to ${MAX_INTERVAL_MIN}, e.g. 15`,
+    check: wholeNumber(1, MAX_INTERVAL_MIN),
+    meaning: `minutes between think ticks, 1 to ${MAX_INTERVAL_MIN}`,
+  }),
+  KEEL_CURATE_AT: setting({
+    key: 'think.night_hour',
+    toml: 'integer',
+    setting: 'curateAt',
+    form: 'must be a whole number from 0 to 23, e.g. 3',
+    check: wholeNumber(0, 23),
+    meaning: 'the local hour (0 to 23) from which the nightly curator runs',
+  }),
+  KEEL_PARENT_PID: setting({
+    key: null,
+    toml: 'integer',
+    setting: 'parentPid',
+    form: 'must be a process id (a whole number from 1); keel sets it itself when it starts a service, so unset it',
+    check: (v) => parseParentPid(v) ?? undefined,
+    meaning: 'the `keel` process that started this one (keel sets it)',
+    internal: true,
+  }),
+};
+
+/** Every setting keel reads, by variable name. */
+export type SettingName = keyof typeof SETTINGS;
+/** A key of `config.toml` (dotted: `think.night_hour`). */
+export type ConfigKey = Exclude<(typeof SETTINGS)[SettingName]['key'], null>;
+
+/** The schema fields of `settings`, by variable name. */
+function shapeOf<S extends Record<string, { schema: z.ZodType }>>(
+  settings: S,
+): { [N in keyof S]: S[N]['schema'] } {
+  return Object.fromEntries(Object.entries(settings).map(([name, s]) => [name, s.schema])) as {
+    [N in keyof S]: S[N]['schema'];
+  };
+}
+
+/**
+ * The schema of every setting, by variable name (built from {@link SETTINGS}). Each value arrives
+ * trimmed and non-empty (an empty value counts as unset); each field's issue message is the
+ * expected form.
+ */
+export const SETTINGS_SCHEMA = z.object(shapeOf(SETTINGS));
+
+/** Every variable keel reads, in the order of {@link SETTINGS}. */
+export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
+
+/** A setting's {@link SettingInfo}. */
+export function settingInfo(name: SettingName): SettingInfo {
+  return SETTINGS[name];
+}
+
 /** Variables whose value is never printed (an error shows only its length). */
-export const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set([
-  'ANTHROPIC_API_KEY',
-  'OPENAI_API_KEY',
-  'DISCORD_TOKEN',
-]);
+export const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set(
+  SETTING_NAMES.filter((name) => settingInfo(name).secret),
+);
+
+/** Every key `config.toml` may hold, in the order of {@link SETTINGS}. */
+export const CONFIG_KEYS = SETTING_NAMES.flatMap((name) => {
+  const key = settingInfo(name).key;
+  return key === null ? [] : [key as ConfigKey];
+});
+
+/** The variable a `config.toml` key sets. */
+export const SETTING_BY_KEY: ReadonlyMap<string, SettingName> = new Map(
+  SETTING_NAMES.flatMap((name) => {
+    const key = settingInfo(name).key;
+    return key === null ? [] : [[key, name] as const];
+  }),
+);
+
+/** Where the config file's values came from, so an error can name the file, line and key. */
+export interface FileOrigin {
+  /** The file, absolute. */
+  path: string;
+  /** The line (from 1) of each variable's key in the file, when known. */
+  lines: Partial<Record<SettingName, number>>;
+}
 
 /** Options for {@link loadConfig}. */
 export interface LoadConfigOptions {
   /**
    * Settings from the config file, by variable name: merged under the environment (the
-   * environment wins for a variable set in both). The file itself is not read yet.
+   * environment wins for a variable set in both). `readConfig` reads them from
+   * `$KEEL_HOME/config.toml`.
    */
   file?: RawSettings;
+  /** Where {@link LoadConfigOptions.file} was read: errors then name the file, line and key. */
+  origin?: FileOrigin;
 }
 
 /** One raw value and where it came from. */
@@ -404,43 +654,88 @@ function resolveHome(path: string): string {
 }
 
 /**
- * Reads every setting from the environment (and, later, the config file beneath it), checks each
- * against {@link SETTINGS_SCHEMA}, fills the rest from {@link DEFAULTS} and groups the result.
- * Empty and blank values count as unset. `OLLAMA_HOST` is normalised once (a bare `host:port` gets
+ * How an error names a given value: the variable (or, read from a file whose origin is known, the
+ * key with the file and line), the value in quotes (a secret: only its length) and where it came
+ * from.
+ */
+function described(name: SettingName, g: Given | undefined, origin: FileOrigin | undefined) {
+  const shown = !g
+    ? ''
+    : SECRET_SETTINGS.has(name)
+      ? ` (${g.value.length} characters, not shown)`
+      : ` "${g.value}"`;
+  if (g?.from !== 'the config file') return `${name}${shown}`;
+  const key = settingInfo(name).key;
+  if (!origin || key === null) return `${name}${shown} (in the config file)`;
+  const line = origin.lines[name];
+  return `${key}${shown} (in ${origin.path}${line ? `, line ${line}` : ''})`;
+}
+
+/**
+ * The fix for bad settings: when every one came from the config file, the lines to edit and the
+ * `keel config` commands; else the code's (environment variables).
+ */
+function fixFor(
+  names: SettingName[],
+  given: Map<SettingName, Given>,
+  origin: FileOrigin | undefined,
+): string | undefined {
+  if (!origin || !names.every((n) => given.get(n)?.from === 'the config file')) return undefined;
+  const keys = [...new Set(names)].map((n) => settingInfo(n).key);
+  const lines = [...new Set(names.map((n) => origin.lines[n]).filter((l) => l !== undefined))];
+  const at = lines.length ? ` line${lines.length > 1 ? 's' : ''} ${lines.join(', ')} of` : '';
+  return `Correct${at} ${origin.path} as said above, or run \`keel config set ${keys[0]} <value>\` (\`keel config unset ${keys[0]}\` goes back to the default).`;
+}
+
+/**
+ * Whether a reply limit fits a context window: the reply may take at most a quarter of it (the
+ * rest holds the conversation).
+ */
+export function replyFitsWindow(maxTokens: number, contextTokens: number): boolean {
+  return maxTokens * 4 <= contextTokens;
+}
+
+/**
+ * Reads every setting from the environment and the config file's values beneath it
+ * (`options.file`; `readConfig` reads them from `$KEEL_HOME/config.toml`), checks each against
+ * {@link SETTINGS_SCHEMA}, fills the rest from {@link DEFAULTS} and groups the result. Empty and
+ * blank values count as unset. `OLLAMA_HOST` is normalised once (a bare `host:port` gets
  * `http://`). Unknown variables are ignored.
  *
  * @param env - the process environment (or any name → value map).
- * @throws KeelError `CONFIG_INVALID` naming every bad variable, its value (secrets: only their
- *   length) and the expected form.
+ * @throws KeelError `CONFIG_INVALID` naming every bad setting (a variable, or a key with the file
+ *   and line), its value (secrets: only their length) and the expected form.
  */
 export function loadConfig(env: RawSettings, options: LoadConfigOptions = {}): KeelConfig {
   const given = merge(env, options.file);
+  const { origin } = options;
   const parsed = SETTINGS_SCHEMA.safeParse(
     Object.fromEntries([...given].map(([name, g]) => [name, g.value])),
   );
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0]) as SettingName;
-      const g = given.get(name);
-      const shown = !g
-        ? ''
-        : SECRET_SETTINGS.has(name)
-          ? ` (${g.value.length} characters, not shown)`
-          : ` "${g.value}"`;
-      const where = g?.from === 'the config file' ? ' (in the config file)' : '';
-      return { name, message: `${name}${shown}${where} ${issue.message}` };
+      return { name, message: `${described(name, given.get(name), origin)} ${issue.message}` };
     });
+    const names = problems.map((p) => p.name);
+    const fix = fixFor(names, given, origin);
     throw new KeelError('CONFIG_INVALID', problems.map((p) => p.message).join('; '), {
-      details: { variables: problems.map((p) => p.name) },
+      details: { variables: names, ...(origin ? { file: origin.path } : {}) },
+      ...(fix ? { fix } : {}),
     });
   }
   const v = parsed.data;
   if (v.KEEL_MAX_TOKENS !== undefined && v.KEEL_CONTEXT_TOKENS !== undefined) {
-    if (v.KEEL_MAX_TOKENS * 4 > v.KEEL_CONTEXT_TOKENS) {
+    if (!replyFitsWindow(v.KEEL_MAX_TOKENS, v.KEEL_CONTEXT_TOKENS)) {
+      const names: SettingName[] = ['KEEL_MAX_TOKENS', 'KEEL_CONTEXT_TOKENS'];
+      const fix = fixFor(names, given, origin);
       throw new KeelError(
         'CONFIG_INVALID',
-        `KEEL_MAX_TOKENS "${v.KEEL_MAX_TOKENS}" must be at most a quarter of KEEL_CONTEXT_TOKENS "${v.KEEL_CONTEXT_TOKENS}" (the rest holds the conversation)`,
-        { details: { variables: ['KEEL_MAX_TOKENS', 'KEEL_CONTEXT_TOKENS'] } },
+        `${described('KEEL_MAX_TOKENS', given.get('KEEL_MAX_TOKENS'), origin)} must be at most a quarter of ${described('KEEL_CONTEXT_TOKENS', given.get('KEEL_CONTEXT_TOKENS'), origin)} (the rest holds the conversation)`,
+        {
+          details: { variables: names, ...(origin ? { file: origin.path } : {}) },
+          ...(fix ? { fix } : {}),
+        },
       );
     }
   }
@@ -543,21 +838,53 @@ export interface DiscordDoorConfig {
  * The Discord door's settings, refusing to go on without an owner id (the door fails closed) or a
  * token.
  *
- * @throws KeelError `CONFIG_INVALID` when `KEEL_DISCORD_OWNER_ID` or `DISCORD_TOKEN` is not set.
+ * @throws KeelError `CONFIG_INVALID` when the owner id (`KEEL_DISCORD_OWNER_ID`,
+ *   `discord.owner_id`) or the token (`DISCORD_TOKEN`, `discord.token`) is not set.
  */
 export function discordDoor(config: KeelConfig): DiscordDoorConfig {
   const { token, ownerId, apiUrl, graceMs } = config.discord;
   if (!ownerId) {
     throw new KeelError(
       'CONFIG_INVALID',
-      'KEEL_DISCORD_OWNER_ID is not set; keel answers nobody on Discord without an owner (fail closed)',
+      'KEEL_DISCORD_OWNER_ID is not set (discord.owner_id in config.toml); keel answers nobody on Discord without an owner (fail closed)',
     );
   }
   if (!token) {
     throw new KeelError(
       'CONFIG_INVALID',
-      'DISCORD_TOKEN is not set (the bot token from the Discord developer portal)',
+      'DISCORD_TOKEN is not set (discord.token in config.toml: the bot token from the Discord developer portal)',
     );
   }
   return { token, ownerId, graceMs, ...(apiUrl ? { apiUrl } : {}) };
+}
+
+/** One row of the README's Configuration table: key, variable, meaning, default (Markdown). */
+export type ConfigTableRow = readonly [key: string, variable: string, meaning: string, def: string];
+
+/** The header of the README's Configuration table. */
+export const CONFIG_TABLE_HEADER: ConfigTableRow = ['key', 'variable', 'meaning', 'default'];
+
+/**
+ * The README's Configuration table, from {@link SETTINGS}: one row per setting the owner sets
+ * (keel's internal variables aside), its key in `config.toml` (`—`: environment only), its
+ * variable, its meaning and its default (the text given, else {@link DEFAULTS}' value).
+ */
+export function configTableRows(): ConfigTableRow[] {
+  return SETTING_NAMES.filter((name) => !settingInfo(name).internal).map((name) => {
+    const info = settingInfo(name);
+    const value: unknown = DEFAULTS[info.setting];
+    const def = info.defaultText ?? (value === null ? 'unset' : `\`${String(value)}\``);
+    return [info.key === null ? '—' : `\`${info.key}\``, `\`${name}\``, info.meaning, def];
+  });
+}
+
+/** {@link configTableRows} as a Markdown table (unpadded; the formatter pads it). */
+export function configTableMarkdown(): string {
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`;
+  return [
+    line(CONFIG_TABLE_HEADER),
+    line(CONFIG_TABLE_HEADER.map(() => '---')),
+    ...configTableRows().map(line),
+  ].join('\n');
 }

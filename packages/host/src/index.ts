@@ -2,9 +2,16 @@
  * `@keel/host`: keel's composition root. The apps start here; libraries take what it builds as
  * options and never read the environment.
  *
- * - Configuration ({@link loadConfig}): one schema for every setting ({@link SETTINGS_SCHEMA}),
- *   every default in {@link DEFAULTS}, the typed and grouped {@link KeelConfig}; a bad value is
- *   `CONFIG_INVALID` naming the variable. {@link discordDoor} is what the Discord door needs.
+ * - Configuration ({@link readConfig}, what every process calls): each setting declared once in
+ *   {@link SETTINGS} (its variable, its key in `$KEEL_HOME/config.toml`, its check, meaning and
+ *   default; {@link SETTINGS_SCHEMA} is built from it), every default in {@link DEFAULTS}, the
+ *   environment over the file ({@link loadConfig}), the typed and grouped {@link KeelConfig}; a
+ *   bad value is `CONFIG_INVALID` naming the variable, or the file, line and key.
+ *   {@link discordDoor} is what the Discord door needs.
+ * - The config file: {@link configPath}, {@link readConfigFile} / {@link inspectConfigFile},
+ *   {@link setConfigValues} (checked, merged, written atomically with mode 0600),
+ *   {@link describeConfig} (each value and its source: env, file, default), {@link maskSecret};
+ *   {@link configTableRows} is the README's Configuration table.
  * - Wiring ({@link openKeel}): the store with the configured embedder bound, the chat model, the
  *   belief gate chooser and the owner notifier, from one configuration.
  * - Service locks ({@link acquireThinkLock}, {@link acquireServiceLock}, {@link readLockHolder}):
@@ -16,15 +23,47 @@
  *   `keel restore`.
  * - Processes: {@link pidAlive}, {@link watchParent} / {@link stopWhenParentGone} (a service
  *   stops with the CLI that started it), {@link runApp} (the CLI starts a service).
+ * - Services ({@link renderService}, {@link installServices}, {@link uninstallServices},
+ *   {@link serviceStatus}): keel's background services as systemd user units or launchd agents,
+ *   rendered purely, installed and started through an injectable command runner.
  * - Errors ({@link reportError}): the one printer of `error CODE` / `fix:` and the exit codes
  *   ({@link EXIT}).
+ * - Live checks ({@link runChecks}, `keel doctor`): the chat model takes its key and has its
+ *   model, the belief gate's model is pulled, Discord takes the bot token and an owner is paired,
+ *   the services run; each a {@link CheckResult} with its code and fix.
+ * - Pairing ({@link Pairing}): the one-time code a door's owner sends to become its owner, its
+ *   expiry and its three tries ({@link newPairingCode}, {@link formatPairingCode}).
+ * - The `--json` contract ({@link formatJson}): snake_case keys at every depth, instants as ISO
+ *   8601 text with the offset, durations as `*_ms`; every door prints its JSON through it.
  *
  * @module
  */
 export {
+  CHECK_NAMES,
+  CHECK_TIMEOUT_MS,
+  type CheckFinding,
+  type CheckName,
+  type CheckOptions,
+  type CheckResult,
+  type CheckStatus,
+  checkDiscordOwner,
+  checkDiscordToken,
+  checkGateModel,
+  checkModel,
+  checkService,
+  runChecks,
+} from './checks.js';
+export {
+  CONFIG_KEYS,
+  CONFIG_TABLE_HEADER,
+  type ConfigKey,
+  type ConfigTableRow,
+  configTableMarkdown,
+  configTableRows,
   DEFAULTS,
   type DiscordDoorConfig,
   discordDoor,
+  type FileOrigin,
   type KeelConfig,
   type LoadConfigOptions,
   loadConfig,
@@ -34,12 +73,49 @@ export {
   normalizeOllamaHost,
   type QuietHours,
   type RawSettings,
+  replyFitsWindow,
   SECRET_SETTINGS,
+  SETTING_BY_KEY,
   SETTING_NAMES,
+  SETTINGS,
   SETTINGS_SCHEMA,
+  type SettingInfo,
   type SettingName,
   type Settings,
+  settingInfo,
+  type TomlType,
 } from './config.js';
+export {
+  CONFIG_FILE,
+  type ConfigChanges,
+  type ConfigDescription,
+  type ConfigFile,
+  type ConfigValue,
+  type ConfigValues,
+  configPath,
+  describeConfig,
+  type FileProblem,
+  homeFrom,
+  inspectConfigFile,
+  maskSecret,
+  readConfig,
+  readConfigFile,
+  type SettingSourceName,
+  type SettingState,
+  setConfigValues,
+  settingFor,
+} from './config-file.js';
+export {
+  contractProblems,
+  type FormatJsonOptions,
+  formatJson,
+  ISO_TIME,
+  isoTime,
+  isTimeField,
+  SNAKE_CASE,
+  snakeKey,
+  toJsonContract,
+} from './json.js';
 export {
   acquireServiceLock,
   acquireThinkLock,
@@ -69,6 +145,20 @@ export {
   openStore,
   ownerNotifier,
 } from './open.js';
+export {
+  formatPairingCode,
+  newPairingCode,
+  PAIRING_ALPHABET,
+  PAIRING_CODE_LENGTH,
+  PAIRING_MAX_TRIES,
+  PAIRING_TTL_MS,
+  Pairing,
+  type PairingFailure,
+  type PairingOptions,
+  type PairingVerdict,
+  pairingError,
+  readPairingCode,
+} from './pairing.js';
 export {
   FORWARDED_SIGNALS,
   PARENT_CHECK_MS,
@@ -112,3 +202,51 @@ export {
   type RestoreResult,
   restoreHome,
 } from './restore.js';
+export {
+  COMMAND_TIMEOUT_MS,
+  type CommandResult,
+  type CommandRunner,
+  type InstallResult,
+  installServices,
+  LOG_LINES,
+  lastLines,
+  launchdState,
+  type ManagerCommand,
+  managerUnreachable,
+  parseServiceNames,
+  runCommand,
+  SETTLE_MS,
+  type ServiceFile,
+  type ServiceReport,
+  type ServiceSetup,
+  type ServiceState,
+  type StatusResult,
+  servicePlatform,
+  serviceStatus,
+  settingsServicesDoNotSee,
+  systemdState,
+  type UninstallResult,
+  uninstallServices,
+} from './service/install.js';
+export {
+  LAUNCHD_FLAG,
+  LAUNCHD_LABEL_PREFIX,
+  launchdLabel,
+  NO_RESTART_EXIT,
+  type RenderedService,
+  type RenderInput,
+  renderService,
+  SERVICE_LOGS_DIR,
+  SERVICE_MANAGERS,
+  SERVICE_NAMES,
+  SERVICES,
+  type ServiceDefinition,
+  type ServiceName,
+  type ServicePlatform,
+  serviceDir,
+  serviceFileName,
+  serviceLogPath,
+  servicePath,
+  serviceUnit,
+  systemdUnitName,
+} from './service/render.js';

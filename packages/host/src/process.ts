@@ -117,7 +117,7 @@ export const FORWARDED_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 export interface RunAppOptions {
   /** The child's environment before `KEEL_PARENT_PID` is added. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
-  /** Report a missing entry point as JSON too (`--json`). */
+  /** Report an entry point that is missing or cannot start as JSON too (`--json`). */
   json?: boolean;
 }
 
@@ -161,8 +161,8 @@ export function runApp(
     });
     child.on('error', (err) => {
       detach();
-      process.stderr.write(`error: could not start ${main}: ${err.message}\n`);
-      resolve(1);
+      const why = new Error(`could not start ${main}: ${err.message}`, { cause: err });
+      resolve(reportError(why, options.json ?? false));
     });
   });
 }

@@ -28,7 +28,7 @@ describe('reportError', () => {
   it('with --json also prints one JSON line {"error": {code, message, fix}} on stdout', () => {
     const { out, streams: s } = streams();
     const err = new KeelError('THINK_RUNNING', 'keel think is already running (PID 7)', {
-      details: { pid: 7, startedAt: 1 },
+      details: { pid: 7, startedAt: Date.parse('2026-12-01T22:30:00.000Z') },
     });
     expect(reportError(err, true, s)).toBe(2);
     expect(out.stderr).toContain('error THINK_RUNNING: keel think is already running (PID 7)');
@@ -39,7 +39,8 @@ describe('reportError', () => {
         code: 'THINK_RUNNING',
         message: 'keel think is already running (PID 7)',
         fix: err.fix,
-        details: { pid: 7, startedAt: 1 },
+        // The one JSON contract: snake_case keys, instants as ISO text.
+        details: { pid: 7, started_at: '2026-12-01T22:30:00.000Z' },
       },
     });
   });

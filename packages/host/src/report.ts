@@ -2,7 +2,8 @@
  * The one error reporter every door uses, and the one exit-code policy.
  *
  * An error is printed as `error CODE: message` and `fix: …` on stderr; with `--json` it is also
- * printed as one line `{"error": {"code", "message", "fix"}}` on stdout. SQLite's "the file is
+ * printed as one line `{"error": {"code", "message", "fix", "details"?}}` on stdout, under the one
+ * JSON contract (`json.ts`: snake_case keys, ISO instants). SQLite's "the file is
  * damaged" errors are reported as `DB_CORRUPT`; anything that is not a KeelError is `INTERNAL`
  * (a bug: its stack follows on stderr).
  *
@@ -13,6 +14,7 @@
  * @module
  */
 import { corruptionError, KeelError, type KeelErrorCode } from '@keel/errors';
+import { toJsonContract } from './json.js';
 
 /** Exit codes: see the module description. */
 export const EXIT = { ok: 0, failed: 1, error: 2 } as const;
@@ -68,6 +70,6 @@ export function reportError(err: unknown, json: boolean, streams: ReportStreams 
   const e = toErrorReport(err);
   const stack = e.code === 'INTERNAL' && err instanceof Error && err.stack ? `${err.stack}\n` : '';
   streams.stderr.write(`error ${e.code}: ${e.message}\nfix: ${e.fix}\n${stack}`);
-  if (json) streams.stdout.write(`${JSON.stringify({ error: e })}\n`);
+  if (json) streams.stdout.write(`${JSON.stringify(toJsonContract({ error: e }))}\n`);
   return exitCodeFor(err);
 }

@@ -3,7 +3,7 @@
 
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { resolveAsOf, resolveDate } from './dates.js';
+import { resolveAsOf, resolveDate, resolveWindow } from './dates.js';
 
 const tz = 'America/Los_Angeles';
 const at = (iso: string) => DateTime.fromISO(iso, { zone: tz }).toMillis();
@@ -57,5 +57,99 @@ describe('resolveAsOf', () => {
 
   it('nothing that reads as a date is null', () => {
     expect(resolveAsOf('whenever', now, tz)).toBeNull();
+  });
+});
+
+describe("resolveWindow: a question's date as whole days in the owner's zone", () => {
+  // Tuesday 1 December 2026, 10:00 in a UTC-7 zone (17:00 UTC).
+  const phx = 'America/Phoenix';
+  const now = DateTime.fromISO('2026-12-01T10:00', { zone: phx }).toMillis();
+  const local = (iso: string, zone = phx) => DateTime.fromISO(iso, { zone }).toMillis();
+  const window = (text: string, zone = phx, at = now) => {
+    const w = resolveWindow(text, at, zone);
+    return (
+      w && {
+        from: new Date(w.from).toISOString(),
+        to: new Date(w.to).toISOString(),
+        phrase: w.phrase,
+      }
+    );
+  };
+
+  it('"yesterday" is midnight to midnight where the owner is, not in UTC', () => {
+    const w = resolveWindow('What did I tell you yesterday?', now, phx)!;
+    expect(w.from).toBe(local('2026-11-30T00:00'));
+    expect(w.to).toBe(local('2026-12-01T00:00'));
+    expect(new Date(w.from).toISOString()).toBe('2026-11-30T07:00:00.000Z');
+    expect(w.phrase).toBe('yesterday');
+    // In UTC the same words name another span.
+    expect(window('What did I tell you yesterday?', 'UTC')).toMatchObject({
+      from: '2026-11-30T00:00:00.000Z',
+      to: '2026-12-01T00:00:00.000Z',
+    });
+  });
+
+  it.each([
+    ['what did we discuss last week', '2026-11-23T00:00', '2026-11-30T00:00', 'last week'],
+    ['what did I say on Tuesday', '2026-11-24T00:00', '2026-11-25T00:00', 'on Tuesday'],
+    [
+      'Where did Joanna travel to in July 2022?',
+      '2022-07-01T00:00',
+      '2022-08-01T00:00',
+      'July 2022',
+    ],
+    ['what did we do last summer', '2026-06-01T00:00', '2026-09-01T00:00', 'last summer'],
+    ['the plan from two weeks ago', '2026-11-16T00:00', '2026-11-23T00:00', 'two weeks ago'],
+    ['what have I eaten since March', '2026-03-01T00:00', null, 'since March'],
+    ['books I read in 2023', '2023-01-01T00:00', '2024-01-01T00:00', 'in 2023'],
+    ['what did I buy last month', '2026-11-01T00:00', '2026-12-01T00:00', 'last month'],
+    ['runs in the past two weeks', '2026-11-17T10:00', null, 'in the past two weeks'],
+    ['flights in March and April', '2026-03-01T00:00', '2026-05-01T00:00', 'March and April'],
+    ['what did I do last weekend', '2026-11-28T00:00', '2026-11-30T00:00', 'last weekend'],
+  ])('%s → [%s, %s)', (text, from, to, phrase) => {
+    const w = resolveWindow(text, now, phx)!;
+    expect(w.from).toBe(local(from));
+    // Bounded at both ends: a window reaching the present ends just after it.
+    expect(w.to).toBe(to === null ? now + 1 : local(to));
+    expect(w.phrase).toBe(phrase);
+  });
+
+  it('in the other languages keel captures', () => {
+    const day = { from: '2026-11-30T07:00:00.000Z', to: '2026-12-01T07:00:00.000Z' };
+    for (const text of [
+      '¿Qué te dije ayer?',
+      "qu'est-ce que je t'ai dit hier",
+      'was habe ich gestern gesagt',
+      '昨日何を言った',
+    ]) {
+      expect(window(text)).toMatchObject(day);
+    }
+    expect(window('was war letzte Woche')).toMatchObject({
+      from: '2026-11-23T07:00:00.000Z',
+      to: '2026-11-30T07:00:00.000Z',
+    });
+    expect(window('la semaine dernière')).toMatchObject({ from: '2026-11-23T07:00:00.000Z' });
+    expect(window('vor zwei Wochen')).toMatchObject({ from: '2026-11-16T07:00:00.000Z' });
+    expect(window('en julio de 2022')).toMatchObject({ from: '2022-07-01T07:00:00.000Z' });
+  });
+
+  it('a day across a daylight-saving change is 23 hours long', () => {
+    const berlin = 'Europe/Berlin';
+    const w = resolveWindow('yesterday', local('2026-03-30T12:00', berlin), berlin)!;
+    expect(w.from).toBe(local('2026-03-29T00:00', berlin));
+    expect(w.to - w.from).toBe(23 * 3_600_000);
+  });
+
+  it('names no window for words that are not a span of days', () => {
+    for (const text of [
+      'what is my wifi password',
+      'I go to Sunday mass',
+      'What time do I wake up on Saturday mornings?',
+      'ideas for a theme park weekend',
+      'plans for the summer',
+      'what is on next week', // the future holds nothing said
+    ]) {
+      expect(resolveWindow(text, now, phx)).toBeNull();
+    }
   });
 });

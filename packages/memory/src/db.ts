@@ -1,6 +1,6 @@
 /**
  * Opening keel's one SQLite file: WAL, foreign keys, busy timeout, secure delete, file mode 0600,
- * the `keel_fold` SQL function the FTS triggers call, and the migrations.
+ * the SQL functions the triggers call (`keel_fold`, `keel_sha256`), and the migrations.
  *
  * @module
  */
@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import { isSqliteCorruption, KeelError } from '@keel/errors';
 import Database from 'better-sqlite3';
 import { migrate } from './schema/index.js';
-import { foldForIndex } from './text.js';
+import { foldForIndex, sha256 } from './text.js';
 
 /** Options for {@link openDatabase}. */
 export interface OpenOptions {
@@ -35,6 +35,11 @@ function privateMode(path: string): void {
 export function registerFunctions(db: Database.Database): void {
   db.function('keel_fold', { deterministic: true }, (text: unknown) =>
     typeof text === 'string' ? foldForIndex(text) : '',
+  );
+  // The journal's triggers: a payload or an episode's text changes only to the hash its
+  // redaction entry recorded (hex sha256 of the UTF-8 text; NULL for anything but text).
+  db.function('keel_sha256', { deterministic: true }, (text: unknown) =>
+    typeof text === 'string' ? sha256(text) : null,
   );
 }
 

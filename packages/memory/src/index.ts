@@ -16,7 +16,9 @@
  *   vector arm when an embedder is bound (`MemoryStore.recall`), lexical otherwise and saying why.
  * - **Vectors** (`vectors/`) and **embedders** (`embed/`) — sqlite-vec tables kept in step by a
  *   queue; local MiniLM or Ollama embeddings; `keel models pull`.
- * - **Journal** (`journal/`) — the append-only hash-chained log, its verification and compaction.
+ * - **Journal** (`journal/`) — the append-only hash-chained log and its head, the records of the
+ *   rows each decision changed (`rows.ts`), journaled redactions, verification, replay against the
+ *   tables (`replay.ts`: what `keel verify` can and cannot detect), and compaction.
  * - **Repositories** (`repos/`) — every other table: episodes, the owner session (sessions, turns,
  *   messages), the belief queue, think runs, the curator's diary, interrupts, meta, imports.
  * - **Redaction** (`redaction.ts`) — every repository that can hold the owner's words erases a
@@ -38,12 +40,14 @@ export {
   inspectDatabase,
 } from './backup.js';
 export {
+  type DateWindow,
   localDay,
   localStamp,
   type ResolvedDate,
   resolveAsOf,
   resolveDate,
   resolveDue,
+  resolveWindow,
 } from './dates.js';
 export type { OpenOptions } from './db.js';
 export {
@@ -116,6 +120,7 @@ export {
   type RetractResult,
 } from './facts/retract.js';
 export {
+  type ConfidenceCap,
   MAX_VALUE_CHARS,
   REFUSED_FORGOTTEN_EPISODE,
   REFUSED_FORGOTTEN_VALUE,
@@ -148,12 +153,20 @@ export {
   verifyJournal,
 } from './journal/journal.js';
 export {
+  CANNOT_DETECT,
+  type ReplayProblem,
+  type ReplayReport,
+  type RowCounts,
+} from './journal/replay.js';
+export {
   EPISODE_HALF_LIFE_MS,
   type EpisodeResult,
   type FactResult,
   KEY_BOOST,
   NEIGHBOUR_WEIGHT,
+  NEIGHBOUR_WEIGHT_2,
   type Provenance,
+  RECENCY_WEIGHT,
   type RecallMode,
   type RecallOptions,
   type RecallResponse,
@@ -210,7 +223,17 @@ export {
   MemoryStore,
   type StoreOptions,
 } from './store.js';
-export { foldForIndex, ftsMatch, humanAge, normalizeValue, queryTerms, valueHash } from './text.js';
+export {
+  foldForIndex,
+  ftsMatch,
+  humanAge,
+  irregularForms,
+  normalizeValue,
+  queryTerms,
+  RECALL_STOPWORDS,
+  recallTerms,
+  valueHash,
+} from './text.js';
 export * from './types.js';
 export {
   type Neighbour,

@@ -99,11 +99,14 @@ describe('the three must-hold cases', () => {
     const res = await store.recall('sushi');
     expect(factResults(res).map((f) => f.value)).toEqual(["I can't stand sushi anymore"]);
     expect(await recalledFactIds(store, 'love sushi')).toEqual([now.id]);
-    expect(episodeResults(res).map((e) => e.id)).toEqual([e2, e1]); // newer turn first
+    // Both turns come back in relevance order: "I love sushi" is the closer match (BM25), and
+    // recency, a week apart, only orders ties (it used to put the newer turn first whatever the
+    // match; see docs/decisions/2026-12-01-recall-as-lived.md).
+    expect(episodeResults(res).map((e) => e.id)).toEqual([e1, e2]);
     // The old turn is marked as support for a belief that no longer holds.
     expect(episodeResults(res).map((e) => e.supports)).toEqual([
-      [{ id: now.id, status: 'active' }],
       [{ id: loved.id, status: 'superseded' }],
+      [{ id: now.id, status: 'active' }],
     ]);
   });
 

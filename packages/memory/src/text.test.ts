@@ -6,7 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { confidenceCeiling } from './facts/evidence-gate.js';
 import { normalizeKey, parseFactId, parseSlot } from './facts/keys.js';
 import { findSecret, looksLikeInjection } from './scan.js';
-import { foldForIndex, ftsMatch, humanAge, normalizeValue, queryTerms, valueHash } from './text.js';
+import {
+  foldForIndex,
+  ftsMatch,
+  humanAge,
+  irregularForms,
+  normalizeValue,
+  queryTerms,
+  recallTerms,
+  valueHash,
+} from './text.js';
 
 describe('normalizeValue / valueHash', () => {
   it('case, punctuation, white space and Unicode form do not change the value', async () => {
@@ -70,6 +79,35 @@ describe('queryTerms / ftsMatch', () => {
     expect(ftsMatch(['绿茶'])).toBe('"绿 茶"');
     expect(ftsMatch([])).toBeNull();
     expect(ftsMatch(queryTerms('"oolong" NEAR(honey*)'))).toBe('"oolong" OR "near" OR "honey"');
+  });
+});
+
+describe('recallTerms / irregularForms', () => {
+  it('keeps content verbs and drops auxiliaries, question words and contraction tails', async () => {
+    expect(recallTerms('What does Melanie like to make when she gets home?')).toEqual([
+      'melanie',
+      'like',
+      'make',
+      'gets',
+      'home',
+    ]);
+    expect(recallTerms("During the trip I've got lost, haven't I?")).toEqual([
+      'trip',
+      'got',
+      'lost',
+    ]);
+    // The write path's terms are unchanged: capture keys still leave content verbs out.
+    expect(queryTerms('What does Melanie like to make?')).toEqual(['does', 'melanie']);
+  });
+
+  it('irregular verb forms reach their base and back; regular ones are left to stemming', async () => {
+    expect(irregularForms('won')).toEqual(['win']);
+    expect(irregularForms('win')).toEqual(['won']);
+    expect(irregularForms('got').sort()).toEqual(['get', 'gotten']);
+    expect(irregularForms('bought')).toEqual(['buy']);
+    expect(irregularForms('buy')).toEqual(['bought']);
+    expect(irregularForms('go').sort()).toEqual(['gone', 'went']); // not "going", "goes"
+    expect(irregularForms('tournament')).toEqual([]);
   });
 });
 

@@ -8,6 +8,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { eng } from 'stopword';
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
@@ -47,7 +48,84 @@ export function valueHash(value: string): string {
   return sha256(normalizeValue(value));
 }
 
-const STOPWORDS = new Set(eng);
+/**
+ * NLTK's English stopword list (179 words; nltk_data `corpora/stopwords/english`; Bird, Klein &
+ * Loper, "Natural Language Processing with Python", O'Reilly 2009): pronouns, determiners,
+ * auxiliaries (do, does, did, have, has), prepositions, conjunctions, question words and the tails
+ * of contractions ("ve", "ll", "re"); no content verb (get, make, take and like stay searchable).
+ */
+export const NLTK_ENGLISH_STOPWORDS: readonly string[] = `i me my myself we our ours ourselves you
+you're you've you'll you'd your yours yourself yourselves he him his himself she she's her hers
+herself it it's its itself they them their theirs themselves what which who whom this that that'll
+these those am is are was were be been being have has had having do does did doing a an the and but
+if or because as until while of at by for with about against between into through during before
+after above below to from up down in out on off over under again further then once here there when
+where why how all any both each few more most other some such no nor not only own same so than too
+very s t can will just don don't should should've now d ll m o re ve y ain aren aren't couldn
+couldn't didn didn't doesn doesn't hadn hadn't hasn hasn't haven haven't isn isn't ma mightn
+mightn't mustn mustn't needn needn't shan shan't shouldn shouldn't wasn wasn't weren weren't won
+won't wouldn wouldn't`.split(/\s+/);
+
+const require = createRequire(import.meta.url);
+
+/** The stopwords of {@link queryTerms}: the `stopword` package's English list. */
+const STOPWORDS: ReadonlySet<string> = new Set(eng);
+
+/**
+ * The stopwords of {@link recallTerms}: {@link NLTK_ENGLISH_STOPWORDS} less "won" (the past of
+ * "win" there only as the stem of "won't"), and the modal and quantity words the `stopword`
+ * package adds to it (also, another, could, might, must, would, shall, many, much, still). Content
+ * verbs (get, got, make, take, like, come, said) are kept; "does", "when" and "during" are dropped.
+ * Measured: docs/decisions/2026-12-01-recall-as-lived.md.
+ */
+export const RECALL_STOPWORDS: ReadonlySet<string> = new Set([
+  ...NLTK_ENGLISH_STOPWORDS.filter((w) => w !== 'won'),
+  ...['also', 'another', 'could', 'might', 'must', 'would', 'shall', 'many', 'much', 'still'],
+]);
+
+/**
+ * Whether `form` is a regular inflection of `base` that Porter stemming already joins to it: the
+ * base (its final "e" or "y" changed or dropped, its last consonant perhaps doubled) and a regular
+ * ending: "going", "goes", "tripped", "studied", "totalling" — not "went", "gone", "bought".
+ */
+function regular(form: string, base: string): boolean {
+  const stems = [base, base.slice(0, -1), `${base.slice(0, -1)}i`, `${base}${base.at(-1)}`];
+  return stems.some(
+    (st) => form.startsWith(st) && /^(s|es|ed|d|ing|er|est|ies|ied)$/.test(form.slice(st.length)),
+  );
+}
+
+/**
+ * Irregular English verb forms and their base forms: WordNet 3's verb exception list
+ * (`verb.exc`, Princeton University; as shipped by the `wink-lexicon` package, MIT), less the
+ * regular inflections Porter stemming already joins ({@link regular}). Nouns' and adjectives'
+ * exceptions are left out (measured: no gain; "media" → "medium", "better" → "good").
+ */
+const IRREGULAR: ReadonlyMap<string, string> = new Map(
+  Object.entries(
+    require('wink-lexicon/src/wn-verb-exceptions.js') as Record<string, string>,
+  ).filter(
+    ([form, base]) =>
+      form !== base && /^[a-z]+$/.test(form) && /^[a-z]+$/.test(base) && !regular(form, base),
+  ),
+);
+const FORMS_OF = new Map<string, string[]>();
+for (const [form, base] of IRREGULAR) FORMS_OF.set(base, [...(FORMS_OF.get(base) ?? []), form]);
+
+/**
+ * The other forms of an English verb that stemming cannot reach: its base when it is an irregular
+ * form ("won" → "win", "bought" → "buy"), and a base's irregular forms ("win" → "won", "get" →
+ * "got", "gotten"). Stopwords are never added.
+ *
+ * @returns the forms besides `term`, possibly none.
+ */
+export function irregularForms(term: string): string[] {
+  const base = IRREGULAR.get(term);
+  const root = base ?? term;
+  const out = new Set([root, ...(FORMS_OF.get(root) ?? [])]);
+  out.delete(term);
+  return [...out].filter((w) => !RECALL_STOPWORDS.has(w));
+}
 
 /** How much of a query text recall reads, in characters. */
 export const QUERY_MAX_CHARS = 4000;
@@ -67,6 +145,18 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
  * @returns the distinct terms in order of first appearance; `[]` for emoji- or punctuation-only text.
  */
 export function queryTerms(query: string): string[] {
+  return terms(query, STOPWORDS);
+}
+
+/**
+ * The terms recall searches for: as {@link queryTerms}, with {@link RECALL_STOPWORDS} (a standard
+ * list that keeps content verbs) instead of the `stopword` package's.
+ */
+export function recallTerms(query: string): string[] {
+  return terms(query, RECALL_STOPWORDS);
+}
+
+function terms(query: string, stopwords: ReadonlySet<string>): string[] {
   // A query is a question, not a document: only its start is searched for (a megabyte message
   // would otherwise cost seconds in the segmenter and match nothing better).
   const folded = query.slice(0, QUERY_MAX_CHARS).normalize('NFKC').replace(CONTROL, ' ');
@@ -79,7 +169,7 @@ export function queryTerms(query: string): string[] {
     if (!seg.isWordLike) continue;
     const word = seg.segment.toLowerCase();
     if (!/[\p{L}\p{N}]/u.test(word)) continue;
-    const stop = STOPWORDS.has(word) || STOPWORDS.has(word.replace(/['’]/g, ''));
+    const stop = stopwords.has(word) || stopwords.has(word.replace(/['’]/g, ''));
     // The segmenter joins letters across ":", ".", "_" and apostrophes ("re:dentist",
     // "dentist's"); split those into their parts, dropping a one-letter tail like the "s" of a
     // possessive. A CJK run stays whole.
@@ -87,7 +177,7 @@ export function queryTerms(query: string): string[] {
     const kept = parts.length > 1 ? parts.filter((p) => p.length > 1 || /\p{N}/u.test(p)) : parts;
     for (const part of kept) {
       add(all, part);
-      if (!stop && !STOPWORDS.has(part)) add(content, part);
+      if (!stop && !stopwords.has(part)) add(content, part);
     }
   }
   return (content.length > 0 ? content : all).slice(0, QUERY_MAX_TERMS);

@@ -1,11 +1,15 @@
 /**
- * `keel verify`: walks the journal's hash chain and checks the store's invariants, reporting every
- * break. Nothing is skipped silently and nothing is repaired here.
+ * `keel verify`: walks the journal's hash chain and its head, replays the journal against the
+ * tables it explains (facts, evidence, tombstones, episodes), and checks the store's invariants,
+ * reporting every break. Nothing is skipped silently and nothing is repaired here. What it cannot
+ * detect is said in {@link CANNOT_DETECT}: a writer who rewrites the whole file consistently.
  *
  * @module
  */
 import { countRows, type StoreContext } from './context.js';
+import { journalHead } from './journal/head.js';
 import { type JournalBreak, verifyJournal } from './journal/journal.js';
+import { CANNOT_DETECT, type ReplayReport, replayJournal } from './journal/replay.js';
 import { LATEST_VERSION, schemaVersion } from './schema/index.js';
 import { checkVectors } from './vectors/index.js';
 
@@ -24,6 +28,17 @@ export interface VerifyReport {
   journal: { entries: number; breaks: JournalBreak[] };
   problems: VerifyProblem[];
   counts: { facts: number; active: number; episodes: number; tombstones: number };
+  /** The chain's head as `journal_head` keeps it (null when it is missing: a break). */
+  head: { seq: number; hash: string } | null;
+  /**
+   * What replay covered: the first entry replayed (`from`; entries before it predate replay
+   * records), the entries replayed, the rows checked, and the rows written before replay records
+   * began and never changed since (`predate`, not checked). Its breaks are in `problems`
+   * (check `replay`).
+   */
+  replay: Omit<ReplayReport, 'problems'>;
+  /** What verify cannot detect, in words. */
+  cannotDetect: string;
 }
 
 const count = (ctx: StoreContext, sql: string) => countRows(ctx.db, sql);
@@ -123,7 +138,11 @@ export function verify(ctx: StoreContext): VerifyReport {
   for (const p of checkVectors(ctx)) problems.push(p);
 
   const journal = verifyJournal(ctx.db);
+  // A journal break has no mend in place (the file from before it is the only one): no `fix`.
   for (const b of journal.breaks) add('journal', `entry ${b.seq}: ${b.problem} (${b.detail})`);
+  const { problems: replayed, ...replay } = replayJournal(ctx.db);
+  problems.push(...replayed);
+  const head = journalHead(ctx.db);
 
   return {
     ok: problems.length === 0,
@@ -136,5 +155,8 @@ export function verify(ctx: StoreContext): VerifyReport {
       episodes: count(ctx, 'SELECT count(*) AS n FROM episodes'),
       tombstones: count(ctx, 'SELECT count(*) AS n FROM tombstones WHERE lifted_at IS NULL'),
     },
+    head: head && { seq: head.seq, hash: head.hash },
+    replay,
+    cannotDetect: CANNOT_DETECT,
   };
 }

@@ -5,9 +5,18 @@
  *   reminders and interrupts).
  * - {@link splitMessage}: text cut to Discord's limit with code fences kept balanced.
  * - {@link validateOwnerId}: the configured owner id checked (fail closed).
+ * - {@link fetchBotUser}: who the bot token belongs to (one REST call: does Discord take it?);
+ *   {@link discordError} maps discord.js's errors to `DISCORD_AUTH` / `DISCORD_UNAVAILABLE`.
  *
  * @module
  */
+export {
+  type BotUser,
+  type BotUserOptions,
+  discordError,
+  fetchBotUser,
+  IDENTITY_TIMEOUT_MS,
+} from './identity.js';
 export { validateOwnerId } from './owner.js';
 export { type OutboundOptions, sendToOwner } from './send.js';
 export { DISCORD_MESSAGE_LIMIT, splitMessage } from './split.js';

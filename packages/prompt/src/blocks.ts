@@ -7,7 +7,13 @@
  *
  * @module
  */
-import type { EpisodeResult, Fact, FactResult, RecallResponse } from '@keel/memory';
+import {
+  type EpisodeResult,
+  type Fact,
+  type FactResult,
+  localDay,
+  type RecallResponse,
+} from '@keel/memory';
 import { countTokens } from 'gpt-tokenizer';
 import {
   moreBeliefsNote,
@@ -91,8 +97,13 @@ function fit<T>(items: T[], render: (item: T) => string, budget: number) {
  *
  * @param facts - active owner facts (e.g. `store.activeFacts('owner')`).
  * @param budgetTokens - default {@link STATIC_BUDGET_TOKENS}.
+ * @param tz - the owner's IANA zone the dates are shown in (default UTC).
  */
-export function buildStaticBlock(facts: Fact[], budgetTokens = STATIC_BUDGET_TOKENS): MemoryBlock {
+export function buildStaticBlock(
+  facts: Fact[],
+  budgetTokens = STATIC_BUDGET_TOKENS,
+  tz = 'UTC',
+): MemoryBlock {
   const standing = facts
     .filter((f) => f.status === 'active' && (STANDING_KINDS as readonly string[]).includes(f.kind))
     .sort(
@@ -106,8 +117,8 @@ export function buildStaticBlock(facts: Fact[], budgetTokens = STATIC_BUDGET_TOK
     neutralise(
       formatFactLine(f) +
         (f.valid_from !== null
-          ? sinceTail(new Date(f.valid_from).toISOString().slice(0, 10))
-          : sinceTail(new Date(f.created_at).toISOString().slice(0, 10), 'recorded')),
+          ? sinceTail(localDay(f.valid_from, tz))
+          : sinceTail(localDay(f.created_at, tz), 'recorded')),
       f.value,
     );
   const { kept, tokens, cut } = fit(standing, render, budgetTokens);
@@ -124,6 +135,7 @@ export function buildStaticBlock(facts: Fact[], budgetTokens = STATIC_BUDGET_TOK
  *
  * @param options.pending - pending rows whose contradicted belief the model is shown.
  * @param options.budgetTokens - default {@link TURN_BUDGET_TOKENS}.
+ * @param options.tz - the owner's IANA zone episode days are shown in (default UTC).
  */
 export function buildTurnBlock(
   recall: RecallResponse,
@@ -131,6 +143,7 @@ export function buildTurnBlock(
     exclude?: ReadonlySet<number>;
     budgetTokens?: number;
     pending?: readonly Fact[];
+    tz?: string;
   } = {},
 ): MemoryBlock {
   const recalled = recall.results.filter(
@@ -160,7 +173,7 @@ export function buildTurnBlock(
   }
   const render = (r: FactResult | EpisodeResult | Fact) =>
     'type' in r && r.type === 'episode'
-      ? neutralise(formatEpisodeLine(r), r.text)
+      ? neutralise(formatEpisodeLine(r, 240, options.tz), r.text)
       : neutralise(formatFactLine(r as FactResult), (r as FactResult).value);
   const { kept, tokens, cut } = fit(items, render, options.budgetTokens ?? TURN_BUDGET_TOKENS);
   const lines = kept.length ? kept.map((k) => k.line) : [NOTHING_FOUND];

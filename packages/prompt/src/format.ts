@@ -6,7 +6,7 @@
  * @module
  */
 import type { EpisodeResult, FactResult, RecallResult } from '@keel/memory';
-import { humanAge } from '@keel/memory';
+import { humanAge, localDay } from '@keel/memory';
 import { episodeLine, factLine } from './fence.js';
 
 /** The fields of a fact that a line shows. */
@@ -36,10 +36,11 @@ export function formatFactLine(f: FactLineInput): string {
 
 /**
  * One recalled episode as a line: `[e17] Caroline, 2023-05-08 D1:3: text`, with who said it, the
- * day (UTC), the source id when there is one, and the text cut to `maxChars` characters. An episode
- * whose belief was later replaced says so: `(said then; f3 is superseded)`.
+ * day it was said in the owner's zone `tz` (IANA name, default UTC), the source id when there is
+ * one, and the text cut to `maxChars` characters. An episode whose belief was later replaced says
+ * so: `(said then; f3 is superseded)`.
  */
-export function formatEpisodeLine(e: EpisodeResult, maxChars = 240): string {
+export function formatEpisodeLine(e: EpisodeResult, maxChars = 240, tz = 'UTC'): string {
   const p = e.provenance;
   const stale = e.supports.filter((s) => s.status !== 'active' && s.status !== 'pending');
   const note = stale.length
@@ -48,15 +49,15 @@ export function formatEpisodeLine(e: EpisodeResult, maxChars = 240): string {
   return episodeLine({
     id: e.id,
     who: p.speaker ?? p.role,
-    day: new Date(p.occurred_at).toISOString().slice(0, 10),
+    day: localDay(p.occurred_at, tz),
     sourceId: p.source_id,
     text: `${truncate(oneLine(e.text), maxChars)}${note}`,
   });
 }
 
-/** A recall result of either type as a line. */
-export function formatResultLine(r: RecallResult): string {
-  return r.type === 'fact' ? formatFactLine(r) : formatEpisodeLine(r);
+/** A recall result of either type as a line; episode days in zone `tz` (default UTC). */
+export function formatResultLine(r: RecallResult, tz = 'UTC'): string {
+  return r.type === 'fact' ? formatFactLine(r) : formatEpisodeLine(r, 240, tz);
 }
 
 function oneLine(text: string): string {

@@ -1,9 +1,12 @@
 /**
  * `keel ask <message>`: one turn in the owner session, non-interactively. Prints the reply
- * (streamed on a terminal); with `--json`, `{"reply", "provider", "model", "mode", "facts_used",
- * "turn_id", "writes", "capture_error", "truncated"}`. A reply still cut at the length limit after
- * keel asked the model to continue says so (`truncated`, and a line under the text). Without a
- * model it answers as the offline terminal does and says so.
+ * (streamed on a terminal); with `--json`, the turn as `turnJson` prints it, the same keys online
+ * and offline: `{"reply", "provider", "model", "reason", "mode", "turn_id", "episode_id",
+ * "facts_used", "writes", "withheld", "capture_error", "truncated"}`. A reply still cut at the
+ * length limit after keel asked the model to continue says so (`truncated`, and a line under the
+ * text); so does a credential withheld from the message (`withheld`) and a confidence the evidence
+ * gate capped (a write's `confidence_capped`). Without a model it answers as the offline terminal
+ * does and says so.
  *
  * It never asks a question: a request of the model to forget a belief is printed as waiting for
  * `keel forget <id>` or `keel keep <id>` (in `--json`, a write with decision `forget_requested`);
@@ -11,18 +14,19 @@
  *
  * @module
  */
-import { Agent, OfflineSession, TRUNCATED_NOTE } from '@keel/agent';
+import { Agent, OfflineSession, secretNotice, TRUNCATED_NOTE } from '@keel/agent';
 import { openKeel } from '@keel/host';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { action, EXIT, emit, wantsJson } from '../output.js';
 import {
+  cappedLines,
   captureErrorLine,
   forgetAsks,
   forgetRequestJson,
   forgetWaitingLine,
 } from '../turn-notes.js';
-import { captureErrorJson, keepOnDamage, writeJson } from './shared.js';
+import { keepOnDamage, turnJson, writeJson } from './shared.js';
 
 /** Registers `keel ask <message…>`. */
 export function registerAskCommand(program: Command, config: Config): void {
@@ -57,26 +61,31 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
   let failure: unknown;
   try {
     if (!choice.model) {
-      const r = await new OfflineSession(store, { channel: 'cli' }).handle(message);
+      const r = await new OfflineSession(store, { channel: 'cli', tz: config.think.tz }).handle(
+        message,
+      );
       const facts = r.recall?.results.filter((x) => x.type === 'fact').map((x) => x.id) ?? [];
       emit(
         asJson,
-        {
+        turnJson({
           reply: r.text,
           provider: 'offline',
           model: null,
-          mode: store.stats().mode,
-          facts_used: facts,
           reason: choice.reason,
+          mode: r.recall?.mode ?? store.stats().mode,
+          turnId: null,
+          episodeId: r.episodeId ?? null,
+          factsUsed: facts,
           writes: r.write ? [writeJson(r.write, forgetRequestJson([], 'shell'))] : [],
-          capture_error: r.captureError ?? null,
+          withheld: r.withheld ?? [],
+          captureError: r.captureError,
           truncated: false,
-        },
-        () => r.text,
+        }),
+        () => [r.text, ...(r.write ? cappedLines([r.write]) : [])].join('\n'),
       );
       return EXIT.ok;
     }
-    const agent = new Agent({ store, model: choice.model });
+    const agent = new Agent({ store, model: choice.model, tz: config.think.tz });
     const controller = new AbortController();
     const onSigint = () => controller.abort();
     process.once('SIGINT', onSigint);
@@ -103,21 +112,26 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
       if (streamed) process.stdout.write('\n');
       emit(
         asJson,
-        {
+        turnJson({
           reply: result.reply,
           provider: result.provider,
           model: result.model,
+          reason: choice.reason,
           mode: result.mode,
-          facts_used: result.factsUsed,
-          turn_id: result.turnId,
+          turnId: result.turnId,
+          episodeId: result.ownerEpisodeId,
+          factsUsed: result.factsUsed,
           writes: result.writes.map((w) => writeJson(w, forgetRequestJson(asks, 'shell'))),
-          capture_error: captureErrorJson(result.captureError),
+          withheld: result.withheld,
+          captureError: result.captureError,
           truncated: result.truncated,
-        },
+        }),
         () =>
           [
             ...(streamed ? [] : [result.reply]),
             ...(result.truncated ? [TRUNCATED_NOTE] : []),
+            ...(result.withheld.length ? [secretNotice(result.withheld)] : []),
+            ...cappedLines(result.writes),
             ...(result.captureError ? [captureErrorLine(result.captureError)] : []),
             ...asks.map((a) => forgetWaitingLine(a, 'shell')),
           ].join('\n'),

@@ -1,31 +1,54 @@
 /**
  * `keel discord`: runs the Discord front door (`apps/discord/dist/main.js`) as a child process
- * (see `@keel/host`'s `runApp`) and returns its exit code.
+ * (see `@keel/host`'s `runApp`) and returns its exit code. `keel discord pair` runs the same entry
+ * point's pairing: it prints a one-time code, waits for the owner to DM it to the bot, and prints
+ * the owner's id.
  *
  * @module
  */
 import { fileURLToPath } from 'node:url';
-import { runApp } from '@keel/host';
-import type { Command } from 'commander';
+import { LAUNCHD_FLAG, runApp } from '@keel/host';
+import { type Command, Option } from 'commander';
+import { wantsJson } from '../output.js';
 
 /** The built Discord entry point, relative to this file in `apps/cli/dist/commands/`. */
 export const DISCORD_MAIN = fileURLToPath(
   new URL('../../../discord/dist/main.js', import.meta.url),
 );
 
-/** Starts the Discord front door and resolves to its exit code. */
-export function runDiscord(main = DISCORD_MAIN): Promise<number> {
-  return runApp(main);
+/**
+ * Starts the Discord front door and resolves to its exit code; with `json`, the door prints an
+ * error as one JSON line too.
+ */
+export function runDiscord(main = DISCORD_MAIN, options: { json?: boolean } = {}): Promise<number> {
+  const json = Boolean(options.json);
+  return runApp(main, json ? ['--json'] : [], { json });
 }
 
-/** Registers `keel discord`. */
+/** Runs the Discord pairing and resolves to its exit code (0: paired). */
+export function runDiscordPair(json: boolean, main = DISCORD_MAIN): Promise<number> {
+  return runApp(main, ['pair', ...(json ? ['--json'] : [])], { json });
+}
+
+/** Registers `keel discord` and `keel discord pair`. */
 export function registerDiscordCommand(program: Command): void {
-  program
+  const discord = program
     .command('discord')
     .description(
-      'run the Discord DM front door (DISCORD_TOKEN, KEEL_DISCORD_OWNER_ID; see the README)',
+      'run the Discord DM front door (discord.token and discord.owner_id: keel discord pair; see the README)',
     )
-    .action(async () => {
-      process.exitCode = await runDiscord();
+    .addOption(
+      new Option(LAUNCHD_FLAG, 'run by launchd: end an error with a code with 0').hideHelp(),
+    )
+    .action(async (_opts: unknown, cmd: Command) => {
+      process.exitCode = await runDiscord(DISCORD_MAIN, { json: wantsJson(cmd) });
+    });
+  discord
+    .command('pair')
+    .description(
+      "make your Discord account keel's owner: prints a one-time code to DM to the bot (needs discord.token), then saves your user id",
+    )
+    .action(async (_opts: unknown, cmd: Command) => {
+      process.exitCode = await runDiscordPair(wantsJson(cmd));
     });
 }

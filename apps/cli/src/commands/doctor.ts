@@ -11,18 +11,26 @@
  * report says how to get back: `keel restore <file>` (naming the newest backup), and
  * `keel recover` for the lines kept meanwhile.
  *
+ * Then the live checks (`@keel/host`'s `runChecks`): the chat model takes its key and has its
+ * model, the belief gate's model is pulled, Discord takes the bot token and an owner is paired,
+ * the services run. Each problem is printed with its error code and a one-line fix; a check that
+ * fails (something configured that does not work) makes doctor exit 1, as damage does.
+ * `--offline` (or `--no-live`) skips the checks that use the network.
+ *
  * @module
  */
 import { type ChatChoice, chooseChatModel } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import {
   backupsPath,
+  type CheckResult,
   closeStore,
   damageError,
   newestBackup,
   openStore,
   pendingRecovery,
   readLockHolder,
+  runChecks,
 } from '@keel/host';
 import { LATEST_VERSION, MemoryStore } from '@keel/memory';
 import type { Command } from 'commander';
@@ -39,12 +47,23 @@ const RECENT_CAPTURE_MS = 30 * 86_400_000;
 export function registerDoctorCommand(program: Command, config: Config): void {
   program
     .command('doctor')
-    .description('what is configured and what is degraded')
-    .action(action((_opts: unknown, cmd: Command) => doctor(config, json(cmd))));
+    .description('what is configured, what is degraded, and whether it works (live checks)')
+    .option('--offline', 'skip the checks that use the network (model, Discord, Ollama)')
+    .option('--no-live', 'the same as --offline')
+    .action(
+      action((opts: { offline?: boolean; live?: boolean }, cmd: Command) =>
+        doctor(config, json(cmd), !opts.offline && opts.live !== false),
+      ),
+    );
 }
 
-/** Prints the doctor report. @returns the exit code: 1 when the database is damaged. */
-async function doctor(config: Config, asJson: boolean): Promise<number> {
+/**
+ * Prints the doctor report.
+ *
+ * @param live - make the checks that use the network.
+ * @returns the exit code: 1 when the database is damaged or a check failed.
+ */
+async function doctor(config: Config, asJson: boolean, live: boolean): Promise<number> {
   let store: MemoryStore;
   let integrity = 'ok';
   try {
@@ -58,12 +77,25 @@ async function doctor(config: Config, asJson: boolean): Promise<number> {
   }
   let report: ReturnType<typeof doctorReport>;
   let chat: ChatChoice;
+  let chatError: KeelError | null = null;
   try {
     chat = await chooseChatModel(config.chat);
   } catch (err) {
     if (!KeelError.isInstance(err)) throw err;
+    chatError = err;
     chat = { model: null, provider: 'offline', reason: `${err.code}: ${err.message}` };
   }
+  let lastTickAt: number | null = null;
+  try {
+    lastTickAt = store.thinkRuns.lastTick()?.started_at ?? null;
+  } catch (err) {
+    if (integrity === 'ok') throw err; // a damaged file may not be readable: then not judged
+  }
+  const checks = runChecks(config, {
+    live,
+    chat: chatError ?? chat,
+    ...(integrity === 'ok' ? { lastTickAt } : {}),
+  });
   try {
     const vectors =
       integrity === 'ok'
@@ -73,7 +105,7 @@ async function doctor(config: Config, asJson: boolean): Promise<number> {
             vectors: { available: false, reason: 'not checked: the database is damaged' },
             recall_mode: 'lexical' as const,
           };
-    report = doctorReport(config, store, integrity, vectors, chat);
+    report = doctorReport(config, store, integrity, vectors, chat, await checks, live);
   } finally {
     if (integrity === 'ok') closeStore(store);
     else store.close();
@@ -97,7 +129,7 @@ async function doctor(config: Config, asJson: boolean): Promise<number> {
           : `off: ${report.vectors.reason}`
       }`,
       `recall mode   ${report.recall_mode}`,
-      `model         ${report.model.reason}`,
+      `model         ${report.model.reason}${modelVerdict(report.checks)}`,
       `memory        ${report.counts.active} active beliefs (${report.counts.pending} pending), ${report.counts.episodes} episodes`,
       `think         ${
         report.think.running
@@ -109,9 +141,58 @@ async function doctor(config: Config, asJson: boolean): Promise<number> {
           ? captureLine(report.capture_failures, Date.now())
           : 'unknown: the journal cannot be read (the database is damaged)'
       }`,
+      ...checkLines(report.checks, live),
     ].join('\n'),
   );
-  return report.integrity === 'ok' ? EXIT.ok : EXIT.failed;
+  return report.ok ? EXIT.ok : EXIT.failed;
+}
+
+/** A check as `--json` prints it. */
+type CheckJson = ReturnType<typeof checkJson>;
+
+/** A check in snake_case, with null for what it does not have. */
+function checkJson(c: CheckResult) {
+  return {
+    name: c.name,
+    ok: c.ok,
+    status: c.status,
+    detail: c.detail,
+    code: c.code ?? null,
+    fix: c.fix ?? null,
+    duration_ms: c.durationMs,
+  };
+}
+
+/** What the live check says of the model line: `: the key works`, `: FAILED (MODEL_AUTH, …)`. */
+function modelVerdict(checks: CheckJson[]): string {
+  const c = checks.find((x) => x.name === 'model');
+  if (!c || c.status === 'skip') return '';
+  if (c.status === 'ok') return '; checked: it answers';
+  return `; ${c.status === 'fail' ? 'FAILED' : 'warning'}: ${c.code} (see checks)`;
+}
+
+/**
+ * The checks section: a count, then one line per check; each problem followed by its error code
+ * and its fix.
+ */
+function checkLines(checks: CheckJson[], live: boolean): string[] {
+  const count = (status: string) => checks.filter((c) => c.status === status).length;
+  const summary = [
+    `${count('fail')} failed`,
+    `${count('warn')} warning(s)`,
+    `${count('ok')} ok`,
+    `${count('skip')} skipped`,
+  ].join(', ');
+  const width = Math.max(...checks.map((c) => c.name.length));
+  const lines = [`checks        ${summary}${live ? '' : ' (--offline: no network checks)'}`];
+  for (const c of checks) {
+    lines.push(`  ${c.status.padEnd(4)}  ${c.name.padEnd(width)}  ${c.detail}`);
+    if (c.code) {
+      const indent = ' '.repeat(width + 10);
+      lines.push(`${indent}error ${c.code}`, `${indent}fix: ${c.fix}`);
+    }
+  }
+  return lines;
 }
 
 /**
@@ -136,12 +217,16 @@ function doctorReport(
   integrity: string,
   vectors: Awaited<ReturnType<typeof embedderReport>>,
   chat: ChatChoice,
+  checks: CheckResult[],
+  live: boolean,
 ) {
   const sqlite = store.sqliteVersion();
   const stats = store.stats();
   const backup = newestBackup(config.home);
   const recovery = pendingRecovery(config.home);
   return {
+    /** False when the database is damaged or a live check failed (doctor exits 1). */
+    ok: integrity === 'ok' && checks.every((c) => c.ok),
     home: config.home,
     database: config.paths.db,
     schema_version: LATEST_VERSION,
@@ -183,6 +268,10 @@ function doctorReport(
     },
     /** Lines kept in the recovery file while the database was damaged (`keel recover`). */
     recovery,
+    /** Whether the checks that use the network ran (`--offline`: not). */
+    live,
+    /** The live checks: does what is configured work? */
+    checks: checks.map(checkJson),
     degraded: [
       ...(vectors.recall_mode === 'lexical' ? ['vectors: lexical-only recall'] : []),
       ...(chat.model ? [] : ['model: offline terminal']),

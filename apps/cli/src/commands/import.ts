@@ -2,7 +2,7 @@
  * `keel import <file> --format locomo|longmemeval`: stores every turn of a conversation archive as
  * an episode (rerunning adds nothing), then embeds what it queued when an embedder can run, with
  * progress bars on a terminal. Prints what was added, skipped and embedded (`--json`: the import
- * result with timings and a `vectors` object).
+ * result with `duration_ms`, `turns_per_second` and a `vectors` object with its own `duration_ms`).
  *
  * @module
  */
@@ -166,9 +166,9 @@ async function importFile(
       asJson,
       {
         ...r,
-        seconds: Math.round(seconds * 1000) / 1000,
+        duration_ms: Math.round(seconds * 1000),
         turns_per_second: Math.round(r.total / Math.max(seconds, 1e-6)),
-        vectors: { ...vectors, seconds: Math.round(embedSeconds * 1000) / 1000 },
+        vectors: { ...vectors, duration_ms: Math.round(embedSeconds * 1000) },
       },
       () =>
         [

@@ -6,7 +6,7 @@
  * @module
  */
 import { createInterface } from 'node:readline/promises';
-import { historyLine } from '@keel/agent';
+import { historyLine, secretNotice } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import { openKeel, type RecoveryInput, type RecoveryRemember } from '@keel/host';
 import { parseFactId, parseSlot, resolveAsOf, SOURCES, type Source } from '@keel/memory';
@@ -14,6 +14,7 @@ import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { type Command, Option } from 'commander';
 import type { Config } from '../config.js';
 import { action, emit, wantsJson as json } from '../output.js';
+import { cappedLine } from '../turn-notes.js';
 import {
   factJson,
   keepOnDamage,
@@ -21,6 +22,7 @@ import {
   parseDate,
   parsePositiveInt,
   withStore,
+  writeResultJson,
 } from './shared.js';
 
 /**
@@ -103,15 +105,13 @@ export function registerRememberCommand(program: Command, config: Config): void 
                 ...(opts.replaces ? { replaces: true } : {}),
                 ...(opts.confidence === undefined ? {} : { confidence: opts.confidence }),
               });
-              emit(
-                json(cmd),
-                {
-                  decision: r.decision,
-                  reason: r.reason,
-                  episode_id: r.episodeId,
-                  fact: r.fact && factJson(r.fact),
-                },
-                () => `${r.decision}: ${r.reason}${r.fact ? `\n${formatFactLine(r.fact)}` : ''}`,
+              emit(json(cmd), writeResultJson(r), () =>
+                [
+                  `${r.decision}: ${r.reason}`,
+                  ...(r.secret ? [secretNotice([r.secret])] : []),
+                  ...(r.fact ? [formatFactLine(r.fact)] : []),
+                  ...(r.confidenceCapped ? [cappedLine(r.confidenceCapped)] : []),
+                ].join('\n'),
               );
             }),
           ),
@@ -159,11 +159,19 @@ export function registerRecallCommands(program: Command, config: Config): void {
               limit: opts.limit,
               ...(opts.type ? { type: opts.type } : {}),
               ...(asOf === undefined ? {} : { asOf }),
+              tz: config.think.tz,
             });
-            emit(json(cmd), r, () =>
+            emit(json(cmd), { ...r, reason: r.reason ?? null }, () =>
               [
                 `recall: ${r.mode}${r.reason ? ` (${r.reason})` : ''}`,
-                ...(r.results.length ? r.results.map(formatResultLine) : ['nothing found']),
+                ...(r.results.length
+                  ? r.results.map((x) => formatResultLine(x, config.think.tz))
+                  : ['nothing found']),
+                ...(r.unexplained
+                  ? [
+                      `left out: ${r.unexplained.map((id) => `f${id}`).join(', ')} (changed outside keel: the journal does not explain it; keel verify)`,
+                    ]
+                  : []),
               ].join('\n'),
             );
           } catch (err) {

@@ -227,7 +227,7 @@ export function registerModelCommands(program: Command, config: Config): void {
           const seconds = (performance.now() - t0) / 1000;
           emit(
             json(cmd),
-            { rebuilt: rebuild, embedded, seconds: Math.round(seconds * 1000) / 1000, status },
+            { rebuilt: rebuild, embedded, duration_ms: Math.round(seconds * 1000), status },
             () =>
               `${rebuild ? 'rebuilt' : 'updated'} vectors with ${selection.info!.provider} ${selection.info!.model} (${selection.info!.dim}-d): ` +
               `${embedded} row(s) embedded in ${seconds.toFixed(1)} s; ` +

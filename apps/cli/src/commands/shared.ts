@@ -1,5 +1,5 @@
 /**
- * What several verb groups share: the fields of a fact and of a turn's writes printed in `--json`,
+ * What several verb groups share: the fields of a fact, a write and a turn printed in `--json`,
  * the option parsers (whole numbers, dates, confidences), {@link withStore}, which opens the store
  * for one synchronous verb (checked first when the verb writes) and closes it, and
  * {@link keepOnDamage}, which keeps the owner's words in the recovery file when the database is
@@ -17,7 +17,7 @@ import {
   openStore,
   type RecoveryInput,
 } from '@keel/host';
-import type { Fact, MemoryStore } from '@keel/memory';
+import type { Fact, MemoryStore, RecallMode, WriteResult } from '@keel/memory';
 import { InvalidArgumentError } from 'commander';
 import type { Config } from '../config.js';
 
@@ -139,16 +139,34 @@ export function keptLine(path: string): string {
 
 /** A turn's capture failure as `--json` prints it (`capture_error`), or null. */
 export function captureErrorJson(
-  error: { code: string; message: string } | null,
+  error: { code: string; message: string } | null | undefined,
 ): { code: string; message: string } | null {
-  return error && { code: error.code, message: error.message };
+  return error ? { code: error.code, message: error.message } : null;
 }
 
 /**
- * One thing a turn did to memory as `--json` prints it: its `decision` (a write review's, or
- * `forget_requested` for the model asking to forget a belief, which waits for the owner), the
- * reason, the fact, and the owner episode. A request also carries the model's `why` and `answer`,
- * the commands that settle it (from `request`, given the fact id).
+ * A write review's outcome as `--json` prints it (`keel remember`, and each of a turn's `writes`):
+ * the decision and its reason, the fact, the episode, the kind of secret withheld (`secret`, null
+ * unless the decision is `withheld`) and, when the evidence gate stored less confidence than was
+ * asked, `confidence_capped: {asked, stored, why}` (else null).
+ */
+export function writeResultJson(w: WriteResult) {
+  return {
+    decision: w.decision,
+    reason: w.reason,
+    fact_id: w.fact?.id ?? null,
+    fact: w.fact && factJson(w.fact),
+    episode_id: w.episodeId,
+    secret: w.secret ?? null,
+    confidence_capped: w.confidenceCapped ?? null,
+  };
+}
+
+/**
+ * One thing a turn did to memory as `--json` prints it: {@link writeResultJson}, or for the model
+ * asking to forget a belief (`forget_requested`, which waits for the owner) the same keys with the
+ * model's `why` and the commands that settle it (`answer`, from `request`, given the fact id).
+ * Every write has every key (`why` and `answer` are null for the others).
  */
 export function writeJson(
   w: TurnWrite,
@@ -161,15 +179,57 @@ export function writeJson(
       fact_id: w.fact.id,
       fact: factJson(w.fact),
       episode_id: w.episodeId,
+      secret: null,
+      confidence_capped: null,
       ...request(w.fact.id),
     };
   }
+  return { ...writeResultJson(w), why: null, answer: null };
+}
+
+/** What {@link turnJson} is made of: one turn, online or offline. */
+export interface TurnJsonInput {
+  reply: string;
+  /** `anthropic`, `openai`, `ollama`, `offline`; null when keel could not open. */
+  provider: string | null;
+  /** The model's name; null offline. */
+  model: string | null;
+  /** Why this provider (or why offline); null when unknown. */
+  reason: string | null;
+  /** The recall mode of the turn; null when nothing was recalled. */
+  mode: RecallMode | null;
+  /** The turn's row (a model turn); null offline and for a slash command. */
+  turnId: number | null;
+  /** The owner's line as stored; null for a slash command or a line not stored. */
+  episodeId: number | null;
+  factsUsed: readonly number[];
+  /** The writes, already as {@link writeJson} prints them. */
+  writes: readonly unknown[];
+  /** The kinds of credential withheld from the line (never stored, never sent to a model). */
+  withheld: readonly string[];
+  captureError: { code: string; message: string } | null | undefined;
+  truncated: boolean;
+}
+
+/**
+ * One turn as `--json` prints it: the same keys online and offline (`keel ask`, and each line of
+ * the terminal's `--json`), `null` or empty where a field has no value:
+ * `{"reply", "provider", "model", "reason", "mode", "turn_id", "episode_id", "facts_used",
+ * "writes", "withheld", "capture_error", "truncated"}`.
+ */
+export function turnJson(t: TurnJsonInput) {
   return {
-    decision: w.decision,
-    reason: w.reason,
-    fact_id: w.fact?.id ?? null,
-    fact: w.fact && factJson(w.fact),
-    episode_id: w.episodeId,
-    ...(w.secret ? { secret: w.secret } : {}),
+    reply: t.reply,
+    provider: t.provider,
+    model: t.model,
+    reason: t.reason,
+    mode: t.mode,
+    turn_id: t.turnId,
+    episode_id: t.episodeId,
+    facts_used: [...t.factsUsed],
+    writes: [...t.writes],
+    withheld: [...t.withheld],
+    capture_error: captureErrorJson(t.captureError),
+    truncated: t.truncated,
   };
 }

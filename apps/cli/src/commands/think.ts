@@ -6,8 +6,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_GATE_MODEL } from '@keel/gate';
-import { runApp } from '@keel/host';
-import type { Command } from 'commander';
+import { LAUNCHD_FLAG, runApp } from '@keel/host';
+import { type Command, Option } from 'commander';
+import { wantsJson } from '../output.js';
 
 /** The built think entry point, relative to this file in `apps/cli/dist/commands/`. */
 export const THINK_MAIN = fileURLToPath(new URL('../../../think/dist/main.js', import.meta.url));
@@ -41,24 +42,25 @@ are sent to the owner on Discord (never in quiet hours). Once a night the curato
 turns into facts; once a week a review lists stale beliefs. Only one service runs per KEEL_HOME
 ($KEEL_HOME/think.lock); a second exits with THINK_RUNNING.
 
-Environment:
-  KEEL_HOME                the data folder (default ~/.keel)
-  KEEL_THINK_INTERVAL_MIN  minutes between ticks, 1..1440 (default 15)
-  KEEL_QUIET_HOURS         hours when nobody is messaged, START-END, e.g. 23-7 (default none)
-  KEEL_TZ                  the owner's IANA time zone (default the machine's)
-  KEEL_CURATE_AT           the local hour 0..23 the nightly curator runs at (default 3)
-  OLLAMA_HOST              the Ollama server for the belief gate (default http://127.0.0.1:11434)
-  KEEL_GATE_MODEL          the belief gate's Ollama model (default ${DEFAULT_GATE_MODEL})
-  ANTHROPIC_API_KEY, KEEL_CHAT_PROVIDER, KEEL_MODEL ...
+Settings, in $KEEL_HOME/config.toml (keel config set KEY VALUE) or their variable, which wins:
+  KEEL_HOME                               the data folder (default ~/.keel; variable only)
+  think.interval_min   KEEL_THINK_INTERVAL_MIN  minutes between ticks, 1..1440 (default 15)
+  quiet_hours          KEEL_QUIET_HOURS   hours when nobody is messaged, START-END, e.g. 23-7
+  time_zone            KEEL_TZ            the owner's IANA time zone (default the machine's)
+  think.night_hour     KEEL_CURATE_AT     the local hour 0..23 the nightly curator runs at (default 3)
+  ollama.host          OLLAMA_HOST        the Ollama server for the belief gate
+  ollama.gate_model    KEEL_GATE_MODEL    the belief gate's Ollama model (default ${DEFAULT_GATE_MODEL})
+  model.provider, anthropic.api_key, openai.api_key, … (keel config list shows them all)
                            the model for reflection and the curator, chosen as for the terminal;
                            without one those steps are skipped
-  DISCORD_TOKEN, KEEL_DISCORD_OWNER_ID
+  discord.token, discord.owner_id (keel discord pair)
                            where urgent items go; without both nothing is sent
 
---json prints each run as one line:
+--json prints each run as one line (snake_case keys, times as ISO 8601), and an error as
+{"error":{"code","message","fix"}}:
   {"gate":"ollama|pattern","examined":0,"queued":0,"proposed":0,"written":0,
    "curated":null|{"added","corroborated","superseded","conflicts","pruned"},
-   "interrupts":0,"skipped":[...],"runId":1}
+   "interrupts":0,"skipped":[...],"run_id":1,...}
 Exit codes: 0 done or stopped (SIGTERM/SIGINT/SIGHUP), 2 an error with a code (configuration,
 another service running, the database), 1 anything else (a bug: systemd restarts the service).
 `;
@@ -72,9 +74,11 @@ export function registerThinkCommand(program: Command): void {
     )
     .option('--once', 'run one tick and exit')
     .option('--curate', 'with --once: run the nightly curator now')
+    .addOption(
+      new Option(LAUNCHD_FLAG, 'run by launchd: end an error with a code with 0').hideHelp(),
+    )
     .addHelpText('after', THINK_HELP)
     .action(async (opts: { once?: boolean; curate?: boolean }, cmd: Command) => {
-      const json = Boolean(cmd.optsWithGlobals().json);
-      process.exitCode = await runThinkService({ ...opts, json });
+      process.exitCode = await runThinkService({ ...opts, json: wantsJson(cmd) });
     });
 }

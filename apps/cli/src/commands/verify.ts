@@ -1,19 +1,50 @@
 /**
- * `keel verify`: walks the journal chain and checks every invariant of the store; prints each
- * break with its fix and exits 1 on any (`--json`: the store's verify report).
+ * `keel verify`: walks the journal chain and its head, replays the journal against the facts,
+ * evidence, tombstones and episodes it explains, and checks every invariant of the store; prints
+ * each break with its fix, says how far replay reached and what verify cannot detect, and exits 1
+ * on any break (`--json`: the store's verify report).
  *
  * @module
  */
+import type { VerifyReport } from '@keel/memory';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { action, EXIT, emit, wantsJson as json } from '../output.js';
 import { withStore } from './shared.js';
 
+/** What `keel verify --help` says after the options. */
+const HELP = `
+It checks that the journal's chain is whole and ends where its head says, that every redacted
+payload and episode text matches the redaction entry that recorded it, and that replaying the
+journal gives the facts, evidence, tombstones and episodes the store holds: a value, status,
+source, confidence or evidence count changed behind keel's back is reported with the row.
+Rows written before replay records began (an older store) are counted, not checked.
+
+What it cannot detect: a writer who rewrites the whole file consistently (every row, every
+journal record and hash, and the head). Keep a backup elsewhere to compare against.`;
+
+/** `replay: from entry 1 (the whole journal); checked 3 facts, …` */
+function replayLine(r: VerifyReport['replay']): string {
+  const rows = (c: VerifyReport['replay']['checked']) =>
+    `${c.facts} facts, ${c.evidence} evidence rows, ${c.tombstones} tombstones, ${c.episodes} episodes`;
+  const from =
+    r.from <= 1
+      ? 'from entry 1 (the whole journal)'
+      : `from entry ${r.from} (entries 1-${r.from - 1} predate replay records)`;
+  const older = Object.values(r.predate).some((n) => n > 0)
+    ? `; written before replay records, not checked: ${rows(r.predate)}`
+    : '';
+  return `replay: ${from}; checked ${rows(r.checked)}${older}`;
+}
+
 /** Registers `keel verify`. */
 export function registerVerifyCommand(program: Command, config: Config): void {
   program
     .command('verify')
-    .description('walk the journal chain and check every invariant; exit 1 on any break')
+    .description(
+      'walk the journal chain, replay it against the store and check every invariant; exit 1 on any break',
+    )
+    .addHelpText('after', HELP)
     .action(
       action((_opts: unknown, cmd: Command) =>
         withStore(
@@ -22,11 +53,18 @@ export function registerVerifyCommand(program: Command, config: Config): void {
             const r = store.verify();
             emit(json(cmd), r, () =>
               [
-                `journal: ${r.journal.entries} entries, ${r.journal.breaks.length} break(s)`,
+                `journal: ${r.journal.entries} entries, ${r.journal.breaks.length} break(s); head ${r.head ? `at entry ${r.head.seq}` : 'MISSING'}`,
+                replayLine(r.replay),
                 `facts: ${r.counts.facts} (${r.counts.active} active), episodes: ${r.counts.episodes}, tombstones: ${r.counts.tombstones}`,
                 ...r.problems.map(
                   (p) => `BROKEN ${p.check}: ${p.detail}${p.fix ? ` (fix: ${p.fix})` : ''}`,
                 ),
+                ...(r.journal.breaks.length > 0
+                  ? [
+                      'a broken journal cannot be mended in place: restore keel.db from a backup taken before the break',
+                    ]
+                  : []),
+                `cannot detect: ${r.cannotDetect}`,
                 r.ok ? 'ok' : `${r.problems.length} problem(s)`,
               ].join('\n'),
             );

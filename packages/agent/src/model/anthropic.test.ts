@@ -697,3 +697,53 @@ describe('FakeChatModel', () => {
 function toolUseBlock() {
   return { type: 'tool_use' as const, id: 'toolu_x', name: 'recall', input: { query: 'q' } };
 }
+
+describe('AnthropicChatModel.probe', () => {
+  afterEach(() => {
+    expect(fake.errors).toEqual([]);
+  });
+
+  it('looks the model up once, generating nothing; a refused key is MODEL_AUTH, an unknown model MODEL_NOT_FOUND', async () => {
+    fake.apiKey = 'sk-test-key';
+    await expect(makeModel().probe()).resolves.toEqual({
+      detail: 'claude-test (Fake claude-test) is available; the key works',
+      listed: true,
+    });
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /v1/models/claude-test',
+    ]);
+    await expectKeelError(makeModel({ apiKey: 'sk-wrong' }).probe(), 'MODEL_AUTH');
+    const missing = await expectKeelError(
+      makeModel({ model: 'claude-nope' }).probe(),
+      'MODEL_NOT_FOUND',
+    );
+    expect(missing.message).toContain('KEEL_MODEL');
+    // Never retried: one request per probe.
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it('a busy API took the key: the probe passes and says so', async () => {
+    const busy = createServer((_req, res) => {
+      res.writeHead(529, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'busy' } }),
+      );
+    });
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseURL = `http://127.0.0.1:${(busy.address() as AddressInfo).port}`;
+      const found = await makeModel({ baseURL }).probe();
+      expect(found.listed).toBeNull();
+      expect(found.detail).toContain('the key was taken');
+    } finally {
+      busy.close();
+    }
+  });
+
+  it('cancelled before it starts: CANCELLED', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expectKeelError(makeModel().probe({ signal: controller.signal }), 'CANCELLED');
+    expect(fake.requests).toEqual([]);
+  });
+});

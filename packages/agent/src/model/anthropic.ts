@@ -21,6 +21,7 @@ import type {
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
 import { KeelError, type KeelErrorCode } from '@keel/errors';
+import { PROBE_TIMEOUT_MS, probeVerdict } from './probe.js';
 import {
   AttemptFailure,
   AttemptScope,
@@ -43,6 +44,8 @@ import type {
   ChatRequest,
   ChatResponse,
   ModelLimits,
+  ModelProbe,
+  ProbeOptions,
   RetryReason,
   StopReason,
   SystemPart,
@@ -162,6 +165,46 @@ export class AnthropicChatModel implements ChatModel {
       (attempt) => this.#attempt(params, request, attempt),
       (failure) => this.#final(failure),
     );
+  }
+
+  /**
+   * Looks the model up through the Models API (`GET /v1/models/{model}`: free, generates nothing),
+   * which proves the key and the model name (an alias resolves) in one request, without retries.
+   *
+   * @throws KeelError `MODEL_AUTH` (401/403), `MODEL_NOT_FOUND` (404: no such model, or the base
+   *   URL is not Anthropic's API), `MODEL_QUOTA`, `MODEL_UNAVAILABLE` (no connection, 5xx),
+   *   `MODEL_TIMEOUT` (no answer within `timeoutMs`, default 5 s), `CANCELLED`. A busy API (429,
+   *   529) took the key: the probe passes and says so.
+   */
+  async probe(options: ProbeOptions = {}): Promise<ModelProbe> {
+    const { signal } = options;
+    const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
+    if (signal?.aborted) throw cancelled(signal);
+    const where = `Anthropic at ${this.#client.baseURL}`;
+    try {
+      const info = await this.#client.models.retrieve(this.model, null, {
+        timeout: timeoutMs,
+        maxRetries: 0,
+        ...(signal ? { signal } : {}),
+      });
+      const name = info.display_name ? ` (${info.display_name})` : '';
+      return { detail: `${this.model}${name} is available; the key works`, listed: true };
+    } catch (error) {
+      if (signal?.aborted) throw cancelled(signal, error);
+      if (error instanceof APIError && error.status === 404) {
+        throw new KeelError(
+          'MODEL_NOT_FOUND',
+          `${where} has no model "${this.model}" (KEEL_MODEL; or ANTHROPIC_BASE_URL is not the Anthropic API): ${error.apiMessage ?? error.message}`,
+          { cause: error, details: { model: this.model } },
+        );
+      }
+      const verdict = probeVerdict(this.#classify(error, ''), where, timeoutMs);
+      if (verdict) throw verdict;
+      return {
+        detail: `${this.model}: the key was taken (the API is busy right now: ${describeCause(error as Error)})`,
+        listed: null,
+      };
+    }
   }
 
   /** The error for the last failed attempt. */

@@ -6,11 +6,14 @@
  */
 import { KeelError } from '@keel/errors';
 import { type Message, Ollama, type Tool } from 'ollama';
+import { PROBE_TIMEOUT_MS } from './probe.js';
 import type {
   ChatModel,
   ChatRequest,
   ChatResponse,
   ModelLimits,
+  ModelProbe,
+  ProbeOptions,
   StopReason,
   TextBlock,
   ToolUseBlock,
@@ -52,6 +55,65 @@ export const OLLAMA_FALLBACK_CONTEXT = 32_768;
 /** The default `max_tokens` for an Ollama model: 2048, or an eighth of a smaller window. */
 export function ollamaMaxOutputTokens(contextTokens: number): number {
   return Math.min(2048, Math.floor(contextTokens / 8));
+}
+
+/** Options for {@link listOllamaModels}. */
+export interface OllamaListOptions extends ProbeOptions {
+  /** Custom fetch (tests). */
+  fetch?: typeof fetch;
+}
+
+/**
+ * The names of the models an Ollama server has (`GET /api/tags`, one request), e.g.
+ * `['llama3.1:latest', 'qwen2.5:3b']`.
+ *
+ * @throws KeelError `MODEL_UNAVAILABLE` (nothing answers at `host`, or an error answer),
+ *   `MODEL_TIMEOUT` (no answer within `timeoutMs`, default 5 s), `CANCELLED`.
+ */
+export async function listOllamaModels(
+  host: string,
+  options: OllamaListOptions = {},
+): Promise<string[]> {
+  const { signal } = options;
+  const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
+  if (signal?.aborted) throw new KeelError('CANCELLED', 'the check was cancelled');
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  const base = options.fetch ?? fetch;
+  const client = new Ollama({
+    host,
+    fetch: (input, init) => base(input, { ...init, signal: both }),
+  });
+  try {
+    const { models } = await client.list();
+    return models.map((m) => m.name);
+  } catch (err) {
+    if (signal?.aborted)
+      throw new KeelError('CANCELLED', 'the check was cancelled', { cause: err });
+    if (timeout.aborted) {
+      throw new KeelError(
+        'MODEL_TIMEOUT',
+        `Ollama at ${host} did not answer within ${timeoutMs} ms`,
+        { cause: err },
+      );
+    }
+    const message = (err as Error).message ?? String(err);
+    const unreachable =
+      err instanceof TypeError || /fetch failed|ECONNREFUSED|ENOTFOUND/i.test(message);
+    throw new KeelError(
+      'MODEL_UNAVAILABLE',
+      unreachable
+        ? `nothing answers at ${host} (is Ollama running? OLLAMA_HOST): ${message}`
+        : `Ollama at ${host}: ${message}`,
+      { cause: err },
+    );
+  }
+}
+
+/** True when Ollama's model list names `model` (an untagged name means its `:latest`). */
+export function ollamaHasModel(names: readonly string[], model: string): boolean {
+  const want = model.includes(':') ? model : `${model}:latest`;
+  return names.some((name) => name === model || name === want);
 }
 
 function toOllamaMessages(request: ChatRequest): Message[] {
@@ -143,6 +205,28 @@ export class OllamaChatModel implements ChatModel {
       // Not pulled, an old server, not reachable: complete() says which when it is called.
     }
     return OLLAMA_FALLBACK_CONTEXT;
+  }
+
+  /**
+   * Lists the server's models (`GET /api/tags`) and looks for this one.
+   *
+   * @throws KeelError `MODEL_NOT_FOUND` (not pulled: the message and `details.fix` name
+   *   `ollama pull <model>`), `MODEL_UNAVAILABLE`, `MODEL_TIMEOUT`, `CANCELLED` (see
+   *   {@link listOllamaModels}).
+   */
+  async probe(options: ProbeOptions = {}): Promise<ModelProbe> {
+    const names = await listOllamaModels(this.options.host, {
+      ...options,
+      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+    });
+    if (!ollamaHasModel(names, this.model)) {
+      throw new KeelError(
+        'MODEL_NOT_FOUND',
+        `Ollama at ${this.options.host} has no model "${this.model}" (KEEL_OLLAMA_CHAT_MODEL); run: ollama pull ${this.model}`,
+        { details: { model: this.model, fix: `ollama pull ${this.model}` } },
+      );
+    }
+    return { detail: `${this.model} is pulled in Ollama at ${this.options.host}`, listed: true };
   }
 
   /**

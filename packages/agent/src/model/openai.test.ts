@@ -741,3 +741,22 @@ describe('fake OpenAI server', () => {
     expect(fake.errors).toEqual([]);
   });
 });
+
+describe('OpenAIChatModel.probe', () => {
+  it('lists the models once; a refused key is MODEL_AUTH; a model not listed is said, not failed', async () => {
+    fake.apiKey = 'sk-test-key';
+    fake.models.add('gpt-test');
+    await expect(makeModel().probe()).resolves.toMatchObject({ listed: true });
+    await expect(makeModel({ model: 'other' }).probe()).resolves.toMatchObject({
+      listed: false,
+      detail: expect.stringContaining('does not list other (it lists '),
+    });
+    await expectKeelError(makeModel({ apiKey: 'sk-wrong' }).probe(), 'MODEL_AUTH');
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /v1/models',
+      'GET /v1/models',
+      'GET /v1/models',
+    ]);
+    expect(fake.errors).toEqual([]);
+  });
+});

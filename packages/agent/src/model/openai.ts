@@ -17,6 +17,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
+import { PROBE_TIMEOUT_MS, probeVerdict } from './probe.js';
 import {
   AttemptFailure,
   AttemptScope,
@@ -39,6 +40,8 @@ import type {
   ChatRequest,
   ChatResponse,
   ModelLimits,
+  ModelProbe,
+  ProbeOptions,
   RetryReason,
   StopReason,
   TextBlock,
@@ -215,6 +218,46 @@ export class OpenAIChatModel implements ChatModel {
       (attempt) => this.#attempt(body, request, attempt),
       (failure) => this.#final(failure),
     );
+  }
+
+  /**
+   * Lists the server's models (`GET {baseURL}/models`: generates nothing), which proves the server
+   * answers and takes the key, in one request without retries, and says whether the model is
+   * among them (a server that lists others may still serve it: llama.cpp's answers any name).
+   *
+   * @throws KeelError `MODEL_AUTH` (401/403), `MODEL_QUOTA`, `MODEL_UNAVAILABLE` (connection
+   *   refused, 404: the base URL is wrong, 5xx), `MODEL_TIMEOUT` (no answer within `timeoutMs`,
+   *   default 5 s), `CANCELLED`. A busy server (429, 503) took the key: the probe passes.
+   */
+  async probe(options: ProbeOptions = {}): Promise<ModelProbe> {
+    const { signal } = options;
+    const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
+    if (signal?.aborted) throw cancelled(signal);
+    const { client, sdk } = await this.#connect();
+    try {
+      const page = await client.models.list({
+        timeout: timeoutMs,
+        maxRetries: 0,
+        ...(signal ? { signal } : {}),
+      });
+      const names = page.data.map((m) => m.id);
+      const listed = names.includes(this.model);
+      const key = this.#apiKey ? 'the key works' : 'no key needed';
+      return listed
+        ? { detail: `${this.model} is available at ${this.baseURL}; ${key}`, listed }
+        : {
+            detail: `${this.baseURL} answers (${key}) but does not list ${this.model}${names.length ? ` (it lists ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''})` : ''}`,
+            listed,
+          };
+    } catch (error) {
+      if (signal?.aborted) throw cancelled(signal, error);
+      const verdict = probeVerdict(this.#classify(sdk, error, ''), this.baseURL, timeoutMs);
+      if (verdict) throw verdict;
+      return {
+        detail: `${this.baseURL} took the key (busy right now: ${describeCause(error as Error)})`,
+        listed: null,
+      };
+    }
   }
 
   /** The client, created on first use (this is where the `openai` package is loaded). */

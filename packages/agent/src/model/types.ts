@@ -126,6 +126,25 @@ export interface ModelLimits {
   maxOutputTokens: number;
 }
 
+/** Options for {@link ChatModel.probe}. */
+export interface ProbeOptions {
+  /** Cancels the probe (`CANCELLED`). */
+  signal?: AbortSignal;
+  /** How long the one request may take, ms. Default `PROBE_TIMEOUT_MS` (5 s). */
+  timeoutMs?: number;
+}
+
+/** What {@link ChatModel.probe} found: the provider answered and took the credentials. */
+export interface ModelProbe {
+  /** One line on what answered, e.g. `claude-sonnet-4-6 (Claude Sonnet 4.6) is available`. */
+  detail: string;
+  /**
+   * Whether the provider lists the model: true, false (it may still answer: some servers serve
+   * any name), or null when the provider was not asked.
+   */
+  listed: boolean | null;
+}
+
 /** A model provider. */
 export interface ChatModel {
   /** `anthropic`, `ollama`, `fake`. */
@@ -147,4 +166,14 @@ export interface ChatModel {
    * defaults for the model's family. Resolves once and then from a cache; never rejects.
    */
   limits(): Promise<ModelLimits>;
+  /**
+   * One cheap request that proves the provider answers, takes the credentials and has the model,
+   * without generating anything (a model list or a model lookup). Providers that cannot be
+   * probed leave it out.
+   *
+   * @throws KeelError `MODEL_AUTH` (the key is refused), `MODEL_NOT_FOUND` (the provider answers
+   *   without the model), `MODEL_UNAVAILABLE` (nothing answers, or an error answer),
+   *   `MODEL_TIMEOUT` (no answer within the timeout), `MODEL_QUOTA`, `CANCELLED`.
+   */
+  probe?(options?: ProbeOptions): Promise<ModelProbe>;
 }

@@ -264,6 +264,37 @@ describe('forget --purge', () => {
     expect(store.verify().ok).toBe(true);
   });
 
+  it('cutting a purged value out of other slots leaves rows the journal explains', async () => {
+    const { store, clock } = openTempStore();
+    const f = store.remember({
+      kind: 'relationship',
+      key: 'sister',
+      value: 'Ada Quillfeather',
+      source: 'owner_stated',
+    }).fact!;
+    const quoting = store.remember({
+      kind: 'note',
+      key: 'sister_bakes',
+      value: 'Ada Quillfeather bakes sourdough',
+      source: 'owner_stated',
+    }).fact!;
+    const control = store.remember({
+      kind: 'note',
+      key: 'neighbour',
+      value: 'Brixenwold bakes rye',
+      source: 'owner_stated',
+    }).fact!;
+    clock.advance();
+    expect(store.otherSlotsHolding(f.id).map((r) => r.id)).toEqual([quoting.id]);
+    store.forget(f.id, { purge: true, otherSlots: 'erase' });
+    expect(store.fact(quoting.id)!.value).toBe(`${PURGED} bakes sourdough`);
+    expect(store.fact(control.id)!.value).toBe('Brixenwold bakes rye');
+    expect(await recalledFactIds(store, 'sourdough')).toEqual([quoting.id]);
+    const v = store.verify();
+    expect(v.problems).toEqual([]);
+    expect(v.ok).toBe(true);
+  });
+
   it('purge erases a value stated in another case/punctuation from its evidence episodes', async () => {
     const { store, clock } = openTempStore();
     const e1 = turn(store, 'My dentist is Dr. Quillfeather on Elm Street');

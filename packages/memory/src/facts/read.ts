@@ -5,6 +5,7 @@
  * @module
  */
 import { type StoreContext, stmt } from '../context.js';
+import { unexplainedFacts } from '../journal/rows.js';
 import type { Fact, Scope, Slot, Status } from '../types.js';
 
 /** The current value of a slot, or undefined. */
@@ -29,7 +30,9 @@ export function activeFacts(ctx: StoreContext, scope?: Scope): Fact[] {
 
 /**
  * The strongest current beliefs of the given kinds: confidence, then evidence, then kind/key;
- * at most `limit` rows (for the prompt's static block, which never needs the whole store).
+ * at most `limit` rows (for the prompt's static block, which never needs the whole store). A
+ * belief the journal does not explain (changed or written outside keel; see `unexplainedFacts`)
+ * is left out, so the model is never given it as a standing belief.
  */
 export function strongestFacts(
   ctx: StoreContext,
@@ -37,11 +40,13 @@ export function strongestFacts(
   kinds: readonly string[],
   limit: number,
 ): Fact[] {
-  return stmt(
+  const rows = stmt(
     ctx.db,
     `SELECT * FROM active_facts WHERE scope = ? AND kind IN (SELECT value FROM json_each(?))
      ORDER BY confidence DESC, evidence_count DESC, kind, key LIMIT ?`,
   ).all(scope, JSON.stringify(kinds), limit) as Fact[];
+  const unexplained = unexplainedFacts(ctx.db, rows);
+  return unexplained.size === 0 ? rows : rows.filter((f) => !unexplained.has(f.id));
 }
 
 /** Audit read: a fact row in any status. */

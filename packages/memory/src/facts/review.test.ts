@@ -522,6 +522,70 @@ describe('evidence gate arithmetic', () => {
     expect(r.fact!.confidence).toBe(0.4);
   });
 
+  it('says when it lowered a requested confidence: asked, stored and why; not when it kept it', async () => {
+    const { store, clock } = openTempStore();
+    const first = store.remember({
+      kind: 'fact',
+      key: 'commute',
+      value: 'bikes to work',
+      source: 'inferred',
+      confidence: 0.95,
+      episodeId: turn(store, 'they bike to work'),
+    });
+    expect(first.fact!.confidence).toBe(0.7);
+    expect(first.confidenceCapped).toEqual({
+      asked: 0.95,
+      stored: 0.7,
+      why: expect.stringContaining('a first inferred sighting starts at most at 0.7'),
+    });
+    clock.advance();
+    const repeat = store.remember({
+      kind: 'fact',
+      key: 'commute',
+      value: 'bikes to work',
+      source: 'inferred',
+      confidence: 0.99,
+      episodeId: turn(store, 'again they bike to work'),
+    });
+    expect(repeat.confidenceCapped).toMatchObject({ asked: 0.99, stored: 0.75 });
+    expect(repeat.confidenceCapped!.why).toContain('rises only by 0.05 per repeat');
+    // Controls: a lower request, no request, the owner's word at 1.0, and a refusal.
+    const lower = store.remember({
+      kind: 'fact',
+      key: 'lunch',
+      value: 'salad',
+      source: 'observed',
+      confidence: 0.4,
+    });
+    expect(lower.fact!.confidence).toBe(0.4);
+    expect(lower.confidenceCapped).toBeUndefined();
+    const unasked = store.remember({
+      kind: 'fact',
+      key: 'tea',
+      value: 'green',
+      source: 'observed',
+    });
+    expect(unasked.fact!.confidence).toBe(0.7);
+    expect(unasked.confidenceCapped).toBeUndefined();
+    const owner = store.remember({
+      kind: 'profile',
+      key: 'name',
+      value: 'Sam',
+      source: 'owner_stated',
+      confidence: 1,
+    });
+    expect(owner.confidenceCapped).toBeUndefined();
+    const secret = store.remember({
+      kind: 'fact',
+      key: 'wifi_password',
+      value: 'sunshine',
+      source: 'observed',
+      confidence: 0.9,
+    });
+    expect(secret.decision).toBe('withheld');
+    expect(secret.confidenceCapped).toBeUndefined();
+  });
+
   it('owner_stated reaches 1.0 at once', async () => {
     const { store } = openTempStore();
     const r = store.remember({

@@ -49,7 +49,14 @@ import {
   SOURCES,
   type Source,
 } from '../types.js';
-import { authority, isOwnerSource, STRONG_CONFIDENCE } from './evidence-gate.js';
+import {
+  authority,
+  confidenceCeiling,
+  isOwnerSource,
+  NON_OWNER_MAX,
+  REPEAT_STEP,
+  STRONG_CONFIDENCE,
+} from './evidence-gate.js';
 import { normalizeKey } from './keys.js';
 import { activeFact, slotRows } from './read.js';
 import { clearReviewFlags } from './review-flags.js';
@@ -129,6 +136,39 @@ export interface WriteResult {
   fact: Fact | null;
   /** The episode this sighting was recorded against. */
   episodeId: number;
+  /**
+   * Set when the writer asked for a confidence (`RememberInput.confidence`) and the evidence gate
+   * stored less: a door says so rather than let the number change silently.
+   */
+  confidenceCapped?: ConfidenceCap;
+}
+
+/** A requested confidence the evidence gate lowered. */
+export interface ConfidenceCap {
+  /** The confidence the writer asked for, 0..1. */
+  asked: number;
+  /** The confidence the belief holds now, 0..1. */
+  stored: number;
+  /** Why, in words: the rule of the evidence gate that applied. */
+  why: string;
+}
+
+/**
+ * The cap a write met, when it asked for a confidence and the belief holds less: a first sighting
+ * is capped by its source ({@link confidenceCeiling} at one piece of evidence); a belief already
+ * held rises only by the repeat rule, whatever a writer asks.
+ */
+function confidenceCap(input: RememberInput, r: WriteResult): ConfidenceCap | null {
+  const asked = input.confidence;
+  const fact = r.fact;
+  if (asked === undefined || !fact) return null;
+  if (r.decision === 'ignore' || r.decision === 'withheld') return null;
+  if (fact.confidence >= asked) return null;
+  const why =
+    fact.evidence_count <= 1
+      ? `a first ${input.source} sighting starts at most at ${confidenceCeiling(input.source, 1)} (the evidence gate); each repeat from another episode adds ${REPEAT_STEP}, up to ${NON_OWNER_MAX}; only the owner's word reaches 1.0`
+      : `a belief already held rises only by ${REPEAT_STEP} per repeat from another episode (the evidence gate), up to ${NON_OWNER_MAX} unless it is the owner's word`;
+  return { asked, stored: fact.confidence, why };
 }
 
 function validate(input: RememberInput): { slot: Slot; value: string } {
@@ -205,7 +245,8 @@ function forgottenByOwner(
  * Reviews and applies one write. Runs in one IMMEDIATE transaction, so concurrent writers from
  * several processes serialise and never see a half-applied decision.
  *
- * @returns the decision, its reason and the row.
+ * @returns the decision, its reason and the row, and `confidenceCapped` when the writer asked for
+ *   more confidence than the evidence gate stored.
  * @throws KeelError `INVALID_INPUT`, `TOO_LARGE`, `NOT_FOUND` (unknown episode).
  */
 export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
@@ -465,5 +506,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
     });
     return { decision: 'update', reason, fact, episodeId };
   });
-  return run.immediate();
+  const result = run.immediate();
+  const cap = confidenceCap(input, result);
+  return cap ? { ...result, confidenceCapped: cap } : result;
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { type StoreContext, stmt } from '../context.js';
+import { noteChange, noteInsert } from '../journal/rows.js';
 import type { Fact, Slot } from '../types.js';
 
 /** Why a value was tombstoned. */
@@ -19,11 +20,12 @@ export interface Tombstone {
 
 /** Leaves a tombstone for a fact's value in its slot. */
 export function bury(ctx: StoreContext, fact: Fact, reason: TombstoneReason, now: number): void {
-  stmt(
+  const id = stmt(
     ctx.db,
     `INSERT INTO tombstones (scope, kind, key, value_hash, reason, fact_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(fact.scope, fact.kind, fact.key, fact.value_hash, reason, fact.id, now);
+  ).run(fact.scope, fact.kind, fact.key, fact.value_hash, reason, fact.id, now).lastInsertRowid;
+  noteInsert(ctx.db, 'tombstones', Number(id));
 }
 
 /** The unlifted tombstones of `hash` in `slot`. */
@@ -38,7 +40,10 @@ export function tombstonesOf(ctx: StoreContext, slot: Slot, hash: string): Tombs
 /** Lifts tombstones: the owner restored the value as fact `byFactId`. */
 export function lift(ctx: StoreContext, ids: readonly number[], byFactId: number, now: number) {
   const update = stmt(ctx.db, 'UPDATE tombstones SET lifted_at = ?, lifted_by = ? WHERE id = ?');
-  for (const id of ids) update.run(now, byFactId, id);
+  for (const id of ids) {
+    noteChange(ctx.db, 'tombstones', id);
+    update.run(now, byFactId, id);
+  }
 }
 
 /**

@@ -21,11 +21,14 @@
  * | {@link mergeInto} | active (a duplicate)| superseded by the keeper, evidence moved |
  *
  * Every function runs inside the caller's transaction; none journals (the caller does, with the
- * decision's reason).
+ * decision's reason), but each notes the rows it writes (`journal/rows.ts`) so that the caller's
+ * journal entry is preceded by the record of them that `keel verify` replays. Recall's access
+ * counters ({@link recordAccess}) are not noted: they are not part of a fact's journaled state.
  *
  * @module
  */
 import { type StoreContext, stmt } from '../context.js';
+import { noteChange, noteInsert } from '../journal/rows.js';
 import { PURGED } from '../redaction.js';
 import type { Fact, Slot, Source } from '../types.js';
 import { authority, confidenceCeiling, isOwnerSource, raisedConfidence } from './evidence-gate.js';
@@ -91,6 +94,7 @@ export function create(ctx: StoreContext, f: NewFact): Fact {
       status_reason: f.reason,
     }).lastInsertRowid,
   );
+  noteInsert(ctx.db, 'facts', id);
   addEvidence(ctx, id, f.episodeId, f.source, f.now);
   return factById(ctx, id)!;
 }
@@ -108,12 +112,13 @@ export function addEvidence(
   source: Source,
   observedAt: number,
 ): boolean {
-  return (
-    stmt(
-      ctx.db,
-      'INSERT OR IGNORE INTO fact_evidence (fact_id, episode_id, source, observed_at) VALUES (?, ?, ?, ?)',
-    ).run(factId, episodeId, source, observedAt).changes === 1
-  );
+  const r = stmt(
+    ctx.db,
+    'INSERT OR IGNORE INTO fact_evidence (fact_id, episode_id, source, observed_at) VALUES (?, ?, ?, ?)',
+  ).run(factId, episodeId, source, observedAt);
+  if (r.changes !== 1) return false;
+  noteInsert(ctx.db, 'fact_evidence', Number(r.lastInsertRowid));
+  return true;
 }
 
 /** Independent pieces of evidence a fact has (distinct episodes). */
@@ -143,6 +148,7 @@ export function corroborate(
   const promote = authority(sighting.source) > authority(row.source);
   const source = promote ? sighting.source : row.source;
   const confidence = raisedConfidence(row.confidence, source, evidence, 1, promote);
+  noteChange(ctx.db, 'facts', row.id);
   stmt(
     ctx.db,
     `UPDATE facts SET evidence_count = ?, confidence = ?, source = ?, last_seen_at = ?, updated_at = ?
@@ -165,6 +171,7 @@ export function supersede(
   id: number,
   change: { byId: number | null; now: number; reason: string; validTo?: number },
 ): void {
+  noteChange(ctx.db, 'facts', id);
   stmt(
     ctx.db,
     `UPDATE facts SET status = 'superseded', superseded_by_id = coalesce(?, superseded_by_id),
@@ -184,6 +191,7 @@ export function supersede(
 
 /** Links a superseded row to the row that replaced it. */
 export function linkSuccessor(ctx: StoreContext, id: number, successorId: number): void {
+  noteChange(ctx.db, 'facts', id);
   stmt(ctx.db, 'UPDATE facts SET superseded_by_id = ? WHERE id = ?').run(successorId, id);
 }
 
@@ -198,6 +206,7 @@ export function confirm(
   change: { episodeId: number; supersedesId: number | null; now: number },
 ): void {
   addEvidence(ctx, id, change.episodeId, 'owner_confirmed', change.now);
+  noteChange(ctx.db, 'facts', id);
   stmt(
     ctx.db,
     `UPDATE facts SET status = 'active', source = 'owner_confirmed', confidence = 1.0,
@@ -216,6 +225,7 @@ export function retire(
   id: number,
   change: { status: 'rejected' | 'retracted'; now: number; reason: string; validTo?: number },
 ): void {
+  noteChange(ctx.db, 'facts', id);
   stmt(
     ctx.db,
     `UPDATE facts SET status = ?, updated_at = ?,
@@ -239,6 +249,7 @@ export function retractAt(
   id: number,
   change: { now: number; validTo: number; reason: string },
 ): void {
+  noteChange(ctx.db, 'facts', id);
   stmt(
     ctx.db,
     `UPDATE facts SET status = 'retracted', updated_at = ?,
@@ -248,6 +259,7 @@ export function retractAt(
 
 /** Decay lowers an idle belief's confidence; `last_decayed_at` records when (never `last_seen_at`). */
 export function decayTo(ctx: StoreContext, id: number, confidence: number, now: number): void {
+  noteChange(ctx.db, 'facts', id);
   stmt(ctx.db, 'UPDATE facts SET confidence = ?, last_decayed_at = ? WHERE id = ?').run(
     confidence,
     now,
@@ -257,6 +269,7 @@ export function decayTo(ctx: StoreContext, id: number, confidence: number, now: 
 
 /** A purge erases a row's value ({@link PURGED} stands in); its hash stays. */
 export function erase(ctx: StoreContext, id: number, now: number): void {
+  noteChange(ctx.db, 'facts', id);
   stmt(ctx.db, 'UPDATE facts SET value = ?, purged_at = ?, updated_at = ? WHERE id = ?').run(
     PURGED,
     now,
@@ -271,6 +284,7 @@ export function erase(ctx: StoreContext, id: number, now: number): void {
  * hash stays the original's.
  */
 export function scrubValue(ctx: StoreContext, id: number, value: string, now: number): void {
+  noteChange(ctx.db, 'facts', id);
   stmt(ctx.db, 'UPDATE facts SET value = ?, purged_at = ?, updated_at = ? WHERE id = ?').run(
     value,
     now,
@@ -302,6 +316,7 @@ export function mergeInto(
     if (addEvidence(ctx, keeper.id, e.episode_id, e.source, e.observed_at))
       moved.push(e.episode_id);
   }
+  noteChange(ctx.db, 'facts', dup.id);
   stmt(
     ctx.db,
     `UPDATE facts SET status = 'superseded', superseded_by_id = ?, updated_at = ?, status_reason = ?
@@ -309,6 +324,7 @@ export function mergeInto(
   ).run(keeper.id, change.now, change.reason, dup.id);
   const count = evidenceCount(ctx, keeper.id);
   const confidence = raisedConfidence(keeper.confidence, keeper.source, count, moved.length);
+  noteChange(ctx.db, 'facts', keeper.id);
   stmt(
     ctx.db,
     `UPDATE facts SET evidence_count = ?, confidence = ?, last_seen_at = max(last_seen_at, ?),

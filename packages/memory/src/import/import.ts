@@ -3,13 +3,14 @@
  * its session's time and its source id in provenance. Idempotent: a turn whose (source_doc,
  * source_id) is already stored is skipped, so importing the same file twice adds nothing and an
  * interrupted import can simply be run again. Turns are written in batches, each batch one
- * transaction with one journal entry, so a killed process leaves whole batches only.
+ * transaction with one journal entry, so a killed process leaves whole batches only. The entry's
+ * `episodes_sha256` covers the rows as stored (see `importedLine`), for `keel verify`'s replay.
  *
  * @module
  */
 import type { StoreContext } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
-import { episodeRow, insertImported, validateEpisode } from '../repos/episodes.js';
+import { episodeRow, importedLine, insertImported, validateEpisode } from '../repos/episodes.js';
 import { countImported, finishImport, startImport } from '../repos/imports.js';
 import { sha256 } from '../text.js';
 import type { ParsedImport } from './parsers.js';
@@ -59,6 +60,7 @@ export function importTurns(
     const now = ctx.now();
     const ids: number[] = [];
     const digest: string[] = [];
+    const stored: string[] = [];
     for (const turn of parsed.turns.slice(from, from + batchSize)) {
       const input = {
         kind: 'conversation' as const,
@@ -73,10 +75,12 @@ export function importTurns(
         meta: turn.meta ?? null,
       };
       validateEpisode(input);
-      const id = insertImported(ctx, episodeRow(input, now, ctx.ledger));
+      const row = episodeRow(input, now, ctx.ledger);
+      const id = insertImported(ctx, row);
       if (id !== null) {
         ids.push(id);
         digest.push(`${turn.sourceDoc}|${turn.sourceId}|${sha256(turn.text)}`);
+        stored.push(importedLine({ id, ...row, textSha256: sha256(row.text) }));
       }
     }
     if (ids.length > 0) {
@@ -91,6 +95,7 @@ export function importTurns(
           first_id: ids[0],
           last_id: ids[ids.length - 1],
           digest: sha256(digest.join('\n')),
+          episodes_sha256: sha256(stored.join('\n')),
         },
       });
       countImported(ctx, importId, ids.length);

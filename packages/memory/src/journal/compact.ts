@@ -6,7 +6,7 @@
  */
 import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from '../context.js';
-import { appendJournal } from './journal.js';
+import { appendJournal, redactPayload } from './journal.js';
 
 /** Options for {@link compactJournal}. */
 export interface CompactOptions {
@@ -42,7 +42,8 @@ const isFullSnapshot = (after: unknown): after is Json =>
 /**
  * Redacts redundant snapshots from the journal's payloads while keeping every entry, its hashes and
  * the chain (`verifyJournal` and `keel verify` still report no breaks: only `payload` and
- * `redacted_at` change, as the journal's redact-only trigger allows).
+ * `redacted_at` change, each rewrite preceded by its redaction entry (actor curator, reason
+ * `compact`), as the journal's triggers require).
  *
  * An entry is compacted only when it was written before `options.before`, its actor is not the
  * owner, and its payload holds one of these redundant snapshots:
@@ -57,8 +58,10 @@ const isFullSnapshot = (after: unknown): after is Json =>
  *
  * Never compacted: anything the owner did (actor owner), supersessions (`update`, `dedupe`),
  * forget, purge, reject, prune and retract records, refusals (`ignore`), corroborations, episodes,
- * imports, and each fact's newest entry. Each compacted payload stays valid JSON and is marked with
- * a `compacted` field. A run that compacted anything appends one `compact` entry listing the seqs.
+ * imports, redactions, the `state` records replay reads, and each fact's newest entry. Each
+ * compacted payload stays valid JSON and is marked with a `compacted` field. A run that compacted
+ * anything appends one redaction entry per compacted entry and one `compact` entry listing the
+ * seqs.
  *
  * Idempotent: a second run with the same `before` compacts nothing.
  *
@@ -73,7 +76,8 @@ export function compactJournal(ctx: StoreContext, options: CompactOptions): { co
   return ctx.db
     .transaction(() => {
       const now = ctx.now();
-      const rewrites = new Map<number, string>();
+      /** seq → the payload now and the compacted one. */
+      const rewrites = new Map<number, { before: string; after: string }>();
 
       // Decay numbers: the newest decay entry that mentions each fact.
       const decays = (
@@ -108,7 +112,7 @@ export function compactJournal(ctx: StoreContext, options: CompactOptions): { co
             ids: [...compactedIdsOf(payload), ...redundant.map((c) => c.id)],
           },
         };
-        rewrites.set(row.seq, JSON.stringify(next));
+        rewrites.set(row.seq, { before: row.payload, after: JSON.stringify(next) });
       }
 
       // Fact rows: the newest entry holding a full row of each fact.
@@ -137,13 +141,18 @@ export function compactJournal(ctx: StoreContext, options: CompactOptions): { co
           after: Object.fromEntries(SNAPSHOT_KEEPS.map((k) => [k, after[k] ?? null])),
           compacted: { rule: 'fact row repeated by a later entry' },
         };
-        rewrites.set(row.seq, JSON.stringify(next));
+        rewrites.set(row.seq, { before: row.payload, after: JSON.stringify(next) });
       }
 
       if (rewrites.size === 0) return { compacted: 0 };
-      const redact = stmt(ctx.db, 'UPDATE journal SET payload = ?, redacted_at = ? WHERE seq = ?');
       const seqs = [...rewrites.keys()].sort((a, b) => a - b);
-      for (const seq of seqs) redact.run(rewrites.get(seq)!, now, seq);
+      for (const seq of seqs) {
+        redactPayload(
+          ctx.db,
+          { seq, ...rewrites.get(seq)! },
+          { reason: 'compact', actor: 'curator', at: now },
+        );
+      }
       appendJournal(ctx.db, {
         at: now,
         actor: 'curator',

@@ -110,7 +110,7 @@ describe('journal', () => {
     await mixedSession(store, clock);
     expect(store.verify().ok).toBe(true);
     const target = journalRows(store, 'create')[0]!;
-    dbOf(store).exec('DROP TRIGGER journal_redact_only');
+    dbOf(store).exec('DROP TRIGGER journal_redact_only; DROP TRIGGER journal_redaction_journaled;');
     dbOf(store)
       .prepare('UPDATE journal SET payload = ? WHERE seq = ?')
       .run('{"value":"forged"}', target.seq);

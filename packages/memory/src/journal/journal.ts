@@ -2,8 +2,17 @@
  * The journal: an append-only, hash-chained log of every mutation and every refused write.
  *
  * Each entry's `hash` is sha256 over the previous entry's hash and this entry's fields, with the
- * payload represented by its own sha256 (`payload_hash`). A purge may redact a payload (the
- * triggers allow nothing else); the chain still verifies because it covers the payload's hash.
+ * payload represented by its own sha256 (`payload_hash`). The chain's head (the newest entry's
+ * sequence and hash) is kept in `journal_head` too, moved by every append and by nothing else, so
+ * a missing tail or a missing journal shows.
+ *
+ * A decision that changed facts, evidence or tombstones is preceded by a `state` entry recording
+ * the rows it changed (see `rows.ts`); `keel verify` replays them against the tables.
+ *
+ * A purge or a compaction may redact a payload, and a purge an episode's text: the redaction is
+ * itself an entry (op `redact`, entity `journal` or `episode`, `entity_id` the row) that records
+ * the hash before and after, appended first; the triggers allow the row to change only to the hash
+ * its newest redaction entry recorded, and `verify` checks every row against it.
  *
  * @module
  */
@@ -13,6 +22,8 @@ import type { OwnerTextHolder, Scrubber } from '../redaction.js';
 import { withholdSecrets } from '../secrets/redact.js';
 import { sha256 } from '../text.js';
 import type { Actor } from '../types.js';
+import { journalHead } from './head.js';
+import { indexFacts, takeChanges } from './rows.js';
 
 /** The hash that precedes the first entry. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -37,7 +48,8 @@ export interface JournalInput {
   at: number;
   actor: Actor;
   op: string;
-  entity: 'fact' | 'episode' | 'tombstone' | 'import' | 'store';
+  /** What the entry is about (`journal`: a redaction of another entry's payload). */
+  entity: 'fact' | 'episode' | 'tombstone' | 'import' | 'store' | 'journal';
   entityId: number | null;
   payload: unknown;
 }
@@ -56,14 +68,44 @@ export function entryHash(e: Omit<JournalEntry, 'hash' | 'payload' | 'redacted_a
  * it records commit together. Every string of the payload passes through `withholdSecrets` first:
  * the writers keep secrets out of what they journal, and this is the last net.
  *
+ * A fact or store entry is preceded by a `state` entry (same actor and time, payload
+ * `{for: op, rows}`) when the transitions noted changed rows since the last one: the rows as they
+ * are now with their digests before and after (see `rows.ts`). A state entry, and a redaction
+ * entry (op `redact`: hashes only), is written as given, not scanned for secrets: it copies rows
+ * the store already holds, and its hashes must reach the journal exactly.
+ *
  * @returns the new entry's sequence number.
  */
 export function appendJournal(db: Database.Database, input: JournalInput): number {
+  if (input.entity === 'fact' || input.entity === 'store') {
+    const rows = takeChanges(db);
+    if (rows.length > 0) {
+      // Copies of rows the store holds, and their digests: not scanned for secrets again (a
+      // digest must reach the journal exactly as computed, or replay would report a false break).
+      const seq = appendEntry(
+        db,
+        {
+          at: input.at,
+          actor: input.actor,
+          op: 'state',
+          entity: 'store',
+          entityId: null,
+          payload: { for: input.op, rows },
+        },
+        false,
+      );
+      indexFacts(db, seq, rows);
+    }
+  }
+  return appendEntry(db, input, input.op !== 'redact');
+}
+
+function appendEntry(db: Database.Database, input: JournalInput, scan: boolean): number {
   const last = stmt(db, 'SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1').get() as
     | { seq: number; hash: string }
     | undefined;
   const seq = (last?.seq ?? 0) + 1;
-  const payload = JSON.stringify(withholdSecrets(input.payload));
+  const payload = JSON.stringify(scan ? withholdSecrets(input.payload) : input.payload);
   const base = {
     seq,
     at: input.at,
@@ -82,23 +124,104 @@ export function appendJournal(db: Database.Database, input: JournalInput): numbe
   return seq;
 }
 
+/** Why a row was redacted, and by whom. */
+export interface RedactionInput {
+  /** `purge` (the owner's forget --purge) or `compact` (the nightly journal compaction). */
+  reason: 'purge' | 'compact';
+  actor: Actor;
+  /** ms since epoch. */
+  at: number;
+}
+
+/**
+ * Appends the redaction entry for a row about to be rewritten (before the rewrite, in the same
+ * transaction): op `redact`, entity `journal` (a payload) or `episode` (a text), `entity_id` the
+ * row, payload `{reason, before_sha256, payload_sha256 | text_sha256}`, the hashes of the text
+ * before and after. The schema's triggers then allow the row to change to that hash only.
+ *
+ * @returns the redaction entry's sequence number.
+ */
+export function journalRedaction(
+  db: Database.Database,
+  row: { entity: 'journal' | 'episode'; id: number; before: string; after: string },
+  how: RedactionInput,
+): number {
+  return appendJournal(db, {
+    at: how.at,
+    actor: how.actor,
+    op: 'redact',
+    entity: row.entity,
+    entityId: row.id,
+    payload: {
+      reason: how.reason,
+      before_sha256: sha256(row.before),
+      [row.entity === 'journal' ? 'payload_sha256' : 'text_sha256']: sha256(row.after),
+    },
+  });
+}
+
+/**
+ * Rewrites entry `seq`'s payload as a redaction (a purge or a compaction): its redaction entry
+ * first, then the payload and `redacted_at`. The entry's hashes are untouched, so the chain still
+ * verifies. Inside the caller's transaction.
+ */
+export function redactPayload(
+  db: Database.Database,
+  entry: { seq: number; before: string; after: string },
+  how: RedactionInput,
+): void {
+  journalRedaction(
+    db,
+    { entity: 'journal', id: entry.seq, before: entry.before, after: entry.after },
+    how,
+  );
+  stmt(db, 'UPDATE journal SET payload = ?, redacted_at = ? WHERE seq = ?').run(
+    entry.after,
+    how.at,
+    entry.seq,
+  );
+}
+
 /** One problem found by {@link verifyJournal}. */
 export interface JournalBreak {
   seq: number;
-  problem: 'prev_hash' | 'hash' | 'payload_hash' | 'sequence_gap';
+  /**
+   * - `prev_hash`, `hash`, `sequence_gap`: the chain is broken at `seq`;
+   * - `payload_hash`: the payload is not the one the chain covers, nor the one its newest
+   *   redaction entry (or the baseline of earlier redactions) recorded;
+   * - `redaction`: a redaction entry that names no earlier entry;
+   * - `missing_tail`: the head records entries the journal no longer has (`seq` is the head's);
+   * - `head`: the head is missing, or does not match the journal's newest entry.
+   */
+  problem:
+    | 'prev_hash'
+    | 'hash'
+    | 'payload_hash'
+    | 'sequence_gap'
+    | 'redaction'
+    | 'missing_tail'
+    | 'head';
   detail: string;
 }
 
 /**
- * Walks the whole chain and reports every break; a break is never skipped silently.
+ * Walks the whole chain and reports every break; a break is never skipped silently. Checks each
+ * entry's links and hash, each payload against the chain's `payload_hash` or, for a redacted or
+ * once-redacted row, against its newest redaction entry (or the fixed baseline of redactions
+ * made before they were journaled), and the journal's end against the head.
  *
- * @returns the entries checked and every break found (empty when the chain is intact).
+ * @returns the entries checked and every break found (empty when the chain is intact), by seq.
  */
 export function verifyJournal(db: Database.Database): { entries: number; breaks: JournalBreak[] } {
   const breaks: JournalBreak[] = [];
   let prev = GENESIS_HASH;
   let expectedSeq = 1;
   let entries = 0;
+  let last: { seq: number; hash: string } | null = null;
+  /** Per entry: the payload's sha256, when it differs from payload_hash or the row is redacted. */
+  const payloads = new Map<number, { actual: string; chained: string; redacted: boolean }>();
+  /** The newest redaction entry of each redacted entry. */
+  const redactions = new Map<number, { seq: number; sha256: unknown }>();
   for (const row of db
     .prepare('SELECT * FROM journal ORDER BY seq')
     .iterate() as IterableIterator<JournalEntry>) {
@@ -117,22 +240,120 @@ export function verifyJournal(db: Database.Database): { entries: number; breaks:
     if (entryHash(row) !== row.hash) {
       breaks.push({ seq: row.seq, problem: 'hash', detail: 'entry fields do not match its hash' });
     }
-    if (row.redacted_at === null && sha256(row.payload) !== row.payload_hash) {
-      breaks.push({
-        seq: row.seq,
-        problem: 'payload_hash',
-        detail: 'payload altered without redaction',
-      });
+    const actual = sha256(row.payload);
+    payloads.set(row.seq, {
+      actual,
+      chained: row.payload_hash,
+      redacted: row.redacted_at !== null,
+    });
+    if (row.op === 'redact' && row.entity === 'journal') {
+      if (row.entity_id === null || row.entity_id >= row.seq) {
+        breaks.push({
+          seq: row.seq,
+          problem: 'redaction',
+          detail: 'a redaction entry must name an earlier entry',
+        });
+      } else {
+        redactions.set(row.entity_id, {
+          seq: row.seq,
+          sha256: parsed(row.payload)?.payload_sha256,
+        });
+      }
     }
     prev = row.hash;
+    last = { seq: row.seq, hash: row.hash };
   }
+
+  const baseline = baselineOf(db, 'journal');
+  for (const [seq, p] of payloads) {
+    const redaction = redactions.get(seq);
+    const base = baseline.get(seq);
+    const expected = redaction ? redaction.sha256 : (base ?? p.chained);
+    if (p.actual === expected) continue;
+    breaks.push({
+      seq,
+      problem: 'payload_hash',
+      detail: redaction
+        ? `payload differs from its redaction (entry ${redaction.seq})`
+        : base !== undefined
+          ? 'payload differs from its redaction made before redactions were journaled'
+          : p.redacted
+            ? 'payload rewritten as redacted; no redaction entry records it'
+            : 'payload altered without redaction',
+    });
+  }
+
+  const head = journalHead(db);
+  if (!head) {
+    breaks.push({
+      seq: last?.seq ?? 0,
+      problem: 'head',
+      detail: 'the journal head is missing: a missing tail cannot be ruled out',
+    });
+  } else if (head.seq > (last?.seq ?? 0)) {
+    breaks.push({
+      seq: head.seq,
+      problem: 'missing_tail',
+      detail: last
+        ? `the journal ends at entry ${last.seq}; its head records entry ${head.seq}`
+        : `the journal is empty; its head records entry ${head.seq}`,
+    });
+  } else if (head.seq < (last?.seq ?? 0)) {
+    breaks.push({
+      seq: head.seq + 1,
+      problem: 'head',
+      detail: `entries after ${head.seq} were written without moving the head`,
+    });
+  } else if (head.hash !== (last?.hash ?? GENESIS_HASH)) {
+    breaks.push({
+      seq: head.seq,
+      problem: 'head',
+      detail: "the newest entry does not match the head's hash",
+    });
+  }
+  // By entry; for one entry, in the order found (stable sort).
+  breaks.sort((a, b) => a.seq - b.seq);
   return { entries, breaks };
+}
+
+/** A JSON payload as an object, or undefined when it is not one. */
+function parsed(payload: string): Record<string, unknown> | undefined {
+  try {
+    const p = JSON.parse(payload) as unknown;
+    return p && typeof p === 'object' && !Array.isArray(p)
+      ? (p as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The hashes of rows already redacted when redactions began to be journaled (schema step 11),
+ * by id; empty when the table is missing.
+ */
+export function baselineOf(
+  db: Database.Database,
+  entity: 'journal' | 'episode',
+): Map<number, string> {
+  try {
+    return new Map(
+      (
+        db.prepare('SELECT id, sha256 FROM journal_baseline WHERE entity = ?').all(entity) as {
+          id: number;
+          sha256: string;
+        }[]
+      ).map((r) => [r.id, r.sha256]),
+    );
+  } catch {
+    return new Map();
+  }
 }
 
 /**
  * The journal as a holder of the owner's words: a purge redacts every payload string that carries
- * the value (the only change the journal's trigger allows: `payload` and `redacted_at`). The
- * chain covers each payload's hash, so it still verifies.
+ * the value, each rewrite journaled as a redaction entry first ({@link redactPayload}; the owner
+ * is its actor). The chain covers each payload's original hash, so it still verifies.
  */
 export function journalHolder(ctx: StoreContext): OwnerTextHolder {
   return {
@@ -140,7 +361,6 @@ export function journalHolder(ctx: StoreContext): OwnerTextHolder {
     ownerText: [{ table: 'journal', column: 'payload' }],
     redact(scrubber: Scrubber, now: number): number[] {
       const changed: number[] = [];
-      const redact = stmt(ctx.db, 'UPDATE journal SET payload = ?, redacted_at = ? WHERE seq = ?');
       const rows = ctx.db.prepare('SELECT seq, payload FROM journal ORDER BY seq').all() as {
         seq: number;
         payload: string;
@@ -149,7 +369,11 @@ export function journalHolder(ctx: StoreContext): OwnerTextHolder {
         if (!scrubber.holds(e.payload)) continue;
         const payload = scrubber.scrubJson(e.payload);
         if (payload === e.payload) continue;
-        redact.run(payload, now, e.seq);
+        redactPayload(
+          ctx.db,
+          { seq: e.seq, before: e.payload, after: payload },
+          { reason: 'purge', actor: 'owner', at: now },
+        );
         changed.push(e.seq);
       }
       return changed;

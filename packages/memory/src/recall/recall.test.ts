@@ -1,6 +1,7 @@
 // Recall (DESIGN "Reading: recall"): ranking order, the side effect on access_count, and FTS5
 // input safety (user text is never FTS5 syntax). Ranking tests assert ORDER.
 
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { dbOf } from '../internal.js';
 import {
@@ -16,7 +17,15 @@ import {
   turn,
 } from '../test-helpers.js';
 import type { Fact } from '../types.js';
-import { EPISODE_HALF_LIFE_MS, KEY_BOOST, NEIGHBOUR_WEIGHT, RRF_K } from './recall.js';
+import {
+  EPISODE_HALF_LIFE_MS,
+  KEY_BOOST,
+  NEIGHBOUR_WEIGHT,
+  NEIGHBOUR_WEIGHT_2,
+  RECENCY_WEIGHT,
+  RRF_K,
+  SPEAKER_BOOST,
+} from './recall.js';
 
 type Store = ReturnType<typeof openTempStore>['store'];
 
@@ -140,9 +149,71 @@ describe('recall ranking', () => {
     const newer = turn(store, 'we talked about the lighthouse trip', clock.t - DAY);
     const res = episodeResults(await store.recall('lighthouse'));
     expect(res.map((r) => r.id)).toEqual([newer, older]);
-    const w = (age: number) => 0.6 + 0.4 * 0.5 ** (age / EPISODE_HALF_LIFE_MS);
+    const w = (age: number) => 1 + RECENCY_WEIGHT * 0.5 ** (age / EPISODE_HALF_LIFE_MS);
     expect(res[0]!.score / res[1]!.score).toBeCloseTo(w(DAY) / w(60 * DAY), 10);
     expect(res[1]!.provenance.occurred_at).toBe(clock.t - 60 * DAY);
+  });
+
+  it('of two identical episodes years old (recency too small to tell), the newer still ranks first', async () => {
+    const { store, clock } = openTempStore();
+    const older = turn(store, 'we talked about the lighthouse trip', clock.t - 4000 * DAY);
+    const newer = turn(store, 'we talked about the lighthouse trip', clock.t - 3000 * DAY);
+    const res = episodeResults(await store.recall('lighthouse'));
+    expect(res.map((r) => r.id)).toEqual([newer, older]);
+  });
+
+  it('recency cannot outweigh relevance: an old turn that answers beats recent weak matches', async () => {
+    // "When Jon has lost his job as a banker?" in miniature: the answer was said months ago; the
+    // days before the question are full of turns that share one word with it.
+    const { store, clock } = openTempStore();
+    const at = (days: number) => clock.t - days * DAY;
+    const turns: [string, string, number][] = [
+      ['old', 'Jon: I lost my job as a banker yesterday, so I am starting a dance studio', at(200)],
+      ['old', 'Gina: oh no, I am sorry to hear that', at(200) + 1],
+      ...Array.from({ length: 12 }, (_, i): [string, string, number] => [
+        'recent',
+        [
+          'Gina: my new job at the store is hectic',
+          'Jon: I lost track of time at the studio',
+          'Gina: Jon, the job fair was busy today',
+          'Jon: lost my keys again this morning',
+        ][i % 4]!,
+        at(2) + i * 60_000,
+      ]),
+    ];
+    store.importTurns(
+      {
+        format: 'locomo',
+        docs: ['d'],
+        skipped: [],
+        turns: turns.map(([session, line, occurredAt], i) => ({
+          sourceDoc: 'd',
+          sourceId: `t${i}`,
+          sessionKey: session,
+          speaker: line.slice(0, line.indexOf(':')),
+          role: 'other' as const,
+          text: line.slice(line.indexOf(':') + 2),
+          occurredAt,
+        })),
+      },
+      { path: 'd', fileSha256: 'x' },
+    );
+    const r = episodeResults(
+      await store.recall('When Jon has lost his job as a banker?', {
+        type: 'episode',
+        touch: false,
+      }),
+    );
+    expect(r[0]!.provenance.source_id).toBe('t0');
+    // The same question with the clock years later ranks it first too: as lived, as frozen.
+    clock.advance(3000 * DAY);
+    const later = episodeResults(
+      await store.recall('When Jon has lost his job as a banker?', {
+        type: 'episode',
+        touch: false,
+      }),
+    );
+    expect(later[0]!.provenance.source_id).toBe('t0');
   });
 
   it('candidates come from the whole store, not a recency window', async () => {
@@ -249,12 +320,12 @@ describe('recall ranking', () => {
     ).toHaveLength(80);
   });
 
-  it('the turn after or before a hit in the same session comes back after the hits; turns of other sessions do not', async () => {
+  it('the turns up to two after or before a hit in the same session come back after the hits; turns of other sessions do not', async () => {
     const { store } = openTempStore();
     const turns: [string, string][] = [
       ['s1', 'what did you think of the violin recital?'], // hit, both words
       ['s1', 'it was moving, I cried at the end'], // after the first hit: context
-      ['s1', 'the weather was mild today'], // two turns away: nothing
+      ['s1', 'the weather was mild today'], // two turns away: context too
       ['s2', 'violin strings are expensive'], // hit, one word
       ['s3', 'shall we eat out tonight'], // after the second hit, but another session
     ];
@@ -278,9 +349,89 @@ describe('recall ranking', () => {
     const r = episodeResults(
       await store.recall('violin recital', { type: 'episode', touch: false }),
     );
-    expect(r.map((e) => e.provenance.source_id)).toEqual(['t0', 't3', 't1']);
+    expect(r.map((e) => e.provenance.source_id)).toEqual(['t0', 't3', 't1', 't2']);
     // Scored as NEIGHBOUR_WEIGHT of its hit's reciprocal rank (the hit ranked first).
     expect(r[2]!.score / r[0]!.score).toBeCloseTo(NEIGHBOUR_WEIGHT, 6);
+    expect(r[3]!.score / r[0]!.score).toBeCloseTo(NEIGHBOUR_WEIGHT_2, 6);
+  });
+
+  it('a weak hit next to a strong hit is lifted to the neighbour score', async () => {
+    const { store } = openTempStore();
+    const turns: [string, string][] = [
+      ['s1', 'violin recital violin recital'], // the strongest hit
+      ['s1', 'the recital hall was cold, the seats were hard and the coffee was bad'], // weakest hit
+      ['s2', 'violin recital'],
+      ['s3', 'violin recital'],
+      ['s4', 'violin recital'],
+      ['s5', 'violin recital'],
+    ];
+    store.importTurns(
+      {
+        format: 'locomo',
+        docs: ['d'],
+        skipped: [],
+        turns: turns.map(([session, text], i) => ({
+          sourceDoc: 'd',
+          sourceId: `t${i}`,
+          sessionKey: session,
+          speaker: 'Ann',
+          role: 'other' as const,
+          text,
+          occurredAt: T0,
+        })),
+      },
+      { path: 'd', fileSha256: 'x' },
+    );
+    const r = episodeResults(
+      await store.recall('violin recital', { type: 'episode', touch: false }),
+    );
+    expect(r[0]!.provenance.source_id).toBe('t0');
+    const weak = r.find((e) => e.provenance.source_id === 't1')!;
+    // Its own rank (sixth) would score 1/(RRF_K + 6); next to the first hit it scores more.
+    expect(weak.score / r[0]!.score).toBeCloseTo(NEIGHBOUR_WEIGHT, 6);
+  });
+
+  it('a name in the question counts for the turns that person said, not as a match on every turn they said', async () => {
+    const { store } = openTempStore();
+    const turns: [string, string, string][] = [
+      ['s1', 'Melanie', 'I read about adoption agencies for my research'],
+      ['s2', 'Caroline', 'I read about adoption agencies for my research'],
+      ['s3', 'Caroline', 'the weather is lovely today'],
+      ['s4', 'Caroline', 'shall we go for a walk'],
+    ];
+    store.importTurns(
+      {
+        format: 'locomo',
+        docs: ['d'],
+        skipped: [],
+        turns: turns.map(([session, speaker, text], i) => ({
+          sourceDoc: 'd',
+          sourceId: `t${i}`,
+          sessionKey: session,
+          speaker,
+          role: 'other' as const,
+          text,
+          occurredAt: T0,
+        })),
+      },
+      { path: 'd', fileSha256: 'x' },
+    );
+    const r = episodeResults(
+      await store.recall('What did Caroline research?', { type: 'episode', touch: false }),
+    );
+    // Caroline's own words first; her turns that share no word with the question are not results.
+    expect(r.map((e) => e.provenance.source_id)).toEqual(['t1', 't0']);
+    expect(r[0]!.score / r[1]!.score).toBeCloseTo(SPEAKER_BOOST, 6);
+  });
+
+  it('irregular verb forms find each other: "buy" finds "bought", "won" finds "win"', async () => {
+    const { store, clock } = openTempStore();
+    const bought = turn(store, 'she bought a cello last spring', clock.t - DAY);
+    const win = turn(store, 'I hope the Ravens win the cup', clock.t - DAY);
+    expect(episodeResults(await store.recall('What did she buy?')).map((r) => r.id)).toEqual([
+      bought,
+    ]);
+    expect(episodeResults(await store.recall('Who won it?')).map((r) => r.id)).toEqual([win]);
   });
 
   it('reports lexical mode and the searched terms; rejects a bad limit', async () => {
@@ -292,6 +443,80 @@ describe('recall ranking', () => {
     await expectKeelErrorAsync(() => store.recall('x', { limit: 201 }), 'INVALID_INPUT');
     // biome-ignore lint/suspicious/noExplicitAny: deliberately invalid input
     await expectKeelErrorAsync(() => store.recall(42 as any), 'INVALID_INPUT');
+  });
+});
+
+describe('recall: dates in the question are windows over when things were said', () => {
+  // The owner is in UTC-7; it is Tuesday 1 December 2026, 10:00 there (17:00 UTC).
+  const phx = 'America/Phoenix';
+  const local = (iso: string) => DateTime.fromISO(iso, { zone: phx }).toMillis();
+
+  it('"What did I tell you yesterday?": yesterday midnight to midnight in the owner\'s zone', async () => {
+    const { store } = openTempStore(local('2026-12-01T10:00'));
+    const late = turn(store, 'booked the plumber for Thursday', local('2026-11-29T23:30'));
+    const noon = turn(store, 'my sister called about the wedding', local('2026-11-30T12:00'));
+    const night = turn(store, 'remind me to water the plants', local('2026-11-30T23:59'));
+    const today = turn(store, 'good morning', local('2026-12-01T09:00'));
+    turn(store, 'yesterday I fixed the sink', local('2026-11-17T18:00'));
+    const r = await store.recall('What did I tell you yesterday?', { tz: phx });
+    expect(r.window).toEqual({
+      from: Date.parse('2026-11-30T07:00:00Z'),
+      to: Date.parse('2026-12-01T07:00:00Z'),
+      phrase: 'yesterday',
+    });
+    // Newest first; not the turn at 23:30 the day before, not today's, not the one that says
+    // "yesterday" two weeks ago.
+    expect(episodeResults(r).map((e) => e.id)).toEqual([night, noon]);
+    // Read in UTC, the day is another one: the day before's 23:30 is in it, 23:59 is not.
+    const utc = await store.recall('What did I tell you yesterday?');
+    expect(episodeResults(utc).map((e) => e.id)).toEqual([noon, late]);
+    expect(episodeResults(utc).map((e) => e.id)).not.toContain(today);
+  });
+
+  it('a window is combined with the words: its matches first, never everything in it', async () => {
+    const { store } = openTempStore(local('2026-12-01T10:00'));
+    const booked = turn(store, 'I booked the dentist for Friday', local('2026-11-30T15:00'));
+    turn(store, 'the plumber fixed the sink', local('2026-11-30T16:00'));
+    const old = turn(
+      store,
+      'the dentist dentist visit went fine, the dentist was kind',
+      local('2026-11-10T12:00'),
+    );
+    const r = await store.recall('What did I say about the dentist yesterday?', { tz: phx });
+    expect(r.terms).toEqual(['say', 'dentist']);
+    expect(episodeResults(r).map((e) => e.id)).toEqual([booked, old]);
+  });
+
+  it('"Where did Joanna travel to in July 2022?" reads the sessions\' dates', async () => {
+    const { store } = openTempStore(Date.UTC(2023, 1, 1));
+    const turns: [string, string, number][] = [
+      ['s1', 'I traveled to Bali with my sister', Date.UTC(2022, 6, 12, 14)],
+      ['s2', 'travel plans! I love to travel, travel is my thing', Date.UTC(2023, 0, 20, 9)],
+    ];
+    store.importTurns(
+      {
+        format: 'locomo',
+        docs: ['d'],
+        skipped: [],
+        turns: turns.map(([session, text, occurredAt], i) => ({
+          sourceDoc: 'd',
+          sourceId: `t${i}`,
+          sessionKey: session,
+          speaker: 'Joanna',
+          role: 'other' as const,
+          text,
+          occurredAt,
+        })),
+      },
+      { path: 'd', fileSha256: 'x' },
+    );
+    const r = episodeResults(
+      await store.recall('Where did Joanna travel to in July 2022?', {
+        type: 'episode',
+        touch: false,
+      }),
+    );
+    expect(r.map((e) => e.provenance.source_id)).toEqual(['t0', 't1']);
   });
 });
 

@@ -1,6 +1,9 @@
 /**
  * The one place that decides what is recalled.
  *
+ * The question's words are {@link recallTerms} (a standard stopword list that keeps content verbs),
+ * each with its irregular verb forms ({@link irregularForms}: "won" also searches "win").
+ *
  * Candidates come from the FTS5 indexes over the whole store (never a recency window): BM25 over
  * active facts and, as a separate arm, over episodes. Within each arm, ranks are fused by
  * reciprocal rank fusion (k = 60; Cormack, Clarke & Büttcher, SIGIR 2009) with the nearest
@@ -8,21 +11,31 @@
  *
  * - facts: × (0.7 + 0.3 · confidence), × 1.3 when a query term hits the fact's kind/key; no
  *   recency term (a preference does not fade for being old);
- * - episodes: × (0.6 + 0.4 · 0.5^(age / 30 days)), a 30-day half-life recency term; the turns
- *   just before and after a BM25 hit in the same session join as candidates, scored as
- *   {@link NEIGHBOUR_WEIGHT} of the hit's reciprocal rank (context after the strongest hits).
+ * - episodes: × (1 + 0.01 · 0.5^(age / 30 days)), a recency term that orders near-ties and
+ *   never outweighs relevance (newer first on an exact tie); the turns up to two before and after
+ *   a BM25 hit in the same session join as candidates, scored as {@link NEIGHBOUR_WEIGHT} (next
+ *   turn) or {@link NEIGHBOUR_WEIGHT_2} (two away) of the hit's reciprocal rank, and a weaker hit
+ *   next to a stronger one is lifted to that score (context right after the hit it belongs to);
+ *   words match the text of a turn, and a turn said by someone the question names is × 1.2
+ *   ({@link SPEAKER_BOOST}).
  *
  * Recall bumps `access_count` and `last_accessed_at` of the facts it returns (a documented side
  * effect: use slows decay; it never raises confidence).
+ *
+ * A fact whose row the journal does not explain (changed or written outside keel; see
+ * `journal/rows.ts` `unexplainedFacts`, and `keel verify`) is never recalled: it is left out and
+ * its id listed in the response's `unexplained`.
  *
  * @module
  */
 
 import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from '../context.js';
+import { resolveWindow } from '../dates.js';
 import { evidenceEpisodes } from '../facts/read.js';
 import { recordAccess } from '../facts/transitions.js';
-import { ftsMatch, humanAge, normalizeValue, queryTerms } from '../text.js';
+import { unexplainedFacts } from '../journal/rows.js';
+import { ftsMatch, humanAge, irregularForms, normalizeValue, recallTerms } from '../text.js';
 import type { Episode, Fact, Kind, Role, Scope, Source, Status } from '../types.js';
 
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */
@@ -30,14 +43,55 @@ export const RRF_K = 60;
 /** Multiplier for a fact whose kind/key a query term hits. */
 export const KEY_BOOST = 1.3;
 /**
- * The weight of a BM25 hit's neighbouring turn (the turn before or after it in the same session),
- * relative to the hit's own reciprocal rank. At 0.8 the neighbours of the first hit rank about
- * 16th, after the strongest hits. Measured on LoCoMo and LongMemEval-S: see
- * docs/decisions/2026-11-30-lexical-recall-tuning.md.
+ * The weight of a BM25 hit's neighbouring turn (the turn just before or after it in the same
+ * session), relative to the hit's own reciprocal rank: the neighbours of the first hit rank just
+ * after it and the second hit (an answer follows its question). Measured on LoCoMo and
+ * LongMemEval-S: see docs/decisions/2026-12-01-recall-as-lived.md.
  */
-export const NEIGHBOUR_WEIGHT = 0.8;
+export const NEIGHBOUR_WEIGHT = 0.95;
+/** The weight of a turn two before or after a BM25 hit in the same session (as above). */
+export const NEIGHBOUR_WEIGHT_2 = 0.9;
+/** Offsets from a hit (in the session's turn order) and their weights. */
+const NEIGHBOURS: readonly (readonly [number, number])[] = [
+  [1, NEIGHBOUR_WEIGHT],
+  [-1, NEIGHBOUR_WEIGHT],
+  [2, NEIGHBOUR_WEIGHT_2],
+  [-2, NEIGHBOUR_WEIGHT_2],
+];
+/**
+ * Multiplier for an episode candidate (a hit or a hit's neighbour) said by a speaker the question
+ * names. A name is matched against what was said, never against who said it: a turn does not
+ * become a candidate for being said by Caroline. Measured: docs/decisions/2026-12-01-recall-as-lived.md.
+ */
+export const SPEAKER_BOOST = 1.2;
+/**
+ * Multiplier for an episode said outside the window a question names ("yesterday"): the window's
+ * own matches come first, ranked among themselves, and matches outside it follow at half their
+ * score. Measured: docs/decisions/2026-12-01-recall-as-lived.md.
+ */
+export const OUTSIDE_WINDOW_WEIGHT = 0.5;
+/**
+ * Words that ask about the conversation itself rather than a topic: a question whose other words
+ * are all among these ("What did I tell you yesterday?") gets the window's turns, newest first.
+ */
+export const CONVERSATION_WORDS: ReadonlySet<string> = new Set([
+  ...['tell', 'told', 'say', 'said', 'says', 'talk', 'talked', 'talking', 'discuss', 'discussed'],
+  ...['mention', 'mentioned', 'speak', 'spoke', 'spoken', 'chat', 'chatted', 'ask', 'asked'],
+  ...['write', 'wrote', 'written', 'happen', 'happened', 'remember', 'us', 'keel', 'conversation'],
+  ...['conversations', 'chats', 'talks', 'anything', 'something', 'everything', 'go', 'went'],
+]);
+/** How much of a question is read for a date window, in characters. */
+export const WINDOW_MAX_CHARS = 300;
 /** Episode recency half-life, ms (30 days). */
 export const EPISODE_HALF_LIFE_MS = 30 * 86_400_000;
+/**
+ * The most recency can add to an episode's relevance: × (1 + RECENCY_WEIGHT · 0.5^(age / 30
+ * days)), so a turn said now gains at most 1% over one said long ago. Recency orders turns whose
+ * relevance is within 1% (ties and near-ties), never a weak match above a clearly better one.
+ * Measured as lived against the frozen clock on LoCoMo and LongMemEval-S: see
+ * docs/decisions/2026-12-01-recall-as-lived.md.
+ */
+export const RECENCY_WEIGHT = 0.01;
 
 /** How recall ran: lexical (BM25 only) or hybrid (BM25 + embeddings). */
 export type RecallMode = 'lexical' | 'hybrid';
@@ -60,6 +114,11 @@ export interface RecallOptions {
    * and episodes that had occurred by then. Lexical only.
    */
   asOf?: number;
+  /**
+   * The owner's IANA time zone (e.g. "America/Phoenix"), default "UTC": the zone a date in the
+   * question is read in ("yesterday" is midnight to midnight there). The doors pass `KEEL_TZ`.
+   */
+  tz?: string;
 }
 
 /** Where an episode came from. */
@@ -129,11 +188,21 @@ export interface RecallResponse {
   query: string;
   /** The terms searched for after stopwords and punctuation were dropped. */
   terms: string[];
+  /**
+   * The span of time the question named ("yesterday", "in July 2022"), `[from, to)` in ms, read
+   * in `tz` against the clock: episodes said in it come first, ranked by the other words.
+   */
+  window?: { from: number; to: number; phrase: string };
   results: RecallResult[];
+  /**
+   * Facts that matched but were left out because the journal does not explain their row (they
+   * were changed or written outside keel; `keel verify` names each). Absent when there were none.
+   */
+  unexplained?: number[];
 }
 
 /** The columns of an episode that scoring reads. */
-type EpisodeKey = Pick<Episode, 'id' | 'occurred_at' | 'session_key' | 'channel'>;
+type EpisodeKey = Pick<Episode, 'id' | 'occurred_at' | 'session_key' | 'channel' | 'speaker'>;
 
 /** Ranks from scores where lower is better (BM25 in SQLite), ties sharing a rank (1-based). */
 function ranks(scores: number[]): number[] {
@@ -182,23 +251,38 @@ export function recall(
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
     throw new KeelError('INVALID_INPUT', 'limit must be a whole number from 1 to 200');
   }
-  const terms = queryTerms(query);
-  const match = ftsMatch(terms);
+  const now = ctx.now();
+  // A date in the question is a window over when things were said; its words are not searched
+  // for (a turn that says "yesterday" is not about yesterday).
+  const window =
+    options.type === 'fact'
+      ? null
+      : resolveWindow(query.slice(0, WINDOW_MAX_CHARS), now, options.tz ?? 'UTC');
+  const words = window
+    ? `${query.slice(0, window.index)} ${query.slice(window.index + window.length)}`
+    : query;
+  const terms = recallTerms(words);
+  const match = ftsMatch([...terms, ...terms.flatMap(irregularForms)]);
   const response: RecallResponse = {
     mode: vectors ? 'hybrid' : 'lexical',
     query,
     terms,
+    ...(window ? { window: { from: window.from, to: window.to, phrase: window.phrase } } : {}),
     results: [],
   };
-  if (!match && !vectors) return response;
-  const now = ctx.now();
+  if (!match && !vectors && !window) return response;
   const depth = Math.max(limit * 3, 30);
   const scope = options.scope ?? 'owner';
 
   // Episodes stay bare (id and score) until the cut: only those returned are read whole.
-  const results: (FactResult | { type: 'episode'; id: number; score: number })[] = [];
+  const results: (
+    | FactResult
+    | { type: 'episode'; id: number; score: number; occurred_at: number }
+  )[] = [];
   if (options.type !== 'episode' && options.asOf !== undefined) {
-    results.push(...factsAsOf(ctx, terms, scope, options.asOf, depth, now));
+    const asOf = factsAsOf(ctx, terms, scope, options.asOf, depth, now);
+    results.push(...asOf.results);
+    if (asOf.unexplained.length > 0) response.unexplained = asOf.unexplained;
   } else if (options.type !== 'episode') {
     let rows: (Fact & { bm: number })[] = [];
     if (match) {
@@ -245,6 +329,9 @@ export function recall(
       for (const id of nearest) if (byId.has(id)) semantic.push({ id, rank: semantic.length + 1 });
     }
     const fused = fuse([lexical, semantic]);
+    const unexplained = unexplainedFacts(ctx.db, [...byId.values()]);
+    for (const id of unexplained) fused.delete(id);
+    if (unexplained.size > 0) response.unexplained = [...unexplained].sort((a, b) => a - b);
     if (fused.size > 0) {
       const keyHits = new Set(
         match
@@ -281,8 +368,11 @@ export function recall(
   }
   // Episodes are scored from a few columns; only those returned are read whole (below).
   if (options.type !== 'fact') {
-    const narrow = 'e.id, e.occurred_at, e.session_key, e.channel';
-    const rows = !match
+    const narrow = 'e.id, e.occurred_at, e.session_key, e.channel, e.speaker';
+    // Words match what was said; a speaker's name counts only on turns that match (below).
+    const episodeMatch = match && `{text} : (${match})`;
+    const inWindow = (t: number) => !window || (t >= window.from && t < window.to);
+    let rows = !episodeMatch
       ? []
       : options.asOf !== undefined
         ? (stmt(
@@ -290,16 +380,51 @@ export function recall(
             `SELECT ${narrow}, bm25(episodes_fts) AS bm FROM episodes_fts
              JOIN episodes e ON e.id = episodes_fts.rowid
              WHERE episodes_fts MATCH ? AND e.occurred_at <= ? ORDER BY bm LIMIT ?`,
-          ).all(match, options.asOf, depth) as (EpisodeKey & { bm: number })[])
+          ).all(episodeMatch, options.asOf, depth) as (EpisodeKey & { bm: number })[])
         : (stmt(
             ctx.db,
             `SELECT ${narrow}, m.bm FROM (
          SELECT rowid AS id, bm25(episodes_fts) AS bm FROM episodes_fts
          WHERE episodes_fts MATCH ? ORDER BY bm LIMIT ?
        ) m CROSS JOIN episodes e ON e.id = m.id ORDER BY m.bm`,
-          ).all(match, depth) as (EpisodeKey & { bm: number })[]);
+          ).all(episodeMatch, depth) as (EpisodeKey & { bm: number })[]);
+    let lexical = ranks(rows.map((x) => x.bm)).map((rank, i) => ({ id: rows[i]!.id, rank }));
+    if (window) {
+      // The window's own matches, ranked among themselves; when none of its turns has the
+      // question's other words (or there are none), its turns newest first. Matches outside it
+      // keep their place after them (scored × OUTSIDE_WINDOW_WEIGHT below).
+      const upTo = Math.min(window.to, options.asOf === undefined ? window.to : options.asOf + 1);
+      const inside = episodeMatch
+        ? (stmt(
+            ctx.db,
+            `SELECT ${narrow}, bm25(episodes_fts) AS bm FROM episodes_fts
+             JOIN episodes e ON e.id = episodes_fts.rowid
+             WHERE episodes_fts MATCH ? AND e.occurred_at >= ? AND e.occurred_at < ?
+             ORDER BY bm LIMIT ?`,
+          ).all(episodeMatch, window.from, upTo, depth) as (EpisodeKey & { bm: number })[])
+        : [];
+      // A question about the conversation itself ("What did I tell you yesterday?", "What did
+      // we talk about last week?") is answered by the window's turns, newest first.
+      const aboutTheTalk = terms.every((t) => CONVERSATION_WORDS.has(t));
+      const said = !aboutTheTalk
+        ? inside
+        : (stmt(
+            ctx.db,
+            `SELECT ${narrow}, -e.occurred_at AS bm FROM episodes e
+               WHERE e.kind = 'conversation' AND e.occurred_at >= ? AND e.occurred_at < ?
+               ORDER BY e.occurred_at DESC LIMIT ?`,
+          ).all(window.from, upTo, depth) as (EpisodeKey & { bm: number })[]);
+      const ids = new Set(said.map((e) => e.id));
+      const outside = lexical.flatMap((l, i) =>
+        ids.has(l.id) || inWindow(rows[i]!.occurred_at) ? [] : [{ row: rows[i]!, rank: l.rank }],
+      );
+      lexical = [
+        ...ranks(said.map((x) => x.bm)).map((rank, i) => ({ id: said[i]!.id, rank })),
+        ...outside.map((o) => ({ id: o.row.id, rank: o.rank })),
+      ];
+      rows = [...said, ...outside.map((o) => o.row)];
+    }
     const byId = new Map<number, EpisodeKey>(rows.map((e) => [e.id, e]));
-    const lexical = ranks(rows.map((x) => x.bm)).map((rank, i) => ({ id: rows[i]!.id, rank }));
     // Live conversation episodes among `ids` (one primary-key lookup each), by id.
     const keys = (ids: number[]) =>
       new Map(
@@ -318,37 +443,61 @@ export function recall(
       if (unseen.length > 0) for (const [id, e] of keys(unseen)) byId.set(id, e);
       for (const id of nearest) if (byId.has(id)) semantic.push({ id, rank: semantic.length + 1 });
     }
-    // Neighbouring turns as context: the turn just before and just after a BM25 hit in the same
-    // session (an answer follows its question) join as candidates of their own, each scored as
-    // NEIGHBOUR_WEIGHT of its hit's rank, so they land after the strongest hits, never above them.
-    const neighbours: { id: number; rank: number }[] = [];
-    const adjacent = rows.flatMap((e) => (e.session_key === null ? [] : [e.id - 1, e.id + 1]));
-    if (adjacent.length > 0) {
-      const near = keys(adjacent.filter((id) => !byId.has(id)));
+    // Neighbouring turns as context: the turns up to two before and after a BM25 hit in the same
+    // session (an answer follows its question) join as candidates, each scored as its distance's
+    // weight of its hit's reciprocal rank, so they land after the strongest hits; a weaker hit
+    // next to a stronger one is lifted to that score.
+    const fused = fuse([lexical, semantic]);
+    const around = new Map<number, number>();
+    const sessioned = rows.filter((e) => e.session_key !== null);
+    if (sessioned.length > 0) {
+      const wanted = sessioned.flatMap((e) => NEIGHBOURS.map(([d]) => e.id + d));
+      const near = keys(wanted.filter((id) => !byId.has(id)));
       for (const [i, hit] of rows.entries()) {
-        for (const id of [hit.id - 1, hit.id + 1]) {
-          const e = near.get(id);
-          if (!e || byId.has(id) || e.session_key !== hit.session_key || e.channel !== hit.channel)
-            continue;
-          byId.set(id, e);
-          neighbours.push({ id, rank: lexical[i]!.rank });
+        if (hit.session_key === null) continue;
+        for (const [d, w] of NEIGHBOURS) {
+          const id = hit.id + d;
+          const e = byId.get(id) ?? near.get(id);
+          if (!e || e.session_key !== hit.session_key || e.channel !== hit.channel) continue;
+          if (!byId.has(id)) byId.set(id, e);
+          const score = w / (RRF_K + lexical[i]!.rank);
+          if (score > (around.get(id) ?? 0)) around.set(id, score);
         }
       }
     }
-    const fused = fuse([lexical, semantic]);
-    for (const { id, rank } of neighbours)
-      fused.set(id, (fused.get(id) ?? 0) + NEIGHBOUR_WEIGHT / (RRF_K + rank));
-    for (const [id, rrf] of fused) {
-      const age = Math.max(0, now - byId.get(id)!.occurred_at);
+    for (const [id, score] of around) {
+      const own = fused.get(id);
+      if (own === undefined || score > own) fused.set(id, score);
+    }
+    // A turn said by someone the question names ("What did Caroline research?").
+    const termSet = new Set(terms);
+    const named = (e: EpisodeKey) =>
+      e.speaker !== null &&
+      normalizeValue(e.speaker)
+        .split(' ')
+        .some((w) => termSet.has(w));
+    for (const [id, fusedScore] of fused) {
+      const e = byId.get(id)!;
+      const rrf =
+        (named(e) ? fusedScore * SPEAKER_BOOST : fusedScore) *
+        (inWindow(e.occurred_at) ? 1 : OUTSIDE_WINDOW_WEIGHT);
+      const occurred = e.occurred_at;
+      const age = Math.max(0, now - occurred);
       results.push({
         type: 'episode',
         id,
-        score: rrf * (0.6 + 0.4 * 0.5 ** (age / EPISODE_HALF_LIFE_MS)),
+        score: rrf * (1 + RECENCY_WEIGHT * 0.5 ** (age / EPISODE_HALF_LIFE_MS)),
+        occurred_at: occurred,
       });
     }
   }
-  // Stable: equal scores keep arm order (facts first), then BM25 order.
-  results.sort((a, b) => b.score - a.score);
+  // Stable: equal scores keep arm order (facts first), then BM25 order; of two episodes with
+  // equal scores (recency too small to tell them apart), the newer first.
+  results.sort(
+    (a, b) =>
+      b.score - a.score ||
+      (a.type === 'episode' && b.type === 'episode' ? b.occurred_at - a.occurred_at : 0),
+  );
   const top = results.slice(0, limit);
   const chosen = top.filter((x) => x.type === 'episode').map((x) => x.id);
   const full = new Map(
@@ -418,7 +567,7 @@ export function recall(
  * pending conflict. The full-text index holds current facts only, so these are matched here: a
  * fact scores by how many of the query's words its kind, key and value hold (compared as values
  * are: case-folded, punctuation aside), times the confidence weight; facts holding none are left
- * out.
+ * out, and so are facts the journal does not explain (their ids are returned as `unexplained`).
  */
 function factsAsOf(
   ctx: StoreContext,
@@ -427,8 +576,8 @@ function factsAsOf(
   asOf: number,
   depth: number,
   now: number,
-): FactResult[] {
-  if (terms.length === 0) return [];
+): { results: FactResult[]; unexplained: number[] } {
+  if (terms.length === 0) return { results: [], unexplained: [] };
   const rows = stmt(
     ctx.db,
     `SELECT f.* FROM facts f
@@ -437,13 +586,21 @@ function factsAsOf(
        AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.fact_id = f.id)`,
   ).all(scope, asOf, asOf) as Fact[];
   const wanted = terms.map((t) => normalizeValue(t)).filter(Boolean);
-  const scored: FactResult[] = [];
+  const matched: { f: Fact; hits: number }[] = [];
   for (const f of rows) {
     const words = new Set(
       normalizeValue(`${f.kind} ${f.key.replace(/[_.-]+/g, ' ')} ${f.value}`).split(' '),
     );
     const hits = wanted.filter((w) => words.has(w)).length;
-    if (hits === 0) continue;
+    if (hits > 0) matched.push({ f, hits });
+  }
+  const unexplained = unexplainedFacts(
+    ctx.db,
+    matched.map((m) => m.f),
+  );
+  const scored: FactResult[] = [];
+  for (const { f, hits } of matched) {
+    if (unexplained.has(f.id)) continue;
     scored.push({
       type: 'fact',
       id: f.id,
@@ -463,5 +620,8 @@ function factsAsOf(
       valid_to: f.valid_to,
     });
   }
-  return scored.sort((a, b) => b.score - a.score || b.id - a.id).slice(0, depth);
+  return {
+    results: scored.sort((a, b) => b.score - a.score || b.id - a.id).slice(0, depth),
+    unexplained: [...unexplained].sort((a, b) => a - b),
+  };
 }

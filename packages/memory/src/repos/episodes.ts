@@ -8,7 +8,7 @@
 
 import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from '../context.js';
-import { appendJournal } from '../journal/journal.js';
+import { appendJournal, journalRedaction } from '../journal/journal.js';
 import type { OwnerTextHolder, Scrubber } from '../redaction.js';
 import { redactSecrets, type SecretLedger, withholdSecrets } from '../scan.js';
 import { ftsMatch, queryTerms, sha256 } from '../text.js';
@@ -114,6 +114,20 @@ export function addEpisode(ctx: StoreContext, input: EpisodeInput): Episode {
 }
 
 /**
+ * One episode as an import entry's `episodes_sha256` covers it: id, kind, channel, role and the
+ * sha256 of its text as stored, joined by U+001F.
+ */
+export function importedLine(row: {
+  id: number;
+  kind: string;
+  channel: string;
+  role: string;
+  textSha256: string;
+}): string {
+  return [row.id, row.kind, row.channel, row.role, row.textSha256].join('\u001f');
+}
+
+/**
  * Writes an imported turn's row unless a turn with the same provenance (source document and id)
  * is stored already. Runs inside the caller's transaction; the caller journals the batch.
  *
@@ -189,7 +203,8 @@ export function episodeBySource(
 /**
  * The episodes as a holder of the owner's words: a purge redacts the value from the text of every
  * episode that holds it — the owner's turns, keel's own replies, command records — whatever fact
- * it was evidence for. The full-text index follows (its triggers), and so do the vectors (the
+ * it was evidence for, each rewrite journaled first as a redaction entry (the schema refuses a
+ * text change without one). The full-text index follows (its triggers), and so do the vectors (the
  * vector queue's triggers).
  */
 export function episodesHolder(ctx: StoreContext): OwnerTextHolder {
@@ -204,7 +219,13 @@ export function episodesHolder(ctx: StoreContext): OwnerTextHolder {
         text: string;
       }[]) {
         if (!scrubber.holds(e.text)) continue;
-        update.run(scrubber.scrub(e.text), now, e.id);
+        const text = scrubber.scrub(e.text);
+        journalRedaction(
+          ctx.db,
+          { entity: 'episode', id: e.id, before: e.text, after: text },
+          { reason: 'purge', actor: 'owner', at: now },
+        );
+        update.run(text, now, e.id);
         changed.push(e.id);
       }
       return changed;

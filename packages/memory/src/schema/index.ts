@@ -12,7 +12,9 @@
  *    ({@link META_VECTOR_FINGERPRINT});
  * 8. `008-reflected-state.ts`: a believed turn, once reflected on, says so (`reflected`);
  * 9. `009-validity.ts`: a fact's validity never ends before it starts;
- * 10. `010-forget-requests.ts`: a model's request to forget waits for the owner.
+ * 10. `010-forget-requests.ts`: a model's request to forget waits for the owner;
+ * 11. `011-journal-evidence.ts`: the journal's head, journaled redactions, the baseline of earlier
+ *     redactions, and the newest recorded digest of each fact.
  *
  * A step is never edited once released (`index.test.ts` holds a checksum of each); a change is a
  * new step. A step imports no runtime module: names that runtime code shares with the schema are
@@ -33,6 +35,7 @@ import { vectorQueueGate } from './007-vector-queue-gate.js';
 import { reflectedState } from './008-reflected-state.js';
 import { validity } from './009-validity.js';
 import { forgetRequests } from './010-forget-requests.js';
+import { journalEvidence } from './011-journal-evidence.js';
 
 export { VECTOR_QUEUE } from './005-vector-queue.js';
 export { META_VECTOR_FINGERPRINT } from './007-vector-queue-gate.js';
@@ -59,6 +62,7 @@ export const MIGRATIONS: readonly Migration[] = [
   reflectedState,
   validity,
   forgetRequests,
+  journalEvidence,
 ];
 
 /** The newest schema version this code knows. */

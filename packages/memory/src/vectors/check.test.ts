@@ -3,8 +3,27 @@
 
 import { describe, expect, it } from 'vitest';
 import { ConceptEmbedder } from '../embed/testkit.js';
-import { dbOf } from '../internal.js';
+import { retireBelief } from '../facts/owner.js';
+import { contextOf, dbOf } from '../internal.js';
 import { count, openTempStore, turn } from '../test-helpers.js';
+
+/**
+ * Retracts a fact the way forget does, without the store's vector upkeep that follows it (as
+ * another process with no embedder bound leaves it): journaled, its vector left in place.
+ */
+function retractOnly(store: ReturnType<typeof openTempStore>['store'], id: number): void {
+  const ctx = contextOf(store);
+  ctx.db
+    .transaction(() =>
+      retireBelief(ctx, id, {
+        status: 'retracted',
+        reason: 'forgotten',
+        actor: 'owner',
+        why: 'forgotten by the owner',
+      }),
+    )
+    .immediate();
+}
 
 describe('keel verify checks the vector tables', () => {
   /** A store with vectors in use: two facts and three turns, all embedded. */
@@ -31,7 +50,7 @@ describe('keel verify checks the vector tables', () => {
     // not yet removed (another process, no embedder bound there).
     turn(store, 'written after the last sync');
     await store.useEmbedder(null);
-    dbOf(store).prepare(`UPDATE facts SET status = 'retracted' WHERE key = 'n1'`).run();
+    retractOnly(store, store.current({ scope: 'owner', kind: 'note', key: 'n1' })!.id);
     expect(count(store, 'SELECT count(*) AS n FROM vector_queue')).toBe(2);
     expect(store.verify()).toMatchObject({ ok: true, problems: [] });
 
@@ -43,7 +62,7 @@ describe('keel verify checks the vector tables', () => {
   it('reports vectors of rows no longer active and rows missing a vector, beyond the queue; keel reindex mends both', async () => {
     const { store, facts, turns } = await embeddedStore();
     // A status change whose queue entry is lost: its vector stays and nothing will remove it.
-    dbOf(store).prepare(`UPDATE facts SET status = 'retracted' WHERE id = ?`).run(facts[0]!.id);
+    retractOnly(store, facts[0]!.id);
     // A turn whose vector is lost (both copies) and that is not queued.
     dbOf(store).prepare('DELETE FROM vec_episodes_codes WHERE id = ?').run(turns[1]);
     dbOf(store).prepare('DELETE FROM vec_episodes WHERE rowid = ?').run(BigInt(turns[1]!));
