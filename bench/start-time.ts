@@ -16,7 +16,7 @@
  * a closed port), so the terminal opens offline.
  *
  * Run: `node --import tsx bench/start-time.ts [--runs N] [--quick] [--cli <main.js>] [--label L]`.
- * `--cli` times another keel (another checkout's `apps/cli/dist/main.js`); `--label` names the
+ * `--cli` times another keel (another checkout's `apps/cli/bundle/keel.mjs`, or an older `apps/cli/dist/main.js`); `--label` names the
  * result file `bench/results/start-time-<label>.md` (default: the date).
  *
  * @module
@@ -41,7 +41,7 @@ import {
 import { writeResults } from './results.js';
 
 /** The keel timed by default: the built CLI of this checkout. */
-export const DEFAULT_CLI = join(REPO_ROOT, 'apps/cli/dist/main.js');
+export const DEFAULT_CLI = join(REPO_ROOT, 'apps/cli/bundle/keel.mjs');
 
 /** One process to time. */
 interface Case {
