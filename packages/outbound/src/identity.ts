@@ -7,6 +7,7 @@
  */
 import { KeelError } from '@keel/errors';
 import type { REST as RestClient } from 'discord.js';
+import { loadDiscord } from './load.js';
 
 /** How long the identity request may take by default, ms. */
 export const IDENTITY_TIMEOUT_MS = 5000;
@@ -42,7 +43,7 @@ export async function fetchBotUser(options: BotUserOptions): Promise<BotUser> {
   const timeoutMs = options.timeoutMs ?? IDENTITY_TIMEOUT_MS;
   if (signal?.aborted) throw new KeelError('CANCELLED', 'the check was cancelled');
   const api = options.apiUrl ?? 'https://discord.com/api';
-  const { REST, Routes } = await import('discord.js');
+  const { REST, Routes } = await loadDiscord();
   const rest: RestClient = new REST({
     version: '10',
     retries: 0,

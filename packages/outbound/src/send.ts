@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { loadDiscord } from './load.js';
 import { validateOwnerId } from './owner.js';
 import { splitMessage } from './split.js';
 
@@ -25,7 +26,7 @@ export interface OutboundOptions {
  */
 export async function sendToOwner(options: OutboundOptions, text: string): Promise<string[]> {
   const ownerId = validateOwnerId(options.ownerId);
-  const { REST, Routes } = await import('discord.js');
+  const { REST, Routes } = await loadDiscord();
   const rest = new REST({ version: '10', ...(options.apiUrl ? { api: options.apiUrl } : {}) });
   rest.setToken(options.token);
   const channel = (await rest.post(Routes.userChannels(), {
