@@ -8,7 +8,7 @@
 //                model client, discord.js…): every dynamic import() becomes a chunk of its own.
 //
 // Why a bundle (docs/decisions/2026-12-02-a-bundled-keel.md): Node resolves and compiles each
-// file of node_modules on its own, and keel's verbs reached a few thousand of them (zod, chrono,
+// file of node_modules on its own, and `keel --help` reached nearly 900 of them (zod, chrono,
 // the model SDKs…); one pass over the sources also replaces the tsc build on `npm start`.
 //
 // Left out and loaded from node_modules at run time (the CLI package depends on each): the native
@@ -33,7 +33,7 @@ const OUT = join(CLI, 'bundle');
 const INPUTS_FILE = join(OUT, '.inputs.json');
 
 /** Loaded from node_modules at run time; the CLI's package.json depends on each. */
-export const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'gpt-tokenizer', 'wink-lexicon'];
+const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'gpt-tokenizer', 'wink-lexicon'];
 /** discord.js's optional native helpers: loaded when installed, skipped when not. */
 const OPTIONAL_NATIVE = ['zlib-sync', 'bufferutil', 'utf-8-validate'];
 
@@ -64,7 +64,7 @@ function isKeelSource(file) {
  * the bundle is built from the sources without a tsc build, and marks keel's own modules free of
  * side effects (what a run does not use is left out of its chunks).
  */
-export function keelSources() {
+function keelSources() {
   const packages = workspacePackages();
   return {
     name: 'keel-sources',
