@@ -29,6 +29,7 @@ export const BENCH_NAMES = [
   'locomo',
   'longmemeval',
   'hybrid',
+  'recall-latency',
   'turn',
   'turn-budget',
   'think-pipeline',
