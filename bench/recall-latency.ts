@@ -33,13 +33,19 @@
  * `bench/results/recall-latency-<date>[-<label>].md`. Targets at 100k rows: lexical p95 ≤ 5 ms,
  * hybrid p95 ≤ 8 ms, each at most 2× the raw query.
  *
- * Run alone: `node --import tsx bench/recall-latency.ts [--quick] [--label <name>] [--turns chat|whole]`.
+ * With `--against <folder>` (a checkout of another commit with `packages/memory` built, given as
+ * that package's folder), that build's lexical and hybrid recall run as two more arms on the same
+ * file, in the same rotation: a before/after comparison under one load.
+ *
+ * Run alone: `node --import tsx bench/recall-latency.ts [--quick] [--label <name>]
+ * [--turns chat|whole] [--against <packages/memory of another build>]`.
  *
  * @module
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
   ftsMatch,
@@ -60,6 +66,7 @@ import {
   heading,
   int,
   isMain,
+  type LatencySummary,
   latencyLine,
   ms,
   printTable,
@@ -270,6 +277,11 @@ function freshProcess(path: string): { load: number; open: number; plain: number
 export interface RecallLatencyOptions extends Pick<BenchOptions, 'quick' | 'label'> {
   /** `chat` (default): turns cut to chat size ({@link chatSized}); `whole`: the turns as they are. */
   turns: 'chat' | 'whole';
+  /**
+   * A folder holding another build of `@keel/memory` (its `dist/`), e.g. of an earlier commit:
+   * its lexical and hybrid recall run as two more arms on the same file, in the same rotation.
+   */
+  against?: string;
 }
 
 /** Parses `--quick`, `--label <name>` and `--turns chat|whole`. */
@@ -280,13 +292,19 @@ function parseOptions(argv = process.argv.slice(2)): RecallLatencyOptions {
       quick: { type: 'boolean', default: false },
       label: { type: 'string' },
       turns: { type: 'string', default: 'chat' },
+      against: { type: 'string' },
     },
     strict: true,
   });
   if (values.turns !== 'chat' && values.turns !== 'whole') {
     throw new Error(`--turns must be chat or whole (got "${values.turns}")`);
   }
-  return { quick: values.quick, label: values.label, turns: values.turns };
+  return {
+    quick: values.quick,
+    label: values.label,
+    turns: values.turns,
+    ...(values.against ? { against: resolve(values.against) } : {}),
+  };
 }
 
 /** Runs the benchmark and prints its figures. */
@@ -309,10 +327,25 @@ export async function benchRecallLatency(options: RecallLatencyOptions): Promise
     console.log(buildRealStore(path, turns, rows));
     const fresh = freshProcess(path);
 
-    const lexical = MemoryStore.open(path);
-    const hybrid = MemoryStore.open(path);
+    // Another build of the store (`--against`): its recall runs on the same file, in the same
+    // rotation, so both meet the same load.
+    const Other = options.against
+      ? (
+          (await import(pathToFileURL(join(options.against, 'dist', 'index.js')).href)) as {
+            MemoryStore: typeof MemoryStore;
+          }
+        ).MemoryStore
+      : null;
+    const stores: MemoryStore[] = [];
+    const open = (Store: typeof MemoryStore) => {
+      const store = Store.open(path);
+      stores.push(store);
+      return store;
+    };
     try {
       const embedder = new ProjectionEmbedder();
+      const lexical = open(MemoryStore);
+      const hybrid = open(MemoryStore);
       await hybrid.useEmbedder(embedder);
       const r = await hybrid.embedPending();
       console.log(`${int(r.embedded)} rows embedded (stand-in vectors, 384-d)`);
@@ -328,26 +361,45 @@ export async function benchRecallLatency(options: RecallLatencyOptions): Promise
         'SELECT rowid, bm25(episodes_fts) AS s FROM episodes_fts WHERE episodes_fts MATCH ? ORDER BY s LIMIT 10',
       );
       const matches = questions.map(matchOf);
-      const arms = [
-        async (q: number) => {
-          await lexical.recall(questions[q]!);
+      const recallArm = (store: MemoryStore, mode: 'lexical' | 'hybrid') => async (q: number) => {
+        const res = await store.recall(questions[q]!);
+        if (res.mode !== mode) throw new Error(`ran ${res.mode}: ${res.reason}`);
+      };
+      const arms: { name: string; target: string; run: (q: number) => Promise<void> }[] = [
+        {
+          name: 'lexical recall',
+          target: `≤ ${TARGET_LEXICAL_P95_MS} ms, ≤ ${TARGET_RATIO}×`,
+          run: recallArm(lexical, 'lexical'),
         },
-        async (q: number) => {
-          const res = await hybrid.recall(questions[q]!);
-          if (res.mode !== 'hybrid') throw new Error(`ran ${res.mode}: ${res.reason}`);
+        {
+          name: 'hybrid recall',
+          target: `≤ ${TARGET_HYBRID_P95_MS} ms, ≤ ${TARGET_RATIO}×`,
+          run: recallArm(hybrid, 'hybrid'),
         },
-        async (q: number) => {
-          const m = matches[q];
-          if (!m) return;
-          rawFacts.all(m);
-          rawEpisodes.all(`{text} : (${m})`);
+        {
+          name: 'raw FTS5 query',
+          target: '',
+          run: async (q: number) => {
+            const m = matches[q];
+            if (!m) return;
+            rawFacts.all(m);
+            rawEpisodes.all(`{text} : (${m})`);
+          },
         },
-      ] as const;
-      const names = ['lexical', 'hybrid', 'raw FTS5'] as const;
-      const samples = names.map(() => [] as number[]);
-      const perQuestion = questions.map(() => names.map(() => 0));
+      ];
+      if (Other) {
+        const otherHybrid = open(Other);
+        await otherHybrid.useEmbedder(embedder);
+        arms.push(
+          { name: 'lexical recall (against)', target: '', run: recallArm(open(Other), 'lexical') },
+          { name: 'hybrid recall (against)', target: '', run: recallArm(otherHybrid, 'hybrid') },
+        );
+      }
+      const RAW = 2;
+      const samples = arms.map(() => [] as number[]);
+      const perQuestion = questions.map(() => arms.map(() => 0));
       const order = [...questions.keys()];
-      for (const q of order.slice(0, WARMUP)) for (const arm of arms) await arm(q);
+      for (const q of order.slice(0, WARMUP)) for (const arm of arms) await arm.run(q);
       // The first hybrid searches of a process are exact; the warm-up loaded the in-memory codes.
       let i = 0;
       for (let pass = 0; pass < PASSES; pass++) {
@@ -355,7 +407,7 @@ export async function benchRecallLatency(options: RecallLatencyOptions): Promise
           for (let j = 0; j < arms.length; j++) {
             const a = (i + j) % arms.length;
             const t0 = performance.now();
-            await arms[a]!(q);
+            await arms[a]!.run(q);
             const t = performance.now() - t0;
             samples[a]!.push(t);
             perQuestion[q]![a]! += t / PASSES;
@@ -363,37 +415,25 @@ export async function benchRecallLatency(options: RecallLatencyOptions): Promise
           i++;
         }
       }
-      const [lex, hyb, raw] = samples.map(summarize) as [
-        ReturnType<typeof summarize>,
-        ReturnType<typeof summarize>,
-        ReturnType<typeof summarize>,
-      ];
-      console.log(`  lexical recall  ${latencyLine(lex)}`);
-      console.log(`  hybrid recall   ${latencyLine(hyb)}`);
-      console.log(`  raw FTS5 query  ${latencyLine(raw)}`);
+      const summaries = samples.map(summarize);
+      const raw = summaries[RAW]!;
+      for (const [k, arm] of arms.entries()) {
+        console.log(`  ${arm.name.padEnd(26)} ${latencyLine(summaries[k]!)}`);
+      }
       const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
       const header = ['arm', 'p50', 'p95', 'p99', 'p50 / raw', 'p95 / raw', 'target p95'];
-      const table = [
-        [
-          'lexical recall',
-          ms(lex.p50),
-          ms(lex.p95),
-          ms(lex.p99),
-          ratio(lex.p50, raw.p50),
-          ratio(lex.p95, raw.p95),
-          `≤ ${TARGET_LEXICAL_P95_MS} ms, ≤ ${TARGET_RATIO}×`,
-        ],
-        [
-          'hybrid recall',
-          ms(hyb.p50),
-          ms(hyb.p95),
-          ms(hyb.p99),
-          ratio(hyb.p50, raw.p50),
-          ratio(hyb.p95, raw.p95),
-          `≤ ${TARGET_HYBRID_P95_MS} ms, ≤ ${TARGET_RATIO}×`,
-        ],
-        ['raw FTS5 query', ms(raw.p50), ms(raw.p95), ms(raw.p99), '1.00×', '1.00×', ''],
-      ];
+      const table = arms.map((arm, k) => {
+        const x = summaries[k]!;
+        return [
+          arm.name,
+          ms(x.p50),
+          ms(x.p95),
+          ms(x.p99),
+          ratio(x.p50, raw.p50),
+          ratio(x.p95, raw.p95),
+          arm.target,
+        ];
+      });
       console.log('');
       printTable(header, table);
       const freshRows = [
@@ -411,18 +451,22 @@ export async function benchRecallLatency(options: RecallLatencyOptions): Promise
       console.log('  slowest questions (lexical):');
       for (const s of slowest) {
         console.log(
-          `    ${ms(s.t).padStart(10)}  raw ${ms(perQuestion[s.q]![2]!).padStart(10)}  "${questions[s.q]}"`,
+          `    ${ms(s.t).padStart(10)}  raw ${ms(perQuestion[s.q]![RAW]!).padStart(10)}  "${questions[s.q]}"`,
         );
       }
+      const [lex, hyb] = summaries as [LatencySummary, LatencySummary];
       writeResults(
         `recall-latency-${options.turns}`,
         ['rows', ...header],
         table.map((r) => [int(rows), ...r]),
         [
           `Store: ${int(rows)} rows (90% episodes: the shared data's real turns${options.turns === 'chat' ? `, cut to chat size (${int(turns.length)} pieces of at most ${CHAT_PIECE_CHARS} characters, the first ${CHAT_PIECES_PER_TURN} of each turn)` : ` as they are (${int(turns.length)})`}, repeated as later sessions past the end; 10% facts through remember).`,
-          `Queries: the shared data's ${int(questions.length)} questions, ${PASSES} passes, each under the three arms in rotating order after ${WARMUP} warm-up questions.`,
+          `Queries: the shared data's ${int(questions.length)} questions, ${PASSES} passes, each under every arm in rotating order after ${WARMUP} warm-up questions.`,
           'Hybrid: query vectors precomputed (embedding excluded); stand-in 384-d random-projection vectors, in-memory codes loaded.',
           'Raw FTS5: bm25() top 10 over facts_fts and over episodes_fts, the match expression recall builds for the question.',
+          ...(options.against
+            ? [`Against: the build of @keel/memory in ${options.against}, on the same file.`]
+            : []),
           `A fresh process (median of 3): load @keel/memory ${ms(fresh.load)}, open ${ms(fresh.open)}, first recall without a date ${ms(fresh.plain)}, then one with a date ${ms(fresh.dated)}.`,
         ],
         options.label,
@@ -430,14 +474,14 @@ export async function benchRecallLatency(options: RecallLatencyOptions): Promise
       const large = !options.quick;
       return [
         {
-          bench: 'recall',
+          bench: 'recall-latency',
           metric: `lexical p95 at ${int(rows)} rows (real questions)`,
           value: `${ms(lex.p95)} (${ratio(lex.p95, raw.p95)} raw)`,
           target: large ? `≤ ${TARGET_LEXICAL_P95_MS} ms` : '',
           ...(large ? { met: lex.p95 <= TARGET_LEXICAL_P95_MS } : {}),
         },
         {
-          bench: 'recall',
+          bench: 'recall-latency',
           metric: `hybrid p95 at ${int(rows)} rows (real questions)`,
           value: `${ms(hyb.p95)} (${ratio(hyb.p95, raw.p95)} raw)`,
           target: large ? `≤ ${TARGET_HYBRID_P95_MS} ms` : '',
@@ -445,8 +489,7 @@ export async function benchRecallLatency(options: RecallLatencyOptions): Promise
         },
       ];
     } finally {
-      lexical.close();
-      hybrid.close();
+      for (const store of stores) store.close();
     }
   });
 }

@@ -45,7 +45,13 @@ const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]
       label: o.label,
     }),
   hybrid: benchHybrid,
-  'recall-latency': (o) => benchRecallLatency({ quick: o.quick, label: o.label, turns: 'chat' }),
+  'recall-latency': (o) =>
+    benchRecallLatency({
+      quick: o.quick,
+      label: o.label,
+      turns: 'chat',
+      ...(o.against ? { against: o.against } : {}),
+    }),
   turn: benchTurnRows,
   'turn-budget': benchTurnBudgetRows,
   'think-pipeline': benchThinkPipelineRows,
