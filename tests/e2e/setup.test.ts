@@ -121,7 +121,6 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
     KEEL_DISCORD_API_URL: discord.apiUrl,
     OLLAMA_HOST: noOllama,
     KEEL_HF_ENDPOINT: hubUrl,
-    KEEL_EMBEDDER: 'none',
     ...extra,
   };
 }

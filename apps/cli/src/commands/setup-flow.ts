@@ -79,6 +79,8 @@ interface Ctx {
   saved: ConfigKey[];
   /** Models Ollama listed in the model step, when it was asked. */
   ollamaModels: string[] | null;
+  /** What the embedder step found or did, for the summary. */
+  embedder: string;
   /** What the services step did, for the summary. */
   services: string;
 }
@@ -661,6 +663,7 @@ async function timeStep(ctx: Ctx): Promise<void> {
     p.text({
       message: `Quiet hours, when keel sends you nothing: START-END in your time zone, e.g. 23-7 (Enter: ${quietNow ?? 'none'}${quietNow ? '; "none" clears them' : ''})`,
       placeholder: quietNow ?? 'none',
+      defaultValue: quietNow ?? 'none',
       validate: (v) => (/^\s*none\s*$/i.test(v ?? '') ? undefined : validFor('quiet_hours')(v)),
     }),
   ).then((v) => v.trim());
@@ -700,17 +703,24 @@ async function reachable(url: string, signal: AbortSignal): Promise<boolean> {
 /** Step 4: the embedder. */
 async function embedderStep(ctx: Ctx): Promise<void> {
   const config = candidate(ctx, {});
+  if (config.embedder.choice === 'none') {
+    p.log.info('The embedder is switched off (embedder.provider none): recall matches words.');
+    ctx.embedder = 'none (switched off): recall matches words (lexical)';
+    return;
+  }
   const installed = listInstalledModels(config.paths.models).filter((m) => m.installed);
   if (installed.length > 0) {
     p.log.success(
       `The local embedder is installed (${installed.map((m) => m.id).join(', ')}): recall matches meaning as well as words.`,
     );
+    ctx.embedder = `${MINILM.name}: hybrid recall`;
     return;
   }
   if (ctx.ollamaModels && ollamaHasModel(ctx.ollamaModels, config.embedder.ollamaModel)) {
     p.log.success(
       `Ollama has ${config.embedder.ollamaModel}: recall embeds with it and matches meaning as well as words.`,
     );
+    ctx.embedder = `ollama ${config.embedder.ollamaModel}: hybrid recall`;
     return;
   }
   const endpoint = config.embedder.hfEndpoint;
@@ -737,11 +747,14 @@ async function embedderStep(ctx: Ctx): Promise<void> {
   }
   const code = await runApp(keelMain(), ['models', 'pull'], { env: ctx.env });
   if (ctx.signal.aborted) throw stopped();
-  if (code === 0) p.log.success('The embedder is installed: recall is hybrid from now on.');
-  else
+  if (code === 0) {
+    p.log.success('The embedder is installed: recall is hybrid from now on.');
+    ctx.embedder = `${MINILM.name}: hybrid recall`;
+  } else {
     p.log.warn(
       'The download failed (see above): recall stays lexical. `keel models pull` tries again.',
     );
+  }
 }
 
 /** Step 5: the services. */
@@ -832,11 +845,7 @@ function summary(ctx: Ctx): string {
     lines.push(`${key.padEnd(18)} ${shown}${s.source === 'env' ? '  (from the environment)' : ''}`);
   }
   if (lines.length === 0) lines.push('nothing set: keel runs offline with every default');
-  const config = candidate(ctx, {});
-  const embedder = listInstalledModels(config.paths.models).some((m) => m.installed);
-  lines.push(
-    `${'embedder'.padEnd(18)} ${embedder ? `${MINILM.name} (hybrid recall)` : 'none: lexical recall'}`,
-  );
+  lines.push(`${'embedder'.padEnd(18)} ${ctx.embedder}`);
   lines.push(`${'services'.padEnd(18)} ${ctx.services}`);
   return lines.join('\n');
 }
@@ -881,6 +890,7 @@ export async function runSetup(config: Config, options: SetupOptions = {}): Prom
     signal: stop.signal,
     saved: [],
     ollamaModels: null,
+    embedder: 'none: recall matches words (lexical)',
     services: 'not installed',
   };
   const path = configPath(config.home);
