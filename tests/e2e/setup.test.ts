@@ -11,8 +11,8 @@
  * never reach the screen, and `keel doctor --json` against the same fakes is green.
  *
  * keel's first start (`keel` with no verb, what `npm start` runs) enters setup only with a person
- * at the terminal and no config file: piped, or with KEEL_SKIP_SETUP=1, it opens the terminal as
- * it always did.
+ * at the terminal and nothing in KEEL_HOME yet: piped, or with KEEL_SKIP_SETUP=1, it opens the
+ * terminal as it always did.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -390,11 +390,14 @@ describe("keel's first start", () => {
     expect(piped.stdout).toContain('Noted: new slot.');
     expect(existsSync(join(keelHome, 'config.toml'))).toBe(false);
 
-    const t = terminal([], { KEEL_SKIP_SETUP: '1' });
+    // A KEEL_HOME of its own: the piped run above made a database, and keel that ran is not asked.
+    const fresh = join(root, 'keel-skip');
+    const t = terminal([], { KEEL_HOME: fresh, KEEL_SKIP_SETUP: '1' });
     const screen = await t.waitFor(/you › /);
     expect(screen).not.toContain('keel setup');
     t.type('/quit');
     t.keys('Enter');
     expect(await t.exitCode()).toBe(0);
+    expect(existsSync(join(fresh, 'config.toml'))).toBe(false);
   });
 });

@@ -129,7 +129,7 @@ function cannotWrite(err: unknown, checking: boolean): KeelError | null {
 export async function runTerminal(loaded: Config, options: TerminalOptions = {}): Promise<number> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
-  // keel's first start: with no config file and a person at the terminal, `keel setup` first.
+  // keel's first start (no config file, no database) with a person at the terminal: setup first.
   const config = await firstStart(loaded, { input, output, json: Boolean(options.json) });
   const tty = Boolean((input as NodeJS.ReadStream).isTTY) && !options.json;
   const write = (text: string) => output.write(`${text}\n`);

@@ -1,11 +1,13 @@
-// Whether keel's first start runs `keel setup`: only with no config file and a person at the
-// terminal (stdin and stdout), without --json and without KEEL_SKIP_SETUP asking to skip.
+// Whether keel's first start runs `keel setup`: only with no config file and no database (keel
+// never ran here) and a person at the terminal (stdin and stdout), without --json and without
+// KEEL_SKIP_SETUP asking to skip.
 import { describe, expect, it } from 'vitest';
 import { type FirstStartFacts, offersFirstSetup, skipRequested } from './setup.js';
 
 /** A first start at a terminal: setup is offered. */
 const atTerminal: FirstStartFacts = {
   configExists: false,
+  databaseExists: false,
   stdinTTY: true,
   stdoutTTY: true,
   json: false,
@@ -19,6 +21,7 @@ describe('offersFirstSetup', () => {
 
   it.each([
     ['a config file exists', { configExists: true }],
+    ['keel ran here before (its database exists)', { databaseExists: true }],
     ['stdin is piped', { stdinTTY: false }],
     ['stdout is piped', { stdoutTTY: false }],
     ['--json was given', { json: true }],

@@ -1,8 +1,9 @@
 /**
  * `keel setup`: the guided setup in the terminal (the questions themselves are in
  * `setup-flow.ts`, loaded only when setup runs), and the one place that decides whether keel's
- * first start runs it ({@link offersFirstSetup}): `keel` with no verb (what `npm start` opens) on a
- * machine with no `$KEEL_HOME/config.toml`, with a person at a terminal, asks first.
+ * first start runs it ({@link offersFirstSetup}): `keel` with no verb (what `npm start` opens), in
+ * a `KEEL_HOME` with neither `config.toml` nor a database yet, with a person at a terminal, asks
+ * first. A keel that has run before (configured through the environment) is not asked again.
  *
  * Without a terminal (`--json`, piped input or output) `keel setup` asks nothing and ends with
  * `SETUP_NEEDS_TERMINAL`; the first start then opens the terminal as it always did.
@@ -22,6 +23,8 @@ export const SKIP_SETUP_VARIABLE = 'KEEL_SKIP_SETUP';
 export interface FirstStartFacts {
   /** `$KEEL_HOME/config.toml` exists. */
   configExists: boolean;
+  /** keel's database exists (keel has run in this `KEEL_HOME` before). */
+  databaseExists: boolean;
   /** Standard input is a terminal. */
   stdinTTY: boolean;
   /** Standard output is a terminal. */
@@ -38,14 +41,16 @@ export function skipRequested(value: string | undefined): boolean {
 }
 
 /**
- * Whether keel's first start runs `keel setup` before the terminal: there is no config file yet,
- * a person is at a terminal (stdin and stdout both), `--json` was not given and
+ * Whether keel's first start runs `keel setup` before the terminal: there is no config file and
+ * no database yet (keel never ran here), a person is at a terminal (stdin and stdout both),
+ * `--json` was not given and
  * {@link SKIP_SETUP_VARIABLE} does not ask to skip. Piped input, a script or a service never
  * enters setup.
  */
 export function offersFirstSetup(facts: FirstStartFacts): boolean {
   return (
     !facts.configExists &&
+    !facts.databaseExists &&
     facts.stdinTTY &&
     facts.stdoutTTY &&
     !facts.json &&
@@ -77,6 +82,7 @@ export async function firstStart(config: Config, options: FirstStartOptions): Pr
   const env = options.env ?? process.env;
   const offer = offersFirstSetup({
     configExists: existsSync(configPath(config.home)),
+    databaseExists: existsSync(config.paths.db),
     stdinTTY: isTTY(options.input),
     stdoutTTY: isTTY(options.output),
     json: options.json,
