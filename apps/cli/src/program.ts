@@ -20,6 +20,7 @@ import {
 } from './commands/memory.js';
 import { registerModelCommands } from './commands/models.js';
 import { launchdExitCode, registerServiceCommands } from './commands/service.js';
+import { registerSetupCommand } from './commands/setup.js';
 import { registerThinkCommand } from './commands/think.js';
 import { registerVerifyCommand } from './commands/verify.js';
 import { type Config, loadConfig } from './config.js';
@@ -63,6 +64,7 @@ export function buildProgram(config: Config | null = loadConfig()): Command {
     registerDiscordCommand(program); // discord
     registerThinkCommand(program); // think
     registerServiceCommands(program, config); // service install|uninstall|status
+    registerSetupCommand(program, config); // setup
   }
   registerConfigCommand(program); // config list|get|set|unset
   return program;
