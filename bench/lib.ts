@@ -29,6 +29,7 @@ export const BENCH_NAMES = [
   'locomo',
   'longmemeval',
   'hybrid',
+  'recall-latency',
   'turn',
   'turn-budget',
   'think-pipeline',
@@ -63,6 +64,12 @@ export interface BenchOptions {
   clock: BenchClock;
   /** A previous run's per-question file (`bench/results/*.json`) to pair this run against. */
   compare: string | undefined;
+  /**
+   * Another build of `@keel/memory` (the folder holding its `dist/`, e.g. `packages/memory` of a
+   * checkout of an earlier commit) that import and recall-latency run beside this one, interleaved,
+   * so both meet the same load.
+   */
+  against: string | undefined;
 }
 
 /** The clocks of {@link BenchOptions.clock}. */
@@ -70,7 +77,8 @@ export type BenchClock = 'lived' | 'frozen' | 'both';
 
 /**
  * Parses `--data <path>`, `--quick`, `--only <name>`, `--embedder <choice>`, `--label <name>`,
- * `--clock lived|frozen|both` and `--compare <file>` with `node:util` `parseArgs`.
+ * `--clock lived|frozen|both`, `--compare <file>` and `--against <folder>` with `node:util`
+ * `parseArgs`.
  *
  * @param argv - the arguments after the script (default `process.argv.slice(2)`).
  * @returns the options, `data` resolved from the repository root.
@@ -87,6 +95,7 @@ export function parseBenchArgs(argv: string[] = process.argv.slice(2)): BenchOpt
       label: { type: 'string' },
       clock: { type: 'string', default: 'both' },
       compare: { type: 'string' },
+      against: { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -106,6 +115,7 @@ export function parseBenchArgs(argv: string[] = process.argv.slice(2)): BenchOpt
     label: values.label,
     clock: values.clock as BenchClock,
     compare: values.compare === undefined ? undefined : resolve(REPO_ROOT, values.compare),
+    against: values.against === undefined ? undefined : resolve(values.against),
   };
 }
 

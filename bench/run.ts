@@ -24,6 +24,7 @@ import {
 import { benchLocomo } from './locomo.js';
 import { benchLongMemEval, DEFAULT_LONGMEMEVAL } from './longmemeval.js';
 import { benchRecall } from './recall.js';
+import { benchRecallLatency } from './recall-latency.js';
 import { benchRemember } from './remember.js';
 import { benchStartTimeRows } from './start-time.js';
 import { benchThinkPipelineRows } from './think-pipeline.js';
@@ -45,6 +46,13 @@ const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]
       label: o.label,
     }),
   hybrid: benchHybrid,
+  'recall-latency': (o) =>
+    benchRecallLatency({
+      quick: o.quick,
+      label: o.label,
+      turns: 'chat',
+      ...(o.against ? { against: o.against } : {}),
+    }),
   turn: benchTurnRows,
   'turn-budget': benchTurnBudgetRows,
   'think-pipeline': benchThinkPipelineRows,

@@ -575,6 +575,8 @@ describe('every verb prints an error the same way, and exits non-zero', () => {
         KEEL_DISCORD_API_URL: `http://127.0.0.1:${refused}/api`,
       },
     });
+    // Setup asks a person: without a terminal it asks nothing.
+    await failing(['setup'], 'SETUP_NEEDS_TERMINAL');
     await failing(['no-such-verb'], 'INVALID_INPUT');
   });
 

@@ -47,6 +47,7 @@ import {
   recoveryPath,
 } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
+import { firstStart } from './commands/setup.js';
 import { keptLine, type TurnJsonInput, turnJson, writeJson } from './commands/shared.js';
 import type { Config } from './config.js';
 import { printJsonLine } from './output.js';
@@ -117,15 +118,19 @@ function cannotWrite(err: unknown, checking: boolean): KeelError | null {
 
 /**
  * Runs the terminal until end of input or `/quit`. Works on a TTY (prompt, streaming, Ctrl-C)
- * and on piped input (one reply per line).
+ * and on piped input (one reply per line). On keel's first start (no config file, a person at the
+ * terminal: see `offersFirstSetup`) `keel setup` runs first and the terminal opens with what it
+ * saved.
  *
  * @returns the exit code: 0, or 2 when the database could not take the owner's lines (they are
  *   in the recovery file).
  * @throws KeelError from opening keel other than damage (`MODEL_AUTH`, `SCHEMA_FROM_FUTURE`, …).
  */
-export async function runTerminal(config: Config, options: TerminalOptions = {}): Promise<number> {
+export async function runTerminal(loaded: Config, options: TerminalOptions = {}): Promise<number> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
+  // keel's first start (no config file, no database) with a person at the terminal: setup first.
+  const config = await firstStart(loaded, { input, output, json: Boolean(options.json) });
   const tty = Boolean((input as NodeJS.ReadStream).isTTY) && !options.json;
   const write = (text: string) => output.write(`${text}\n`);
   /** Why the database takes no more lines (they go to the recovery file), or null. */

@@ -179,6 +179,14 @@ export const VERBS: readonly Verb[] = [
       (await import('./commands/service.js')).registerServiceCommands(program, config()),
   },
   {
+    name: 'setup',
+    usage: '',
+    summary:
+      'set keel up in the terminal, step by step: the model, Discord and pairing, your time zone and quiet hours, the embedder, the services (rerun it to change any of them)',
+    define: async (program, config) =>
+      (await import('./commands/setup.js')).registerSetupCommand(program, config()),
+  },
+  {
     name: 'config',
     usage: '',
     summary: 'show and change the settings in $KEEL_HOME/config.toml (list, get, set, unset)',

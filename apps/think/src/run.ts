@@ -7,7 +7,9 @@
  *    come and tonight is not done, or it is forced), the curator, which reflects on them inside
  *    the night's one unit of work: each turn is reflected on once;
  * 3. interrupts (never in quiet hours, each item at most once);
- * 4. the weekly review when last week has not been reviewed (after the curator's hour).
+ * 4. the weekly review when last week has not been reviewed (after the curator's hour);
+ * 5. the vector catch-up (`store.catchUpVectors`): rows written since the last tick get their
+ *    vectors, a bounded number per tick (recall never embeds or writes).
  *
  * Each step is recorded in `think_runs` (the tick, and the curator and weekly review as runs of
  * their own). A model or gate failure is recorded and leaves work for the next tick; it never
@@ -46,6 +48,8 @@ export interface RunDetails extends RunReport {
   screened: Record<string, number>;
   /** Owner turns dismissed because their explicit "remember that …" was already the owner's word. */
   captured: number;
+  /** What the vector catch-up did: rows embedded and rows still waiting (zeros without an embedder). */
+  vectors: { embedded: number; remaining: number };
 }
 
 const describe = (err: unknown) => ({
@@ -90,6 +94,7 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
     ignored: 0,
     screened: {},
     captured: 0,
+    vectors: { embedded: 0, remaining: 0 },
   };
   try {
     advanceWatermark(store, deps.now());
@@ -192,6 +197,15 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
         if (stop) throw stop;
         report.skipped.push(`weekly: failed (${d.code}: ${d.error}); retried next tick`);
       }
+    }
+
+    try {
+      report.vectors = await store.catchUpVectors();
+    } catch (err) {
+      const stop = fatal(err);
+      if (stop) throw stop;
+      const d = describe(err);
+      report.skipped.push(`vectors: catch-up failed (${d.code}: ${d.error}); retried next tick`);
     }
 
     finishRun(store, runId, deps.now(), { status: 'ok', summary: report, gate: deps.gate.name });

@@ -2,11 +2,13 @@
  * The weekly review: a summary episode of the past week's conversation (so recall can find
  * "what was I doing the week of…"), and the beliefs with no evidence for 180 days put in the
  * owner's review queue. The summary is an episode by keel (role `keel`), never a belief about the
- * owner, and it is never gated.
+ * owner, and it is never gated. Each turn is screened first (`screenTurn`, as reflection does):
+ * a turn holding a credential or an injection attempt is left out of the request.
  *
  * @module
  */
 
+import { screenTurn } from '@keel/gate';
 import { localStamp } from '@keel/memory';
 import { previousWeek } from './schedule.js';
 import type { ThinkDeps } from './types.js';
@@ -51,7 +53,11 @@ export async function weeklyReview(deps: ThinkDeps): Promise<WeeklyStep> {
   } else {
     let text = '';
     for (const t of turns) {
-      const line = `${localStamp(t.occurred_at, tz)} ${t.role === 'owner' ? 'owner' : 'keel'}: ${t.text.slice(0, 2000)}\n`;
+      // Screened as every turn a think step sends is: keel's recalled memory cut out, a turn with
+      // a credential or an injection attempt left out of the request.
+      const screened = screenTurn(t.text);
+      if (!screened.ok) continue;
+      const line = `${localStamp(t.occurred_at, tz)} ${t.role === 'owner' ? 'owner' : 'keel'}: ${screened.text.slice(0, 2000)}\n`;
       if (text.length + line.length > WEEK_CHARS) break;
       text += line;
     }

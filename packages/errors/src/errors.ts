@@ -84,7 +84,12 @@ export type KeelErrorCode =
    */
   | 'SERVICE_MANAGER_UNAVAILABLE'
   /** The service manager refused a command, or a service stopped right after it was started. */
-  | 'SERVICE_FAILED';
+  | 'SERVICE_FAILED'
+  /**
+   * `keel setup` asks questions and was run without a terminal (piped input or output, `--json`,
+   * a script): nothing was asked or written.
+   */
+  | 'SETUP_NEEDS_TERMINAL';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -141,6 +146,8 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     'Run the commands named above in a logged-in session of this user (on Linux `loginctl enable-linger $USER` keeps them running after you log out), or run `keel think` / `keel discord` in a terminal.',
   SERVICE_FAILED:
     "Read the service's log (`keel service status` shows its last lines), fix what it names, then run `keel service install` again.",
+  SETUP_NEEDS_TERMINAL:
+    'Run `keel setup` in a terminal, or set each value yourself: `keel config set <key> <value>` (`keel config list` shows the keys).',
 };
 
 const MARKER = Symbol.for('keel.error');

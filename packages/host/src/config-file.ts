@@ -23,7 +23,6 @@ import {
   fsyncSync,
   mkdirSync,
   openSync,
-  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -47,6 +46,7 @@ import {
   type SettingName,
   settingInfo,
 } from './config.js';
+import { readTextIfPresent } from './files.js';
 
 /** The config file's name inside `KEEL_HOME`. */
 export const CONFIG_FILE = 'config.toml';
@@ -284,19 +284,6 @@ function readTable(table: TomlTable, lines: Map<string, number>, path: string) {
   return { values: values as ConfigValues, settings, origin, problems };
 }
 
-/** The file's text, or null when it does not exist. */
-function readText(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new KeelError('FILE_UNREADABLE', `cannot read ${path}: ${(err as Error).message}`, {
-      cause: err,
-      details: { file: path },
-    });
-  }
-}
-
 /** The keys that hold a secret in `values`. */
 function secretKeys(values: ConfigValues): ConfigKey[] {
   return (Object.keys(values) as ConfigKey[]).filter((k) => {
@@ -314,7 +301,7 @@ function secretKeys(values: ConfigValues): ConfigKey[] {
  */
 export function inspectConfigFile(home: string): ConfigFile {
   const path = configPath(home);
-  const text = readText(path);
+  const text = readTextIfPresent(path);
   if (text === null) {
     return {
       path,
@@ -541,7 +528,7 @@ function writeAtomically(path: string, text: string): void {
  */
 export function setConfigValues(home: string, changes: ConfigChanges): ConfigFile {
   const path = configPath(home);
-  const text = readText(path);
+  const text = readTextIfPresent(path);
   const table = text === null ? {} : parseToml(text, path);
   const present = new Map(leaves(table));
   const updates: [string, ConfigValue | null][] = [];

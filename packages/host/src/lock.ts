@@ -33,6 +33,7 @@ import { uptime } from 'node:os';
 import { dirname, join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import lockfile from 'proper-lockfile';
+import { readTextIfPresent } from './files.js';
 import { pidAlive } from './process.js';
 
 /** The holder record's name inside KEEL_HOME (proper-lockfile's directory is `think.lock.lock`). */
@@ -141,7 +142,7 @@ export function readLockHolder(
 ): LockHolder | null {
   let text: string | null;
   try {
-    text = readText(serviceLockPath(home, service));
+    text = readTextIfPresent(serviceLockPath(home, service));
   } catch {
     return null; // unreadable: nobody this process can name
   }
@@ -149,17 +150,6 @@ export function readLockHolder(
   if (!info) return null;
   const beforeBoot = info.startedAt < Date.now() - uptime() * 1000 - BOOT_SLACK_MS;
   return { ...info, alive: !beforeBoot && isAlive(info.pid) };
-}
-
-function readText(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new KeelError('FILE_UNREADABLE', `cannot read ${path}: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
 }
 
 function ageMs(path: string, now: number): number {
@@ -189,7 +179,7 @@ function claimStale(path: string, staleText: string, pid: number): boolean {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false; // another reclaimed it
     throw err;
   }
-  const moved = readText(aside);
+  const moved = readTextIfPresent(aside);
   let ours = true;
   if (moved !== staleText) {
     ours = false;
@@ -293,7 +283,7 @@ export function acquireServiceLock(
         // already gone
       }
     };
-    const text = readText(path);
+    const text = readTextIfPresent(path);
     const holder = text === null ? null : parseLockInfo(text);
     const waiting = attempt < WAIT_LOOKS;
     if (text === null && !unlock && waiting) {

@@ -1,9 +1,14 @@
 // Dates as the owner means them: relative phrases in the languages keel captures, resolved in
 // the owner's zone against the moment they were said; "as of" phrases as the end of the period.
 
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type * as Chrono from 'chrono-node';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { resolveAsOf, resolveDate, resolveWindow } from './dates.js';
+import { mayNameDate, resolveAsOf, resolveDate, resolveWindow } from './dates.js';
 
 const tz = 'America/Los_Angeles';
 const at = (iso: string) => DateTime.fromISO(iso, { zone: tz }).toMillis();
@@ -151,5 +156,114 @@ describe("resolveWindow: a question's date as whole days in the owner's zone", (
     ]) {
       expect(resolveWindow(text, now, phx)).toBeNull();
     }
+  });
+});
+
+describe('mayNameDate: chrono runs only on text that can name a date', () => {
+  const chrono = createRequire(import.meta.url)('chrono-node') as typeof Chrono;
+  const parsers = [chrono.casual, chrono.es.casual, chrono.fr.casual, chrono.de.casual];
+  parsers.push(chrono.pt.casual, chrono.it.casual, chrono.nl.casual, chrono.ru.casual);
+  parsers.push(chrono.ja.casual, chrono.zh.casual);
+  const now = DateTime.fromISO('2026-12-01T10:00', { zone: 'UTC' }).toMillis();
+  /** What chrono reads in `text` that recall's window would consider (as `dates.ts` filters it). */
+  const readings = (text: string) =>
+    parsers.flatMap((p, i) =>
+      p
+        .parse(text, { instant: new Date(now), timezone: 0 }, { forwardDate: false })
+        .filter((r) => {
+          if (i === 0) return true;
+          const cjk = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(r.text);
+          const length = r.text.trim().length;
+          if (r.start.isCertain('day')) return cjk || length >= 3;
+          if (r.start.isCertain('month') && r.start.isCertain('year') && length >= 5) return true;
+          return r.start.isCertain('weekday') && (cjk || length >= 5);
+        })
+        .map((r) => r.text),
+    );
+
+  it('says yes to the date phrases of every language recall reads', () => {
+    for (const text of [
+      'What did I tell you yesterday?',
+      'what did we discuss last week',
+      'what did I say on Tuesday',
+      'the plan from two weeks ago',
+      'what have I eaten since March',
+      'what did I do last weekend',
+      'what happened this morning',
+      'books I read in 2023',
+      '¿Qué te dije ayer?',
+      'hace dos semanas',
+      'en julio de 2022',
+      "qu'est-ce que je t'ai dit hier",
+      'la semaine dernière',
+      'il y a un an',
+      'was habe ich gestern gesagt',
+      'vor zwei Wochen',
+      'was war letzte Woche',
+      'o que eu disse ontem',
+      'cosa ti ho detto ieri',
+      'wat zei ik gisteren',
+      'что я сказал вчера',
+      '昨日何を言った',
+      '我昨天说了什么',
+    ]) {
+      expect(mayNameDate(text), text).toBe(true);
+    }
+  });
+
+  it('a text it says no to holds nothing chrono reads as a date (fixture questions and turns)', () => {
+    const root = join(import.meta.dirname, '../../../tests/fixtures/data');
+    const locomo = JSON.parse(readFileSync(join(root, 'locomo/conv-26.json'), 'utf8')) as {
+      qa: { question: string }[];
+      conversation: Record<string, unknown>;
+    }[];
+    const texts = [
+      ...locomo[0]!.qa.map((q) => q.question),
+      ...Object.entries(locomo[0]!.conversation).flatMap(([k, v]) =>
+        /^session_\d+$/.test(k) ? (v as { text: string }[]).map((t) => t.text) : [],
+      ),
+    ];
+    for (const f of readdirSync(join(root, 'longmemeval'))) {
+      const q = JSON.parse(readFileSync(join(root, 'longmemeval', f), 'utf8')) as {
+        question: string;
+        haystack_sessions: { content: string }[][];
+      };
+      texts.push(q.question, ...q.haystack_sessions.flat().map((t) => t.content.slice(0, 300)));
+    }
+    const skipped = texts.filter((t) => !mayNameDate(t));
+    // Most turns and questions never reach chrono (control: some do).
+    expect(skipped.length).toBeGreaterThan(texts.length / 3);
+    expect(skipped.length).toBeLessThan(texts.length);
+    expect(skipped.flatMap((t) => readings(t).map((r) => `${r} ← ${t.slice(0, 60)}`))).toEqual([]);
+  });
+
+  it('titles chrono misreads as today are no window', () => {
+    // chrono reads "In the Heights" (the musical) as a time today; the hint never asks it.
+    expect(readings('Who wrote In the Heights?').length).toBeGreaterThan(0);
+    expect(mayNameDate('Who wrote In the Heights?')).toBe(false);
+    expect(resolveWindow('Who wrote In the Heights?', now, 'UTC')).toBeNull();
+  });
+});
+
+describe('chrono is loaded on first use', () => {
+  it('a question without a date word never loads it; one with a date does', () => {
+    // A fresh process (this one has loaded chrono for the tests above).
+    const script = `
+      import { createRequire } from 'node:module';
+      const { resolveWindow } = await import(${JSON.stringify(join(import.meta.dirname, 'dates.ts'))});
+      const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('chrono-node'));
+      const now = Date.parse('2026-12-01T10:00:00Z');
+      const a = [loaded(), resolveWindow('what is my favourite colour', now, 'UTC'), loaded()];
+      const b = resolveWindow('what did I say yesterday', now, 'UTC');
+      console.log(JSON.stringify([...a, b !== null, loaded()]));`;
+    const out = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      {
+        cwd: import.meta.dirname,
+        encoding: 'utf8',
+      },
+    );
+    expect(JSON.parse(out)).toEqual([false, null, false, true, true]);
   });
 });

@@ -9,9 +9,14 @@
  * wall-clock time in the owner's zone: calendar arithmetic ("yesterday", "2 days ago") then happens
  * on local dates, so a daylight-saving change between the two days cannot shift the answer by a day.
  *
+ * chrono is loaded on first use (loading it and its first parse cost a process 150-250 ms), and
+ * recall asks it only about a question with a word that can name a date ({@link mayNameDate}):
+ * most questions never load it.
+ *
  * @module
  */
-import * as chrono from 'chrono-node';
+import { createRequire } from 'node:module';
+import type * as chrono from 'chrono-node';
 import { DateTime } from 'luxon';
 
 /** A resolved date: the owner-local calendar day a phrase points at. */
@@ -34,18 +39,92 @@ export interface ResolvedDate {
  * than two letters, so English words that happen to abbreviate a weekday elsewhere ("Mi") are not
  * read as dates.
  */
-const PARSERS: readonly chrono.Chrono[] = [
-  chrono.casual,
-  chrono.es.casual,
-  chrono.fr.casual,
-  chrono.de.casual,
-  chrono.pt.casual,
-  chrono.it.casual,
-  chrono.nl.casual,
-  chrono.ru.casual,
-  chrono.ja.casual,
-  chrono.zh.casual,
+function parsers(): readonly chrono.Chrono[] {
+  if (!loaded) {
+    const c = createRequire(import.meta.url)('chrono-node') as typeof chrono;
+    loaded = [
+      c.casual,
+      c.es.casual,
+      c.fr.casual,
+      c.de.casual,
+      c.pt.casual,
+      c.it.casual,
+      c.nl.casual,
+      c.ru.casual,
+      c.ja.casual,
+      c.zh.casual,
+    ];
+  }
+  return loaded;
+}
+let loaded: readonly chrono.Chrono[] | null = null;
+
+/**
+ * Words that can start a date expression chrono reads, in the languages of {@link parsers}: the
+ * names of days and months (and their abbreviations), the relative days ("yesterday", "ayer",
+ * "hier", "gestern", "ontem", "ieri", "gisteren"), the units a span counts in, "ago" and its
+ * translations, and times of day. Checked at the start of a word, case folded; generous on
+ * purpose (a false alarm costs one chrono parse, a miss a date unread), and checked against chrono
+ * on real questions and turns in `dates.test.ts`.
+ */
+const DATE_WORDS: readonly string[] = [
+  // English
+  ...['today', 'tonight', 'tomorrow', 'yesterday', 'ago', 'now', 'noon', 'midnight', 'morning'],
+  ...['afternoon', 'evening', 'night', 'day', 'week', 'fortnight', 'month', 'year', 'hour'],
+  ...['minute', 'second', 'weekend', 'quarter', 'decade', 'jan', 'feb', 'mar\\b', 'march', 'apr'],
+  ...['may\\b', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec\\b', 'december', 'mon\\b'],
+  ...['monday', 'tue', 'wed', 'thu', 'fri\\b', 'friday', 'sat\\b', 'saturday', 'sun\\b'],
+  ...['sunday', 'christmas', 'eve\\b', 'midday', 'dawn', 'dusk'],
+  // Spanish
+  ...['hoy', 'mañana', 'manana', 'ayer', 'anoche', 'anteayer', 'semana', 'mes\\b', 'meses'],
+  ...['año', 'ano\\b', 'anos\\b', 'día', 'dia', 'lunes', 'martes', 'miércoles', 'miercoles'],
+  ...['jueves', 'viernes', 'sábado', 'sabado', 'domingo', 'ene\\b', 'enero', 'febrero', 'marzo'],
+  ...['abr', 'mayo', 'junio', 'julio', 'agosto', 'septiembre', 'setiembre', 'octubre'],
+  ...['noviembre', 'dic\\b', 'diciembre', 'hace\\b', 'pasad', 'próxim', 'proxim', 'noche'],
+  ...['tarde', 'mediodía', 'ahora'],
+  // French
+  ...['aujourd', 'demain', 'hier', 'avant-hier', 'semaine', 'mois', 'an\\b', 'ans\\b', 'année'],
+  ...['annee', 'jour', 'lun\\b', 'lundi', 'mardi', 'mer\\b', 'mercredi', 'jeu\\b', 'jeudi'],
+  ...['ven\\b', 'vendredi', 'sam\\b', 'samedi', 'dim\\b', 'dimanche', 'janv', 'févr', 'fevr'],
+  ...['mars', 'avr', 'mai\\b', 'juin', 'juil', 'août', 'aout', 'déc', 'dernier', 'dernière'],
+  ...['derniere', 'prochain', 'soir', 'matin', 'minuit', 'midi', 'maintenant', 'il y a'],
+  // German
+  ...['heute', 'morgen', 'gestern', 'vorgestern', 'übermorgen', 'uebermorgen', 'woche', 'monat'],
+  ...['jahr', 'tag', 'montag', 'dienstag', 'mittwoch', 'donnerstag', 'freitag', 'samstag'],
+  ...['sonntag', 'sonnabend', 'januar', 'februar', 'märz', 'maerz', 'juni', 'juli', 'okt'],
+  ...['dez\\b', 'dezember', 'vor\\b', 'letzt', 'nächst', 'naechst', 'abend', 'nacht', 'mittag'],
+  ...['jetzt', 'vormittag', 'nachmittag'],
+  // Portuguese
+  ...['hoje', 'amanhã', 'amanha', 'ontem', 'anteontem', 'mês', 'segunda', 'terça', 'terca'],
+  ...['quarta', 'quinta', 'sexta', 'janeiro', 'fevereiro', 'março', 'marco', 'abril', 'maio'],
+  ...['junho', 'julho', 'setembro', 'outubro', 'novembro', 'dezembro', 'fev\\b', 'set\\b'],
+  ...['out\\b', 'dez\\b', 'atrás', 'atras', 'passad', 'noite', 'manhã', 'agora'],
+  // Italian
+  ...['oggi', 'domani', 'ieri', 'settiman', 'mese', 'anno', 'anni', 'giorn'],
+  ...['lunedì', 'lunedi', 'martedì', 'martedi', 'mercoledì', 'mercoledi', 'giovedì', 'giovedi'],
+  ...['venerdì', 'venerdi', 'sabato', 'domenica', 'gennaio', 'febbraio', 'aprile', 'maggio'],
+  ...['giugno', 'luglio', 'settembre', 'ottobre', 'dicembre', 'gen\\b', 'mag\\b', 'giu\\b'],
+  ...['lug\\b', 'ott\\b', 'fa\\b', 'scors', 'prossim', 'sera', 'notte', 'mattin', 'pomeriggio'],
+  ...['adesso', 'ora\\b'],
+  // Dutch
+  ...['vandaag', 'gisteren', 'eergisteren', 'overmorgen', 'maand', 'jaar', 'dag', 'maandag'],
+  ...['dinsdag', 'woensdag', 'donderdag', 'vrijdag', 'zaterdag', 'zondag', 'januari'],
+  ...['februari', 'maart', 'mei\\b', 'augustus', 'oktober', 'geleden', 'vorig', 'volgend'],
+  ...['avond', 'middag', 'nu\\b'],
 ];
+/** Any digit, a CJK or Cyrillic letter, or one of {@link DATE_WORDS} at the start of a word. */
+const DATE_HINT = new RegExp(
+  `\\p{N}|[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\p{Script=Cyrillic}]|(?<![\\p{L}\\p{M}])(?:${DATE_WORDS.join('|')})`,
+  'iu',
+);
+
+/**
+ * Whether `text` can hold a date expression chrono reads: a cheap check (one regular expression)
+ * before the parsers run. False means none of them would find one.
+ */
+export function mayNameDate(text: string): boolean {
+  return DATE_HINT.test(text.normalize('NFC'));
+}
 
 const MONTHS = [
   'january',
@@ -108,7 +187,7 @@ function* results(
   forwardDate: boolean,
   months = false,
 ): Generator<{ parser: chrono.Chrono; r: chrono.ParsedResult; foreign: boolean }> {
-  for (const [i, parser] of PARSERS.entries()) {
+  for (const [i, parser] of parsers().entries()) {
     for (const r of parser.parse(text, { instant: ref, timezone: 0 }, { forwardDate })) {
       const month = months && r.start.isCertain('month') && r.start.isCertain('year');
       if (i > 0 && !foreignDate(r) && !(month && r.text.trim().length >= 5)) continue;
@@ -366,7 +445,8 @@ export function resolveWindow(text: string, nowMs: number, tz: string): DateWind
   }
 
   const ref = wallClock(nowMs, tz);
-  for (const { r, foreign } of results(text, ref, false, true)) {
+  const read = mayNameDate(text) ? results(text, ref, false, true) : [];
+  for (const { r, foreign } of read) {
     // Not a day: "weekend" on its own, a bare English weekday naming a thing ("Sunday mass"),
     // or a habit ("on Saturday mornings").
     if (/^(?:the\s+)?weekends?$/i.test(r.text)) continue;

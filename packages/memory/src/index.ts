@@ -15,7 +15,8 @@
  * - **Recall** (`recall/`) — the one recall: BM25 over FTS5 fused by reciprocal rank with the
  *   vector arm when an embedder is bound (`MemoryStore.recall`), lexical otherwise and saying why.
  * - **Vectors** (`vectors/`) and **embedders** (`embed/`) — sqlite-vec tables kept in step by a
- *   queue; local MiniLM or Ollama embeddings; `keel models pull`.
+ *   queue (caught up by `MemoryStore.catchUpVectors`, never by recall); the relevance floor per
+ *   embedder (`similarityFloor`); local MiniLM or Ollama embeddings; `keel models pull`.
  * - **Journal** (`journal/`) — the append-only hash-chained log and its head, the records of the
  *   rows each decision changed (`rows.ts`), journaled redactions, verification, replay against the
  *   tables (`replay.ts`: what `keel verify` can and cannot detect), and compaction.
@@ -219,6 +220,7 @@ export {
   schemaVersion,
 } from './schema/index.js';
 export {
+  CATCH_UP_LIMIT,
   DB_FILENAME,
   MemoryStore,
   type StoreOptions,
@@ -236,8 +238,12 @@ export {
 } from './text.js';
 export * from './types.js';
 export {
+  DEFAULT_SIMILARITY_FLOOR,
+  MINILM_SIMILARITY_FLOOR,
   type Neighbour,
+  SIMILARITY_FLOORS,
   type SyncOptions,
+  similarityFloor,
   VectorIndex,
   type VectorStatus,
 } from './vectors/index.js';

@@ -58,6 +58,37 @@ describe('hot queries use their indexes (a later change cannot quietly scan a ta
     expect(p).toMatch(/SEARCH e USING INTEGER PRIMARY KEY/);
   });
 
+  it('a date window probes episodes by time, then searches its matches within a rowid range', async () => {
+    const { store } = openTempStore();
+    expect(
+      plan(
+        store,
+        `SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM (
+           SELECT id FROM episodes WHERE occurred_at >= ? AND occurred_at < ? LIMIT ?)`,
+        1,
+        2,
+        2001,
+      ),
+    ).toMatch(/SEARCH episodes USING COVERING INDEX episodes_occurred/);
+    const p = plan(
+      store,
+      `SELECT e.id, bm25(episodes_fts) AS bm FROM episodes_fts
+       JOIN episodes e ON e.id = episodes_fts.rowid
+       WHERE episodes_fts MATCH ? AND episodes_fts.rowid >= ? AND episodes_fts.rowid <= ?
+         AND e.occurred_at >= ? AND e.occurred_at < ?
+       ORDER BY bm LIMIT ?`,
+      '"tea"',
+      1,
+      9,
+      1,
+      2,
+      10,
+    );
+    // FTS5 takes the match and both ends of the rowid range (idxStr "M…><").
+    expect(p).toMatch(/SCAN episodes_fts VIRTUAL TABLE INDEX \d+:M\d*></);
+    expect(p).toMatch(/SEARCH e USING INTEGER PRIMARY KEY/);
+  });
+
   it('the tombstone check and the provenance dedupe use their indexes', async () => {
     const { store } = openTempStore();
     expect(

@@ -46,6 +46,7 @@ import {
   reviewFlagsHolder,
   type StaleOptions,
 } from './facts/review-flags.js';
+import { type AccessCount, recordAccess } from './facts/transitions.js';
 import { type ImportOptions, type ImportResult, importTurns } from './import/import.js';
 import type { ParsedImport } from './import/parsers.js';
 import { IntegrityGuard, type IntegrityOptions, type IntegrityVerdict } from './integrity.js';
@@ -105,8 +106,11 @@ export interface StoreOptions extends OpenOptions {
   integrity?: IntegrityOptions;
 }
 
-/** Rows {@link MemoryStore.recall} embeds before answering, at most (the rest wait). */
-const RECALL_SYNC_LIMIT = 64;
+/**
+ * Rows {@link MemoryStore.catchUpVectors} embeds in one call by default: a think tick's share (the
+ * rest wait for the next tick; `keel reindex` embeds everything at once).
+ */
+export const CATCH_UP_LIMIT = 256;
 
 /** The store's handle by store, reachable only through `@keel/memory/internal`. */
 const contexts = new WeakMap<MemoryStore, StoreContext>();
@@ -141,6 +145,8 @@ export class MemoryStore {
   #lexicalReason = 'no embedder configured';
   /** A purge ran inside a unit of work: fold the WAL into the file once it commits. */
   #checkpointAfterCommit = false;
+  /** Uses of facts recall counted, by fact id, waiting for the next write ({@link flushAccess}). */
+  readonly #uses = new Map<number, AccessCount>();
 
   private constructor(db: Database.Database, now: Clock, path: string, guard: IntegrityGuard) {
     this.path = path;
@@ -185,9 +191,16 @@ export class MemoryStore {
   // -------------------------------------------------------------------------------------------
   // Facts: the write review, reads, the owner's verbs, the curator's upkeep
 
-  /** The write review: see `facts/review.ts`. */
+  /** The write review: see `facts/review.ts`. Writes the access counts recall has counted too. */
   remember(input: RememberInput): WriteResult {
-    return remember(this.#ctx, input);
+    if (this.#uses.size === 0) return remember(this.#ctx, input);
+    return this.#ctx.db
+      .transaction(() => {
+        const r = remember(this.#ctx, input);
+        this.#writeUses();
+        return r;
+      })
+      .immediate();
   }
 
   /** The current value of a slot. */
@@ -331,8 +344,12 @@ export class MemoryStore {
     ];
   }
 
-  /** Decay: lowers idle single-evidence beliefs (see `facts/maintenance.ts`). */
+  /**
+   * Decay: lowers idle single-evidence beliefs (see `facts/maintenance.ts`), after writing the
+   * access counts recall has counted in this process (use slows decay).
+   */
   decay(): DecayChange[] {
+    this.flushAccess();
     return decay(this.#ctx);
   }
 
@@ -434,31 +451,91 @@ export class MemoryStore {
   // Recall and vectors
 
   /**
-   * The one recall: hybrid (BM25 fused with the nearest neighbours) when an embedder is bound and
-   * its vectors are current — embedding up to 64 waiting rows first — else lexical, with
-   * `reason` saying why (no embedder, paused, the embedder failed). Recalled facts have their
-   * access count bumped unless `touch` is false.
+   * The one recall: hybrid (BM25 fused with the nearest neighbours at or above the embedder's
+   * similarity floor) when an embedder is bound and its vectors are current, else lexical, with
+   * `reason` saying why (no embedder, paused, the embedder failed). Rows written since the last
+   * {@link catchUpVectors} are found by their words until then.
+   *
+   * Recall writes nothing: the returned facts' uses (unless `touch` is false) are counted in
+   * memory and written by this store's next unit of work, `remember`, `decay` or `close`
+   * ({@link flushAccess}).
    *
    * @throws KeelError `INVALID_INPUT` (a non-string query, a limit outside 1..200).
    */
   async recall(query: string, options?: RecallOptions): Promise<RecallResponse> {
     const ctx = this.#ctx;
-    const lexical = (reason: string) => ({ ...recall(ctx, query, options), reason });
+    const counted = (r: RecallResponse) => {
+      if (options?.touch !== false) {
+        const now = ctx.now();
+        for (const x of r.results) {
+          if (x.type !== 'fact') continue;
+          const use = this.#uses.get(x.id);
+          if (use) {
+            use.count++;
+            use.at = Math.max(use.at, now);
+          } else this.#uses.set(x.id, { count: 1, at: now });
+        }
+      }
+      return r;
+    };
+    const lexical = (reason: string) => counted({ ...recall(ctx, query, options), reason });
     const vectors = this.#vectors;
     if (options?.asOf !== undefined) return lexical('as-of recall reads history by its words');
     if (!vectors) return lexical(this.#lexicalReason);
     if (!vectors.active) return lexical(vectors.status().reason ?? 'vectors paused');
     let queryVector: Float32Array;
     try {
-      await vectors.sync({ limit: RECALL_SYNC_LIMIT });
       queryVector = await vectors.embedQuery(query);
     } catch (err) {
       if (!KeelError.isInstance(err)) throw err;
       return lexical(`embedder failed (${err.code}): ${err.message}`);
     }
-    return recall(ctx, query, options, {
-      nearest: (entity, k) => vectors.knn(entity, queryVector, k).map((n) => n.id),
-    });
+    const floor = 1 - vectors.floor;
+    return counted(
+      recall(ctx, query, options, {
+        nearest: (entity, k) =>
+          vectors
+            .knn(entity, queryVector, k)
+            .filter((n) => n.distance <= floor)
+            .map((n) => n.id),
+      }),
+    );
+  }
+
+  /**
+   * Writes the access counts recall has counted in this process (one short transaction; nothing
+   * when there are none). The store's units of work, `remember`, `decay` and `close` call it.
+   *
+   * @returns the facts whose count was written.
+   */
+  flushAccess(): number {
+    const n = this.#uses.size;
+    if (n === 0) return 0;
+    this.#ctx.db.transaction(() => this.#writeUses()).immediate();
+    return n;
+  }
+
+  /** Writes the counted uses inside the caller's transaction and forgets them. */
+  #writeUses(): void {
+    if (this.#uses.size === 0) return;
+    recordAccess(this.#ctx, this.#uses);
+    this.#uses.clear();
+  }
+
+  /**
+   * The vector arm's bounded catch-up: deletes the vectors of rows that changed and embeds up to
+   * `limit` waiting rows (the oldest first), a batch per transaction. The think service runs it
+   * every tick; recall never embeds or writes. Nothing happens without a bound embedder.
+   *
+   * @param limit - rows to embed at most (default {@link CATCH_UP_LIMIT}).
+   * @returns rows embedded and rows still waiting.
+   * @throws KeelError `EMBEDDER_UNAVAILABLE`, `EMBEDDING_INVALID` (nothing of the failed batch is
+   *   stored).
+   */
+  async catchUpVectors(
+    limit: number = CATCH_UP_LIMIT,
+  ): Promise<{ embedded: number; remaining: number }> {
+    return this.#vectors ? this.#vectors.sync({ limit }) : { embedded: 0, remaining: 0 };
   }
 
   /**
@@ -561,6 +638,7 @@ export class MemoryStore {
               'transaction() takes a synchronous function; an async one would commit before it finished',
             );
           }
+          if (outermost) this.#writeUses();
           return value;
         })
         .immediate();
@@ -665,13 +743,21 @@ export class MemoryStore {
   }
 
   /**
-   * Closes the file (idempotent). The last connection to close folds the WAL into the file; once
-   * this store met damage ({@link recordDamage}) that is not done (the WAL stays beside the file,
-   * and `keel restore` keeps it with the damaged file).
+   * Closes the file (idempotent), first writing the access counts recall has counted
+   * ({@link flushAccess}; dropped if they cannot be written). The last connection to close folds
+   * the WAL into the file; once this store met damage ({@link recordDamage}) neither is done (the
+   * WAL stays beside the file, and `keel restore` keeps it with the damaged file).
    */
   close(): void {
     const db = this.#ctx.db;
     if (!db.open) return;
+    if (!this.#guard.damaged && !db.readonly) {
+      try {
+        this.flushAccess();
+      } catch {
+        // Use counts slow decay and nothing else: ones that cannot be written now are dropped.
+      }
+    }
     if (!this.#guard.damaged || this.path === ':memory:') {
       db.close();
       return;

@@ -42,6 +42,12 @@ export interface ConceptEmbedderOptions {
 export class ConceptEmbedder implements Embedder {
   readonly provider: string;
   readonly info: EmbedderInfo;
+  /**
+   * 0.1: by construction, a text sharing one concept with a question of q words and a text of d
+   * words scores 1/√(q·d), at least 0.1 for the sizes tests use (q·d ≤ 100); texts sharing none
+   * score 0 (a word hashed to another word's dimension aside).
+   */
+  readonly similarityFloor = 0.1;
   readonly calls: { texts: string[]; purpose: EmbedPurpose }[] = [];
   /** When set, embed throws it. */
   failWith: KeelError | null = null;

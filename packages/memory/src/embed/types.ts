@@ -40,6 +40,12 @@ export interface Embedder {
   embed(texts: readonly string[], purpose: EmbedPurpose): Promise<Float32Array[]>;
   /** Releases the model (optional). */
   close?(): Promise<void>;
+  /**
+   * The cosine similarity under which a nearest neighbour is not a result, when this embedder
+   * states its own (test doubles, benchmarks' stand-ins); otherwise the floor calibrated for its
+   * provider and model is used (`vectors/floor.ts`).
+   */
+  readonly similarityFloor?: number;
 }
 
 /** The stable string recorded in `meta`: provider, model, dimension and dtype. */

@@ -333,16 +333,26 @@ export function mergeInto(
   return { moved, confidence, evidenceCount: count };
 }
 
+/** Uses of one fact that recall counted and the store has not written yet. */
+export interface AccessCount {
+  /** How many recalls returned it. */
+  count: number;
+  /** The latest of them, ms since epoch. */
+  at: number;
+}
+
 /**
- * Recall's documented side effect: the returned facts' access count and last access time. Use
- * slows decay; it never raises confidence.
+ * Recall's documented side effect, written later (recall itself never writes; the store applies
+ * what it counted with its next write): the facts' access count and last access time. Use slows
+ * decay; it never raises confidence. A fact's last access time never moves back.
  */
-export function recordAccess(ctx: StoreContext, ids: readonly number[], now: number): void {
+export function recordAccess(ctx: StoreContext, uses: ReadonlyMap<number, AccessCount>): void {
   const bump = stmt(
     ctx.db,
-    'UPDATE facts SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?',
+    `UPDATE facts SET access_count = access_count + ?,
+       last_accessed_at = max(coalesce(last_accessed_at, 0), ?) WHERE id = ?`,
   );
-  for (const id of ids) bump.run(now, id);
+  for (const [id, use] of uses) bump.run(use.count, use.at, id);
 }
 
 /** The evidence gate's ceiling for a first sighting (re-exported for the write review). */

@@ -224,9 +224,22 @@ export function unexplainedFacts(db: Database.Database, facts: readonly Fact[]):
   const out = new Set<number>();
   if (facts.length === 0) return out;
   const firstRecorded = journalHead(db)?.replay.facts ?? 1;
-  const recorded = stmt(db, 'SELECT sha256, broken FROM journal_facts WHERE fact_id = ?');
+  // One query for all of them (a primary-key lookup each), not one per fact.
+  const recorded = new Map(
+    (
+      stmt(
+        db,
+        `SELECT jf.fact_id AS id, jf.sha256, jf.broken FROM json_each(?) j
+         CROSS JOIN journal_facts jf ON jf.fact_id = j.value`,
+      ).all(JSON.stringify(facts.map((f) => f.id))) as {
+        id: number;
+        sha256: string;
+        broken: number;
+      }[]
+    ).map((r) => [r.id, r]),
+  );
   for (const f of facts) {
-    const r = recorded.get(f.id) as { sha256: string; broken: number } | undefined;
+    const r = recorded.get(f.id);
     if (r ? r.broken === 1 || r.sha256 !== rowDigest('facts', f) : f.id >= firstRecorded) {
       out.add(f.id);
     }

@@ -4,6 +4,7 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { dbOf } from '../internal.js';
+import { MemoryStore } from '../store.js';
 import {
   DAY,
   episodeResults,
@@ -246,24 +247,54 @@ describe('recall ranking', () => {
     const c = mk('charlie', 'banjo strings banjo case banjo');
     const other = mk('delta', 'violin lessons on friday');
     clock.advance();
+    const changes = () =>
+      (dbOf(store).prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+    const before = changes();
     const res = await store.recall('banjo lessons', { limit: 2 });
     const returned = res.results.map((r) => r.id);
     expect(returned).toHaveLength(2);
     const all = [a.id, b.id, c.id];
     const cut = all.filter((id) => !returned.includes(id));
     expect(cut).toHaveLength(1);
+    // Recall writes nothing: the uses are counted, and written by the store's next write.
+    expect(changes()).toBe(before);
+    for (const id of returned) expect(accessCount(store, id)).toBe(0);
+    const recalledAt = clock.t;
+    clock.advance();
+    mk('echo', 'cello lessons on monday');
     for (const id of returned) {
       expect(accessCount(store, id)).toBe(1);
-      expect(store.fact(id)!.last_accessed_at).toBe(clock.t);
+      expect(store.fact(id)!.last_accessed_at).toBe(recalledAt);
     }
     expect(accessCount(store, cut[0]!)).toBe(0); // matched but not returned
     expect(accessCount(store, other.id)).toBe(0); // did not match
     expect(store.fact(b.id)!.confidence).toBe(0.7);
     // touch: false and episode-only recalls bump nothing.
-    store.recall('banjo', { touch: false });
+    await store.recall('banjo', { touch: false });
     turn(store, 'banjo recital tonight');
     await store.recall('banjo', { type: 'episode' });
+    expect(store.flushAccess()).toBe(0);
     for (const id of returned) expect(accessCount(store, id)).toBe(1);
+  });
+
+  it('counted uses are written by a unit of work, and at close when nothing else wrote', async () => {
+    const { store, path } = openTempStore();
+    const f = store.remember({
+      kind: 'note',
+      key: 'kayak',
+      value: 'kayak on the lake',
+      source: 'owner_stated',
+    }).fact!;
+    await store.recall('kayak');
+    await store.recall('kayak');
+    expect(accessCount(store, f.id)).toBe(0);
+    store.transaction(() => turn(store, 'nothing about boats'));
+    expect(accessCount(store, f.id)).toBe(2);
+    await store.recall('kayak');
+    store.close();
+    const reopened = MemoryStore.open(path);
+    expect(reopened.fact(f.id)!.access_count).toBe(3);
+    reopened.close();
   });
 
   it('scope is filtered before scoring: agent facts are not recalled for the owner', async () => {
@@ -485,6 +516,51 @@ describe('recall: dates in the question are windows over when things were said',
     const r = await store.recall('What did I say about the dentist yesterday?', { tz: phx });
     expect(r.terms).toEqual(['say', 'dentist']);
     expect(episodeResults(r).map((e) => e.id)).toEqual([booked, old]);
+  });
+
+  it('a window of thousands of turns ranks its own matches first, however the store ranks them', async () => {
+    // 2,400 turns in 2023 (more than a window is searched by rowid range), 800 in 2022 that
+    // outrank every 2023 match (the word three times): the window's best are past the store's
+    // best 720 (the deep pass), so the window is searched alone.
+    const { store } = openTempStore(Date.UTC(2024, 5, 1));
+    const day = (y: number, i: number) => Date.UTC(y, 0, 1) + i * 3_600_000;
+    const turns: { text: string; occurredAt: number }[] = [];
+    for (let i = 0; i < 800; i++)
+      turns.push({ text: `kayak kayak kayak trip ${i}`, occurredAt: day(2022, i) });
+    for (let i = 0; i < 2400; i++) {
+      const text = i % 100 === 7 ? `a long kayak day number ${i} on the lake` : `filler turn ${i}`;
+      turns.push({ text, occurredAt: day(2023, i) });
+    }
+    const ids = (r: Awaited<ReturnType<typeof store.recall>>) =>
+      episodeResults(r).map((e) => e.provenance.source_id);
+    store.importTurns(
+      {
+        format: 'locomo',
+        docs: ['d'],
+        skipped: [],
+        turns: turns.map((t, i) => ({
+          sourceDoc: 'd',
+          sourceId: `t${i}`,
+          sessionKey: `s${i}`,
+          speaker: 'Ann',
+          role: 'other' as const,
+          ...t,
+        })),
+      },
+      { path: 'd', fileSha256: 'x' },
+    );
+    const r = await store.recall('kayak in 2023', { type: 'episode', limit: 30, touch: false });
+    expect(r.window?.phrase).toBe('in 2023');
+    // The 24 kayak turns of 2023 first (newest first among equals), then 2022's.
+    const inYear = ids(r).slice(0, 24);
+    expect(new Set(inYear)).toEqual(
+      new Set(Array.from({ length: 24 }, (_, k) => `t${800 + k * 100 + 7}`)),
+    );
+    expect(Number(ids(r)[24]!.slice(1))).toBeLessThan(800);
+    // Control: read from the deep pass alone when the year's matches are among the best.
+    const few = await store.recall('lake in 2023', { type: 'episode', limit: 5, touch: false });
+    expect(ids(few)).toHaveLength(5);
+    for (const id of ids(few)) expect(Number(id!.slice(1))).toBeGreaterThanOrEqual(800);
   });
 
   it('"Where did Joanna travel to in July 2022?" reads the sessions\' dates', async () => {

@@ -19,8 +19,9 @@
  *   words match the text of a turn, and a turn said by someone the question names is × 1.2
  *   ({@link SPEAKER_BOOST}).
  *
- * Recall bumps `access_count` and `last_accessed_at` of the facts it returns (a documented side
- * effect: use slows decay; it never raises confidence).
+ * Recall writes nothing. The facts it returns are counted as used by the store
+ * (`MemoryStore.recall`), which writes their `access_count` and `last_accessed_at` with its next
+ * write (use slows decay; it never raises confidence).
  *
  * A fact whose row the journal does not explain (changed or written outside keel; see
  * `journal/rows.ts` `unexplainedFacts`, and `keel verify`) is never recalled: it is left out and
@@ -32,8 +33,6 @@
 import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from '../context.js';
 import { resolveWindow } from '../dates.js';
-import { evidenceEpisodes } from '../facts/read.js';
-import { recordAccess } from '../facts/transitions.js';
 import { unexplainedFacts } from '../journal/rows.js';
 import { ftsMatch, humanAge, irregularForms, normalizeValue, recallTerms } from '../text.js';
 import type { Episode, Fact, Kind, Role, Scope, Source, Status } from '../types.js';
@@ -104,7 +103,10 @@ export interface RecallOptions {
   type?: 'fact' | 'episode';
   /** Fact scope, filtered before scoring. Default "owner". */
   scope?: Scope;
-  /** Bump access counters (default true). */
+  /**
+   * Count the returned facts as used (default true): `MemoryStore.recall` counts them in memory and
+   * writes the counts with the store's next write; recall itself never writes.
+   */
   touch?: boolean;
   /** Include the supporting episode ids of each fact (default true). */
   withEvidence?: boolean;
@@ -372,7 +374,15 @@ export function recall(
     // Words match what was said; a speaker's name counts only on turns that match (below).
     const episodeMatch = match && `{text} : (${match})`;
     const inWindow = (t: number) => !window || (t >= window.from && t < window.to);
-    let rows = !episodeMatch
+    const upTo = window
+      ? Math.min(window.to, options.asOf === undefined ? window.to : options.asOf + 1)
+      : 0;
+    // How many turns the window holds decides how its matches are found (see below).
+    const span = window && episodeMatch ? windowSpan(ctx, window.from, upTo) : null;
+    const wide = span !== null && span.n > WINDOW_RANGE_ROWS;
+    // A wide window's matches are read from the same BM25 pass as the rest: deeper.
+    const fetch = wide ? WIDE_WINDOW_DEPTH * depth : depth;
+    const found = !episodeMatch
       ? []
       : options.asOf !== undefined
         ? (stmt(
@@ -380,32 +390,36 @@ export function recall(
             `SELECT ${narrow}, bm25(episodes_fts) AS bm FROM episodes_fts
              JOIN episodes e ON e.id = episodes_fts.rowid
              WHERE episodes_fts MATCH ? AND e.occurred_at <= ? ORDER BY bm LIMIT ?`,
-          ).all(episodeMatch, options.asOf, depth) as (EpisodeKey & { bm: number })[])
+          ).all(episodeMatch, options.asOf, fetch) as (EpisodeKey & { bm: number })[])
         : (stmt(
             ctx.db,
             `SELECT ${narrow}, m.bm FROM (
          SELECT rowid AS id, bm25(episodes_fts) AS bm FROM episodes_fts
          WHERE episodes_fts MATCH ? ORDER BY bm LIMIT ?
        ) m CROSS JOIN episodes e ON e.id = m.id ORDER BY m.bm`,
-          ).all(episodeMatch, depth) as (EpisodeKey & { bm: number })[]);
+          ).all(episodeMatch, fetch) as (EpisodeKey & { bm: number })[]);
+    let rows = found.length > depth ? found.slice(0, depth) : found;
     let lexical = ranks(rows.map((x) => x.bm)).map((rank, i) => ({ id: rows[i]!.id, rank }));
     if (window) {
       // The window's own matches, ranked among themselves; when none of its turns has the
       // question's other words (or there are none), its turns newest first. Matches outside it
       // keep their place after them (scored × OUTSIDE_WINDOW_WEIGHT below).
-      const upTo = Math.min(window.to, options.asOf === undefined ? window.to : options.asOf + 1);
-      const inside = episodeMatch
-        ? (stmt(
-            ctx.db,
-            `SELECT ${narrow}, bm25(episodes_fts) AS bm FROM episodes_fts
-             JOIN episodes e ON e.id = episodes_fts.rowid
-             WHERE episodes_fts MATCH ? AND e.occurred_at >= ? AND e.occurred_at < ?
-             ORDER BY bm LIMIT ?`,
-          ).all(episodeMatch, window.from, upTo, depth) as (EpisodeKey & { bm: number })[])
-        : [];
       // A question about the conversation itself ("What did I tell you yesterday?", "What did
       // we talk about last week?") is answered by the window's turns, newest first.
       const aboutTheTalk = terms.every((t) => CONVERSATION_WORDS.has(t));
+      let inside: (EpisodeKey & { bm: number })[] = [];
+      if (!aboutTheTalk && episodeMatch && span && span.n > 0) {
+        if (!wide) inside = windowMatches(ctx, episodeMatch, window.from, upTo, depth, span);
+        else {
+          // The best matches overall include the window's best `depth` unless fewer than
+          // `depth` of them are in it and there were more matches: only then search it alone.
+          inside = found.filter((e) => e.occurred_at >= window.from && e.occurred_at < upTo);
+          if (inside.length < depth && found.length === fetch) {
+            inside = windowMatches(ctx, episodeMatch, window.from, upTo, depth, span);
+          }
+          inside = inside.slice(0, depth);
+        }
+      }
       const said = !aboutTheTalk
         ? inside
         : (stmt(
@@ -536,27 +550,88 @@ export function recall(
   const episodes = response.results.filter((x): x is EpisodeResult => x.type === 'episode');
   if (episodes.length > 0) {
     // Audit read (any status): which beliefs each episode supports, so stale ones are marked.
-    const supports = stmt(
+    // One query for all of them.
+    const byEpisode = new Map(episodes.map((e) => [e.id, e]));
+    const rows = stmt(
       ctx.db,
-      `SELECT f.id, f.status FROM fact_evidence fe JOIN facts f ON f.id = fe.fact_id
-       WHERE fe.episode_id = ? ORDER BY f.id`,
-    );
-    for (const e of episodes) e.supports = supports.all(e.id) as { id: number; status: Status }[];
+      `SELECT fe.episode_id AS episode, f.id, f.status FROM json_each(?) j
+       CROSS JOIN fact_evidence fe ON fe.episode_id = j.value
+       JOIN facts f ON f.id = fe.fact_id ORDER BY fe.episode_id, f.id`,
+    ).all(JSON.stringify([...byEpisode.keys()])) as {
+      episode: number;
+      id: number;
+      status: Status;
+    }[];
+    for (const r of rows) byEpisode.get(r.episode)!.supports.push({ id: r.id, status: r.status });
   }
-  if (options.withEvidence !== false)
-    for (const f of facts) f.evidence = evidenceEpisodes(ctx, f.id);
-  if (options.touch !== false && facts.length > 0) {
-    ctx.db
-      .transaction(() =>
-        recordAccess(
-          ctx,
-          facts.map((f) => f.id),
-          now,
-        ),
-      )
-      .immediate();
+  if (options.withEvidence !== false && facts.length > 0) {
+    for (const f of facts) f.evidence = [];
+    const byFact = new Map(facts.map((f) => [f.id, f.evidence!]));
+    const rows = stmt(
+      ctx.db,
+      `SELECT fe.fact_id AS fact, fe.episode_id AS episode FROM json_each(?) j
+       CROSS JOIN fact_evidence fe ON fe.fact_id = j.value ORDER BY fe.fact_id, fe.id`,
+    ).all(JSON.stringify([...byFact.keys()])) as { fact: number; episode: number }[];
+    for (const r of rows) byFact.get(r.fact)!.push(r.episode);
   }
   return response;
+}
+
+/** The most turns a window may hold for its matches to be searched by their rowid range. */
+const WINDOW_RANGE_ROWS = 2000;
+/**
+ * A wider window's matches are read from the main BM25 pass, this many times deeper (one pass over
+ * the matches, not two).
+ */
+const WIDE_WINDOW_DEPTH = 8;
+
+/** How many turns `[from, to)` holds (counted up to {@link WINDOW_RANGE_ROWS} + 1), and their ids' range. */
+interface WindowSpan {
+  n: number;
+  lo: number | null;
+  hi: number | null;
+}
+
+/** The turns in `[from, to)`: one probe of the time index, reading at most WINDOW_RANGE_ROWS + 1. */
+function windowSpan(ctx: StoreContext, from: number, to: number): WindowSpan {
+  return stmt(
+    ctx.db,
+    `SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM (
+       SELECT id FROM episodes WHERE occurred_at >= ? AND occurred_at < ? LIMIT ?)`,
+  ).get(from, to, WINDOW_RANGE_ROWS + 1) as WindowSpan;
+}
+
+/**
+ * The best `depth` episodes in `[from, to)` matching `match` (an episodes_fts expression), by
+ * BM25: a window of at most {@link WINDOW_RANGE_ROWS} turns within its rowid range (turns are
+ * written in time order, so the range is tight), a larger one over every match.
+ */
+function windowMatches(
+  ctx: StoreContext,
+  match: string,
+  from: number,
+  to: number,
+  depth: number,
+  span: WindowSpan,
+): (EpisodeKey & { bm: number })[] {
+  const narrow = 'e.id, e.occurred_at, e.session_key, e.channel, e.speaker';
+  if (span.n <= WINDOW_RANGE_ROWS) {
+    return stmt(
+      ctx.db,
+      `SELECT ${narrow}, bm25(episodes_fts) AS bm FROM episodes_fts
+       JOIN episodes e ON e.id = episodes_fts.rowid
+       WHERE episodes_fts MATCH ? AND episodes_fts.rowid >= ? AND episodes_fts.rowid <= ?
+         AND e.occurred_at >= ? AND e.occurred_at < ?
+       ORDER BY bm LIMIT ?`,
+    ).all(match, span.lo, span.hi, from, to, depth) as (EpisodeKey & { bm: number })[];
+  }
+  return stmt(
+    ctx.db,
+    `SELECT ${narrow}, bm25(episodes_fts) AS bm FROM episodes_fts
+     JOIN episodes e ON e.id = episodes_fts.rowid
+     WHERE episodes_fts MATCH ? AND e.occurred_at >= ? AND e.occurred_at < ?
+     ORDER BY bm LIMIT ?`,
+  ).all(match, from, to, depth) as (EpisodeKey & { bm: number })[];
 }
 
 /**

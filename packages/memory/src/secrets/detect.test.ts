@@ -2,8 +2,10 @@
 // the form or language, and only the secret withheld) and of statements about credentials that
 // hold none (kept as written); the slot check the write review uses; the ledger; linear time.
 
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findSecret, scanSecrets, secretInSlot } from './detect.js';
+import { findSecret, nounsIn, requiredRun, scanSecrets, secretInSlot } from './detect.js';
 import { describeSecretKind, SECRET_KINDS, SECRET_PLACEHOLDER } from './kinds.js';
 import { redactSecrets, SecretLedger, withholdSecrets } from './redact.js';
 import { luhnValid } from './shapes.js';
@@ -310,5 +312,45 @@ describe('linear time', () => {
     const ms = performance.now() - t0;
     // No catastrophic backtracking: a quadratic scan of a megabyte takes minutes, not seconds.
     expect(ms).toBeLessThan(3000);
+  });
+});
+
+describe('the ASCII prefilter', () => {
+  it('reads the run every match of a term holds', () => {
+    expect(requiredRun('passwords?')).toBe('password');
+    expect(requiredRun('pin-?code')).toBe('code');
+    expect(requiredRun("(?:mother|mom|mum|mama|mommy|mummy)'s maiden name")).toBe('maiden');
+    expect(requiredRun('(?<=[\\p{L}-])code')).toBe('code');
+    expect(requiredRun('card no\\.?')).toBe('card');
+    expect(requiredRun('wpa2? key')).toBe('wpa');
+    expect(requiredRun('(?<!\\p{L})(?:снилс|инн)(?!\\p{L})')).toBeNull();
+  });
+
+  it('finds the same nouns as the scanners alone, in the phrasings and in real conversations', () => {
+    const root = join(import.meta.dirname, '../../../../tests/fixtures/data');
+    const texts = [
+      ...SECRET_PHRASINGS.map((p) => p.text),
+      ...HARMLESS_PHRASINGS.map((p) => p.text),
+      'the Kelvin sign \u212A: my wifi password is sunshine',
+      'WIFI KEY = 9f8e7d6c5b4a',
+    ];
+    const locomo = JSON.parse(readFileSync(join(root, 'locomo/conv-26.json'), 'utf8')) as {
+      conversation: Record<string, unknown>;
+    }[];
+    for (const [k, v] of Object.entries(locomo[0]!.conversation))
+      if (/^session_\d+$/.test(k)) texts.push(...(v as { text: string }[]).map((t) => t.text));
+    for (const f of readdirSync(join(root, 'longmemeval'))) {
+      const q = JSON.parse(readFileSync(join(root, 'longmemeval', f), 'utf8')) as {
+        haystack_sessions: { content: string }[][];
+      };
+      texts.push(...q.haystack_sessions.flat().map((t) => t.content));
+    }
+    let nouns = 0;
+    for (const t of texts) {
+      const fast = nounsIn(t);
+      expect(fast, t.slice(0, 80)).toEqual(nounsIn(t, false));
+      nouns += fast.length;
+    }
+    expect(nouns).toBeGreaterThan(100); // control: there were nouns to find
   });
 });

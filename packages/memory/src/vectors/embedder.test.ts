@@ -148,9 +148,12 @@ describe('a provider that returns nothing', () => {
     expect(r.reason).toContain('EMBEDDING_INVALID');
     expect(factResults(r).map((x) => x.id)).toEqual([control.id]);
 
-    // The server recovers: the waiting row is embedded and recall is hybrid again.
+    // The server recovers: recall is hybrid again (and writes nothing: the row still waits);
+    // the next catch-up embeds it.
     server.setEmbed((input) => input.map((t) => bagOfWordsVector(t)));
     expect((await store.recall('tomatoes', { type: 'fact', touch: false })).mode).toBe('hybrid');
+    expect(count(store, 'SELECT count(*) AS n FROM vector_queue')).toBe(1);
+    expect(await store.catchUpVectors()).toEqual({ embedded: 1, remaining: 0 });
     expect(count(store, 'SELECT count(*) AS n FROM vector_queue')).toBe(0);
   });
 

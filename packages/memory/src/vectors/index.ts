@@ -6,10 +6,14 @@
  *   in use (an embedder has been bound once: `meta` holds its fingerprint), triggers (schema steps
  *   5 and 7) queue every row whose embedded text or eligibility changes in `vector_queue`, so any
  *   writer (even a process without an embedder) leaves a note; before that nothing is queued, and
- *   the first binding queues every row written so far. Before every search the queued rows' old
- *   vectors are deleted (superseded, retracted, pending, purged or redacted rows can never fill the
- *   top-k); {@link VectorIndex.sync} embeds what is queued and eligible, in batches, each batch one
- *   transaction (an interrupted run loses nothing and a rerun continues).
+ *   the first binding queues every row written so far. A search leaves the queued rows out
+ *   without writing (superseded, retracted, pending, purged or redacted rows can never fill the
+ *   top-k); {@link VectorIndex.sync} (the think tick's bounded catch-up, `keel reindex`, a forget)
+ *   deletes their old vectors and embeds what is queued and eligible, in batches, each batch one
+ *   transaction (an interrupted run loses nothing and a rerun continues). Recall never embeds or
+ *   writes.
+ * - **Relevance floor** (`floor.ts`). A nearest neighbour less similar to the query than its
+ *   embedder's calibrated floor is not a result: a question about nothing finds nothing.
  * - **Search** (`vector-index.ts`, `quantised.ts`, `hamming.ts`). The float vectors are kept in
  *   `vec0` (the record; {@link VectorIndex.exactKnn} is sqlite-vec's brute-force KNN over them,
  *   about 38 ms at 100k×384 here). Recall uses a faster path, measured in `bench/hybrid.ts`: a
@@ -30,6 +34,12 @@
  * @module
  */
 export { checkVectors, pendingVectorRows, type VectorProblem } from './check.js';
+export {
+  DEFAULT_SIMILARITY_FLOOR,
+  MINILM_SIMILARITY_FLOOR,
+  SIMILARITY_FLOORS,
+  similarityFloor,
+} from './floor.js';
 export type { Neighbour } from './quantised.js';
 export { removeStaleVectors, type VectorEntity } from './tables.js';
 export {

@@ -58,6 +58,10 @@ export class CodeIndex {
   get size(): number {
     return this.ids.length;
   }
+  /** Whether row `id` is held. */
+  has(id: number): boolean {
+    return this.slots.has(id);
+  }
   /** Adds or replaces row `id`: its sign bits (`words` words) and 8-bit copy (`dim` bytes). */
   set(id: number, code: Uint32Array, q8: Int8Array): void {
     let slot = this.slots.get(id);

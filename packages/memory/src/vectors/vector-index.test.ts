@@ -29,6 +29,7 @@ describe('hybrid recall', () => {
       source: 'owner_stated',
     }).fact!;
     await store.useEmbedder(new ConceptEmbedder());
+    await store.catchUpVectors();
 
     // The lexical arm alone (what recall runs without an embedder) does not find it.
     const lexical = lexicalRecall(contextOf(store), 'automobile espresso', {
@@ -42,8 +43,51 @@ describe('hybrid recall', () => {
     expect(hybrid.mode).toBe('hybrid');
     expect(hybrid.reason).toBeUndefined();
     const ids = factResults(hybrid).map((r) => r.id);
-    // The control is in both lists, so it leads; the meaning-only match follows; the distractor last.
-    expect(ids).toEqual([control.id, meaning.id, distractor.id]);
+    // The control is in both lists, so it leads; the meaning-only match follows; the distractor,
+    // nearest of the rest but sharing nothing with the question, is below the floor: no result.
+    expect(ids).toEqual([control.id, meaning.id]);
+    expect(ids).not.toContain(distractor.id);
+  });
+
+  it('a neighbour below the similarity floor is not a result: a question about nothing finds nothing in hybrid mode too', async () => {
+    const { store } = openTempStore();
+    const car = store.remember({
+      kind: 'fact',
+      key: 'vehicle',
+      value: 'drives a red sedan',
+      source: 'owner_stated',
+    }).fact!;
+    const insurance = store.remember({
+      kind: 'note',
+      key: 'insurance',
+      value: 'insurance renews for the vehicle in May',
+      source: 'owner_stated',
+    }).fact!;
+    store.remember({
+      kind: 'preference',
+      key: 'coffee',
+      value: 'espresso with oat milk',
+      source: 'owner_stated',
+    });
+    turn(store, 'the weather was mild today');
+    const embedder = new ConceptEmbedder();
+    await store.useEmbedder(embedder);
+    await store.catchUpVectors();
+    expect(store.vectorStatus()).toMatchObject({ floor: embedder.similarityFloor });
+
+    const nothing = await store.recall('nothingmatcheszzz');
+    expect(nothing.mode).toBe('hybrid');
+    expect(nothing.results).toEqual([]);
+    // The nearest rows exist (the floor, not an empty index, keeps them out).
+    const [q] = await embedder.embed(['nothingmatcheszzz'], 'query');
+    expect(store.vectorIndex!.knn('episode', q!, 3)).toHaveLength(1);
+    expect(store.vectorIndex!.knn('fact', q!, 3)).toHaveLength(3);
+
+    // Control: a question by meaning alone (no word of it is stored) finds its facts, the closer
+    // first; the coffee, below the floor, is not a result.
+    const control = await store.recall('which automobile do I have', { type: 'fact' });
+    expect(control.mode).toBe('hybrid');
+    expect(factResults(control).map((r) => r.id)).toEqual([car.id, insurance.id]);
   });
 
   it('without an embedder, recall is lexical and says why', async () => {
@@ -88,8 +132,14 @@ describe('hybrid recall', () => {
       source: 'owner_stated',
       episodeId: purgedEp,
     }).fact!;
+    const later = store.remember({
+      kind: 'fact',
+      key: 'plan',
+      value: 'automobile',
+      source: 'owner_stated',
+    }).fact!;
     await store.embedPending();
-    expect(count(store, 'SELECT count(*) AS n FROM vec_facts_codes')).toBe(3);
+    expect(count(store, 'SELECT count(*) AS n FROM vec_facts_codes')).toBe(4);
 
     store.remember({ kind: 'fact', key: 'transport', value: 'bicycle', source: 'owner_stated' }); // supersedes `old`
     const pending = store.remember({
@@ -101,6 +151,9 @@ describe('hybrid recall', () => {
     expect(pending.status).toBe('pending');
     store.forget(retracted.id);
     store.forget(purged.id, { purge: true });
+    // Superseded after the forgets (which delete the vectors queued so far): its vector is still
+    // stored until the next catch-up.
+    store.remember({ kind: 'fact', key: 'plan', value: 'walking', source: 'owner_stated' });
     // Live matches: each shares the concept with other words, so each is farther than the stale rows.
     const live = [
       store.remember({
@@ -122,6 +175,15 @@ describe('hybrid recall', () => {
         source: 'owner_stated',
       }).fact!,
     ];
+    // Before the catch-up, recall leaves the queued rows out without writing: the vector of the
+    // row superseded last is still stored, and never returned.
+    const codes = () => count(store, 'SELECT count(*) AS n FROM vec_facts_codes');
+    expect(codes()).toBe(1);
+    const before = await store.recall('automobile', { type: 'fact', limit: 3, touch: false });
+    expect(before.mode).toBe('hybrid');
+    expect(factResults(before)).toEqual([]);
+    expect(codes()).toBe(1);
+    await store.catchUpVectors();
     const r = await store.recall('automobile', { type: 'fact', limit: 3, touch: false });
     expect(r.mode).toBe('hybrid');
     expect(
@@ -130,7 +192,7 @@ describe('hybrid recall', () => {
         .sort(),
     ).toEqual(live.map((f) => f.id).sort());
     // Their vectors are gone from the index itself, not only filtered out.
-    const stale = [old.id, retracted.id, purged.id, pending.id];
+    const stale = [old.id, retracted.id, purged.id, pending.id, later.id];
     expect(
       count(store, `SELECT count(*) AS n FROM vec_facts_codes WHERE id IN (${stale.join(',')})`),
     ).toBe(0);

@@ -15,6 +15,7 @@ import { setMeta } from '../repos/meta.js';
 import { META_VECTOR_FINGERPRINT, VECTOR_QUEUE } from '../schema/index.js';
 import { vectorDrift } from './check.js';
 import { loadVectorExtension } from './extension.js';
+import { similarityFloor } from './floor.js';
 import { CodeIndex, type Neighbour, RESCORE_FACTOR, RESCORE_MIN } from './quantised.js';
 import {
   bumpGeneration,
@@ -25,6 +26,7 @@ import {
   loadCodes,
   MAX_EMBED_CHARS,
   META_REINDEX,
+  type QueuedRow,
   queueEveryRow,
   queueRows,
   readBatch,
@@ -54,6 +56,8 @@ export interface VectorStatus {
   vectors: { facts: number; episodes: number };
   /** Rows waiting for a vector (or for their old vector to go). */
   pending: number;
+  /** The cosine similarity under which a nearest neighbour is not a result (`floor.ts`). */
+  floor: number;
 }
 
 /** Options for {@link VectorIndex.sync}. */
@@ -75,12 +79,29 @@ export class VectorIndex {
   private reindexing = false;
   /** Searches answered exactly while the in-memory codes were missing or stale. */
   private coldSearches = 0;
+  /**
+   * The rows in the vector queue, which searches leave out (their stored vector, if any, is of
+   * text or a status they no longer have): read incrementally (`staleThrough`, a queue `seq`),
+   * and again from the start when the vectors' generation moved (rows may have left the queue).
+   */
+  private stale: Record<VectorEntity, Set<number>> = { fact: new Set(), episode: new Set() };
+  private staleThrough = 0;
+  private staleGeneration = -1;
+  /** Per kind, how many queued rows the in-memory codes hold, and for which state of both. */
+  private staleHeld: Record<VectorEntity, { key: string; n: number }> = {
+    fact: { key: '', n: 0 },
+    episode: { key: '', n: 0 },
+  };
+  /** The cosine similarity under which a nearest neighbour is not a result. */
+  readonly floor: number;
 
   private constructor(
     private readonly ctx: StoreContext,
     readonly embedder: Embedder,
     readonly info: EmbedderInfo,
-  ) {}
+  ) {
+    this.floor = similarityFloor(embedder, info);
+  }
 
   /**
    * Binds an embedder to a store's vectors: loads sqlite-vec, initialises the embedder, creates
@@ -147,6 +168,7 @@ export class VectorIndex {
       stored: storedEmbedder(this.ctx.db, META_VECTOR_FINGERPRINT),
       vectors: { facts: vectors('fact'), episodes: vectors('episode') },
       pending: n(`SELECT count(*) AS n FROM ${VECTOR_QUEUE}`),
+      floor: this.floor,
     };
   }
 
@@ -177,7 +199,8 @@ export class VectorIndex {
 
   /**
    * Deletes the vectors of every row queued since the last call (their text or status changed),
-   * and forgets queued rows that should have no vector. Synchronous: runs before every search.
+   * and forgets queued rows that should have no vector. A write: {@link sync} and forget run it;
+   * searches never do (they leave queued rows out instead, see {@link knn}).
    *
    * @returns the number of vectors deleted.
    */
@@ -254,13 +277,35 @@ export class VectorIndex {
   }
 
   /**
-   * The `k` rows nearest `query` among the stored vectors, nearest first. Stale vectors are
-   * removed first. Callers still join the ids against live rows.
+   * The rows now in the vector queue, by kind: read without writing (only the rows queued since
+   * the last read, unless the vectors changed since, when the whole queue is read again).
+   */
+  private queued(): Record<VectorEntity, Set<number>> {
+    const db = this.ctx.db;
+    const g = generation(db);
+    if (g !== this.staleGeneration) {
+      this.stale = { fact: new Set(), episode: new Set() };
+      this.staleThrough = 0;
+      this.staleGeneration = g;
+    }
+    const rows = stmt(
+      db,
+      `SELECT seq, entity, id FROM ${VECTOR_QUEUE} WHERE seq > ? ORDER BY seq`,
+    ).all(this.staleThrough) as QueuedRow[];
+    for (const r of rows) this.stale[r.entity].add(r.id);
+    if (rows.length > 0) this.staleThrough = rows[rows.length - 1]!.seq;
+    return this.stale;
+  }
+
+  /**
+   * The `k` rows nearest `query` among the stored vectors, nearest first, leaving out every row
+   * in the vector queue (its text or status changed since its vector was made: a superseded,
+   * purged or redacted row never fills the top k). Writes nothing. Callers still join the ids
+   * against live rows, and drop neighbours below {@link floor}.
    *
    * @param query - a vector from {@link VectorIndex.embedQuery}.
    */
   knn(entity: VectorEntity, query: Float32Array, k: number): Neighbour[] {
-    this.removeStale();
     const fresh = this.codeIndex !== null && this.knownGeneration === generation(this.ctx.db);
     if (!fresh && this.coldSearches < COLD_EXACT_SEARCHES) {
       // Loading the codes costs about 1 s at 100k rows: a one-shot process (the CLI) is better
@@ -269,19 +314,35 @@ export class VectorIndex {
       return this.exactKnn(entity, query, k);
     }
     if (!fresh) this.coldSearches = 0;
-    return this.codes()[entity].search(query, k, Math.max(RESCORE_FACTOR * k, RESCORE_MIN));
+    const codes = this.codes()[entity];
+    const stale = this.queued()[entity];
+    // How many queued rows still have codes here (counted again only when either side changed).
+    const key = `${this.knownGeneration}:${this.staleGeneration}:${this.staleThrough}`;
+    let extra = this.staleHeld[entity];
+    if (extra.key !== key) {
+      let n = 0;
+      for (const id of stale) if (codes.has(id)) n++;
+      extra = this.staleHeld[entity] = { key, n };
+    }
+    const want = k + extra.n;
+    const found = codes.search(query, want, Math.max(RESCORE_FACTOR * want, RESCORE_MIN));
+    return (extra.n > 0 ? found.filter((n) => !stale.has(n.id)) : found).slice(0, k);
   }
 
   /**
-   * Exact nearest neighbours by sqlite-vec's brute-force KNN over the float vectors (slower; used
-   * to measure the fast path's agreement).
+   * Exact nearest neighbours by sqlite-vec's brute-force KNN over the float vectors, leaving out
+   * queued rows as {@link knn} does (slower: a one-shot process's first searches, and the measure
+   * of the fast path's agreement). Writes nothing.
    */
   exactKnn(entity: VectorEntity, query: Float32Array, k: number): Neighbour[] {
-    this.removeStale();
-    return stmt(
+    const stale = this.queued()[entity];
+    // sqlite-vec answers at most 4096 neighbours.
+    const ask = Math.min(4096, k + stale.size);
+    const found = stmt(
       this.ctx.db,
       `SELECT rowid AS id, distance FROM ${VECTOR_TABLES[entity].vec} WHERE embedding MATCH ? AND k = ?`,
-    ).all(query, k) as Neighbour[];
+    ).all(query, ask) as Neighbour[];
+    return (stale.size > 0 ? found.filter((n) => !stale.has(n.id)) : found).slice(0, k);
   }
 
   /**
