@@ -13,7 +13,8 @@
  * rotating order so that passing load falls on all alike. Peak memory is each process's own
  * `maxRSS` (`process.resourceUsage()`, read at exit by a preload in separate runs, so the timed
  * runs carry nothing extra). No model is configured (the API keys are emptied and Ollama points at
- * a closed port), so the terminal opens offline.
+ * a closed port), so the terminal opens offline; `KEEL_SKIP_SETUP=1` keeps a first start from
+ * offering `keel setup` first.
  *
  * Run: `node --import tsx bench/start-time.ts [--runs N] [--quick] [--cli <main.js>] [--label L]`.
  * `--cli` times another keel (another checkout's `apps/cli/bundle/keel.mjs`, or an older `apps/cli/dist/main.js`); `--label` names the
@@ -81,6 +82,8 @@ function envFor(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv 
     OPENAI_API_KEY: '',
     OLLAMA_HOST: 'http://127.0.0.1:9',
     NO_COLOR: '1',
+    // A first start at a terminal offers `keel setup`: the prompt timed is the terminal's.
+    KEEL_SKIP_SETUP: '1',
     ...extra,
   };
 }
