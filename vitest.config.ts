@@ -1,7 +1,17 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * The local embedder's runtime, as `keel models runtime` installs it (npm test does, before the
+ * tests): the workspace's own @huggingface/transformers is there for its types only, without the
+ * ONNX runtime (see pnpm-workspace.yaml).
+ */
+const embedderRuntime = src(
+  './apps/cli/runtime/node_modules/@huggingface/transformers/dist/transformers.node.mjs',
+);
 
 export default defineConfig({
   resolve: {
@@ -17,6 +27,7 @@ export default defineConfig({
       '@keel/think': src('./apps/think/src/index.ts'),
       '@keel/outbound': src('./packages/outbound/src/index.ts'),
       '@keel/host': src('./packages/host/src/index.ts'),
+      ...(existsSync(embedderRuntime) ? { '@huggingface/transformers': embedderRuntime } : {}),
     },
   },
   test: {

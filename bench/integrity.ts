@@ -39,7 +39,7 @@ import {
 } from './lib.js';
 
 /** The built CLI (the wall-time rows run it as a process). */
-const CLI = join(REPO_ROOT, 'apps/cli/dist/main.js');
+const CLI = join(REPO_ROOT, 'apps/cli/bundle/keel.mjs');
 
 /** Median of `n` runs of `fn`, ms. */
 function median(n: number, fn: () => number): number {

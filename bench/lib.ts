@@ -35,6 +35,7 @@ export const BENCH_NAMES = [
   'think-pipeline',
   'integrity',
   'verify',
+  'start-time',
 ] as const;
 /** One benchmark's name. */
 export type BenchName = (typeof BENCH_NAMES)[number];

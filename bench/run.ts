@@ -26,6 +26,7 @@ import { benchLongMemEval, DEFAULT_LONGMEMEVAL } from './longmemeval.js';
 import { benchRecall } from './recall.js';
 import { benchRecallLatency } from './recall-latency.js';
 import { benchRemember } from './remember.js';
+import { benchStartTimeRows } from './start-time.js';
 import { benchThinkPipelineRows } from './think-pipeline.js';
 import { benchTurnRows } from './turn.js';
 import { benchTurnBudgetRows } from './turn-budget.js';
@@ -57,6 +58,7 @@ const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]
   'think-pipeline': benchThinkPipelineRows,
   integrity: benchIntegrity,
   verify: benchVerify,
+  'start-time': benchStartTimeRows,
 };
 
 /** The machine's load averages: latency figures on a busy machine have heavier tails. */

@@ -1,8 +1,14 @@
 // Sets up whatever is missing so that keel can run: the pinned pnpm, the dependencies, the build.
 // Plain Node ESM with no dependencies (it runs before anything is installed).
 //
-//   node scripts/setup.mjs [--quiet]      (what `npm start` runs before opening the terminal)
+//   node scripts/setup.mjs [--verbose]    (what `npm start` runs before opening the terminal;
+//                                          KEEL_SETUP_VERBOSE=1 npm start is the same as --verbose)
 //   import { setup, runPnpm } from './setup.mjs'   (what scripts/test.mjs does)
+//
+// `npm start` builds the bundle alone (apps/cli/scripts/bundle.mjs: esbuild from the sources, the
+// keel that runs); `npm test` builds everything (turbo run build: tsc for every package, then the
+// bundle). It says one line for each step it takes and nothing when there is nothing to do; the
+// output of pnpm, turbo and esbuild is shown when a step fails, or as it comes with --verbose.
 //
 // Everything it prints, and everything its child processes print, goes to stderr:
 // stdout of `npm start` belongs to the keel terminal.
@@ -113,13 +119,13 @@ function rememberNpx(wanted) {
   }
 }
 
-async function resolvePnpm(quiet) {
+async function resolvePnpm(verbose) {
   const wanted = wantedPnpmVersion();
   const npxArgs = ['--yes', `pnpm@${wanted}`];
   const found = await versionOf('pnpm', []);
   if (found === wanted) {
     use('pnpm', [], 'pnpm');
-    if (!quiet) log(`pnpm ${wanted}`);
+    if (verbose) log(`pnpm ${wanted}`);
     return;
   }
 
@@ -130,7 +136,7 @@ async function resolvePnpm(quiet) {
   } catch {}
   if (memo === wanted && (await versionOf('npx', npxArgs, 5 * 60_000)) === wanted) {
     use('npx', npxArgs, `npx pnpm@${wanted}`);
-    if (!quiet) log(`pnpm ${wanted} (through npx: npm install -g is not permitted here)`);
+    if (verbose) log(`pnpm ${wanted} (through npx: npm install -g is not permitted here)`);
     return;
   }
 
@@ -138,7 +144,7 @@ async function resolvePnpm(quiet) {
   let bin = await globalPnpmPath();
   if (bin && (await versionOf(bin, [])) === wanted) {
     use(bin, [], bin);
-    if (!quiet) log(`pnpm ${wanted} (${bin}: npm's global bin directory is not on PATH)`);
+    if (verbose) log(`pnpm ${wanted} (${bin}: npm's global bin directory is not on PATH)`);
     return;
   }
 
@@ -283,24 +289,43 @@ export function explainInstallFailure(output, code) {
   ];
 }
 
-async function installDependencies(quiet) {
+/** The last `lines` lines of a step's output, for the message that says it failed. */
+function tail(output, lines = 40) {
+  return output.split(/\r?\n/).slice(-lines).join('\n');
+}
+
+/** Runs a step's command: silent (its output kept for a failure), or shown with `verbose`. */
+function runStep(command, args, verbose, options = {}) {
+  return run(command, args, {
+    capture: verbose,
+    silent: !verbose,
+    stdoutToStderr: true,
+    stdin: 'ignore',
+    ...options,
+  });
+}
+
+async function installDependencies(verbose) {
   const reason = installReason();
   if (!reason) {
-    if (!quiet) log('dependencies up to date');
+    if (verbose) log('dependencies up to date');
     return;
   }
-  log(`installing dependencies (${reason})`);
+  const started = Date.now();
+  log(`installing dependencies (${reason}; the first time takes a minute or two)`);
   rmSync(STAMP_FILE, { force: true });
   const env = pnpmEnv();
-  // Its output is piped (to be explained if it fails): keep the colours of a terminal.
-  if (process.stderr.isTTY && env.FORCE_COLOR === undefined) env.FORCE_COLOR = '1';
-  const result = await runPnpm(['install', '--frozen-lockfile'], {
-    env,
-    capture: true,
-    stdoutToStderr: true,
-  });
+  // Shown as it comes with --verbose: keep the colours of a terminal.
+  if (verbose && process.stderr.isTTY && env.FORCE_COLOR === undefined) env.FORCE_COLOR = '1';
+  const result = await runStep(
+    pnpm.command,
+    [...pnpm.args, 'install', '--frozen-lockfile'],
+    verbose,
+    { env },
+  );
   exitIfInterrupted(result);
   if (result.code !== 0) {
+    if (!verbose) process.stderr.write(`${tail(result.output)}\n`);
     const [message, hint] = result.error
       ? [
           `could not run ${pnpm.label}: ${result.error.message}`,
@@ -310,42 +335,78 @@ async function installDependencies(quiet) {
     throw new SetupError('install', message, hint);
   }
   writeFileSync(STAMP_FILE, `${sha256(join(ROOT, 'pnpm-lock.yaml'))}\n`);
+  log(`dependencies installed (${seconds(started)})`);
 }
 
-async function build(quiet) {
-  if (!quiet) log('building (turbo run build)');
-  const args = ['exec', 'turbo', 'run', 'build'];
-  if (quiet) args.push('--output-logs=errors-only');
-  const result = await runPnpm(args, { stdoutToStderr: true });
+/** Seconds since `started`, e.g. `41.2s`. */
+function seconds(started) {
+  return `${((Date.now() - started) / 1000).toFixed(1)}s`;
+}
+
+/** The bundle `npm start` runs (apps/cli/bundle), rebuilt when a source changed. */
+async function bundle(verbose) {
+  const script = join(ROOT, 'apps', 'cli', 'scripts', 'bundle.mjs');
+  const started = Date.now();
+  const result = await runStep(process.execPath, [script, '--if-stale', '--verbose'], verbose, {
+    cwd: join(ROOT, 'apps', 'cli'),
+  });
   exitIfInterrupted(result);
   if (result.code !== 0) {
+    if (!verbose) process.stderr.write(`${tail(result.output)}\n`);
+    throw new SetupError(
+      'build',
+      `the build failed (esbuild exited with ${result.code ?? result.signal ?? result.error?.code})`,
+      'fix the errors shown above, then rerun',
+    );
+  }
+  if (!verbose && result.output.trim()) log(`built keel (${seconds(started)})`);
+}
+
+/** Every package (turbo run build: tsc, then the bundle), what the tests use. */
+async function buildAll(verbose) {
+  const started = Date.now();
+  log('building (turbo run build)');
+  const args = ['exec', 'turbo', 'run', 'build', ...(verbose ? [] : ['--output-logs=errors-only'])];
+  const result = await runStep(pnpm.command, [...pnpm.args, ...args], verbose, {
+    env: pnpmEnv(),
+  });
+  exitIfInterrupted(result);
+  if (result.code !== 0) {
+    if (!verbose) process.stderr.write(`${tail(result.output, 80)}\n`);
     throw new SetupError(
       'build',
       `the build failed (turbo run build exited with ${result.code ?? result.signal ?? result.error?.code})`,
       'fix the errors shown above, then rerun',
     );
   }
+  if (verbose) log(`built (${seconds(started)})`);
 }
 
 /**
- * Make sure pnpm, the dependencies and the build are in place.
- * Throws SetupError when a step fails. With continueOnBuildFailure, a failed build does
+ * Make sure pnpm, the dependencies and the build are in place: the bundle alone
+ * (`build: 'bundle'`, what `npm start` needs) or every package (`build: 'all'`, what the tests
+ * need). Throws SetupError when a step fails. With continueOnBuildFailure, a failed build does
  * not throw; it is returned as `buildError` (the tests run from sources and can still run).
  */
-export async function setup({ quiet = false, continueOnBuildFailure = false } = {}) {
+export async function setup({
+  verbose = false,
+  build = 'all',
+  continueOnBuildFailure = false,
+} = {}) {
   const started = Date.now();
-  await resolvePnpm(quiet);
-  await installDependencies(quiet);
+  await resolvePnpm(verbose);
+  await installDependencies(verbose);
   rememberNpx(wantedPnpmVersion());
   let buildError = null;
   try {
-    await build(quiet);
+    if (build === 'bundle') await bundle(verbose);
+    else await buildAll(verbose);
   } catch (error) {
     if (!(continueOnBuildFailure && error instanceof SetupError)) throw error;
     buildError = error;
     log(error.line);
   }
-  if (!quiet && !buildError) log(`ready (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+  if (verbose && !buildError) log(`ready (${seconds(started)})`);
   return { pnpm: { ...pnpm }, buildError };
 }
 
@@ -353,8 +414,11 @@ const invokedDirectly =
   process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 
 if (invokedDirectly) {
-  const quiet = process.argv.includes('--quiet');
-  setup({ quiet }).catch((error) => {
+  const verbose =
+    process.argv.includes('--verbose') ||
+    // biome-ignore lint/suspicious/noUndeclaredEnvVars: read by this script, not by a turbo task
+    process.env.KEEL_SETUP_VERBOSE === '1';
+  setup({ verbose, build: 'bundle' }).catch((error) => {
     if (error instanceof SetupError) log(error.line);
     else log(`unexpected error: ${error?.stack ?? error}`);
     process.exit(1);

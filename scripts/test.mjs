@@ -4,10 +4,11 @@
 // lint and type checks. Exits non-zero if any step failed; every step runs regardless,
 // so one run shows everything that is wrong.
 // Plain Node ESM with no dependencies (it runs before anything is installed).
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exitIfInterrupted, ROOT, say } from './lib.mjs';
+import { exitIfInterrupted, ROOT, run, say } from './lib.mjs';
 import { runPnpm, SetupError, setup } from './setup.mjs';
 
 const PREFIX = 'keel test:';
@@ -45,6 +46,35 @@ async function step(name, args, failures) {
   }
 }
 
+/**
+ * The local embedder's runtime, which the tests of the embedder run on: installed by the built
+ * keel (`keel models runtime`, as an owner's `keel models pull` does) into apps/cli/runtime from
+ * the npm registry the first time, then kept. Without it those tests fail and say why.
+ */
+async function embedderRuntime() {
+  const home = mkdtempSync(join(tmpdir(), 'keel-test-runtime-'));
+  try {
+    const result = await run(
+      process.execPath,
+      [join(ROOT, 'apps', 'cli', 'bundle', 'keel.mjs'), 'models', 'runtime', '--json'],
+      { silent: true, stdin: 'ignore', env: { ...process.env, KEEL_HOME: home } },
+    );
+    exitIfInterrupted(result);
+    if (result.code !== 0) {
+      log(
+        `the local embedder's runtime could not be installed, so the tests of the local embedder will fail: ${
+          result.output.split(/\r?\n/).find((line) => line.startsWith('error ')) ??
+          result.output.trim().split(/\r?\n/).at(-1)
+        }`,
+      );
+    } else if (result.output.includes('"status": "now"')) {
+      log("installed the local embedder's runtime (apps/cli/runtime) for the embedder tests");
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
 async function main(extraArgs) {
   const failures = [];
 
@@ -72,6 +102,8 @@ async function main(extraArgs) {
       failures,
     );
   }
+
+  await embedderRuntime();
 
   // A stale report must not stand in for a run that crashed before writing one.
   rmSync(RESULTS_FILE, { force: true });

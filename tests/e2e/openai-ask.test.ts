@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MemoryStore } from '@keel/memory';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, tempHome } from '../support/cli.js';
@@ -170,9 +170,9 @@ describe('the openai client is loaded only when its provider answers', () => {
       `import { appendFileSync } from 'node:fs';
 let log;
 export function initialize(data) { log = data.log; }
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  if (result.url.includes('/node_modules/openai/')) appendFileSync(log, result.url + '\\n');
+export async function load(url, context, next) {
+  const result = await next(url, context);
+  appendFileSync(log, url + '\\n');
   return result;
 }
 `,
@@ -188,11 +188,22 @@ register(${JSON.stringify(pathToFileURL(join(hooks, 'hooks.mjs')).href)}, { data
     rmSync(hooks, { recursive: true, force: true });
   });
 
-  /** The `openai` modules a `keel <args>` run resolved. */
+  /**
+   * The modules of the `openai` client a `keel <args>` run loaded: its files in node_modules, or
+   * the bundle's chunks that hold it (the client sends its `OpenAI-Organization` header).
+   */
   async function loaded(args: string[], extra: Record<string, string>) {
     writeFileSync(log, '');
     const r = await run(args, extra, ['--import', pathToFileURL(join(hooks, 'register.mjs')).href]);
-    return { ...r, modules: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+    const modules = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((url) => url.startsWith('file:'))
+      .filter(
+        (url) =>
+          url.includes('/node_modules/openai/') ||
+          readFileSync(fileURLToPath(url), 'utf8').includes('OpenAI-Organization'),
+      );
+    return { ...r, modules };
   }
 
   it('not by keel --help, nor by a turn of another provider; by a turn of its own', async () => {

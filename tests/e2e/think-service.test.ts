@@ -1,5 +1,5 @@
 /**
- * The think service end to end: the built `keel think` (the CLI spawning apps/think/dist/main.js)
+ * The think service end to end: the built `keel think` (the bundled CLI spawning think.mjs beside it)
  * as real OS processes against a KEEL_HOME in a temporary folder, with OLLAMA_HOST pointing at a
  * closed port (so the pattern gate runs) and no model configured.
  */

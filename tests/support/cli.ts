@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The built CLI entry point (npm test builds before it runs the tests). */
-export const CLI = join(ROOT, 'apps/cli/dist/main.js');
+/** The bundled CLI, what users run (npm test builds it before it runs the tests). */
+export const CLI = join(ROOT, 'apps/cli/bundle/keel.mjs');
 /** Real public conversation data copied into the repository (see its README). */
 export const FIXTURES = join(ROOT, 'tests/fixtures/data');
 

@@ -1,102 +1,151 @@
 /**
  * The `keel` command: with no verb the terminal client, else one verb. Each verb group lives in
  * its own module under `commands/` (a thin adapter over `@keel/memory`, `@keel/agent` or
- * `@keel/host`); this module only assembles them and runs the program. Every verb takes `--json`.
+ * `@keel/host`), listed in `verbs.ts`; this module assembles the program and runs it. Every verb
+ * takes `--json`.
+ *
+ * Only what a run needs is loaded (see {@link main}): `keel --help` lists the verbs from
+ * `verbs.ts` with the argument parser alone; `keel <verb>` reads the configuration and imports
+ * that verb's module only; `keel` alone imports the terminal.
  *
  * @module
  */
 import { KeelError } from '@keel/errors';
-import { Command, CommanderError } from 'commander';
-import { registerAskCommand } from './commands/ask.js';
-import { registerBackupCommands } from './commands/backup.js';
-import { registerConfigCommand } from './commands/config.js';
-import { registerDiscordCommand } from './commands/discord.js';
-import { registerDoctorCommand } from './commands/doctor.js';
-import { registerImportCommand } from './commands/import.js';
-import {
-  registerRecallCommands,
-  registerRememberCommand,
-  registerReviewCommands,
-} from './commands/memory.js';
-import { registerModelCommands } from './commands/models.js';
-import { launchdExitCode, registerServiceCommands } from './commands/service.js';
-import { registerSetupCommand } from './commands/setup.js';
-import { registerThinkCommand } from './commands/think.js';
-import { registerVerifyCommand } from './commands/verify.js';
-import { type Config, loadConfig } from './config.js';
-import { action, EXIT, reportError, wantsJson } from './output.js';
-import { runTerminal } from './terminal.js';
+import { Command, CommanderError, Help } from 'commander';
+import type { Config } from './config.js';
+import { findVerb, VERBS, type Verb } from './verbs.js';
+import { keelVersion } from './version.js';
+
+/** The exit codes this module returns itself (`@keel/host`'s `EXIT.ok` and `EXIT.failed`). */
+const OK = 0;
+const FAILED = 1;
+
+/** The flag a service run by launchd carries (`@keel/host`'s `LAUNCHD_FLAG`). */
+const LAUNCHD_FLAG = '--launchd';
+
+/** Prints an error with its code and fix (as JSON with `--json`); resolves to the exit code. */
+async function report(err: unknown, json: boolean): Promise<number> {
+  const { reportError } = await import('./output.js');
+  return reportError(err, json);
+}
+
+/** Reads the configuration (this imports `@keel/host`). */
+async function readConfig(): Promise<Config> {
+  return (await import('./config.js')).loadConfig();
+}
 
 /**
- * Builds the `keel` program. Actions set `process.exitCode`; nothing calls `process.exit` so
- * output is always flushed. With `config` null only the verbs that need no loaded configuration
- * are there (`keel config`, which mends a bad one).
- *
- * @throws KeelError `CONFIG_INVALID` when `config` is not given and the environment or the config
- *   file is bad.
+ * The program without its verbs: the root options, `--version`, help, and the terminal as the
+ * action when no verb is given, with `config` (read when the terminal starts when not given).
  */
-export function buildProgram(config: Config | null = loadConfig()): Command {
+function rootProgram(config?: Config): Command {
   const program = new Command('keel')
     .description(
       'keel: a personal agent that remembers honestly. With no verb, opens the terminal.',
     )
     .option('--json', 'print JSON')
+    .version(keelVersion(), '-V, --version', "print keel's version")
     .showHelpAfterError('(keel --help lists every verb)')
     .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) })
     .helpCommand('help [verb]', 'show help for a verb')
     .exitOverride();
-
-  if (config) {
-    program.action(
-      action((_opts: unknown, cmd: Command) => runTerminal(config, { json: wantsJson(cmd) })),
-    );
-
-    // The verbs, in the order `keel --help` lists them.
-    registerRememberCommand(program, config); // remember
-    registerAskCommand(program, config); // ask
-    registerRecallCommands(program, config); // recall, history
-    registerReviewCommands(program, config); // forget, keep, review, confirm, reject
-    registerImportCommand(program, config); // import
-    registerVerifyCommand(program, config); // verify
-    registerDoctorCommand(program, config); // doctor
-    registerBackupCommands(program, config); // backup, restore, recover
-    registerModelCommands(program, config); // models pull|list, reindex
-    registerDiscordCommand(program); // discord
-    registerThinkCommand(program); // think
-    registerServiceCommands(program, config); // service install|uninstall|status
-    registerSetupCommand(program, config); // setup
-  }
-  registerConfigCommand(program); // config list|get|set|unset
+  program.action(async (_opts: unknown, cmd: Command) => {
+    const { action, wantsJson } = await import('./output.js');
+    await action(async (c: Command) => {
+      const { runTerminal } = await import('./terminal.js');
+      return runTerminal(config ?? (await readConfig()), { json: wantsJson(c) });
+    })(cmd);
+  });
   return program;
 }
 
 /**
- * Runs the program on `argv` and resolves to the exit code (under launchd, see
- * `launchdExitCode`).
+ * Adds every verb the way `keel --help` lists it, from `verbs.ts` alone (nothing is imported):
+ * a listing, not verbs that run.
+ */
+function listVerbs(program: Command): void {
+  const usage = new Map<Command, string>();
+  for (const verb of VERBS) {
+    usage.set(program.command(verb.name).description(verb.summary), verb.usage);
+  }
+  const help = new Help();
+  program.configureHelp({
+    subcommandTerm: (cmd) => {
+      const shown = usage.get(cmd);
+      return shown === undefined ? help.subcommandTerm(cmd) : `${cmd.name()} ${shown}`.trim();
+    },
+  });
+}
+
+/** Defines `verb` on `program` unless a module defined it already with another verb. */
+async function define(program: Command, verb: Verb, config: () => Config): Promise<void> {
+  if (program.commands.some((c) => c.name() === verb.name)) return;
+  await verb.define(program, config);
+}
+
+/**
+ * Builds the whole `keel` program, every verb defined (every verb's module imported): what tests
+ * and tools use to look at all of it; a run builds only what it needs ({@link main}).
+ *
+ * @param config - the configuration; default: read from the environment and the config file.
+ * @throws KeelError `CONFIG_INVALID` when `config` is not given and the settings are bad.
+ */
+export async function buildProgram(config?: Config): Promise<Command> {
+  const settings = config ?? (await readConfig());
+  const program = rootProgram(settings);
+  for (const verb of VERBS) await define(program, verb, () => settings);
+  return program;
+}
+
+/**
+ * Runs the program on `argv` and resolves to the exit code. Actions set `process.exitCode`;
+ * nothing calls `process.exit`, so output is always flushed.
+ *
+ * - `keel --version`, `keel --help`, `keel help`: the parser alone, the verbs listed from
+ *   `verbs.ts`;
+ * - `keel <verb> …` and `keel help <verb>`: the verb's module is imported and the verb defined;
+ *   a verb that needs the configuration reads it first (`CONFIG_INVALID` is reported like any
+ *   error; `keel config` reads and mends it itself);
+ * - `keel` alone: the terminal (its module imported when it starts).
+ *
+ * Under launchd (`--launchd`) an error with a code ends with 0 (see `launchdExitCode`).
  */
 export async function main(argv: string[] = process.argv): Promise<number> {
-  return launchdExitCode(argv, await run(argv));
+  const code = await run(argv);
+  if (!argv.includes(LAUNCHD_FLAG)) return code;
+  const { launchdExitCode } = await import('./commands/service.js');
+  return launchdExitCode(argv, code);
 }
 
 async function run(argv: string[]): Promise<number> {
-  const wantsJson = argv.includes('--json');
-  const verb = argv.slice(2).find((a) => !a.startsWith('-'));
+  const json = argv.includes('--json');
+  const args = argv.slice(2);
+  const first = args.find((a) => !a.startsWith('-'));
+  const name = first === 'help' ? args[args.indexOf('help') + 1] : first;
+  const verb = name === undefined ? undefined : findVerb(name);
   let program: Command;
   try {
-    // `keel config` reads the settings itself, so that it can show and mend a bad one.
-    program = verb === 'config' ? buildProgram(null) : buildProgram();
+    if (name !== undefined && verb === undefined && first !== 'help') {
+      throw new KeelError(
+        'INVALID_INPUT',
+        `unknown verb "${name}"; \`keel --help\` lists every verb`,
+      );
+    }
+    if (verb === undefined) {
+      // `keel` (the terminal), `keel --help`, `keel --version`, `keel help [unknown]`.
+      program = rootProgram();
+      listVerbs(program);
+    } else {
+      const { loadConfig } = await import('./config.js');
+      let settings: Config | undefined;
+      program = rootProgram();
+      await define(program, verb, () => {
+        settings ??= loadConfig();
+        return settings;
+      });
+    }
   } catch (err) {
-    return reportError(err, wantsJson); // a bad setting (CONFIG_INVALID)
-  }
-  if (
-    verb !== undefined &&
-    verb !== 'help' &&
-    !program.commands.some((c) => c.name() === verb || c.aliases().includes(verb))
-  ) {
-    return reportError(
-      new KeelError('INVALID_INPUT', `unknown verb "${verb}"; \`keel --help\` lists every verb`),
-      wantsJson,
-    );
+    return report(err, json); // a bad setting (CONFIG_INVALID), an unknown verb
   }
   try {
     await program.parseAsync(argv);
@@ -107,16 +156,13 @@ async function run(argv: string[]): Promise<number> {
         err.code === 'commander.version' ||
         err.exitCode === 0
       ) {
-        return EXIT.ok;
+        return OK;
       }
       // A verb with sub-verbs given none (e.g. `keel models`): its help was shown.
-      if (err.code === 'commander.help') return EXIT.failed;
-      return reportError(
-        new KeelError('INVALID_INPUT', err.message.replace(/^error:\s*/, '')),
-        wantsJson,
-      );
+      if (err.code === 'commander.help') return FAILED;
+      return report(new KeelError('INVALID_INPUT', err.message.replace(/^error:\s*/, '')), json);
     }
-    return reportError(err, wantsJson);
+    return report(err, json);
   }
-  return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  return typeof process.exitCode === 'number' ? process.exitCode : OK;
 }

@@ -32,11 +32,13 @@ import {
 import {
   buildStaticBlock,
   buildTurnBlock,
+  countTokens,
+  decodeTokens,
+  encodeTokens,
   MEMORY_INSTRUCTIONS,
   type MemoryBlock,
   STANDING_KINDS,
 } from '@keel/prompt';
-import { countTokens, decode, encode } from 'gpt-tokenizer';
 import {
   budgetToolResults,
   CONTEXT_MARGIN,
@@ -874,8 +876,8 @@ function answerNowPrompt(why: string): string {
 
 /** `text` cut to `cap` tokens, marked when cut. */
 function clipTokens(text: string, cap: number): string {
-  const tokens = encode(text);
-  return tokens.length <= cap ? text : `${decode(tokens.slice(0, Math.max(0, cap)))} […]`;
+  const tokens = encodeTokens(text);
+  return tokens.length <= cap ? text : `${decodeTokens(tokens.slice(0, Math.max(0, cap)))} […]`;
 }
 
 /** One turn's messages as transcript lines for a summary, each cut to its share of `chunk`. */

@@ -17,7 +17,7 @@
  * @module
  */
 import { KeelError } from '@keel/errors';
-import { countTokens } from 'gpt-tokenizer';
+import { countTokens } from '@keel/prompt';
 import type { ChatMessage, SystemPart, ToolResultBlock, ToolSpec } from './model/types.js';
 import { messageTokens } from './session.js';
 

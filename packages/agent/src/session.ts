@@ -12,7 +12,7 @@
  */
 import { KeelError } from '@keel/errors';
 import type { Episode, MemoryStore, OwnerSessionRepo, TurnRow } from '@keel/memory';
-import { countTokens } from 'gpt-tokenizer';
+import { countTokens } from '@keel/prompt';
 import type { ChatMessage, ContentBlock } from './model/types.js';
 
 export type { TurnRow, TurnStatus } from '@keel/memory';

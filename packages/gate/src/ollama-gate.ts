@@ -7,7 +7,6 @@
  * @module
  */
 import { KeelError } from '@keel/errors';
-import { Ollama } from 'ollama';
 import { z } from 'zod';
 import { BELIEF_CATEGORIES, type BeliefGate, type GateVerdict } from './belief.js';
 import { cancelled, throwIfCancelled } from './cancel.js';
@@ -183,6 +182,7 @@ export class OllamaGate implements BeliefGate {
     const onAbort = () => deadline.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
+      const { Ollama } = await import('ollama');
       const client = new Ollama({ host: this.host, fetch: fetchWith(deadline.signal) });
       const response = await client.chat({
         model: this.model,
@@ -267,6 +267,7 @@ export async function chooseBeliefGate(
     deadline.abort(new Error(`no answer within ${probeMs} ms`));
   }, probeMs);
   try {
+    const { Ollama } = await import('ollama');
     const client = new Ollama({ host, fetch: fetchWith(deadline.signal) });
     const { models } = await client.list();
     const names = models.map((m) => m.name);

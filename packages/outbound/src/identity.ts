@@ -1,11 +1,13 @@
 /**
  * Who the bot token belongs to: one REST call (`GET /users/@me`) through discord.js's REST client,
- * the cheapest proof that Discord takes the token (`keel doctor`, `keel discord pair`).
+ * the cheapest proof that Discord takes the token (`keel doctor`, `keel discord pair`). discord.js
+ * is imported when the request is made, so a process that never asks never loads it.
  *
  * @module
  */
 import { KeelError } from '@keel/errors';
-import { DiscordAPIError, REST, Routes } from 'discord.js';
+import type { REST as RestClient } from 'discord.js';
+import { loadDiscord } from './load.js';
 
 /** How long the identity request may take by default, ms. */
 export const IDENTITY_TIMEOUT_MS = 5000;
@@ -41,7 +43,8 @@ export async function fetchBotUser(options: BotUserOptions): Promise<BotUser> {
   const timeoutMs = options.timeoutMs ?? IDENTITY_TIMEOUT_MS;
   if (signal?.aborted) throw new KeelError('CANCELLED', 'the check was cancelled');
   const api = options.apiUrl ?? 'https://discord.com/api';
-  const rest = new REST({
+  const { REST, Routes } = await loadDiscord();
+  const rest: RestClient = new REST({
     version: '10',
     retries: 0,
     timeout: timeoutMs,
@@ -90,8 +93,8 @@ export function discordError(err: unknown, api: string, timeoutMs?: number): Kee
   const what =
     e.name === 'AbortError' && timeoutMs !== undefined
       ? `no answer within ${timeoutMs} ms`
-      : err instanceof DiscordAPIError
-        ? `${err.status} ${err.message}`
+      : err instanceof Error && typeof e.status === 'number'
+        ? `${e.status} ${err.message}`
         : err instanceof Error
           ? `${err.message}${typeof e.code === 'string' ? ` [${e.code}]` : ''}${err.cause instanceof Error ? ` (${err.cause.message})` : ''}`
           : String(err);

@@ -1,10 +1,12 @@
 /**
  * Outbound DMs without a gateway connection: what the think service uses to tell the owner
  * something (two REST calls: open the DM channel, post the message split to Discord's limit).
+ * discord.js is imported on the first send, so a process that never messages the owner never loads
+ * it.
  *
  * @module
  */
-import { REST, Routes } from 'discord.js';
+import { loadDiscord } from './load.js';
 import { validateOwnerId } from './owner.js';
 import { splitMessage } from './split.js';
 
@@ -24,6 +26,7 @@ export interface OutboundOptions {
  */
 export async function sendToOwner(options: OutboundOptions, text: string): Promise<string[]> {
   const ownerId = validateOwnerId(options.ownerId);
+  const { REST, Routes } = await loadDiscord();
   const rest = new REST({ version: '10', ...(options.apiUrl ? { api: options.apiUrl } : {}) });
   rest.setToken(options.token);
   const channel = (await rest.post(Routes.userChannels(), {

@@ -20,7 +20,8 @@ interface OpenFence {
   marker: string;
 }
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** The grapheme segmenter, made on first use (not at start-up). */
+let segmenter: Intl.Segmenter | undefined;
 
 /**
  * Cuts one over-long line into pieces of at most `room` characters: at the last space in the
@@ -29,6 +30,7 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 function hardSplit(line: string, room: number): string[] {
   const out: string[] = [];
   let piece = '';
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const { segment } of segmenter.segment(line)) {
     if (piece.length + segment.length > room && piece.length > 0) {
       const space = piece.lastIndexOf(' ');

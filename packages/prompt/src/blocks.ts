@@ -14,7 +14,6 @@ import {
   localDay,
   type RecallResponse,
 } from '@keel/memory';
-import { countTokens } from 'gpt-tokenizer';
 import {
   moreBeliefsNote,
   NOTHING_FOUND,
@@ -26,6 +25,7 @@ import {
   wrapFence,
 } from './fence.js';
 import { formatEpisodeLine, formatFactLine } from './format.js';
+import { countTokens } from './tokens.js';
 
 /** Default token budget of the static block. */
 export const STATIC_BUDGET_TOKENS = 1500;

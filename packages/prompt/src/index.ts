@@ -9,6 +9,8 @@
  *   source and age.
  * - The fence grammar: {@link stripMemoryText} removes keel's memory text from a turn, reading it
  *   with the same shapes the blocks are written with.
+ * - Token counts ({@link countTokens}, {@link encodeTokens}, {@link decodeTokens}): the estimate
+ *   every budget uses, its tables loaded on the first call.
  *
  * @module
  */
@@ -28,3 +30,4 @@ export {
   formatFactLine,
   formatResultLine,
 } from './format.js';
+export { countTokens, decodeTokens, encodeTokens } from './tokens.js';

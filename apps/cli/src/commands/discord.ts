@@ -1,32 +1,31 @@
 /**
- * `keel discord`: runs the Discord front door (`apps/discord/dist/main.js`) as a child process
+ * `keel discord`: runs the Discord front door (its entry point found by `appMain`: `discord.mjs`
+ * beside the bundled CLI, or `apps/discord/dist/main.js`) as a child process
  * (see `@keel/host`'s `runApp`) and returns its exit code. `keel discord pair` runs the same entry
  * point's pairing: it prints a one-time code, waits for the owner to DM it to the bot, and prints
  * the owner's id.
  *
  * @module
  */
-import { fileURLToPath } from 'node:url';
 import { LAUNCHD_FLAG, runApp } from '@keel/host';
 import { type Command, Option } from 'commander';
 import { wantsJson } from '../output.js';
-
-/** The built Discord entry point, relative to this file in `apps/cli/dist/commands/`. */
-export const DISCORD_MAIN = fileURLToPath(
-  new URL('../../../discord/dist/main.js', import.meta.url),
-);
+import { appMain } from '../paths.js';
 
 /**
  * Starts the Discord front door and resolves to its exit code; with `json`, the door prints an
  * error as one JSON line too.
  */
-export function runDiscord(main = DISCORD_MAIN, options: { json?: boolean } = {}): Promise<number> {
+export function runDiscord(
+  main = appMain('discord'),
+  options: { json?: boolean } = {},
+): Promise<number> {
   const json = Boolean(options.json);
   return runApp(main, json ? ['--json'] : [], { json });
 }
 
 /** Runs the Discord pairing and resolves to its exit code (0: paired). */
-export function runDiscordPair(json: boolean, main = DISCORD_MAIN): Promise<number> {
+export function runDiscordPair(json: boolean, main = appMain('discord')): Promise<number> {
   return runApp(main, ['pair', ...(json ? ['--json'] : [])], { json });
 }
 
@@ -41,7 +40,7 @@ export function registerDiscordCommand(program: Command): void {
       new Option(LAUNCHD_FLAG, 'run by launchd: end an error with a code with 0').hideHelp(),
     )
     .action(async (_opts: unknown, cmd: Command) => {
-      process.exitCode = await runDiscord(DISCORD_MAIN, { json: wantsJson(cmd) });
+      process.exitCode = await runDiscord(appMain('discord'), { json: wantsJson(cmd) });
     });
   discord
     .command('pair')

@@ -1,7 +1,8 @@
 /**
- * The embedder verbs: `keel models pull|list` (the one explicit download step) and `keel reindex`
- * (bring every vector up to date with the current embedder), plus the helpers the other verbs use
- * to pick the embedder from the configuration and to report it in `keel doctor`.
+ * The embedder verbs: `keel models pull|list|runtime` (the one explicit download step: the model,
+ * and the local embedder's runtime when it is not installed yet; see `runtime.ts`) and
+ * `keel reindex` (bring every vector up to date with the current embedder), plus the helpers the
+ * other verbs use to pick the embedder from the configuration and to report it in `keel doctor`.
  *
  * @module
  */
@@ -21,6 +22,12 @@ import { MultiBar, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { action, EXIT, emit, wantsJson } from '../output.js';
+import {
+  EMBEDDER_RUNTIME,
+  installEmbedderRuntime,
+  type RuntimeInstall,
+  runtimeState,
+} from '../runtime.js';
 
 /** The embedder the configuration asks for, or the first available (see `@keel/host`). */
 export { configuredEmbedder } from '@keel/host';
@@ -82,6 +89,30 @@ export async function embedderReport(config: Config, store: MemoryStore): Promis
 
 const MB = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
+/**
+ * Installs the local embedder's runtime unless it is there, saying so on stderr first (npm's
+ * output is shown as it comes on a terminal, unless `json`).
+ */
+async function ensureRuntime(json: boolean, force = false): Promise<RuntimeInstall> {
+  const state = runtimeState();
+  if (state.installed && !force) return installEmbedderRuntime();
+  process.stderr.write(
+    `installing the local embedder's runtime (${EMBEDDER_RUNTIME.name} ${EMBEDDER_RUNTIME.version} and the ONNX runtime, about 400 MB) into ${state.path} with npm…\n`,
+  );
+  const showNpm = !json && process.stderr.isTTY;
+  return installEmbedderRuntime({
+    force,
+    ...(showNpm ? { onLine: (line: string) => process.stderr.write(`  ${line}\n`) } : {}),
+  });
+}
+
+/** The human line for a runtime install. */
+function runtimeLine(r: RuntimeInstall): string {
+  return r.status === 'now'
+    ? `installed the local embedder's runtime (${EMBEDDER_RUNTIME.name} ${r.version}) at ${r.path} in ${(r.install_ms / 1000).toFixed(0)} s`
+    : `the local embedder's runtime is installed at ${r.path}`;
+}
+
 /** Registers `keel models pull|list` and `keel reindex` on the program. */
 export function registerModelCommands(program: Command, config: Config): void {
   const json = wantsJson;
@@ -136,10 +167,12 @@ export function registerModelCommands(program: Command, config: Config): void {
           });
           if (showBar) bars.stop();
           const total = r.files.reduce((s, f) => s + f.bytes, 0);
-          emit(json(cmd), { model: spec.id, ...r, bytes: total }, () =>
+          const runtime = await ensureRuntime(json(cmd));
+          emit(json(cmd), { model: spec.id, ...r, bytes: total, runtime }, () =>
             [
               `installed ${spec.id} (${spec.dtype}, ${MB(total)}) at ${r.path}`,
               `revision ${r.revision}; every file matched the hub's checksum`,
+              runtimeLine(runtime),
             ].join('\n'),
           );
           return EXIT.ok;
@@ -152,19 +185,37 @@ export function registerModelCommands(program: Command, config: Config): void {
 
   models
     .command('list')
-    .description('the models keel knows and which are installed')
+    .description('the models keel knows and which are installed, and the runtime they run on')
     .action(
       run(async (_opts: unknown, cmd: Command) => {
         const list = listInstalledModels(config.paths.models);
-        emit(json(cmd), { models_dir: config.paths.models, models: list }, () =>
-          list
-            .map((m) =>
+        const runtime = runtimeState();
+        emit(json(cmd), { models_dir: config.paths.models, models: list, runtime }, () =>
+          [
+            ...list.map((m) =>
               m.installed
                 ? `${m.name}  ${m.id} (${m.dtype})  installed, ${MB(m.bytes ?? 0)}${m.revision ? `, revision ${m.revision.slice(0, 12)}` : ''}`
                 : `${m.name}  ${m.id} (${m.dtype})  not installed: keel models pull ${m.name}`,
-            )
-            .join('\n'),
+            ),
+            runtime.installed
+              ? `runtime  ${EMBEDDER_RUNTIME.name} ${EMBEDDER_RUNTIME.version}  installed at ${runtime.path}`
+              : `runtime  ${EMBEDDER_RUNTIME.name} ${EMBEDDER_RUNTIME.version}  not installed: keel models pull (or keel models runtime)`,
+          ].join('\n'),
         );
+        return EXIT.ok;
+      }),
+    );
+
+  models
+    .command('runtime')
+    .description(
+      "install the local embedder's runtime alone (transformers.js and the ONNX runtime, about 400 MB, with npm); keel models pull does it too",
+    )
+    .option('--force', 'install it again even when it is there')
+    .action(
+      run(async (opts: { force?: boolean }, cmd: Command) => {
+        const r = await ensureRuntime(json(cmd), Boolean(opts.force));
+        emit(json(cmd), r, () => runtimeLine(r));
         return EXIT.ok;
       }),
     );

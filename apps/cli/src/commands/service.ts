@@ -9,7 +9,6 @@
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { KeelError } from '@keel/errors';
 import {
   configPath,
@@ -36,21 +35,23 @@ import {
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { action, emit, reportError, wantsJson } from '../output.js';
+import { keelMain as keelEntry } from '../paths.js';
 import { parsePositiveInt } from './shared.js';
 
 /**
- * The resolved path of the `keel` CLI's `main.js`: the one beside this module when it is there,
- * else the script node runs (`process.argv[1]`, e.g. a global `keel` link), symlinks resolved.
+ * The resolved path of the `keel` entry point: the one beside this module when it is there
+ * (`bundle/keel.mjs`, or `dist/main.js` of a tsc build; see `paths.ts`), else the script node runs
+ * (`process.argv[1]`, e.g. a global `keel` link), symlinks resolved.
  *
  * @throws KeelError `FILE_UNREADABLE` when neither exists.
  */
 export function keelMain(): string {
-  const beside = fileURLToPath(new URL('../main.js', import.meta.url));
+  const beside = keelEntry();
   const candidate = existsSync(beside) ? beside : process.argv[1];
   if (!candidate || !existsSync(candidate)) {
     throw new KeelError(
       'FILE_UNREADABLE',
-      `cannot find keel's main.js (${beside}); build first (pnpm exec turbo run build)`,
+      `cannot find keel's entry point (${beside}); build first (npm start, or pnpm exec turbo run build)`,
     );
   }
   return realpathSync(candidate);

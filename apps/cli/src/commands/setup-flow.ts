@@ -56,7 +56,7 @@ import {
 } from '@keel/host';
 import { listInstalledModels, MINILM } from '@keel/memory';
 import type { Config } from '../config.js';
-import { DISCORD_MAIN } from './discord.js';
+import { appMain } from '../paths.js';
 import { keelMain, serviceSetup } from './service.js';
 
 /** Options for {@link runSetup}. */
@@ -472,17 +472,18 @@ type PairOutcome =
  * events as they come: the code, each wrong code. Ctrl-C reaches it too (it stops, `CANCELLED`).
  */
 function runPairing(ctx: Ctx): Promise<PairOutcome> {
-  if (!existsSync(DISCORD_MAIN)) {
+  const discordMain = appMain('discord');
+  if (!existsSync(discordMain)) {
     return Promise.resolve({
       error: {
         code: 'FILE_UNREADABLE',
-        message: `${DISCORD_MAIN} is missing`,
-        fix: 'Build first (pnpm exec turbo run build).',
+        message: `${discordMain} is missing`,
+        fix: 'Build first (npm start, or pnpm exec turbo run build).',
       },
     });
   }
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [DISCORD_MAIN, 'pair', '--json'], {
+    const child = spawn(process.execPath, [discordMain, 'pair', '--json'], {
       env: { ...ctx.env, [PARENT_PID_VARIABLE]: String(process.pid) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

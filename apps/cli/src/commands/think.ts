@@ -1,17 +1,15 @@
 /**
- * `keel think`: runs the think service (`apps/think/dist/main.js`) as a child process (see
- * `@keel/host`'s `runApp`) and returns its exit code.
+ * `keel think`: runs the think service (its entry point found by `appMain`: `think.mjs` beside the
+ * bundled CLI, or `apps/think/dist/main.js`) as a child process (see `@keel/host`'s `runApp`) and
+ * returns its exit code.
  *
  * @module
  */
-import { fileURLToPath } from 'node:url';
 import { DEFAULT_GATE_MODEL } from '@keel/gate';
 import { LAUNCHD_FLAG, runApp } from '@keel/host';
 import { type Command, Option } from 'commander';
 import { wantsJson } from '../output.js';
-
-/** The built think entry point, relative to this file in `apps/cli/dist/commands/`. */
-export const THINK_MAIN = fileURLToPath(new URL('../../../think/dist/main.js', import.meta.url));
+import { appMain } from '../paths.js';
 
 /** The flags `keel think` passes on. */
 export interface ThinkFlags {
@@ -30,7 +28,7 @@ export function thinkArgs(flags: ThinkFlags): string[] {
 }
 
 /** Starts the think service (or one run of it) and resolves to its exit code. */
-export function runThinkService(flags: ThinkFlags, main = THINK_MAIN): Promise<number> {
+export function runThinkService(flags: ThinkFlags, main = appMain('think')): Promise<number> {
   return runApp(main, thinkArgs(flags), { json: Boolean(flags.json) });
 }
 

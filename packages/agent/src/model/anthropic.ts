@@ -3,15 +3,12 @@
  * Messages API with `@anthropic-ai/sdk`, streaming, tool use, prompt caching and its own retries
  * (the SDK's are turned off so that errors arriving mid-stream and stalled streams are retried the
  * same way as HTTP errors; the policy is the one in `retry.ts` that every hosted provider shares).
+ * The SDK is loaded with a dynamic `import()` on the first request, so a keel that never talks to
+ * Anthropic never loads it.
  *
  * @module
  */
-import Anthropic, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type {
   ContentBlockParam,
   MessageCreateParamsStreaming,
@@ -56,6 +53,23 @@ import type {
 
 /** The model used when none is configured. */
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-6';
+type AnthropicModule = typeof import('@anthropic-ai/sdk');
+
+let loading: Promise<AnthropicModule> | undefined;
+
+/** The `@anthropic-ai/sdk` module, imported once, on first use. */
+function loadAnthropic(): Promise<AnthropicModule> {
+  loading ??= import('@anthropic-ai/sdk').catch((error: unknown) => {
+    loading = undefined;
+    throw new KeelError(
+      'MODEL_UNAVAILABLE',
+      `the Anthropic client package cannot be loaded: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  });
+  return loading;
+}
+
 /** The Messages API host used when no `baseURL` is given. */
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 /** The context window of Claude models, tokens (the standard window; larger ones need a beta). */
@@ -115,7 +129,9 @@ export interface AnthropicChatModelOptions extends RetryOptions {
 export class AnthropicChatModel implements ChatModel {
   readonly provider = 'anthropic';
   readonly model: string;
-  readonly #client: Anthropic;
+  readonly #apiKey: string;
+  readonly #baseURL: string;
+  #client: Promise<{ client: Anthropic; sdk: AnthropicModule }> | undefined;
   readonly #policy: RetryPolicy;
   readonly #limits: ModelLimits;
 
@@ -133,13 +149,26 @@ export class AnthropicChatModel implements ChatModel {
         throw new KeelError('INVALID_INPUT', `${name} must be a whole number ≥ 1, got ${value}`);
       }
     }
-    this.#client = new Anthropic({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL,
-      maxRetries: 0,
-      // Time to response headers; the stall watchdog below also covers it and every gap after.
-      timeout: this.#policy.stallTimeoutMs + 1000,
+    this.#apiKey = options.apiKey;
+    this.#baseURL = options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL;
+  }
+
+  /** The client, created on first use (this is where `@anthropic-ai/sdk` is loaded). */
+  #connect(): Promise<{ client: Anthropic; sdk: AnthropicModule }> {
+    this.#client ??= loadAnthropic().then((sdk) => ({
+      sdk,
+      client: new sdk.default({
+        apiKey: this.#apiKey,
+        baseURL: this.#baseURL,
+        maxRetries: 0,
+        // Time to response headers; the stall watchdog below also covers it and every gap after.
+        timeout: this.#policy.stallTimeoutMs + 1000,
+      }),
+    }));
+    this.#client.catch(() => {
+      this.#client = undefined;
     });
+    return this.#client;
   }
 
   /** The configured limits, else {@link CLAUDE_CONTEXT_TOKENS} and {@link claudeMaxOutputTokens}. */
@@ -180,9 +209,10 @@ export class AnthropicChatModel implements ChatModel {
     const { signal } = options;
     const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
     if (signal?.aborted) throw cancelled(signal);
-    const where = `Anthropic at ${this.#client.baseURL}`;
+    const where = `Anthropic at ${this.#baseURL}`;
+    const { client, sdk } = await this.#connect();
     try {
-      const info = await this.#client.models.retrieve(this.model, null, {
+      const info = await client.models.retrieve(this.model, null, {
         timeout: timeoutMs,
         maxRetries: 0,
         ...(signal ? { signal } : {}),
@@ -191,14 +221,14 @@ export class AnthropicChatModel implements ChatModel {
       return { detail: `${this.model}${name} is available; the key works`, listed: true };
     } catch (error) {
       if (signal?.aborted) throw cancelled(signal, error);
-      if (error instanceof APIError && error.status === 404) {
+      if (error instanceof sdk.APIError && error.status === 404) {
         throw new KeelError(
           'MODEL_NOT_FOUND',
           `${where} has no model "${this.model}" (KEEL_MODEL; or ANTHROPIC_BASE_URL is not the Anthropic API): ${error.apiMessage ?? error.message}`,
           { cause: error, details: { model: this.model } },
         );
       }
-      const verdict = probeVerdict(this.#classify(error, ''), where, timeoutMs);
+      const verdict = probeVerdict(this.#classify(sdk, error, ''), where, timeoutMs);
       if (verdict) throw verdict;
       return {
         detail: `${this.model}: the key was taken (the API is busy right now: ${describeCause(error as Error)})`,
@@ -219,7 +249,7 @@ export class AnthropicChatModel implements ChatModel {
       code === 'MODEL_TIMEOUT'
         ? `the response stream stalled (nothing for ${this.#policy.stallTimeoutMs} ms)`
         : code === 'MODEL_UNAVAILABLE'
-          ? `cannot get an answer from ${this.#client.baseURL}`
+          ? `cannot get an answer from ${this.#baseURL}`
           : `${this.model} stayed overloaded`;
     return exhausted(code, what, failure, this.#policy.maxAttempts);
   }
@@ -251,9 +281,10 @@ export class AnthropicChatModel implements ChatModel {
     const stallMs = this.#policy.stallTimeoutMs;
     const scope = new AttemptScope(outer, stallMs);
     const acc = new Accumulator();
+    const { client, sdk } = await this.#connect();
     try {
       scope.arm();
-      const stream = await this.#client.messages.create(params, { signal: scope.signal });
+      const stream = await client.messages.create(params, { signal: scope.signal });
       for await (const event of stream) {
         scope.arm();
         acc.apply(event, request.onText);
@@ -275,14 +306,15 @@ export class AnthropicChatModel implements ChatModel {
       if (KeelError.isInstance(error)) throw error;
       if (outer?.aborted) throw cancelled(outer, error);
       if (scope.stalled) throw stallFailure(stallMs, acc.text, error);
-      throw this.#classify(error, acc.text);
+      throw this.#classify(sdk, error, acc.text);
     } finally {
       scope.dispose();
     }
   }
 
   /** Classifies an SDK or network error: a retryable AttemptFailure or a final KeelError. */
-  #classify(error: unknown, streamed: string): Error {
+  #classify(sdk: AnthropicModule, error: unknown, streamed: string): Error {
+    const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdk;
     const retry = (reason: RetryReason, message: string, retryAfterMs?: number) =>
       new AttemptFailure(reason, message, streamed, retryAfterMs, { cause: error });
     const final = (code: KeelErrorCode, message: string, details?: unknown) =>
@@ -294,7 +326,7 @@ export class AnthropicChatModel implements ChatModel {
     if (error instanceof APIUserAbortError) return retry('stalled', 'the request was aborted');
     if (error instanceof APIConnectionError) {
       const cause = error.cause instanceof Error ? `: ${describeCause(error.cause)}` : '';
-      return retry('connection', `cannot connect to ${this.#client.baseURL}${cause}`);
+      return retry('connection', `cannot connect to ${this.#baseURL}${cause}`);
     }
     if (error instanceof APIError) {
       const status = error.status;
@@ -345,7 +377,7 @@ export class AnthropicChatModel implements ChatModel {
       if (status === 404) {
         return final(
           'MODEL_UNAVAILABLE',
-          `Anthropic answered 404 (model ${this.model} or base URL ${this.#client.baseURL} wrong?): ${text}`,
+          `Anthropic answered 404 (model ${this.model} or base URL ${this.#baseURL} wrong?): ${text}`,
           details,
         );
       }

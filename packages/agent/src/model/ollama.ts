@@ -5,7 +5,7 @@
  * @module
  */
 import { KeelError } from '@keel/errors';
-import { type Message, Ollama, type Tool } from 'ollama';
+import type { Message, Ollama, Tool } from 'ollama';
 import { PROBE_TIMEOUT_MS } from './probe.js';
 import type {
   ChatModel,
@@ -80,6 +80,7 @@ export async function listOllamaModels(
   const timeout = AbortSignal.timeout(timeoutMs);
   const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
   const base = options.fetch ?? fetch;
+  const { Ollama } = await import('ollama');
   const client = new Ollama({
     host,
     fetch: (input, init) => base(input, { ...init, signal: both }),
@@ -167,7 +168,9 @@ export class OllamaChatModel implements ChatModel {
     this.model = options.model;
   }
 
-  #client(): Ollama {
+  /** A client (the `ollama` package is imported on first use). */
+  async #client(): Promise<Ollama> {
+    const { Ollama } = await import('ollama');
     return new Ollama({
       host: this.options.host,
       ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
@@ -193,7 +196,7 @@ export class OllamaChatModel implements ChatModel {
   /** The model's own context window (capped), or the fallback when Ollama does not say. */
   async #modelContext(): Promise<number> {
     try {
-      const info = (await this.#client().show({ model: this.model })) as unknown as {
+      const info = (await (await this.#client()).show({ model: this.model })) as unknown as {
         model_info?: Record<string, unknown>;
       };
       const entries = Object.entries(info.model_info ?? {});
@@ -236,7 +239,7 @@ export class OllamaChatModel implements ChatModel {
   async complete(request: ChatRequest): Promise<ChatResponse> {
     // The window the budget assumed, so Ollama does not cut the prompt at its own default.
     const { contextTokens } = await this.limits();
-    const client = this.#client();
+    const client = await this.#client();
     const onAbort = () => client.abort();
     if (request.signal?.aborted) throw new KeelError('CANCELLED', 'the turn was cancelled');
     request.signal?.addEventListener('abort', onAbort, { once: true });

@@ -138,7 +138,8 @@ export const UNSPACED_KEY_CHARS = 12;
 /** Scripts written without spaces between words. */
 const UNSPACED =
   /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]/u;
-const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
+/** The grapheme segmenter, made on first use (not at start-up). */
+let graphemes: Intl.Segmenter | undefined;
 
 /**
  * A key of up to `words` content words of `text`, in any script, or '' when it has none.
@@ -157,6 +158,7 @@ export function slugOf(text: string, words = 3, functionWords?: ReadonlySet<stri
   let key: string;
   if (UNSPACED.test(start)) {
     const letters: string[] = [];
+    graphemes ??= new Intl.Segmenter('und', { granularity: 'grapheme' });
     for (const { segment } of graphemes.segment(start.normalize('NFKC'))) {
       if (!/^[\p{L}\p{N}]/u.test(segment)) continue;
       letters.push(segment);
