@@ -29,7 +29,7 @@ import { recordUnansweredTurn, type UnansweredRecorder, type UnansweredTurn } fr
 
 /** The sentence every offline reply leans on. */
 export const OFFLINE_NOTICE =
-  'No model is configured, so keel is offline: it stores what you say, remembers what you ask it to, and shows what it recalls. Set ANTHROPIC_API_KEY to talk to Claude, or run Ollama for a local model.';
+  'No model is configured, so keel is offline: it stores what you say, remembers what you ask it to, and shows what it recalls. Run `keel setup` to choose a model (an Anthropic or OpenAI-compatible key, or a local Ollama), or set ANTHROPIC_API_KEY.';
 
 /** What one line produced. */
 export interface TurnReply {
