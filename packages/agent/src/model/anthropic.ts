@@ -21,8 +21,6 @@ import { KeelError, type KeelErrorCode } from '@keel/errors';
 import { PROBE_TIMEOUT_MS, probeVerdict } from './probe.js';
 import {
   AttemptFailure,
-  AttemptScope,
-  CallbackError,
   cancelled,
   describeCause,
   emitText,
@@ -32,7 +30,8 @@ import {
   type RetryOptions,
   type RetryPolicy,
   retryPolicy,
-  stallFailure,
+  type StreamAccumulator,
+  streamAttempt,
   withRetries,
 } from './retry.js';
 import type {
@@ -276,40 +275,17 @@ export class AnthropicChatModel implements ChatModel {
     request: ChatRequest,
     attempt: number,
   ): Promise<ChatResponse> {
-    const outer = request.signal;
-    if (outer?.aborted) throw cancelled(outer);
-    const stallMs = this.#policy.stallTimeoutMs;
-    const scope = new AttemptScope(outer, stallMs);
-    const acc = new Accumulator();
     const { client, sdk } = await this.#connect();
-    try {
-      scope.arm();
-      const stream = await client.messages.create(params, { signal: scope.signal });
-      for await (const event of stream) {
-        scope.arm();
-        acc.apply(event, request.onText);
-      }
-      // The SDK ends the iteration quietly when the request is aborted.
-      if (outer?.aborted) throw cancelled(outer);
-      if (scope.stalled) throw stallFailure(stallMs, acc.text);
-      if (!acc.stopped) {
-        throw new AttemptFailure(
-          'connection',
-          'the response stream ended before message_stop',
-          acc.text,
-          undefined,
-        );
-      }
-      return acc.response(attempt);
-    } catch (error) {
-      if (error instanceof AttemptFailure || error instanceof CallbackError) throw error;
-      if (KeelError.isInstance(error)) throw error;
-      if (outer?.aborted) throw cancelled(outer, error);
-      if (scope.stalled) throw stallFailure(stallMs, acc.text, error);
-      throw this.#classify(sdk, error, acc.text);
-    } finally {
-      scope.dispose();
-    }
+    return streamAttempt({
+      signal: request.signal,
+      stallTimeoutMs: this.#policy.stallTimeoutMs,
+      attempt,
+      onText: request.onText,
+      accumulator: new Accumulator(),
+      open: (signal) => client.messages.create(params, { signal }),
+      incomplete: 'the response stream ended before message_stop',
+      classify: (error, streamed) => this.#classify(sdk, error, streamed),
+    });
   }
 
   /** Classifies an SDK or network error: a retryable AttemptFailure or a final KeelError. */
@@ -474,10 +450,14 @@ const STOP_REASONS: ReadonlySet<string> = new Set([
 ]);
 
 /** Builds the response from stream events. */
-class Accumulator {
+class Accumulator implements StreamAccumulator<RawMessageStreamEvent, ChatResponse> {
   /** Text streamed so far in this attempt (all text blocks joined). */
   text = '';
   stopped = false;
+
+  complete(): boolean {
+    return this.stopped;
+  }
   readonly #blocks = new Map<
     number,
     TextBlock | (ToolUseBlock & { json: string; broken?: Error })

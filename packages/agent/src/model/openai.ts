@@ -20,8 +20,6 @@ import type {
 import { PROBE_TIMEOUT_MS, probeVerdict } from './probe.js';
 import {
   AttemptFailure,
-  AttemptScope,
-  CallbackError,
   cancelled,
   describeCause,
   emitText,
@@ -31,7 +29,8 @@ import {
   type RetryOptions,
   type RetryPolicy,
   retryPolicy,
-  stallFailure,
+  type StreamAccumulator,
+  streamAttempt,
   withRetries,
 } from './retry.js';
 import type {
@@ -324,40 +323,17 @@ export class OpenAIChatModel implements ChatModel {
     request: ChatRequest,
     attempt: number,
   ): Promise<ChatResponse> {
-    const outer = request.signal;
     const { client, sdk } = await this.#connect();
-    if (outer?.aborted) throw cancelled(outer);
-    const stallMs = this.#policy.stallTimeoutMs;
-    const scope = new AttemptScope(outer, stallMs);
-    const acc = new ChunkAccumulator();
-    try {
-      scope.arm();
-      const stream = await client.chat.completions.create(body, { signal: scope.signal });
-      for await (const chunk of stream) {
-        scope.arm();
-        acc.apply(chunk, request.onText);
-      }
-      // The client ends the iteration quietly when the request is aborted.
-      if (outer?.aborted) throw cancelled(outer);
-      if (scope.stalled) throw stallFailure(stallMs, acc.text);
-      if (!acc.finished) {
-        throw new AttemptFailure(
-          'connection',
-          'the response stream ended before a finish_reason',
-          acc.text,
-          undefined,
-        );
-      }
-      return acc.response(attempt);
-    } catch (error) {
-      if (error instanceof AttemptFailure || error instanceof CallbackError) throw error;
-      if (KeelError.isInstance(error)) throw error;
-      if (outer?.aborted) throw cancelled(outer, error);
-      if (scope.stalled) throw stallFailure(stallMs, acc.text, error);
-      throw this.#classify(sdk, error, acc.text);
-    } finally {
-      scope.dispose();
-    }
+    return streamAttempt({
+      signal: request.signal,
+      stallTimeoutMs: this.#policy.stallTimeoutMs,
+      attempt,
+      onText: request.onText,
+      accumulator: new ChunkAccumulator(),
+      open: (signal) => client.chat.completions.create(body, { signal }),
+      incomplete: 'the response stream ended before a finish_reason',
+      classify: (error, streamed) => this.#classify(sdk, error, streamed),
+    });
   }
 
   /** Classifies a client or network error: a retryable AttemptFailure or a final KeelError. */
@@ -563,11 +539,15 @@ interface PendingCall {
 }
 
 /** Builds the response from stream chunks. */
-class ChunkAccumulator {
+class ChunkAccumulator implements StreamAccumulator<ChatCompletionChunk, ChatResponse> {
   /** Text streamed so far in this attempt. */
   text = '';
   /** True once a choice carried a `finish_reason`. */
   finished = false;
+
+  complete(): boolean {
+    return this.finished;
+  }
   readonly #calls = new Map<number, PendingCall>();
   #finishReason: string | null = null;
   #refused = false;

@@ -300,3 +300,66 @@ export function parseRetryAfterHeader(headers: Headers): number | undefined {
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
+
+/** What {@link streamAttempt} needs of a provider's stream accumulator. */
+export interface StreamAccumulator<E, R> {
+  /** The text streamed so far (kept in a failure, for the caller to show). */
+  readonly text: string;
+  /** Takes one stream event; text deltas go to `onText` (through {@link emitText}). */
+  apply(event: E, onText: ((delta: string) => void) | undefined): void;
+  /** Whether the stream reached its end event (Anthropic's `message_stop`, a `finish_reason`). */
+  complete(): boolean;
+  /** The response, once complete. */
+  response(attempt: number): R;
+}
+
+/**
+ * One streamed attempt, the same for every provider whose client streams an async iterable: the
+ * stall watchdog re-armed on each event, the caller's cancellation, a stream that ends before its
+ * end event, and the provider's own classification of everything else.
+ *
+ * @param open - starts the request with the attempt's signal and resolves to its event stream.
+ * @param incomplete - the failure message when the stream ends before its end event.
+ * @param classify - turns a client or network error into a retryable {@link AttemptFailure} or a
+ *   final `KeelError`.
+ * @throws AttemptFailure (retryable: `stalled`, `connection`, or what `classify` says),
+ *   {@link CallbackError} (an `onText` that threw), KeelError `CANCELLED`, or what `classify`
+ *   returns.
+ */
+export async function streamAttempt<E, R>(options: {
+  signal: AbortSignal | undefined;
+  stallTimeoutMs: number;
+  attempt: number;
+  onText: ((delta: string) => void) | undefined;
+  accumulator: StreamAccumulator<E, R>;
+  open: (signal: AbortSignal) => Promise<AsyncIterable<E>>;
+  incomplete: string;
+  classify: (error: unknown, streamed: string) => Error;
+}): Promise<R> {
+  const { signal: outer, stallTimeoutMs: stallMs, accumulator: acc } = options;
+  if (outer?.aborted) throw cancelled(outer);
+  const scope = new AttemptScope(outer, stallMs);
+  try {
+    scope.arm();
+    const stream = await options.open(scope.signal);
+    for await (const event of stream) {
+      scope.arm();
+      acc.apply(event, options.onText);
+    }
+    // The clients end the iteration quietly when the request is aborted.
+    if (outer?.aborted) throw cancelled(outer);
+    if (scope.stalled) throw stallFailure(stallMs, acc.text);
+    if (!acc.complete()) {
+      throw new AttemptFailure('connection', options.incomplete, acc.text, undefined);
+    }
+    return acc.response(options.attempt);
+  } catch (error) {
+    if (error instanceof AttemptFailure || error instanceof CallbackError) throw error;
+    if (KeelError.isInstance(error)) throw error;
+    if (outer?.aborted) throw cancelled(outer, error);
+    if (scope.stalled) throw stallFailure(stallMs, acc.text, error);
+    throw options.classify(error, acc.text);
+  } finally {
+    scope.dispose();
+  }
+}
