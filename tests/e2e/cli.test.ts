@@ -474,12 +474,23 @@ describe('keel verify and doctor', () => {
     >();
     expect(recalled.results.filter((r) => r.type === 'fact')).toEqual([]);
     expect(recalled.unexplained).toEqual([id]);
+    // doctor says it too, in text and in --json.
+    expect(keel(home, ['doctor', '--offline']).stdout).toMatch(
+      new RegExp(
+        `^trust +1 belief\\(s\\) the journal does not explain, left out of recall: f${id} `,
+        'm',
+      ),
+    );
+    expect(
+      keel(home, ['doctor', '--offline', '--json']).json<{ unexplained: number[] }>().unexplained,
+    ).toEqual([id]);
   });
 
   it('doctor shows the newest capture failures and still exits 0', () => {
     const fresh = keel(home, ['doctor']);
     expect(fresh.status).toBe(0);
     expect(fresh.stdout).toMatch(/^capture {7}ok$/m);
+    expect(fresh.stdout).toMatch(/^trust {9}the journal explains every current belief$/m);
     const store = MemoryStore.open(join(home, 'keel.db'));
     const older = store.addEpisode({ channel: 'terminal', role: 'owner', text: 'a long poem' });
     const newer = store.addEpisode({ channel: 'terminal', role: 'owner', text: 'a longer poem' });

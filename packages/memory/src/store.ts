@@ -57,6 +57,7 @@ import {
   type StepFailure,
   stepFailures,
 } from './journal/journal.js';
+import { unexplainedFacts } from './journal/rows.js';
 import {
   type RecallMode,
   type RecallOptions,
@@ -211,6 +212,17 @@ export class MemoryStore {
   /** Every current belief (of a scope), strongest first. */
   activeFacts(scope?: Scope): Fact[] {
     return activeFacts(this.#ctx, scope);
+  }
+
+  /**
+   * The current beliefs the journal does not explain (changed outside keel, or once found so):
+   * recall and the prompt leave them out, and `keel verify` names each. Reads every current
+   * belief's row once.
+   *
+   * @returns their ids, ascending.
+   */
+  unexplainedBeliefs(): number[] {
+    return [...unexplainedFacts(this.#ctx.db, activeFacts(this.#ctx))].sort((a, b) => a - b);
   }
 
   /** The strongest current beliefs of some kinds, at most `limit` (see `strongestFacts`). */

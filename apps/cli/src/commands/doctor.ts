@@ -141,6 +141,18 @@ async function doctor(config: Config, asJson: boolean, live: boolean): Promise<n
           ? captureLine(report.capture_failures, Date.now())
           : 'unknown: the journal cannot be read (the database is damaged)'
       }`,
+      `trust         ${
+        report.unexplained === null
+          ? 'unknown: the database is damaged, so no belief is vouched for'
+          : report.unexplained.length === 0
+            ? 'the journal explains every current belief'
+            : `${report.unexplained.length} belief(s) the journal does not explain, left out of recall: ${report.unexplained
+                .slice(0, 5)
+                .map((id) => `f${id}`)
+                .join(
+                  ', ',
+                )}${report.unexplained.length > 5 ? ', …' : ''} (keel verify names the change; keel restore a backup from before it, or keel forget the belief)`
+      }`,
       ...checkLines(report.checks, live),
     ].join('\n'),
   );
@@ -248,7 +260,7 @@ function doctorReport(
           configured: false,
           provider: 'offline',
           name: null,
-          reason: `offline: ${chat.reason}; set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run Ollama`,
+          reason: `offline: ${chat.reason}; run keel setup to choose a model (or set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run Ollama)`,
         },
     ollama_host: config.chat.ollamaHost,
     counts: {
@@ -260,6 +272,8 @@ function doctorReport(
     think: thinkStatus(config, store),
     /** The newest captures that failed (their turns went on), newest first; null if unreadable. */
     capture_failures: captureFailures(store, integrity),
+    /** Current beliefs the journal does not explain (left out of recall); null if unreadable. */
+    unexplained: unexplained(store, integrity),
     /** The newest copy in `$KEEL_HOME/backups` (`keel backup`), and when it was made. */
     backup: {
       folder: backupsPath(config.home),
@@ -307,6 +321,14 @@ function thinkStatus(config: Config, store: MemoryStore) {
     last_night: night,
     queue,
   };
+}
+
+/**
+ * The ids of current beliefs the journal does not explain; null when the database is damaged (no
+ * row of a damaged file is vouched for).
+ */
+function unexplained(store: MemoryStore, integrity: string): number[] | null {
+  return integrity === 'ok' ? store.unexplainedBeliefs() : null;
 }
 
 /**
