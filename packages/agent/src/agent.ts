@@ -16,7 +16,6 @@
  */
 
 import { KeelError } from '@keel/errors';
-import { captureExplicit } from '@keel/gate';
 import {
   describeSecretKind,
   type Episode,
@@ -51,6 +50,7 @@ import {
   TOOL_ROUND_TOKENS,
   toolSpecTokens,
 } from './budget.js';
+import { captureOwnerStatement } from './capture.js';
 import { acquireTurnLock, type TurnLockOptions } from './lock.js';
 import type {
   ChatMessage,
@@ -648,28 +648,9 @@ export class Agent implements UnansweredRecorder {
       const writes: TurnWrite[] = [];
       // Capture never fails the turn: an error is recorded (keel doctor shows it) and the turn's
       // reply and episodes are stored all the same.
-      let captureError: { code: string; message: string } | null = null;
-      try {
-        const capture = captureExplicit(text);
-        if (capture) {
-          writes.push(
-            this.store.remember({
-              kind: capture.kind,
-              key: capture.key,
-              value: capture.value,
-              source: 'owner_stated',
-              episodeId: owner.id,
-              actor: 'owner',
-            }),
-          );
-        }
-      } catch (err) {
-        captureError = {
-          code: KeelError.isInstance(err) ? err.code : 'INTERNAL',
-          message: err instanceof Error ? err.message : String(err),
-        };
-        this.store.recordCaptureFailure(owner.id, captureError.code, captureError.message);
-      }
+      const captured = captureOwnerStatement(this.store, text, owner.id);
+      if (captured.write) writes.push(captured.write);
+      const captureError = captured.error;
       for (const w of staged) {
         if (w.tool === 'remember') {
           writes.push(
@@ -817,11 +798,7 @@ export class Agent implements UnansweredRecorder {
         maxTokens,
         ...(signal ? { signal } : {}),
       });
-      const summary = response.content
-        .filter((b): b is TextBlock => b.type === 'text')
-        .map((b) => b.text)
-        .join('')
-        .trim();
+      const summary = textOf(response.content).trim();
       if (summary) return summary;
     } catch (err) {
       if (!KeelError.isInstance(err) || err.code !== 'MODEL_REFUSED_INPUT') throw err;

@@ -11,7 +11,6 @@
  */
 
 import { KeelError } from '@keel/errors';
-import { captureExplicit } from '@keel/gate';
 import {
   type Episode,
   type Fact,
@@ -24,6 +23,7 @@ import {
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { secretNotice } from './agent.js';
+import { captureOwnerStatement } from './capture.js';
 import { runSlashCommand } from './commands.js';
 import { recordUnansweredTurn, type UnansweredRecorder, type UnansweredTurn } from './session.js';
 
@@ -137,27 +137,12 @@ export class OfflineSession implements UnansweredRecorder {
     });
     // Capture never fails the line: the episode is stored already; an error is recorded (keel
     // doctor shows it) and said.
-    let write: WriteResult | undefined;
-    try {
-      const capture = captureExplicit(text);
-      if (capture) {
-        write = this.store.remember({
-          kind: capture.kind,
-          key: capture.key,
-          value: capture.value,
-          source: 'owner_stated',
-          episodeId: episode.id,
-          actor: 'owner',
-        });
-      }
-    } catch (err) {
-      const code = KeelError.isInstance(err) ? err.code : 'INTERNAL';
-      const message = err instanceof Error ? err.message : String(err);
-      this.store.recordCaptureFailure(episode.id, code, message);
+    const { write, error } = captureOwnerStatement(this.store, text, episode.id);
+    if (error) {
       return {
-        text: `Stored your message as e${episode.id}, but could not keep it as a belief (${code}: ${message}).`,
+        text: `Stored your message as e${episode.id}, but could not keep it as a belief (${error.code}: ${error.message}).`,
         episodeId: episode.id,
-        captureError: { code, message },
+        captureError: error,
         withheld: found,
       };
     }

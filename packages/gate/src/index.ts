@@ -38,6 +38,7 @@ export {
   DEFAULT_PROBE_TIMEOUT_MS,
   OllamaGate,
   type OllamaGateOptions,
+  ollamaHasModel,
 } from './ollama-gate.js';
 export { judgeByPattern, PATTERN_GATE_MAX_CHARS, PatternGate } from './pattern-gate.js';
 export { type ScreenRefusal, type ScreenResult, screenTurn } from './screen.js';

@@ -215,7 +215,8 @@ export class OllamaGate implements BeliefGate {
 }
 
 /** True when Ollama's model list names `model` (an untagged name means its `:latest`). */
-function hasModel(names: string[], model: string): boolean {
+/** True when Ollama's model list names `model` (an untagged name means its `:latest`). */
+export function ollamaHasModel(names: readonly string[], model: string): boolean {
   const want = model.includes(':') ? model : `${model}:latest`;
   return names.some((name) => name === model || name === want);
 }
@@ -271,7 +272,7 @@ export async function chooseBeliefGate(
     const client = new Ollama({ host, fetch: fetchWith(deadline.signal) });
     const { models } = await client.list();
     const names = models.map((m) => m.name);
-    if (!hasModel(names, model)) {
+    if (!ollamaHasModel(names, model)) {
       return pattern(`Ollama at ${host} has no model "${model}"; run: ollama pull ${model}`);
     }
     return { gate: ollama, why: `belief gate: ollama (${model} at ${host})` };

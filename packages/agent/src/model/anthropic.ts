@@ -18,6 +18,7 @@ import type {
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
 import { KeelError, type KeelErrorCode } from '@keel/errors';
+import { lazyModule } from './load.js';
 import { PROBE_TIMEOUT_MS, probeVerdict } from './probe.js';
 import {
   AttemptFailure,
@@ -54,20 +55,8 @@ import type {
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-6';
 type AnthropicModule = typeof import('@anthropic-ai/sdk');
 
-let loading: Promise<AnthropicModule> | undefined;
-
 /** The `@anthropic-ai/sdk` module, imported once, on first use. */
-function loadAnthropic(): Promise<AnthropicModule> {
-  loading ??= import('@anthropic-ai/sdk').catch((error: unknown) => {
-    loading = undefined;
-    throw new KeelError(
-      'MODEL_UNAVAILABLE',
-      `the Anthropic client package cannot be loaded: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
-  });
-  return loading;
-}
+const loadAnthropic = lazyModule('the Anthropic client package', () => import('@anthropic-ai/sdk'));
 
 /** The Messages API host used when no `baseURL` is given. */
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';

@@ -5,7 +5,9 @@
  * @module
  */
 import { KeelError } from '@keel/errors';
+import { ollamaHasModel } from '@keel/gate';
 import type { Message, Ollama, Tool } from 'ollama';
+import { lazyModule } from './load.js';
 import { PROBE_TIMEOUT_MS } from './probe.js';
 import type {
   ChatModel,
@@ -18,6 +20,12 @@ import type {
   TextBlock,
   ToolUseBlock,
 } from './types.js';
+
+/** The `ollama` module, imported once, on first use. */
+const loadOllama = lazyModule('the ollama client package', () => import('ollama'));
+
+/** True when Ollama's model list names `model` (an untagged name means its `:latest`); the belief gate's rule. */
+export { ollamaHasModel };
 
 type ToolParameters = NonNullable<Tool['function']['parameters']>;
 
@@ -80,7 +88,7 @@ export async function listOllamaModels(
   const timeout = AbortSignal.timeout(timeoutMs);
   const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
   const base = options.fetch ?? fetch;
-  const { Ollama } = await import('ollama');
+  const { Ollama } = await loadOllama();
   const client = new Ollama({
     host,
     fetch: (input, init) => base(input, { ...init, signal: both }),
@@ -109,12 +117,6 @@ export async function listOllamaModels(
       { cause: err },
     );
   }
-}
-
-/** True when Ollama's model list names `model` (an untagged name means its `:latest`). */
-export function ollamaHasModel(names: readonly string[], model: string): boolean {
-  const want = model.includes(':') ? model : `${model}:latest`;
-  return names.some((name) => name === model || name === want);
 }
 
 function toOllamaMessages(request: ChatRequest): Message[] {
@@ -170,7 +172,7 @@ export class OllamaChatModel implements ChatModel {
 
   /** A client (the `ollama` package is imported on first use). */
   async #client(): Promise<Ollama> {
-    const { Ollama } = await import('ollama');
+    const { Ollama } = await loadOllama();
     return new Ollama({
       host: this.options.host,
       ...(this.options.fetch ? { fetch: this.options.fetch } : {}),

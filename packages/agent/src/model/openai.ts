@@ -17,6 +17,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
+import { lazyModule } from './load.js';
 import { PROBE_TIMEOUT_MS, probeVerdict } from './probe.js';
 import {
   AttemptFailure,
@@ -105,20 +106,8 @@ export const OPENAI_MAX_OUTPUT_TOKENS = 4096;
 
 type OpenAIModule = typeof import('openai');
 
-let loading: Promise<OpenAIModule> | undefined;
-
 /** The `openai` module, imported once, on first use. */
-function loadOpenAI(): Promise<OpenAIModule> {
-  loading ??= import('openai').catch((error: unknown) => {
-    loading = undefined;
-    throw new KeelError(
-      'MODEL_UNAVAILABLE',
-      `the openai client package cannot be loaded: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
-  });
-  return loading;
-}
+const loadOpenAI = lazyModule('the openai client package', () => import('openai'));
 
 /** The field for the output limit when none is configured: by the host of `baseURL`. */
 function defaultMaxTokensParam(baseURL: string): OpenAIMaxTokensParam {
