@@ -45,6 +45,7 @@ import {
   type OpenKeel,
   openKeel,
   recoveryPath,
+  reportError,
 } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
 import { firstStart } from './commands/setup.js';
@@ -147,7 +148,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
     down = why;
     keel?.close(why);
     keel = null;
-    process.stderr.write(`error ${why.code}: ${why.message}\nfix: ${why.fix}\n`);
+    reportError(why, false);
     if (!options.json) {
       write(
         `keel is not writing to its database now: each line you type is kept in ${recoveryPath(config.home)} instead, and keel recover stores them once the database is restored.`,

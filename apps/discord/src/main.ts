@@ -63,12 +63,6 @@ async function tellOwner(config: KeelConfig, err: unknown): Promise<void> {
   }
 }
 
-/** True when Discord refused the token (nothing to retry: exit 2); else a connection failure. */
-function tokenRefused(err: unknown): boolean {
-  const e = err as { code?: unknown; status?: unknown } | null;
-  return e?.code === 'TokenInvalid' || e?.status === 401;
-}
-
 async function main(json: boolean): Promise<number> {
   let bot: KeelDiscord;
   let close: () => void;
@@ -130,13 +124,7 @@ async function main(json: boolean): Promise<number> {
     close();
     // One mapping for every door that talks to Discord: a refused token is DISCORD_AUTH (the
     // owner's to fix, exit 2: not restarted); anything else is DISCORD_UNAVAILABLE, retried.
-    const failure = tokenRefused(err)
-      ? new KeelError(
-          'DISCORD_AUTH',
-          `keel discord could not connect: Discord refused the bot token (${(err as Error).message})`,
-          { cause: err },
-        )
-      : discordError(err, loaded?.discord.apiUrl ?? 'https://discord.com/api');
+    const failure = discordError(err, loaded?.discord.apiUrl ?? 'https://discord.com/api');
     const code = reportError(failure, json);
     return failure.code === 'DISCORD_AUTH' ? code : EXIT.failed;
   }
