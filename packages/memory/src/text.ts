@@ -101,16 +101,29 @@ function regular(form: string, base: string): boolean {
  * regular inflections Porter stemming already joins ({@link regular}). Nouns' and adjectives'
  * exceptions are left out (measured: no gain; "media" → "medium", "better" → "good").
  */
-const IRREGULAR: ReadonlyMap<string, string> = new Map(
-  Object.entries(
-    require('wink-lexicon/src/wn-verb-exceptions.js') as Record<string, string>,
-  ).filter(
-    ([form, base]) =>
-      form !== base && /^[a-z]+$/.test(form) && /^[a-z]+$/.test(base) && !regular(form, base),
-  ),
-);
-const FORMS_OF = new Map<string, string[]>();
-for (const [form, base] of IRREGULAR) FORMS_OF.set(base, [...(FORMS_OF.get(base) ?? []), form]);
+let irregular: { forms: ReadonlyMap<string, string>; of: ReadonlyMap<string, string[]> } | null =
+  null;
+
+/** The exception list, read on first use: no process pays for it before recall asks. */
+function irregularTables(): NonNullable<typeof irregular> {
+  if (irregular) return irregular;
+  const forms = new Map(
+    Object.entries(
+      require('wink-lexicon/src/wn-verb-exceptions.js') as Record<string, string>,
+    ).filter(
+      ([form, base]) =>
+        form !== base && /^[a-z]+$/.test(form) && /^[a-z]+$/.test(base) && !regular(form, base),
+    ),
+  );
+  const of = new Map<string, string[]>();
+  for (const [form, base] of forms) {
+    const list = of.get(base);
+    if (list) list.push(form);
+    else of.set(base, [form]);
+  }
+  irregular = { forms, of };
+  return irregular;
+}
 
 /**
  * The other forms of an English verb that stemming cannot reach: its base when it is an irregular
@@ -120,9 +133,10 @@ for (const [form, base] of IRREGULAR) FORMS_OF.set(base, [...(FORMS_OF.get(base)
  * @returns the forms besides `term`, possibly none.
  */
 export function irregularForms(term: string): string[] {
-  const base = IRREGULAR.get(term);
+  const { forms, of } = irregularTables();
+  const base = forms.get(term);
   const root = base ?? term;
-  const out = new Set([root, ...(FORMS_OF.get(root) ?? [])]);
+  const out = new Set([root, ...(of.get(root) ?? [])]);
   out.delete(term);
   return [...out].filter((w) => !RECALL_STOPWORDS.has(w));
 }

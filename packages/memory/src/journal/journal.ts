@@ -256,7 +256,7 @@ export function verifyJournal(db: Database.Database): { entries: number; breaks:
       } else {
         redactions.set(row.entity_id, {
           seq: row.seq,
-          sha256: parsed(row.payload)?.payload_sha256,
+          sha256: parsedPayload(row.payload)?.payload_sha256,
         });
       }
     }
@@ -316,8 +316,8 @@ export function verifyJournal(db: Database.Database): { entries: number; breaks:
   return { entries, breaks };
 }
 
-/** A JSON payload as an object, or undefined when it is not one. */
-function parsed(payload: string): Record<string, unknown> | undefined {
+/** A journal payload as an object; undefined when it is not JSON or not an object. */
+export function parsedPayload(payload: string): Record<string, unknown> | undefined {
   try {
     const p = JSON.parse(payload) as unknown;
     return p && typeof p === 'object' && !Array.isArray(p)

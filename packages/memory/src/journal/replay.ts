@@ -32,7 +32,7 @@ import { PURGED } from '../redaction.js';
 import { importedLine } from '../repos/episodes.js';
 import { sha256 } from '../text.js';
 import { journalHead, REPLAY_EVERYTHING } from './head.js';
-import { baselineOf } from './journal.js';
+import { baselineOf, parsedPayload } from './journal.js';
 import { JOURNALED_COLUMNS, type JournaledTable, type RecordedRow, rowDigest } from './rows.js';
 
 /** What `keel verify` says it cannot detect. */
@@ -91,15 +91,6 @@ interface Recorded {
   row: Record<string, unknown>;
   /** A record's entry was redacted (a purge or compaction rewrote strings in it). */
   redacted: boolean;
-}
-
-function payloadOf(text: string): Record<string, unknown> | null {
-  try {
-    const p = JSON.parse(text) as unknown;
-    return p && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }
 
 const isRecordedRow = (r: unknown): r is RecordedRow => {
@@ -197,7 +188,7 @@ export function replayJournal(db: Database.Database): ReplayReport {
     redacted_at: number | null;
   }>) {
     if (e.op === 'episode' && e.entity === 'episode' && e.entity_id !== null) {
-      const p = payloadOf(e.payload) ?? {};
+      const p = parsedPayload(e.payload) ?? {};
       created.set(e.entity_id, {
         seq: e.seq,
         kind: p.kind,
@@ -208,7 +199,7 @@ export function replayJournal(db: Database.Database): ReplayReport {
       continue;
     }
     if (e.op === 'import' && e.entity === 'import') {
-      const p = payloadOf(e.payload);
+      const p = parsedPayload(e.payload);
       if (p && 'episodes_sha256' in p) {
         imports.push({
           seq: e.seq,
@@ -221,7 +212,7 @@ export function replayJournal(db: Database.Database): ReplayReport {
       continue;
     }
     if (e.op === 'redact' && e.entity === 'episode' && e.entity_id !== null) {
-      const p = payloadOf(e.payload) ?? {};
+      const p = parsedPayload(e.payload) ?? {};
       const prev = redactions.get(e.entity_id);
       redactions.set(e.entity_id, {
         seq: e.seq,
@@ -232,7 +223,7 @@ export function replayJournal(db: Database.Database): ReplayReport {
     }
     if (e.op !== 'state' || e.seq < start.seq) continue;
     entries++;
-    const p = payloadOf(e.payload);
+    const p = parsedPayload(e.payload);
     const rows = Array.isArray(p?.rows) ? p.rows : null;
     if (!rows) {
       add(`entry ${e.seq}: a state record that cannot be read`);
