@@ -193,6 +193,8 @@ export async function benchLocomo(options: BenchOptions): Promise<SummaryRow[]> 
       );
       try {
         store.importTurns(parsed, { path: options.data, fileSha256: sha });
+        // Recall as a long-running door runs it: the full-text indexes mirrored in memory.
+        store.warmRecall();
         const qa = (sample as { qa?: unknown[] }).qa ?? [];
         for (const q of questionsOf(sample)) {
           const evidence = [...new Set(q.evidence)];

@@ -138,7 +138,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
   let down: KeelError | null = null;
   let keel: OpenKeel<ChatChoice> | null = null;
   try {
-    keel = await openKeel(config, { chat: true, checkIntegrity: 'cached' });
+    keel = await openKeel(config, { chat: true, checkIntegrity: 'cached', warmRecall: true });
   } catch (err) {
     down = cannotWrite(err, false);
     if (!down) throw err;

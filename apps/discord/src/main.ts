@@ -79,6 +79,7 @@ async function main(json: boolean): Promise<number> {
       chat: true,
       checkIntegrity: true,
       onEmbedderError: 'lexical',
+      warmRecall: true,
     });
     close = keel.close;
     const { chat, embedder } = keel;

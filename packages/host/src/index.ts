@@ -13,7 +13,8 @@
  *   {@link describeConfig} (each value and its source: env, file, default), {@link maskSecret};
  *   {@link configTableRows} is the README's Configuration table.
  * - Wiring ({@link openKeel}): the store with the configured embedder bound, the chat model, the
- *   belief gate chooser and the owner notifier, from one configuration.
+ *   belief gate chooser and the owner notifier, from one configuration; for a long-running door,
+ *   recall's indexes kept built in memory while idle ({@link keepRecallWarm}).
  * - Service locks ({@link acquireThinkLock}, {@link acquireServiceLock}, {@link readLockHolder}):
  *   one think service and one Discord door per KEEL_HOME.
  * - Damage ({@link openStore}, {@link closeStore}, {@link damageError}): every verb that writes
@@ -138,12 +139,15 @@ export {
   INTEGRITY_CACHE_FILE,
   type IntegrityCheck,
   integrityOptions,
+  keepRecallWarm,
   type NotifyOwner,
   type OpenKeel,
   type OpenNeeds,
   openKeel,
   openStore,
   ownerNotifier,
+  WARM_IDLE_MS,
+  WARM_STEP_MS,
 } from './open.js';
 export {
   formatPairingCode,

@@ -13,7 +13,7 @@ import { FakeDiscord } from '../../../tests/support/fake-discord.js';
 import { refusedPort } from '../../../tests/support/fake-hub.js';
 import { bagOfWordsVector, startFakeOllama } from '../../../tests/support/fake-ollama.js';
 import { loadConfig } from './config.js';
-import { openKeel } from './open.js';
+import { keepRecallWarm, openKeel } from './open.js';
 
 const closers: (() => unknown)[] = [];
 afterEach(async () => {
@@ -176,5 +176,46 @@ describe('openKeel', () => {
     expect(keel.store.stats().mode).toBe('lexical');
     expect(keel.embedder.name).toBeNull();
     expect(keel.embedder.reason).toMatch(/^EMBEDDER_MISMATCH: .*keel reindex/);
+  });
+});
+
+describe('keepRecallWarm', () => {
+  const seed = (store: MemoryStore) => {
+    for (let i = 0; i < 50; i++) {
+      store.addEpisode({ channel: 'terminal', role: 'owner', text: `turn ${i} about tea` });
+    }
+    store.addEpisode({ channel: 'terminal', role: 'owner', text: 'a flat white, no sugar' });
+  };
+
+  it("builds recall's indexes on idle timers, and a door that asks for it gets it", async () => {
+    const home = tempHome();
+    // Control: a store nobody warms is not built (one step of no time does not finish it).
+    const cold = MemoryStore.openHome(home);
+    seed(cold);
+    expect(cold.warmRecall(0)).toBe(false);
+    cold.close();
+
+    const store = MemoryStore.openHome(home);
+    closers.push(() => store.close());
+    const stop = keepRecallWarm(store, { stepMs: 0, idleMs: 60_000 });
+    closers.push(stop);
+    await expect.poll(() => store.warmRecall(0), { timeout: 5000 }).toBe(true);
+    const r = await store.recall('a flat white?', { limit: 3, type: 'episode' });
+    expect(r.results.map((x) => x.ref)).toEqual(['e51']);
+
+    const keel = await openKeel(loadConfig({ KEEL_HOME: home }), { warmRecall: true });
+    closers.push(() => keel.close());
+    await expect.poll(() => keel.store.warmRecall(0), { timeout: 5000 }).toBe(true);
+  });
+
+  it('stops: no step runs after the stop', async () => {
+    const home = tempHome();
+    const store = MemoryStore.openHome(home);
+    closers.push(() => store.close());
+    seed(store);
+    const stop = keepRecallWarm(store, { stepMs: 0, idleMs: 0 });
+    stop();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(store.warmRecall(0)).toBe(false);
   });
 });

@@ -37,6 +37,53 @@ export interface OpenNeeds {
    * page is `DB_CORRUPT` now. `true` is `full`. Default false.
    */
   checkIntegrity?: boolean | IntegrityCheck;
+  /**
+   * A long-running door (the terminal, Discord): build recall's full-text indexes in memory while
+   * idle ({@link keepRecallWarm}), so its recall does not pay FTS5's per-row cost. Default false
+   * (a one-shot command would build them for nothing).
+   */
+  warmRecall?: boolean;
+}
+
+/** The longest warm-up step, ms: a message that arrives meanwhile waits no longer than this. */
+export const WARM_STEP_MS = 15;
+/** How often built indexes are looked at again (facts written, a redaction, an import), ms. */
+export const WARM_IDLE_MS = 2000;
+
+/**
+ * Keeps recall's full-text indexes in memory built for `store` (`MemoryStore.warmRecall`): steps
+ * of about {@link WARM_STEP_MS} on unref'd timers, one after another while building (other work
+ * runs between them), then one every {@link WARM_IDLE_MS} to rebuild what a write left stale.
+ * Until they are built, recall asks FTS5 (the same ranking, slower). A step that fails (the file
+ * is busy or damaged) is tried again later: it only costs speed.
+ *
+ * @returns a function that stops it (call it before closing the store).
+ */
+export function keepRecallWarm(
+  store: MemoryStore,
+  options: { stepMs?: number; idleMs?: number } = {},
+): () => void {
+  const stepMs = options.stepMs ?? WARM_STEP_MS;
+  const idleMs = options.idleMs ?? WARM_IDLE_MS;
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const tick = () => {
+    if (stopped) return;
+    let ready: boolean;
+    try {
+      ready = store.warmRecall(stepMs);
+    } catch {
+      ready = true; // nothing to hurry: recall asks FTS5 until a later step succeeds
+    }
+    timer = setTimeout(tick, ready ? idleMs : 0);
+    timer.unref();
+  };
+  timer = setTimeout(tick, 0);
+  timer.unref();
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
 }
 
 /**
@@ -189,6 +236,7 @@ export async function openKeel<N extends OpenNeeds = OpenNeeds>(
   const store = openStore(config, check);
   try {
     const embedder = await bindEmbedder(config, store, needs.onEmbedderError ?? 'throw');
+    const stopWarming = needs.warmRecall ? keepRecallWarm(store) : () => {};
     return {
       config,
       store,
@@ -201,7 +249,10 @@ export async function openKeel<N extends OpenNeeds = OpenNeeds>(
           ...options,
         }),
       owner: ownerNotifier(config),
-      close: (err?: unknown) => closeStore(store, err),
+      close: (err?: unknown) => {
+        stopWarming();
+        closeStore(store, err);
+      },
     };
   } catch (err) {
     closeStore(store, err);

@@ -13,7 +13,9 @@
  *   (`transitions.ts`), the owner's verbs (`owner.ts`: review, confirm, reject, forget, purge),
  *   retraction, decay and prune, dedupe, tombstones, review flags, keys.
  * - **Recall** (`recall/`) — the one recall: BM25 over FTS5 fused by reciprocal rank with the
- *   vector arm when an embedder is bound (`MemoryStore.recall`), lexical otherwise and saying why.
+ *   vector arm when an embedder is bound (`MemoryStore.recall`), lexical otherwise and saying why;
+ *   the FTS5 indexes mirrored in memory for a long-running door (`postings.ts`,
+ *   `MemoryStore.warmRecall`: the same ranking without FTS5's per-row cost).
  * - **Vectors** (`vectors/`) and **embedders** (`embed/`) — sqlite-vec tables kept in step by a
  *   queue (caught up by `MemoryStore.catchUpVectors`, never by recall); the relevance floor per
  *   embedder (`similarityFloor`); local MiniLM or Ollama embeddings; `keel models pull`.
@@ -228,6 +230,7 @@ export {
 export {
   foldForIndex,
   ftsMatch,
+  ftsPhrases,
   humanAge,
   irregularForms,
   normalizeValue,

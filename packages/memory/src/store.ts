@@ -58,6 +58,7 @@ import {
   stepFailures,
 } from './journal/journal.js';
 import { unexplainedFacts } from './journal/rows.js';
+import { CATCH_UP_ROWS, RecallIndex } from './recall/postings.js';
 import {
   type RecallMode,
   type RecallOptions,
@@ -148,11 +149,14 @@ export class MemoryStore {
   #checkpointAfterCommit = false;
   /** Uses of facts recall counted, by fact id, waiting for the next write ({@link flushAccess}). */
   readonly #uses = new Map<number, AccessCount>();
+  /** Recall's full-text indexes mirrored in memory, once {@link warmRecall} built them. */
+  readonly #mirror: RecallIndex;
 
   private constructor(db: Database.Database, now: Clock, path: string, guard: IntegrityGuard) {
     this.path = path;
     this.#guard = guard;
     this.#ctx = { db, now };
+    this.#mirror = new RecallIndex(db);
     contexts.set(this, this.#ctx);
     this.beliefQueue = new BeliefQueueRepo(this.#ctx);
     this.thinkRuns = new ThinkRunsRepo(this.#ctx);
@@ -490,7 +494,9 @@ export class MemoryStore {
       }
       return r;
     };
-    const lexical = (reason: string) => counted({ ...recall(ctx, query, options), reason });
+    const mirror = this.#mirror;
+    const lexical = (reason: string) =>
+      counted({ ...recall(ctx, query, options, undefined, mirror), reason });
     const vectors = this.#vectors;
     if (options?.asOf !== undefined) return lexical('as-of recall reads history by its words');
     if (!vectors) return lexical(this.#lexicalReason);
@@ -504,14 +510,37 @@ export class MemoryStore {
     }
     const floor = 1 - vectors.floor;
     return counted(
-      recall(ctx, query, options, {
-        nearest: (entity, k) =>
-          vectors
-            .knn(entity, queryVector, k)
-            .filter((n) => n.distance <= floor)
-            .map((n) => n.id),
-      }),
+      recall(
+        ctx,
+        query,
+        options,
+        {
+          nearest: (entity, k) =>
+            vectors
+              .knn(entity, queryVector, k)
+              .filter((n) => n.distance <= floor)
+              .map((n) => n.id),
+        },
+        mirror,
+      ),
     );
+  }
+
+  /**
+   * Builds recall's full-text indexes mirrored in memory (`recall/postings.ts`: FTS5's BM25
+   * ranking of turns and facts, without FTS5's per-row cost), by about `budgetMs` of work. A
+   * long-running door calls it while idle (`@keel/host` `keepRecallWarm`); a one-shot command
+   * never does, and its recall asks FTS5 (the same ranking, slower). Recall keeps the turns'
+   * mirror current itself; a redaction, or more than {@link CATCH_UP_ROWS} turns written at once
+   * (an import), drops it until it is built again. The facts' mirror is rebuilt here after facts
+   * changed (recall asks FTS5 for facts until then).
+   *
+   * @param budgetMs - work to do now, ms (default: all of it; about 1 s for 90k chat turns).
+   * @returns true when recall uses both; false while one is being built or once this store closed.
+   */
+  warmRecall(budgetMs = Number.POSITIVE_INFINITY): boolean {
+    if (!this.#ctx.db.open) return false;
+    return this.#mirror.step(budgetMs);
   }
 
   /**

@@ -197,10 +197,9 @@ function terms(query: string, stopwords: ReadonlySet<string>): string[] {
   return (content.length > 0 ? content : all).slice(0, QUERY_MAX_TERMS);
 }
 
-/** Quotes one term as an FTS5 string literal (a phrase), folding it like the index does. */
-function ftsString(term: string): string {
-  const folded = foldForIndex(term).trim().replace(/\s+/g, ' ');
-  return `"${folded.replaceAll('"', '""')}"`;
+/** One term as an FTS5 phrase's text (unquoted), folded like the index folds text. */
+function ftsPhrase(term: string): string {
+  return foldForIndex(term).trim().replace(/\s+/g, ' ');
 }
 
 /**
@@ -210,8 +209,18 @@ function ftsString(term: string): string {
  * @returns `null` when there is nothing to search for.
  */
 export function ftsMatch(terms: readonly string[]): string | null {
-  const parts = terms.map(ftsString).filter((p) => p !== '""');
-  return parts.length > 0 ? parts.join(' OR ') : null;
+  const phrases = ftsPhrases(terms);
+  return phrases.length > 0
+    ? phrases.map((p) => `"${p.replaceAll('"', '""')}"`).join(' OR ')
+    : null;
+}
+
+/**
+ * The phrases of {@link ftsMatch}'s expression for `terms`, in order, as FTS5 reads them inside
+ * their quotes (each term folded like the index; empty ones dropped).
+ */
+export function ftsPhrases(terms: readonly string[]): string[] {
+  return terms.map(ftsPhrase).filter((p) => p !== '');
 }
 
 /** True when the text contains CJK characters. */

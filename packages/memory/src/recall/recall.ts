@@ -5,7 +5,9 @@
  * each with its irregular verb forms ({@link irregularForms}: "won" also searches "win").
  *
  * Candidates come from the FTS5 indexes over the whole store (never a recency window): BM25 over
- * active facts and, as a separate arm, over episodes. Within each arm, ranks are fused by
+ * active facts and, as a separate arm, over episodes, ranked by the indexes' mirror in memory when a
+ * long-running door built it (`postings.ts`: the same ranking as FTS5's `bm25()`, without its
+ * per-row cost), else by FTS5. Within each arm, ranks are fused by
  * reciprocal rank fusion (k = 60; Cormack, Clarke & Büttcher, SIGIR 2009) with the nearest
  * neighbours by embedding when a vector arm is given (see `vectors.ts`). Then:
  *
@@ -34,8 +36,16 @@ import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from '../context.js';
 import { resolveWindow } from '../dates.js';
 import { unexplainedFacts } from '../journal/rows.js';
-import { ftsMatch, humanAge, irregularForms, normalizeValue, recallTerms } from '../text.js';
+import {
+  ftsMatch,
+  ftsPhrases,
+  humanAge,
+  irregularForms,
+  normalizeValue,
+  recallTerms,
+} from '../text.js';
 import type { Episode, Fact, Kind, Role, Scope, Source, Status } from '../types.js';
+import type { HitFilter, RecallIndex } from './postings.js';
 
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */
 export const RRF_K = 60;
@@ -197,8 +207,9 @@ export interface RecallResponse {
   window?: { from: number; to: number; phrase: string };
   results: RecallResult[];
   /**
-   * Facts that matched but were left out because the journal does not explain their row (they
-   * were changed or written outside keel; `keel verify` names each). Absent when there were none.
+   * Facts that would have been returned but were left out because the journal does not explain
+   * their row (they were changed or written outside keel; `keel verify` names each); the next best
+   * results took their places. Absent when there were none.
    */
   unexplained?: number[];
 }
@@ -247,6 +258,7 @@ export function recall(
   query: string,
   options: RecallOptions = {},
   vectors?: VectorArm,
+  index?: RecallIndex,
 ): RecallResponse {
   if (typeof query !== 'string') throw new KeelError('INVALID_INPUT', 'query must be text');
   const limit = options.limit ?? 10;
@@ -264,7 +276,9 @@ export function recall(
     ? `${query.slice(0, window.index)} ${query.slice(window.index + window.length)}`
     : query;
   const terms = recallTerms(words);
-  const match = ftsMatch([...terms, ...terms.flatMap(irregularForms)]);
+  const searched = [...terms, ...terms.flatMap(irregularForms)];
+  const match = ftsMatch(searched);
+  const phrases = ftsPhrases(searched);
   const response: RecallResponse = {
     mode: vectors ? 'hybrid' : 'lexical',
     query,
@@ -276,9 +290,10 @@ export function recall(
   const depth = Math.max(limit * 3, 30);
   const scope = options.scope ?? 'owner';
 
-  // Episodes stay bare (id and score) until the cut: only those returned are read whole.
+  // Facts and episodes stay bare (id and score) until the cut: only those returned are read whole.
   const results: (
     | FactResult
+    | { type: 'fact'; id: number; score: number }
     | { type: 'episode'; id: number; score: number; occurred_at: number }
   )[] = [];
   if (options.type !== 'episode' && options.asOf !== undefined) {
@@ -286,32 +301,37 @@ export function recall(
     results.push(...asOf.results);
     if (asOf.unexplained.length > 0) response.unexplained = asOf.unexplained;
   } else if (options.type !== 'episode') {
-    let rows: (Fact & { bm: number })[] = [];
+    const narrow = 'f.id, f.scope, f.status, f.confidence';
+    let rows: (FactKey & { bm: number })[] = [];
+    // The in-memory mirror's ranking when it can answer (the same as FTS5's), else FTS5's.
+    const mirrored = match && index ? index.searchFacts(phrases, 2 * depth) : null;
     if (match) {
       // The best 2·depth matches of any scope first (facts_fts holds active facts only), narrow
-      // (id and score) and then their rows: the scope's best `depth` are among them unless all
-      // 2·depth came back and fewer than `depth` are in scope; only then does the scope filter
-      // join every match. About a third faster at 100k rows (bench/hybrid.ts).
+      // (id and score) and then their scoring columns: the scope's best `depth` are among them
+      // unless all 2·depth came back and fewer than `depth` are in scope; only then does the
+      // scope filter join every match. About a third faster at 100k rows (bench/hybrid.ts).
       const inner = 2 * depth;
-      const best = stmt(
-        ctx.db,
-        `SELECT f.*, m.bm FROM (
+      const best = mirrored
+        ? factKeys(ctx, mirrored.hits)
+        : (stmt(
+            ctx.db,
+            `SELECT ${narrow}, m.bm FROM (
            SELECT rowid AS id, bm25(facts_fts) AS bm FROM facts_fts
            WHERE facts_fts MATCH ? ORDER BY bm LIMIT ?
          ) m CROSS JOIN facts f ON f.id = m.id ORDER BY m.bm`,
-      ).all(match, inner) as (Fact & { bm: number })[];
+          ).all(match, inner) as (FactKey & { bm: number })[]);
       rows = best.filter((f) => f.scope === scope && f.status === 'active').slice(0, depth);
       if (rows.length < depth && best.length === inner) {
         rows = stmt(
           ctx.db,
-          `SELECT f.*, bm25(facts_fts) AS bm FROM facts_fts
+          `SELECT ${narrow}, bm25(facts_fts) AS bm FROM facts_fts
            JOIN active_facts f ON f.id = facts_fts.rowid
            WHERE facts_fts MATCH ? AND f.scope = ?
            ORDER BY bm LIMIT ?`,
-        ).all(match, scope, depth) as (Fact & { bm: number })[];
+        ).all(match, scope, depth) as (FactKey & { bm: number })[];
       }
     }
-    const byId = new Map<number, Fact>(rows.map((f) => [f.id, f]));
+    const byId = new Map<number, FactKey>(rows.map((f) => [f.id, f]));
     const lexical = ranks(rows.map((x) => x.bm)).map((rank, i) => ({ id: rows[i]!.id, rank }));
     const semantic: { id: number; rank: number }[] = [];
     if (vectors) {
@@ -323,48 +343,30 @@ export function recall(
           ctx.db,
           // CROSS JOIN: one primary-key lookup per id (the planner would otherwise walk every
           // active fact by the status index).
-          `SELECT f.* FROM json_each(?) j CROSS JOIN facts f ON f.id = j.value
+          `SELECT ${narrow} FROM json_each(?) j CROSS JOIN facts f ON f.id = j.value
            WHERE f.status = 'active' AND f.scope = ?`,
-        ).all(JSON.stringify(unseen), scope) as Fact[];
+        ).all(JSON.stringify(unseen), scope) as FactKey[];
         for (const f of live) byId.set(f.id, f);
       }
       for (const id of nearest) if (byId.has(id)) semantic.push({ id, rank: semantic.length + 1 });
     }
     const fused = fuse([lexical, semantic]);
-    const unexplained = unexplainedFacts(ctx.db, [...byId.values()]);
-    for (const id of unexplained) fused.delete(id);
-    if (unexplained.size > 0) response.unexplained = [...unexplained].sort((a, b) => a - b);
     if (fused.size > 0) {
-      const keyHits = new Set(
-        match
-          ? (
-              stmt(ctx.db, `SELECT rowid AS id FROM facts_fts WHERE facts_fts MATCH ?`).all(
-                `{key} : (${match})`,
-              ) as { id: number }[]
-            ).map((r) => r.id)
-          : [],
-      );
+      const keyHits =
+        mirrored?.keyed ??
+        new Set(
+          match
+            ? (
+                stmt(ctx.db, `SELECT rowid AS id FROM facts_fts WHERE facts_fts MATCH ?`).all(
+                  `{key} : (${match})`,
+                ) as { id: number }[]
+              ).map((r) => r.id)
+            : [],
+        );
       for (const [id, rrf] of fused) {
         const f = byId.get(id)!;
         const score = rrf * (0.7 + 0.3 * f.confidence) * (keyHits.has(f.id) ? KEY_BOOST : 1);
-        results.push({
-          type: 'fact',
-          id: f.id,
-          ref: `f${f.id}`,
-          scope: f.scope,
-          kind: f.kind,
-          key: f.key,
-          value: f.value,
-          confidence: f.confidence,
-          evidence_count: f.evidence_count,
-          source: f.source,
-          status: f.status,
-          score,
-          age_ms: now - f.last_seen_at,
-          age: humanAge(now - f.last_seen_at),
-          valid_from: f.valid_from,
-          valid_to: f.valid_to,
-        });
+        results.push({ type: 'fact', id, score });
       }
     }
   }
@@ -382,22 +384,26 @@ export function recall(
     const wide = span !== null && span.n > WINDOW_RANGE_ROWS;
     // A wide window's matches are read from the same BM25 pass as the rest: deeper.
     const fetch = wide ? WIDE_WINDOW_DEPTH * depth : depth;
+    const indexed = (k: number, filter: HitFilter) =>
+      index ? withKeys(ctx, index, index.searchEpisodes(phrases, k, filter)) : null;
     const found = !episodeMatch
       ? []
       : options.asOf !== undefined
-        ? (stmt(
+        ? (indexed(fetch, { to: options.asOf + 1 }) ??
+          (stmt(
             ctx.db,
             `SELECT ${narrow}, bm25(episodes_fts) AS bm FROM episodes_fts
              JOIN episodes e ON e.id = episodes_fts.rowid
              WHERE episodes_fts MATCH ? AND e.occurred_at <= ? ORDER BY bm LIMIT ?`,
-          ).all(episodeMatch, options.asOf, fetch) as (EpisodeKey & { bm: number })[])
-        : (stmt(
+          ).all(episodeMatch, options.asOf, fetch) as (EpisodeKey & { bm: number })[]))
+        : (indexed(fetch, {}) ??
+          (stmt(
             ctx.db,
             `SELECT ${narrow}, m.bm FROM (
          SELECT rowid AS id, bm25(episodes_fts) AS bm FROM episodes_fts
          WHERE episodes_fts MATCH ? ORDER BY bm LIMIT ?
        ) m CROSS JOIN episodes e ON e.id = m.id ORDER BY m.bm`,
-          ).all(episodeMatch, fetch) as (EpisodeKey & { bm: number })[]);
+          ).all(episodeMatch, fetch) as (EpisodeKey & { bm: number })[]));
     let rows = found.length > depth ? found.slice(0, depth) : found;
     let lexical = ranks(rows.map((x) => x.bm)).map((rank, i) => ({ id: rows[i]!.id, rank }));
     if (window) {
@@ -409,13 +415,16 @@ export function recall(
       const aboutTheTalk = terms.every((t) => CONVERSATION_WORDS.has(t));
       let inside: (EpisodeKey & { bm: number })[] = [];
       if (!aboutTheTalk && episodeMatch && span && span.n > 0) {
-        if (!wide) inside = windowMatches(ctx, episodeMatch, window.from, upTo, depth, span);
+        const own = () =>
+          indexed(depth, { from: window.from, to: upTo }) ??
+          windowMatches(ctx, episodeMatch, window.from, upTo, depth, span);
+        if (!wide) inside = own();
         else {
           // The best matches overall include the window's best `depth` unless fewer than
           // `depth` of them are in it and there were more matches: only then search it alone.
           inside = found.filter((e) => e.occurred_at >= window.from && e.occurred_at < upTo);
           if (inside.length < depth && found.length === fetch) {
-            inside = windowMatches(ctx, episodeMatch, window.from, upTo, depth, span);
+            inside = own();
           }
           inside = inside.slice(0, depth);
         }
@@ -443,11 +452,12 @@ export function recall(
     const keys = (ids: number[]) =>
       new Map(
         (
-          stmt(
+          index?.turnKeys(ids) ??
+          (stmt(
             ctx.db,
             `SELECT ${narrow} FROM json_each(?) j CROSS JOIN episodes e ON e.id = j.value
              WHERE e.kind = 'conversation'`,
-          ).all(JSON.stringify(ids)) as EpisodeKey[]
+          ).all(JSON.stringify(ids)) as EpisodeKey[])
         ).map((e) => [e.id, e]),
       );
     const semantic: { id: number; rank: number }[] = [];
@@ -512,7 +522,27 @@ export function recall(
       b.score - a.score ||
       (a.type === 'episode' && b.type === 'episode' ? b.occurred_at - a.occurred_at : 0),
   );
-  const top = results.slice(0, limit);
+  // The cut: the best `limit`, read whole. A fact the journal does not explain (changed or
+  // written outside keel) is left out, its id listed in `unexplained`, and the next one takes its
+  // place (removing it changes no other score).
+  const top: typeof results = [];
+  const facts = new Map<number, Fact>();
+  const unexplained = new Set<number>();
+  for (let next = 0; top.length < limit && next < results.length; ) {
+    const batch = results.slice(next, next + limit - top.length);
+    next += batch.length;
+    const bare = batch.filter((x) => x.type === 'fact' && !('ref' in x)).map((x) => x.id);
+    if (bare.length > 0) {
+      const rows = stmt(
+        ctx.db,
+        'SELECT f.* FROM json_each(?) j CROSS JOIN facts f ON f.id = j.value',
+      ).all(JSON.stringify(bare)) as Fact[];
+      for (const f of rows) facts.set(f.id, f);
+      for (const id of unexplainedFacts(ctx.db, rows)) unexplained.add(id);
+    }
+    for (const x of batch) if (!(x.type === 'fact' && unexplained.has(x.id))) top.push(x);
+  }
+  if (unexplained.size > 0) response.unexplained = [...unexplained].sort((a, b) => a - b);
   const chosen = top.filter((x) => x.type === 'episode').map((x) => x.id);
   const full = new Map(
     (
@@ -522,7 +552,28 @@ export function recall(
     ).map((e) => [e.id, e]),
   );
   response.results = top.map((x): RecallResult => {
-    if (x.type !== 'episode') return x;
+    if (x.type === 'fact') {
+      if ('ref' in x) return x;
+      const f = facts.get(x.id)!;
+      return {
+        type: 'fact',
+        id: f.id,
+        ref: `f${f.id}`,
+        scope: f.scope,
+        kind: f.kind,
+        key: f.key,
+        value: f.value,
+        confidence: f.confidence,
+        evidence_count: f.evidence_count,
+        source: f.source,
+        status: f.status,
+        score: x.score,
+        age_ms: now - f.last_seen_at,
+        age: humanAge(now - f.last_seen_at),
+        valid_from: f.valid_from,
+        valid_to: f.valid_to,
+      };
+    }
     const e = full.get(x.id)!;
     const age = Math.max(0, now - e.occurred_at);
     return {
@@ -546,7 +597,7 @@ export function recall(
     };
   });
 
-  const facts = response.results.filter((x): x is FactResult => x.type === 'fact');
+  const factResults = response.results.filter((x): x is FactResult => x.type === 'fact');
   const episodes = response.results.filter((x): x is EpisodeResult => x.type === 'episode');
   if (episodes.length > 0) {
     // Audit read (any status): which beliefs each episode supports, so stale ones are marked.
@@ -564,9 +615,9 @@ export function recall(
     }[];
     for (const r of rows) byEpisode.get(r.episode)!.supports.push({ id: r.id, status: r.status });
   }
-  if (options.withEvidence !== false && facts.length > 0) {
-    for (const f of facts) f.evidence = [];
-    const byFact = new Map(facts.map((f) => [f.id, f.evidence!]));
+  if (options.withEvidence !== false && factResults.length > 0) {
+    for (const f of factResults) f.evidence = [];
+    const byFact = new Map(factResults.map((f) => [f.id, f.evidence!]));
     const rows = stmt(
       ctx.db,
       `SELECT fe.fact_id AS fact, fe.episode_id AS episode FROM json_each(?) j
@@ -575,6 +626,57 @@ export function recall(
     for (const r of rows) byFact.get(r.fact)!.push(r.episode);
   }
   return response;
+}
+
+/** The scoring columns of a fact. */
+type FactKey = Pick<Fact, 'id' | 'scope' | 'status' | 'confidence'>;
+
+/** The scoring columns of the facts `hits` (from the in-memory mirror), in their order, with their BM25. */
+function factKeys(
+  ctx: StoreContext,
+  hits: { id: number; bm: number }[],
+): (FactKey & { bm: number })[] {
+  if (hits.length === 0) return [];
+  const rows = new Map(
+    (
+      stmt(
+        ctx.db,
+        'SELECT f.id, f.scope, f.status, f.confidence FROM json_each(?) j CROSS JOIN facts f ON f.id = j.value',
+      ).all(JSON.stringify(hits.map((h) => h.id))) as FactKey[]
+    ).map((f) => [f.id, f]),
+  );
+  return hits.flatMap((h) => {
+    const f = rows.get(h.id);
+    return f ? [{ ...f, bm: h.bm }] : [];
+  });
+}
+
+/**
+ * The scoring columns of `hits` (from the in-memory index), in their order, with their BM25; null
+ * stays null (the index could not answer).
+ */
+function withKeys(
+  ctx: StoreContext,
+  index: RecallIndex,
+  hits: { id: number; bm: number }[] | null,
+): (EpisodeKey & { bm: number })[] | null {
+  if (!hits) return null;
+  if (hits.length === 0) return [];
+  const ids = hits.map((h) => h.id);
+  const keys = new Map(
+    (
+      index.turnKeys(ids) ??
+      stmt(
+        ctx.db,
+        `SELECT e.id, e.occurred_at, e.session_key, e.channel, e.speaker
+         FROM json_each(?) j CROSS JOIN episodes e ON e.id = j.value`,
+      ).all(JSON.stringify(ids))
+    ).map((e) => [(e as EpisodeKey).id, e as EpisodeKey]),
+  );
+  return hits.flatMap((h) => {
+    const e = keys.get(h.id);
+    return e ? [{ ...e, bm: h.bm }] : [];
+  });
 }
 
 /** The most turns a window may hold for its matches to be searched by their rowid range. */
