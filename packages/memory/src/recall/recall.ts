@@ -554,25 +554,7 @@ export function recall(
   response.results = top.map((x): RecallResult => {
     if (x.type === 'fact') {
       if ('ref' in x) return x;
-      const f = facts.get(x.id)!;
-      return {
-        type: 'fact',
-        id: f.id,
-        ref: `f${f.id}`,
-        scope: f.scope,
-        kind: f.kind,
-        key: f.key,
-        value: f.value,
-        confidence: f.confidence,
-        evidence_count: f.evidence_count,
-        source: f.source,
-        status: f.status,
-        score: x.score,
-        age_ms: now - f.last_seen_at,
-        age: humanAge(now - f.last_seen_at),
-        valid_from: f.valid_from,
-        valid_to: f.valid_to,
-      };
+      return factResult(facts.get(x.id)!, x.score, now);
     }
     const e = full.get(x.id)!;
     const age = Math.max(0, now - e.occurred_at);
@@ -626,6 +608,28 @@ export function recall(
     for (const r of rows) byFact.get(r.fact)!.push(r.episode);
   }
   return response;
+}
+
+/** A fact as recall returns it, with its score (evidence is added by the caller). */
+function factResult(f: Fact, score: number, now: number): FactResult {
+  return {
+    type: 'fact',
+    id: f.id,
+    ref: `f${f.id}`,
+    scope: f.scope,
+    kind: f.kind,
+    key: f.key,
+    value: f.value,
+    confidence: f.confidence,
+    evidence_count: f.evidence_count,
+    source: f.source,
+    status: f.status,
+    score,
+    age_ms: now - f.last_seen_at,
+    age: humanAge(now - f.last_seen_at),
+    valid_from: f.valid_from,
+    valid_to: f.valid_to,
+  };
 }
 
 /** The scoring columns of a fact. */
@@ -778,24 +782,7 @@ function factsAsOf(
   const scored: FactResult[] = [];
   for (const { f, hits } of matched) {
     if (unexplained.has(f.id)) continue;
-    scored.push({
-      type: 'fact',
-      id: f.id,
-      ref: `f${f.id}`,
-      scope: f.scope,
-      kind: f.kind,
-      key: f.key,
-      value: f.value,
-      confidence: f.confidence,
-      evidence_count: f.evidence_count,
-      source: f.source,
-      status: f.status,
-      score: (hits / (RRF_K + 1)) * (0.7 + 0.3 * f.confidence),
-      age_ms: now - f.last_seen_at,
-      age: humanAge(now - f.last_seen_at),
-      valid_from: f.valid_from,
-      valid_to: f.valid_to,
-    });
+    scored.push(factResult(f, (hits / (RRF_K + 1)) * (0.7 + 0.3 * f.confidence), now));
   }
   return {
     results: scored.sort((a, b) => b.score - a.score || b.id - a.id).slice(0, depth),
