@@ -10,7 +10,13 @@
  */
 import type { StoreContext } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
-import { episodeRow, importedLine, insertImported, validateEpisode } from '../repos/episodes.js';
+import {
+  episodeRow,
+  type ImportedRow,
+  importedLine,
+  insertImported,
+  validateEpisode,
+} from '../repos/episodes.js';
 import { countImported, finishImport, startImport } from '../repos/imports.js';
 import { sha256 } from '../text.js';
 import type { ParsedImport } from './parsers.js';
@@ -61,7 +67,8 @@ export function importTurns(
     const ids: number[] = [];
     const digest: string[] = [];
     const stored: string[] = [];
-    for (const turn of parsed.turns.slice(from, from + batchSize)) {
+    const turns = parsed.turns.slice(from, from + batchSize);
+    const rows: ImportedRow[] = turns.map((turn) => {
       const input = {
         kind: 'conversation' as const,
         channel,
@@ -75,16 +82,24 @@ export function importTurns(
         meta: turn.meta ?? null,
       };
       validateEpisode(input);
-      const row = episodeRow(input, now, ctx.ledger);
-      const id = insertImported(ctx, row);
-      if (id !== null) {
-        ids.push(id);
-        const said = sha256(turn.text);
-        // The text as stored differs only when a secret was withheld from it.
-        const kept = row.text === turn.text ? said : sha256(row.text);
-        digest.push(`${turn.sourceDoc}|${turn.sourceId}|${said}`);
-        stored.push(importedLine({ id, ...row, textSha256: kept }));
-      }
+      return {
+        ...episodeRow(input, now, ctx.ledger),
+        source_id: turn.sourceId,
+        source_doc: turn.sourceDoc,
+      };
+    });
+    const written = insertImported(ctx, rows);
+    for (let i = 0; i < turns.length; i++) {
+      const id = written[i];
+      if (id === null || id === undefined) continue;
+      const turn = turns[i]!;
+      const row = rows[i]!;
+      ids.push(id);
+      const said = sha256(turn.text);
+      // The text as stored differs only when a secret was withheld from it.
+      const kept = row.text === turn.text ? said : sha256(row.text);
+      digest.push(`${turn.sourceDoc}|${turn.sourceId}|${said}`);
+      stored.push(importedLine({ id, ...row, textSha256: kept }));
     }
     if (ids.length > 0) {
       appendJournal(ctx.db, {

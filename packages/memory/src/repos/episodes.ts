@@ -127,18 +127,83 @@ export function importedLine(row: {
   return [row.id, row.kind, row.channel, row.role, row.textSha256].join('\u001f');
 }
 
+/** An imported turn's row: {@link episodeRow}'s, always with its provenance. */
+export type ImportedRow = ReturnType<typeof episodeRow> & { source_doc: string; source_id: string };
+
 /**
- * Writes an imported turn's row unless a turn with the same provenance (source document and id)
- * is stored already. Runs inside the caller's transaction; the caller journals the batch.
- *
- * @returns the new row's id, or null when it was already stored.
+ * Rows one `INSERT` statement of {@link insertImported} writes (11 parameters each, far below
+ * SQLite's limit of 32,766). FTS5 writes its pending terms to disk as a new segment at the start
+ * of every statement that changes the index inside a transaction (its `xSavepoint`), so a
+ * statement per row leaves a one-row segment per turn for automerge to merge: 100k turns imported
+ * a row per statement spent about 20 µs a turn there. With 100 rows a statement the index holds
+ * the same rows and terms (see docs/decisions/2026-12-02-import-throughput.md).
  */
-export function insertImported(
-  ctx: StoreContext,
-  row: ReturnType<typeof episodeRow>,
-): number | null {
-  const r = stmt(ctx.db, INSERT_EPISODE.replace('INSERT INTO', 'INSERT OR IGNORE INTO')).run(row);
-  return r.changes === 1 ? Number(r.lastInsertRowid) : null;
+export const IMPORT_ROWS_PER_STATEMENT = 100;
+
+const IMPORT_COLUMNS =
+  '(kind, channel, role, speaker, text, occurred_at, created_at, source_id, source_doc, session_key, meta)';
+
+/** `INSERT OR IGNORE` of `n` rows, returning the provenance of each row written. */
+const insertImportedSql = (n: number) =>
+  `INSERT OR IGNORE INTO episodes ${IMPORT_COLUMNS} VALUES ${Array(n).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+  RETURNING id, source_doc, source_id`;
+
+/** The SQL text of {@link insertImportedSql} by row count, built once. */
+const importSql = new Map<number, string>();
+
+/**
+ * Writes imported turns' rows, {@link IMPORT_ROWS_PER_STATEMENT} to a statement, each unless a
+ * turn with the same provenance (source document and id) is stored already or comes earlier in
+ * `rows`. Runs inside the caller's transaction; the caller journals the batch.
+ *
+ * @returns for each of `rows`, in order: the new row's id, or null when it was already stored.
+ */
+export function insertImported(ctx: StoreContext, rows: readonly ImportedRow[]): (number | null)[] {
+  const ids: (number | null)[] = [];
+  for (let from = 0; from < rows.length; from += IMPORT_ROWS_PER_STATEMENT) {
+    const chunk = rows.slice(from, from + IMPORT_ROWS_PER_STATEMENT);
+    let sql = importSql.get(chunk.length);
+    if (sql === undefined) {
+      sql = insertImportedSql(chunk.length);
+      importSql.set(chunk.length, sql);
+    }
+    const params: unknown[] = [];
+    for (const r of chunk) {
+      params.push(
+        r.kind,
+        r.channel,
+        r.role,
+        r.speaker,
+        r.text,
+        r.occurred_at,
+        r.created_at,
+        r.source_id,
+        r.source_doc,
+        r.session_key,
+        r.meta,
+      );
+    }
+    // RETURNING's rows come in no promised order: they are matched by provenance. Of two rows
+    // with the same provenance the first was written (the rows are inserted in order).
+    const written = new Map<string, number>();
+    for (const w of stmt(ctx.db, sql).all(params) as {
+      id: number;
+      source_doc: string;
+      source_id: string;
+    }[]) {
+      written.set(`${w.source_doc}\u0000${w.source_id}`, w.id);
+    }
+    for (const r of chunk) {
+      const key = `${r.source_doc}\u0000${r.source_id}`;
+      const id = written.get(key);
+      if (id === undefined) ids.push(null);
+      else {
+        ids.push(id);
+        written.delete(key);
+      }
+    }
+  }
+  return ids;
 }
 
 /** One episode by id, or undefined. */

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { findSecret, nounsIn, requiredRun, scanSecrets, secretInSlot } from './detect.js';
 import { describeSecretKind, SECRET_KINDS, SECRET_PLACEHOLDER } from './kinds.js';
 import { redactSecrets, SecretLedger, withholdSecrets } from './redact.js';
-import { luhnValid } from './shapes.js';
+import { luhnValid, shapeFindings } from './shapes.js';
 import {
   expectedRedaction,
   HARMLESS_PHRASINGS,
@@ -315,6 +315,29 @@ describe('linear time', () => {
   });
 });
 
+/** The phrasings, a few edge cases, and every turn of the real conversations in the fixtures. */
+function phrasingsAndConversations(): string[] {
+  const root = join(import.meta.dirname, '../../../../tests/fixtures/data');
+  const texts = [
+    ...SECRET_PHRASINGS.map((p) => p.text),
+    ...HARMLESS_PHRASINGS.map((p) => p.text),
+    'the Kelvin sign \u212A: my wifi password is sunshine',
+    'WIFI KEY = 9f8e7d6c5b4a',
+  ];
+  const locomo = JSON.parse(readFileSync(join(root, 'locomo/conv-26.json'), 'utf8')) as {
+    conversation: Record<string, unknown>;
+  }[];
+  for (const [k, v] of Object.entries(locomo[0]!.conversation))
+    if (/^session_\d+$/.test(k)) texts.push(...(v as { text: string }[]).map((t) => t.text));
+  for (const f of readdirSync(join(root, 'longmemeval'))) {
+    const q = JSON.parse(readFileSync(join(root, 'longmemeval', f), 'utf8')) as {
+      haystack_sessions: { content: string }[][];
+    };
+    texts.push(...q.haystack_sessions.flat().map((t) => t.content));
+  }
+  return texts;
+}
+
 describe('the ASCII prefilter', () => {
   it('reads the run every match of a term holds', () => {
     expect(requiredRun('passwords?')).toBe('password');
@@ -327,24 +350,7 @@ describe('the ASCII prefilter', () => {
   });
 
   it('finds the same nouns as the scanners alone, in the phrasings and in real conversations', () => {
-    const root = join(import.meta.dirname, '../../../../tests/fixtures/data');
-    const texts = [
-      ...SECRET_PHRASINGS.map((p) => p.text),
-      ...HARMLESS_PHRASINGS.map((p) => p.text),
-      'the Kelvin sign \u212A: my wifi password is sunshine',
-      'WIFI KEY = 9f8e7d6c5b4a',
-    ];
-    const locomo = JSON.parse(readFileSync(join(root, 'locomo/conv-26.json'), 'utf8')) as {
-      conversation: Record<string, unknown>;
-    }[];
-    for (const [k, v] of Object.entries(locomo[0]!.conversation))
-      if (/^session_\d+$/.test(k)) texts.push(...(v as { text: string }[]).map((t) => t.text));
-    for (const f of readdirSync(join(root, 'longmemeval'))) {
-      const q = JSON.parse(readFileSync(join(root, 'longmemeval', f), 'utf8')) as {
-        haystack_sessions: { content: string }[][];
-      };
-      texts.push(...q.haystack_sessions.flat().map((t) => t.content));
-    }
+    const texts = phrasingsAndConversations();
     let nouns = 0;
     for (const t of texts) {
       const fast = nounsIn(t);
@@ -352,5 +358,22 @@ describe('the ASCII prefilter', () => {
       nouns += fast.length;
     }
     expect(nouns).toBeGreaterThan(100); // control: there were nouns to find
+  });
+});
+
+describe('the digit prefilter', () => {
+  it('finds the same shapes as the regexes alone, in the phrasings and in real conversations', () => {
+    const texts = [
+      ...phrasingsAndConversations(),
+      'card 4111 1111 1111 1111 exp 12/26',
+      'ssn 078-05-1120, NI number QQ 12 34 56 C, CPF 111.444.777-35',
+    ];
+    let found = 0;
+    for (const t of texts) {
+      const fast = shapeFindings(t);
+      expect(fast, t.slice(0, 80)).toEqual(shapeFindings(t, false));
+      found += fast.length;
+    }
+    expect(found).toBeGreaterThan(10); // control: there were shapes to find
   });
 });

@@ -20,6 +20,8 @@ interface Shape {
   valid?: (secret: string) => boolean;
   /** Text every match contains (lower-case when `re` ignores case): without it the regex is not run. */
   needs?: string;
+  /** Every match holds an ASCII digit: in a text without one the regex is not run. */
+  digits?: true;
 }
 
 /**
@@ -117,19 +119,23 @@ const SHAPES: readonly Shape[] = [
     kind: 'card number',
     re: /(?<![\p{L}\p{N}.,+-])(?:\d{4}(?:[ -]?\d{4}){2}(?:[ -]?\d{1,4}){1,2}|\d{4}[ -]?\d{6}[ -]?\d{5}|\d{13,19})(?![\p{L}\p{N}])/gu,
     valid: cardValid,
+    digits: true,
   },
   {
     kind: 'national id',
     re: /(?<![\p{L}\p{N}-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\p{L}\p{N}-])/gu,
+    digits: true,
   },
   {
     kind: 'national id',
     re: /(?<![A-Za-z0-9])(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![A-Za-z0-9])/g,
+    digits: true,
   },
   {
     kind: 'national id',
     re: /(?<![\p{L}\p{N}.])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\p{L}\p{N}])/gu,
     valid: cpfValid,
+    digits: true,
   },
 ];
 
@@ -162,12 +168,24 @@ const COMPILED: readonly Shape[] = SHAPES.map((s) => ({
 /** The first four digit groups of a grouped card number followed by more digits ("… 1111 2024"). */
 const FIRST_FOUR_GROUPS = /^\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{4}/;
 
-/** Every secret `text` holds by shape alone, in no particular order (spans may overlap). */
-export function shapeFindings(text: string): SecretFinding[] {
+const ASCII_DIGIT = /[0-9]/;
+
+/**
+ * Every secret `text` holds by shape alone, in no particular order (spans may overlap). A shape's
+ * regex runs only on a text that holds what every match holds (`needs`, an ASCII digit); with
+ * `prefilter` false the digit check is skipped (the same findings either way, measured in
+ * `detect.test.ts`).
+ */
+export function shapeFindings(text: string, prefilter = true): SecretFinding[] {
   const out: SecretFinding[] = [];
   if (text.includes('-----BEGIN ')) privateKeyBlocks(text, out);
   let lower: string | undefined;
+  let digit: boolean | undefined;
   for (const shape of COMPILED) {
+    if (prefilter && shape.digits) {
+      digit ??= ASCII_DIGIT.test(text);
+      if (!digit) continue;
+    }
     if (shape.needs) {
       if (shape.re.ignoreCase && lower === undefined) lower = text.toLowerCase();
       const haystack = shape.re.ignoreCase ? lower! : text;
