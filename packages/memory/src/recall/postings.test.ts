@@ -152,6 +152,47 @@ describe('the full-text indexes mirrored in memory', () => {
     expect(index.searchEpisodes(ftsPhrases(['coffee']), 5)!.length).toBeGreaterThan(0);
   });
 
+  it('counts a word said more than 65,535 times in one turn as FTS5 does', () => {
+    const { store } = openTempStore();
+    for (let i = 0; i < 20; i++) {
+      store.addEpisode({ channel: 'terminal', role: 'owner', text: `coffee or tea ${i}` });
+    }
+    store.addEpisode({
+      channel: 'terminal',
+      role: 'owner',
+      text: `${'coffee '.repeat(70_000)}tea`,
+    });
+    const index = new RecallIndex(dbOf(store));
+    index.step(Number.POSITIVE_INFINITY);
+    const want = ftsTop(store, 'coffee', 3);
+    const got = index.searchEpisodes(ftsPhrases(['coffee']), 3)!;
+    expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
+    // Relative: these scores are about 1e-6 (the word is in every row: IDF floored).
+    for (const [i, h] of got.entries()) expect(h.bm / want[i]!.bm).toBeCloseTo(1, 12);
+  });
+
+  it('answers nothing inside a write transaction, and a turn rolled back never enters it', () => {
+    const { store } = openTempStore();
+    addTurns(store, 30, 4, T0);
+    const db = dbOf(store);
+    const index = new RecallIndex(db);
+    index.step(Number.POSITIVE_INFINITY);
+    let phantom = 0;
+    const rolledBack = db.transaction(() => {
+      phantom = store.addEpisode({ channel: 'terminal', role: 'owner', text: 'zanzibar' }).id;
+      expect(index.searchEpisodes(ftsPhrases(['zanzibar']), 5)).toBeNull();
+      expect(index.searchFacts(ftsPhrases(['zanzibar']), 5)).toBeNull();
+      expect(index.turnKeys([phantom])).toBeNull();
+      throw new Error('rolled back');
+    });
+    expect(() => rolledBack()).toThrow('rolled back');
+    // The id is taken again by the next turn: the mirror must hold that turn's words, not the phantom's.
+    const next = store.addEpisode({ channel: 'terminal', role: 'owner', text: 'pelican' }).id;
+    expect(next).toBe(phantom);
+    expect(index.searchEpisodes(ftsPhrases(['zanzibar']), 5)).toEqual([]);
+    expect(index.searchEpisodes(ftsPhrases(['pelican']), 5)?.map((h) => h.id)).toEqual([next]);
+  });
+
   it('is dropped by a redaction and by a large import, and built again', () => {
     const { store } = openTempStore();
     addTurns(store, 40, 5, T0 - 10 * DAY);

@@ -80,7 +80,8 @@ export interface FactHits {
 /** The rows that hold one token, in id order, how often, and whether in the flagged column. */
 interface Postings {
   docs: Int32Array;
-  tf: Uint16Array;
+  /** How often (32 bits: FTS5 counts every instance; a turn may say one word 65,536 times). */
+  tf: Uint32Array;
   flag: Uint8Array;
   n: number;
 }
@@ -110,10 +111,7 @@ const FACTS: TableSpec = {
 };
 
 /** Grows a typed array to hold index `i` (new room zeroed, or NaN for a Float64Array). */
-function grow<T extends Uint32Array | Float64Array | Int32Array | Uint16Array | Uint8Array>(
-  a: T,
-  i: number,
-): T {
+function grow<T extends Uint32Array | Float64Array | Int32Array | Uint8Array>(a: T, i: number): T {
   if (i < a.length) return a;
   let size = Math.max(16, a.length);
   while (size <= i) size *= 2;
@@ -258,7 +256,7 @@ class FtsMirror {
     const { searched, flagged } = this.#spec;
     let p = this.#terms.get(term);
     const fresh = !p;
-    if (!p) p = { docs: new Int32Array(8), tf: new Uint16Array(8), flag: new Uint8Array(8), n: 0 };
+    if (!p) p = { docs: new Int32Array(8), tf: new Uint32Array(8), flag: new Uint8Array(8), n: 0 };
     let last = -1;
     for (let i = 0; i < ids.length; i++) {
       const d = +ids[i]!;
@@ -277,7 +275,7 @@ class FtsMirror {
         p.n++;
         last = d;
       }
-      if (searched[col] && p.tf[p.n - 1]! < 65_535) p.tf[p.n - 1]!++;
+      if (searched[col]) p.tf[p.n - 1]!++;
       if (col === flagged) p.flag[p.n - 1] = 1;
     }
     // A row holding the term only outside the searched columns is not a posting of it.
