@@ -225,4 +225,19 @@ describe('keepRecallWarm', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(store.warmRecall(0)).toBe(false);
   });
+
+  it('ends by itself when the store is closed without stopping it first', async () => {
+    const home = tempHome();
+    const store = MemoryStore.openHome(home);
+    seed(store);
+    const spy = vi.spyOn(store, 'warmRecall');
+    const stop = keepRecallWarm(store, { stepMs: 0, idleMs: 0 });
+    closers.push(stop);
+    await expect.poll(() => spy.mock.calls.length).toBeGreaterThan(0);
+    store.close();
+    const calls = spy.mock.calls.length;
+    await new Promise((r) => setTimeout(r, 100));
+    // At most the step already scheduled when it closed; a loop would have run hundreds.
+    expect(spy.mock.calls.length - calls).toBeLessThanOrEqual(1);
+  });
 });

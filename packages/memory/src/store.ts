@@ -526,6 +526,11 @@ export class MemoryStore {
     );
   }
 
+  /** True once {@link close} ran (or the connection was lost). */
+  get closed(): boolean {
+    return !this.#ctx.db.open;
+  }
+
   /**
    * Builds recall's full-text indexes mirrored in memory (`recall/postings.ts`: FTS5's BM25
    * ranking of turns and facts, without FTS5's per-row cost), by about `budgetMs` of work. A

@@ -41,8 +41,13 @@ const B = 0.75;
 const MIN_IDF = 1e-6;
 /** Turns appended since the last query that are tokenized on the read path; more means a rebuild. */
 export const CATCH_UP_ROWS = 2000;
-/** Terms read from FTS5's vocabulary per statement while building. */
-const BUILD_TERMS = 400;
+/**
+ * Term occurrences read from FTS5's vocabulary per statement while building (about 10 ms of work;
+ * a single term said more often is read alone, in one statement).
+ */
+const BUILD_INSTANCES = 40_000;
+/** Terms whose counts are read per statement to plan the build's statements. */
+const PLAN_TERMS = 3000;
 /** Turns' dates read per statement while building. */
 const BUILD_ROWS = 8000;
 /** Query phrases whose tokens are remembered (the cache is cleared when full). */
@@ -168,14 +173,24 @@ class FtsMirror {
   #length = new Uint32Array(0);
   /** Rows past this id are not read by the build (written after it began). */
   #upTo = 0;
-  /** The last vocabulary term read by the build; null before its first step. */
-  #after: string | null = null;
+  /** The build's next statements: ranges of terms, first to last, of bounded occurrences. */
+  #plan: [string, string][] = [];
+  /** The last term planned; null before the first. */
+  #planned: string | null = null;
+  /** True once every term is planned. */
+  #planDone = false;
   /** True once the build read the whole vocabulary. */
   built = false;
   #acc = new Float64Array(0);
+  /** The generation of the statistics each row's norm was computed with (see {@link #norm}). */
+  #stamp = new Int32Array(0);
+  #generation = 0;
   #touched = new Int32Array(0);
   #hit = new Uint8Array(0);
-  /** K1 · (1 − B + B · length / avgdl) by rowid, for the statistics it was computed with. */
+  /**
+   * K1 · (1 − B + B · length / avgdl) by rowid, computed with the statistics of generation
+   * {@link #stamp} (the norms change with every write; a row's is computed when a query needs it).
+   */
   #norm = new Float64Array(0);
   /** (1 · (K1 + 1)) / (1 + norm) by rowid: a posting of frequency 1's term before its IDF. */
   #once = new Float64Array(0);
@@ -196,26 +211,61 @@ class FtsMirror {
     this.#terms = new Map();
     this.#length = new Uint32Array(upTo + 1);
     this.#upTo = upTo;
-    this.#after = null;
+    this.#plan = [];
+    this.#planned = null;
+    this.#planDone = false;
     this.built = false;
     this.#version++;
   }
 
-  /** One slice of the build (up to {@link BUILD_TERMS} terms). @returns true once built. */
+  /**
+   * One slice of the build: plans the next statements from the vocabulary's term counts, or reads
+   * one range of terms (at most {@link BUILD_INSTANCES} occurrences, unless one term has more).
+   *
+   * @returns true once built.
+   */
   buildStep(): boolean {
     if (this.built) return true;
     this.#ensureTemp();
+    const range = this.#plan.shift();
+    if (!range) {
+      if (this.#planDone) {
+        this.built = true;
+        return true;
+      }
+      const terms = stmt(
+        this.#db,
+        `SELECT term, cnt FROM temp.${this.#temp}_rows WHERE term > ? ORDER BY term LIMIT ?`,
+      )
+        .raw()
+        .all(this.#planned ?? '', PLAN_TERMS) as [string, number][];
+      let first: string | null = null;
+      let last = '';
+      let sum = 0;
+      for (const [term, cnt] of terms) {
+        if (first !== null && sum + cnt > BUILD_INSTANCES) {
+          this.#plan.push([first, last]);
+          first = null;
+          sum = 0;
+        }
+        first ??= term;
+        last = term;
+        sum += cnt;
+      }
+      if (first !== null) this.#plan.push([first, last]);
+      if (terms.length > 0) this.#planned = terms[terms.length - 1]![0];
+      if (terms.length < PLAN_TERMS) this.#planDone = true;
+      return false;
+    }
     const groups = stmt(
       this.#db,
       `SELECT term, group_concat(doc), group_concat(${this.#columnDigit()}, '')
-       FROM temp.${this.#temp}_main WHERE term > ? GROUP BY term LIMIT ?`,
+       FROM temp.${this.#temp}_main WHERE term >= ? AND term <= ? GROUP BY term`,
     )
       .raw()
-      .all(this.#after ?? '', BUILD_TERMS) as [string, string, string][];
+      .all(range[0], range[1]) as [string, string, string][];
     for (const [term, docs, cols] of groups) this.#add(term, docs, cols);
-    if (groups.length > 0) this.#after = groups[groups.length - 1]![0];
-    this.built = groups.length < BUILD_TERMS;
-    return this.built;
+    return false;
   }
 
   /**
@@ -225,15 +275,19 @@ class FtsMirror {
   addRows(select: string, params: unknown[], upTo: number): void {
     this.#ensureTemp();
     const [a, b] = this.#spec.columns;
-    stmt(this.#db, `INSERT INTO temp.${this.#temp} (rowid, ${a}, ${b}) ${select}`).run(...params);
-    const groups = stmt(
-      this.#db,
-      `SELECT term, group_concat(doc), group_concat(${this.#columnDigit()}, '')
-       FROM temp.${this.#temp}_vocab GROUP BY term`,
-    )
-      .raw()
-      .all() as [string, string, string][];
-    stmt(this.#db, `DELETE FROM temp.${this.#temp}`).run();
+    let groups: [string, string, string][];
+    try {
+      stmt(this.#db, `INSERT INTO temp.${this.#temp} (rowid, ${a}, ${b}) ${select}`).run(...params);
+      groups = stmt(
+        this.#db,
+        `SELECT term, group_concat(doc), group_concat(${this.#columnDigit()}, '')
+         FROM temp.${this.#temp}_vocab GROUP BY term`,
+      )
+        .raw()
+        .all() as [string, string, string][];
+    } finally {
+      stmt(this.#db, `DELETE FROM temp.${this.#temp}`).run();
+    }
     this.#length = grow(this.#length, upTo);
     this.#upTo = upTo;
     for (const [term, docs, cols] of groups) this.#add(term, docs, cols);
@@ -257,6 +311,8 @@ class FtsMirror {
     let p = this.#terms.get(term);
     const fresh = !p;
     if (!p) p = { docs: new Int32Array(8), tf: new Uint32Array(8), flag: new Uint8Array(8), n: 0 };
+    // Rows are added in id order, each term once per batch: the new postings follow the old ones.
+    const before = p.n;
     let last = -1;
     for (let i = 0; i < ids.length; i++) {
       const d = +ids[i]!;
@@ -279,8 +335,8 @@ class FtsMirror {
       if (col === flagged) p.flag[p.n - 1] = 1;
     }
     // A row holding the term only outside the searched columns is not a posting of it.
-    let w = 0;
-    for (let r = 0; r < p.n; r++) {
+    let w = before;
+    for (let r = before; r < p.n; r++) {
       if (p.tf[r] === 0) continue;
       p.docs[w] = p.docs[r]!;
       p.tf[w] = p.tf[r]!;
@@ -343,13 +399,27 @@ class FtsMirror {
       this.#acc = new Float64Array(size);
       this.#touched = new Int32Array(size);
       this.#hit = new Uint8Array(size);
+      this.#norm = new Float64Array(size);
+      this.#once = new Float64Array(size);
+      this.#stamp = new Int32Array(size);
+      this.#normKey = '';
     }
     const acc = this.#acc;
     const touched = this.#touched;
     const hit = this.#hit;
-    const norm = this.#normFor();
+    const norm = this.#norm;
     const once = this.#once;
-    const rows = this.#normRows;
+    const stamp = this.#stamp;
+    const length = this.#length;
+    const { rows, tokens: total } = this.#averages();
+    // The norms depend on the statistics: computed for a row when first needed under them.
+    const key = `${rows}:${total}:${this.#version}`;
+    if (key !== this.#normKey) {
+      this.#normKey = key;
+      this.#generation = (this.#generation + 1) | 0 || 1;
+    }
+    const gen = this.#generation;
+    const avgdl = total / rows;
     const flags = this.#spec.flagged >= 0;
     let m = 0;
     for (const token of tokens) {
@@ -362,6 +432,14 @@ class FtsMirror {
       for (let j = 0; j < n; j++) {
         const d = docs[j]!;
         const f = tf[j]!;
+        if (stamp[d] !== gen) {
+          // FTS5: k1 * (1 - b + b * D / avgdl), in this order of operations; and a frequency of
+          // 1's whole term, (1 * (k1 + 1)) / (1 + that), the same double as computed below.
+          const x = K1 * (1 - B + (B * length[d]!) / avgdl);
+          norm[d] = x;
+          once[d] = (1 * (K1 + 1.0)) / (1 + x);
+          stamp[d] = gen;
+        }
         const a = acc[d]!;
         if (a === 0) touched[m++] = d;
         acc[d] = a + idf * (f === 1 ? once[d]! : (f * (K1 + 1.0)) / (f + norm[d]!));
@@ -380,32 +458,6 @@ class FtsMirror {
     return { hits: best.sorted(), flagged };
   }
 
-  #normRows = 0;
-
-  /** {@link #norm} for FTS5's current statistics (recomputed when they or the rows changed). */
-  #normFor(): Float64Array {
-    const { rows, tokens } = this.#averages();
-    const key = `${rows}:${tokens}:${this.#version}`;
-    if (key !== this.#normKey) {
-      const avgdl = tokens / rows;
-      const length = this.#length;
-      if (this.#norm.length !== length.length) {
-        this.#norm = new Float64Array(length.length);
-        this.#once = new Float64Array(length.length);
-      }
-      // FTS5: k1 * (1 - b + b * D / avgdl), in this order of operations; and a frequency of 1's
-      // whole term, (1 * (k1 + 1)) / (1 + that), the same double as computed per posting.
-      for (let d = 0; d < length.length; d++) {
-        const norm = K1 * (1 - B + (B * length[d]!) / avgdl);
-        this.#norm[d] = norm;
-        this.#once[d] = (1 * (K1 + 1.0)) / (1 + norm);
-      }
-      this.#normKey = key;
-      this.#normRows = rows;
-    }
-    return this.#norm;
-  }
-
   /** Each phrase's one token, or null when one is not exactly one token. */
   #tokens(phrases: readonly string[]): string[] | null {
     const unknown = [...new Set(phrases.filter((p) => !this.#phrases.has(p)))];
@@ -417,19 +469,22 @@ class FtsMirror {
         this.#db,
         `INSERT INTO temp.${this.#temp} (rowid, ${a}, ${b}) VALUES (?, ?, '')`,
       );
-      for (const [i, p] of unknown.entries()) insert.run(i + 1, p);
       const found = new Map<number, string[]>();
-      for (const [doc, term] of stmt(
-        this.#db,
-        `SELECT doc, term FROM temp.${this.#temp}_vocab ORDER BY doc, offset`,
-      )
-        .raw()
-        .all() as [number, string][]) {
-        const list = found.get(doc);
-        if (list) list.push(term);
-        else found.set(doc, [term]);
+      try {
+        for (const [i, p] of unknown.entries()) insert.run(i + 1, p);
+        for (const [doc, term] of stmt(
+          this.#db,
+          `SELECT doc, term FROM temp.${this.#temp}_vocab ORDER BY doc, offset`,
+        )
+          .raw()
+          .all() as [number, string][]) {
+          const list = found.get(doc);
+          if (list) list.push(term);
+          else found.set(doc, [term]);
+        }
+      } finally {
+        stmt(this.#db, `DELETE FROM temp.${this.#temp}`).run();
       }
-      stmt(this.#db, `DELETE FROM temp.${this.#temp}`).run();
       for (const [i, p] of unknown.entries()) {
         const list = found.get(i + 1);
         this.#phrases.set(p, list?.length === 1 ? list[0]! : null);
@@ -446,7 +501,8 @@ class FtsMirror {
 
   /**
    * Creates, once per connection, the TEMP objects a mirror reads through: the table's vocabulary
-   * (`fts5vocab`, instance), and an FTS5 table of the same columns and tokenizer with its own.
+   * (`fts5vocab`, instance and row), and an FTS5 table of the same columns and tokenizer with its
+   * own.
    */
   #ensureTemp(): void {
     if (this.#tempMade) return;
@@ -455,6 +511,8 @@ class FtsMirror {
     this.#db.exec(`
       CREATE VIRTUAL TABLE IF NOT EXISTS temp.${this.#temp}_main
         USING fts5vocab(main, '${table}', 'instance');
+      CREATE VIRTUAL TABLE IF NOT EXISTS temp.${this.#temp}_rows
+        USING fts5vocab(main, '${table}', 'row');
       CREATE VIRTUAL TABLE IF NOT EXISTS temp.${this.#temp}
         USING fts5(${columns.join(', ')}, tokenize = '${tokenize}');
       CREATE VIRTUAL TABLE IF NOT EXISTS temp.${this.#temp}_vocab
@@ -545,15 +603,27 @@ export class RecallIndex {
    * @returns the hits, or null when recall must ask FTS5 (see the module notes).
    */
   searchEpisodes(phrases: readonly string[], k: number, filter: HitFilter = {}): Hit[] | null {
-    if (this.#db.inTransaction || !this.#catchUp()) return null;
-    const occurred = this.#ep!.occurred;
-    const from = filter.from ?? Number.NEGATIVE_INFINITY;
-    const to = filter.to ?? Number.POSITIVE_INFINITY;
-    const accept =
-      filter.from === undefined && filter.to === undefined
-        ? null
-        : (d: number) => occurred[d]! >= from && occurred[d]! < to;
-    return this.#episodes.search(phrases, k, accept)?.hits ?? null;
+    return this.#snapshot(() => {
+      if (!this.#catchUp()) return null;
+      const occurred = this.#ep!.occurred;
+      const from = filter.from ?? Number.NEGATIVE_INFINITY;
+      const to = filter.to ?? Number.POSITIVE_INFINITY;
+      const accept =
+        filter.from === undefined && filter.to === undefined
+          ? null
+          : (d: number) => occurred[d]! >= from && occurred[d]! < to;
+      return this.#episodes.search(phrases, k, accept)?.hits ?? null;
+    });
+  }
+
+  /**
+   * `read` in one read transaction (so the catch-up, FTS5's statistics and the check that the
+   * mirror is current all see the same state), or null inside a caller's write transaction (its
+   * FTS5 changes are not in the tables yet, and rolled-back rows must never enter the mirror).
+   */
+  #snapshot<T>(read: () => T | null): T | null {
+    if (this.#db.inTransaction) return null;
+    return this.#db.transaction(read).deferred();
   }
 
   /**
@@ -563,21 +633,23 @@ export class RecallIndex {
    * @returns null when recall must read them from the store (the mirror is not ready).
    */
   turnKeys(ids: readonly number[]): TurnKey[] | null {
-    if (this.#db.inTransaction || !this.#catchUp()) return null;
-    const ep = this.#ep!;
-    const out: TurnKey[] = [];
-    const str = (i: number) => (i < 0 ? null : ep.strings[i]!);
-    for (const id of ids) {
-      if (!(id > 0 && id <= ep.maxId) || Number.isNaN(ep.occurred[id]!)) continue;
-      out.push({
-        id,
-        occurred_at: ep.occurred[id]!,
-        session_key: str(ep.session[id]!),
-        channel: ep.strings[ep.channel[id]!]!,
-        speaker: str(ep.speaker[id]!),
-      });
-    }
-    return out;
+    return this.#snapshot(() => {
+      if (!this.#catchUp()) return null;
+      const ep = this.#ep!;
+      const out: TurnKey[] = [];
+      const str = (i: number) => (i < 0 ? null : ep.strings[i]!);
+      for (const id of ids) {
+        if (!(id > 0 && id <= ep.maxId) || Number.isNaN(ep.occurred[id]!)) continue;
+        out.push({
+          id,
+          occurred_at: ep.occurred[id]!,
+          session_key: str(ep.session[id]!),
+          channel: ep.strings[ep.channel[id]!]!,
+          speaker: str(ep.speaker[id]!),
+        });
+      }
+      return out;
+    });
   }
 
   /**
@@ -588,10 +660,11 @@ export class RecallIndex {
    * @returns the hits, or null when recall must ask FTS5 (not built, or `facts_fts` changed since).
    */
   searchFacts(phrases: readonly string[], k: number): FactHits | null {
-    if (this.#db.inTransaction || this.#factsBuilt === null) return null;
-    if (this.#factsBuilt !== this.#facts.structure()) return null;
-    const found = this.#facts.search(phrases, k, null);
-    return found ? { hits: found.hits, keyed: found.flagged } : null;
+    return this.#snapshot(() => {
+      if (this.#factsBuilt === null || this.#factsBuilt !== this.#facts.structure()) return null;
+      const found = this.#facts.search(phrases, k, null);
+      return found ? { hits: found.hits, keyed: found.flagged } : null;
+    });
   }
 
   #maxOf(table: 'episodes' | 'facts'): number {
