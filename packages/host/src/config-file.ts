@@ -21,7 +21,6 @@ import {
   closeSync,
   fchmodSync,
   fsyncSync,
-  mkdirSync,
   openSync,
   renameSync,
   rmSync,
@@ -46,7 +45,7 @@ import {
   type SettingName,
   settingInfo,
 } from './config.js';
-import { readTextIfPresent } from './files.js';
+import { ensureHome, readTextIfPresent } from './files.js';
 
 /** The config file's name inside `KEEL_HOME`. */
 export const CONFIG_FILE = 'config.toml';
@@ -483,7 +482,7 @@ const HEADER_COMMENT = `# keel's configuration. Each setting's environment varia
  */
 function writeAtomically(path: string, text: string): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  ensureHome(dir);
   const tmp = join(dir, `.${CONFIG_FILE}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const fd = openSync(tmp, 'wx', 0o600);
   try {

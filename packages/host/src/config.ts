@@ -347,7 +347,7 @@ export const SETTINGS = {
     form: 'must be a folder path, e.g. ~/.keel',
     check: plainText,
     meaning:
-      'the data folder: the database (`keel.db`, mode 0600, WAL) and `config.toml` live in it, so it is set in the environment only',
+      'the data folder (made mode 0700, with a `.gitignore` that ignores it all): the database (`keel.db`, mode 0600, WAL) and `config.toml` live in it, so it is set in the environment only',
   }),
   KEEL_CHAT_PROVIDER: setting({
     key: 'model.provider',

@@ -21,7 +21,6 @@
  */
 import {
   linkSync,
-  mkdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -33,7 +32,7 @@ import { uptime } from 'node:os';
 import { dirname, join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import lockfile from 'proper-lockfile';
-import { readTextIfPresent } from './files.js';
+import { ensureHome, readTextIfPresent } from './files.js';
 import { pidAlive } from './process.js';
 
 /** The holder record's name inside KEEL_HOME (proper-lockfile's directory is `think.lock.lock`). */
@@ -239,7 +238,7 @@ export function acquireServiceLock(
       cause: err,
     });
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    ensureHome(dirname(path));
   } catch (err) {
     throw cannot(dirname(path), err);
   }

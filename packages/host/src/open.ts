@@ -19,6 +19,7 @@ import {
 } from '@keel/memory';
 import { sendToOwner } from '@keel/outbound';
 import type { KeelConfig } from './config.js';
+import { ensureHome } from './files.js';
 
 /** What a door asks {@link openKeel} for beyond the store. */
 export interface OpenNeeds {
@@ -115,6 +116,7 @@ export function integrityOptions(config: KeelConfig, check: IntegrityCheck): Sto
  * @throws KeelError as `MemoryStore.open` (`DB_CORRUPT` for a damaged file, nothing written).
  */
 export function openStore(config: KeelConfig, check: IntegrityCheck = 'cached'): MemoryStore {
+  ensureHome(config.home);
   return MemoryStore.open(config.paths.db, integrityOptions(config, check));
 }
 

@@ -17,7 +17,6 @@ import { createHash } from 'node:crypto';
 import {
   appendFileSync,
   chmodSync,
-  mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -38,6 +37,7 @@ import {
   type Source,
   secretInSlot,
 } from '@keel/memory';
+import { ensureHome } from './files.js';
 
 /** The recovery file's name inside KEEL_HOME. */
 export const RECOVERY_FILE = 'recovery.jsonl';
@@ -132,7 +132,7 @@ export function keepForRecovery(
     ...(remember ? { remember } : {}),
   };
   try {
-    mkdirSync(home, { recursive: true, mode: 0o700 });
+    ensureHome(home);
     appendFileSync(path, `${JSON.stringify(line)}\n`, { mode: 0o600 });
     if ((statSync(path).mode & 0o777) !== 0o600) chmodSync(path, 0o600);
   } catch (err) {

@@ -33,6 +33,7 @@ import {
 } from '@keel/memory';
 import lockfile from 'proper-lockfile';
 import type { KeelConfig } from './config.js';
+import { ensureHome } from './files.js';
 import { readLockHolder, type Service } from './lock.js';
 import { INTEGRITY_CACHE_FILE } from './open.js';
 import { fileStamp, pendingRecovery } from './recovery.js';
@@ -66,6 +67,7 @@ export async function backupHome(
   if (file) dest = resolve(file);
   else {
     const dir = backupsPath(config.home);
+    ensureHome(config.home);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     dest = join(dir, `keel-${fileStamp(now())}.db`);
   }

@@ -29,6 +29,7 @@ import {
 import { join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import { type RawSettings, SETTING_NAMES, type SettingName } from '../config.js';
+import { ensureHome } from '../files.js';
 import {
   renderService,
   SERVICE_LOGS_DIR,
@@ -406,7 +407,7 @@ export async function installServices(
     result.commands = plan.map((s) => ({ argv: s.argv, code: null, stderr: '' }));
     return result;
   }
-  mkdirSync(setup.keelHome, { recursive: true, mode: 0o700 });
+  ensureHome(setup.keelHome);
   mkdirSync(join(setup.keelHome, SERVICE_LOGS_DIR), { recursive: true, mode: 0o700 });
   mkdirSync(setup.dir, { recursive: true });
   for (const f of files) writeAtomically(f.path, f.content);
