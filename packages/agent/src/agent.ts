@@ -648,7 +648,7 @@ export class Agent implements UnansweredRecorder {
       const writes: TurnWrite[] = [];
       // Capture never fails the turn: an error is recorded (keel doctor shows it) and the turn's
       // reply and episodes are stored all the same.
-      const captured = captureOwnerStatement(this.store, text, owner.id);
+      const captured = captureOwnerStatement(this.store, text, owner.id, this.tz);
       if (captured.write) writes.push(captured.write);
       const captureError = captured.error;
       for (const w of staged) {

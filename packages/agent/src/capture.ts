@@ -8,7 +8,7 @@
  */
 import { KeelError } from '@keel/errors';
 import { captureExplicit } from '@keel/gate';
-import type { MemoryStore, WriteResult } from '@keel/memory';
+import { type MemoryStore, resolveDate, type WriteResult } from '@keel/memory';
 
 /** What capturing one owner line did. */
 export interface OwnerCapture {
@@ -20,18 +20,25 @@ export interface OwnerCapture {
 
 /**
  * Captures the owner's explicit statement in `text`, if it holds one, as an `owner_stated`
- * belief with `episodeId` as its evidence.
+ * belief with `episodeId` as its evidence. A time phrase said with the value ("I moved to Porto
+ * yesterday") is the belief's start (`valid_from`: that day's start in `tz`) when it names a day
+ * at or before the line ({@link resolveDate}); a month or a year alone ("in March") leaves the
+ * start unknown rather than guessed. Either way it is not part of the value.
  *
  * @param episodeId - the owner's episode of this line (already stored).
+ * @param tz - the owner's IANA time zone (`KEEL_TZ`), default "UTC".
  */
 export function captureOwnerStatement(
   store: MemoryStore,
   text: string,
   episodeId: number,
+  tz = 'UTC',
 ): OwnerCapture {
   try {
     const capture = captureExplicit(text);
     if (!capture) return { write: null, error: null };
+    const said = store.episode(episodeId)?.occurred_at ?? store.now();
+    const day = capture.when ? resolveDate(capture.when, said, tz) : null;
     const write = store.remember({
       kind: capture.kind,
       key: capture.key,
@@ -39,6 +46,7 @@ export function captureOwnerStatement(
       source: 'owner_stated',
       episodeId,
       actor: 'owner',
+      ...(day && day.startMs <= said ? { validFrom: day.startMs } : {}),
     });
     return { write, error: null };
   } catch (err) {

@@ -137,7 +137,12 @@ export class OfflineSession implements UnansweredRecorder {
     });
     // Capture never fails the line: the episode is stored already; an error is recorded (keel
     // doctor shows it) and said.
-    const { write, error } = captureOwnerStatement(this.store, text, episode.id);
+    const { write, error } = captureOwnerStatement(
+      this.store,
+      text,
+      episode.id,
+      this.options.tz ?? 'UTC',
+    );
     if (error) {
       return {
         text: `Stored your message as e${episode.id}, but could not keep it as a belief (${error.code}: ${error.message}).`,

@@ -57,6 +57,31 @@ describe('captureExplicit', () => {
     expect(captureExplicit(text)).toMatchObject({ kind, key, value });
   });
 
+  it.each([
+    ['remember that I moved to Porto in March', 'profile/home', 'Porto', 'in March'],
+    ['remember that I work at Acme since 2024', 'profile/employer', 'Acme', 'since 2024'],
+    ['recuerda que vivo en Sevilla desde ayer', 'profile/home', 'Sevilla', 'desde ayer'],
+    ['souviens-toi que j’habite à Lyon depuis hier', 'profile/home', 'Lyon', 'depuis hier'],
+    ['lembra que eu moro em Lisboa desde ontem', 'profile/home', 'Lisboa', 'desde ontem'],
+    ['remember that I live in Porto', 'profile/home', 'Porto', null],
+  ])('%j → %s %j, said %j', (text, slot, value, when) => {
+    const c = captureExplicit(text)!;
+    expect(`${c.kind}/${c.key}`).toBe(slot);
+    expect(c.value).toBe(value);
+    expect(c.when ?? null).toBe(when);
+  });
+
+  it('a note keeps its time phrase: its words are the value', () => {
+    const note = captureExplicit('remember that the boiler service is due in March')!;
+    expect([note.kind, note.value, note.when]).toEqual([
+      'note',
+      'The boiler service is due in March',
+      undefined,
+    ]);
+    // Control: the same phrase after a slot's value is split off.
+    expect(captureExplicit('remember that I moved to Porto in March')?.when).toBe('in March');
+  });
+
   it('the same statement twice yields the same slot (no timestamp keys)', () => {
     const a = captureExplicit('remember that my dentist is Dr. Ortiz');
     const b = captureExplicit('REMEMBER THAT MY DENTIST IS Dr. Ortiz!');

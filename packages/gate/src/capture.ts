@@ -19,7 +19,7 @@
  *
  * @module
  */
-import type { Kind } from '@keel/memory';
+import { type Kind, splitTimePhrase } from '@keel/memory';
 import { aboutSomeone } from './capture/build.js';
 import {
   CAPTURE_MAX_CHARS,
@@ -56,6 +56,13 @@ export interface Capture {
   language: CaptureLanguage;
   /** Whom the statement is about: `owner`, or the key of the person it is about ("sam"). */
   about: string;
+  /**
+   * The time phrase the statement ends with, kept out of the value ("I moved to Porto in March":
+   * value "Porto", `when` "in March"; "I work at Acme since 2024": "Acme", "since 2024"; see
+   * `splitTimePhrase`), for the validity's start; absent when there was none, and never taken
+   * from a note or a setting (their words are the value).
+   */
+  when?: string;
 }
 
 /**
@@ -352,7 +359,14 @@ function toCapture(
   statement: string,
   slot: CaptureSlot,
 ): Capture {
-  return { trigger, statement, language: rules.lang, ...slot };
+  const capture: Capture = { trigger, statement, language: rules.lang, ...slot };
+  if (slot.kind === 'note' || slot.kind === 'setting') return capture;
+  // The statement's closing time phrase, cut from the value when the value took it along.
+  const split = splitTimePhrase(statement);
+  if (!split) return capture;
+  const own = splitTimePhrase(slot.value);
+  const value = own?.phrase === split.phrase ? own.rest : slot.value;
+  return { ...capture, value, when: split.phrase };
 }
 
 function captured(

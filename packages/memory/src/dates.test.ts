@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type * as Chrono from 'chrono-node';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { mayNameDate, resolveAsOf, resolveDate, resolveWindow } from './dates.js';
+import { mayNameDate, resolveAsOf, resolveDate, resolveWindow, splitTimePhrase } from './dates.js';
 
 const tz = 'America/Los_Angeles';
 const at = (iso: string) => DateTime.fromISO(iso, { zone: tz }).toMillis();
@@ -265,5 +265,35 @@ describe('chrono is loaded on first use', () => {
       },
     );
     expect(JSON.parse(out)).toEqual([false, null, false, true, true]);
+  });
+});
+
+describe('splitTimePhrase: the time phrase a stated value ends with', () => {
+  it.each([
+    ['Porto in March', 'Porto', 'in March'],
+    ['Acme since 2024', 'Acme', 'since 2024'],
+    ['Acme since last year', 'Acme', 'since last year'],
+    ['Google yesterday', 'Google', 'yesterday'],
+    ['Lisbon two weeks ago', 'Lisbon', 'two weeks ago'],
+    ['Porto on 3 May 2024.', 'Porto', 'on 3 May 2024'],
+    ['Porto, since January 2025', 'Porto', 'since January 2025'],
+    ['Oporto desde ayer', 'Oporto', 'desde ayer'],
+    ['Lyon depuis hier', 'Lyon', 'depuis hier'],
+    ['Berlin seit gestern', 'Berlin', 'seit gestern'],
+    ['Lisboa desde ontem', 'Lisboa', 'desde ontem'],
+  ])('%j → %j + %j', (value, rest, phrase) => {
+    expect(splitTimePhrase(value)).toEqual({ rest, phrase });
+  });
+
+  it.each([
+    'Porto',
+    'I moved to March', // a town, not introduced as a time
+    'Sunday River',
+    'the Monday club',
+    'coffee in the morning', // a habit's time of day, not a date
+    'tea at 5pm',
+    'in March', // nothing would be left
+  ])('leaves %j whole', (value) => {
+    expect(splitTimePhrase(value)).toBeNull();
   });
 });

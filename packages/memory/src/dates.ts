@@ -242,6 +242,54 @@ export function resolveDate(text: string, episodeMs: number, tz: string): Resolv
 }
 
 /**
+ * Words that introduce when something began or happened, in the languages capture reads ("in
+ * March", "since last year", "desde ayer", "depuis hier", "seit gestern", "desde ontem").
+ */
+const TIME_PREPOSITION =
+  /(?:^|\s)(?:in|since|on|from|as of|starting|en|desde|el|a partir de|depuis|le|à partir de|dès|im|seit|am|ab|em|no|na)$/iu;
+/** A bare year after such a word ("since 2024", "desde 2019"): chrono does not read it alone. */
+const YEAR_PHRASE =
+  /(?:^|\s)((?:in|since|from|as of|en|desde|depuis|dès|seit|ab|im|em)\s+(?:19|20)\d{2})$/iu;
+
+/**
+ * Splits off the time phrase a statement's value ends with: "Porto in March" → "Porto" and "in
+ * March"; "Acme since 2024", "Google yesterday", "Lisbon two weeks ago", "Porto on 3 May 2024".
+ * A date counts as the value's time phrase only at its end, only when it names a day, month or year
+ * (not a time of day: "coffee in the morning" stays whole), and only introduced by a word like
+ * "in", "since" or "on" or relative to when it was said ("yesterday", "last year"): "I moved to
+ * March" keeps the town.
+ *
+ * @returns the value without it and the phrase (to resolve with {@link resolveDate}), or null when
+ *   the value ends with none or would be left empty.
+ */
+export function splitTimePhrase(value: string): { rest: string; phrase: string } | null {
+  const text = value.trimEnd().replace(/[.!]+$/u, '');
+  const cut = (start: number) => {
+    const rest = text
+      .slice(0, start)
+      .replace(/[\s,;:–—-]+$/u, '')
+      .trim();
+    return rest ? { rest, phrase: text.slice(start).trim() } : null;
+  };
+  const year = YEAR_PHRASE.exec(text);
+  if (year) return cut(text.length - year[1]!.length);
+  if (!mayNameDate(text)) return null;
+  const ref = new Date();
+  for (const { parser, r } of results(text, ref, false, true)) {
+    if (r.index + r.text.length !== text.length) continue;
+    // A day, month or year ("in the morning" is a habit's time, not when something began).
+    const dated = ['day', 'weekday', 'month', 'year'] as const;
+    if (!dated.some((part) => r.start.isCertain(part))) continue;
+    const before = text.slice(0, r.index).trimEnd();
+    const word = TIME_PREPOSITION.exec(before);
+    if (word) return cut(word.index + (/^\s/u.test(word[0]) ? 1 : 0));
+    const introduced = TIME_PREPOSITION.test(r.text.split(/\s+/u)[0] ?? '');
+    if (introduced || isRelative(parser, r.text, ref)) return cut(r.index);
+  }
+  return null;
+}
+
+/**
  * The moment a question's "as of" phrase names, read against `nowMs` in zone `tz`, as the END of
  * the period it names (what was true then includes the whole day or month): "2026-03-01" → the end
  * of that day; "last March" → the end of March before this month; "yesterday" → the end of

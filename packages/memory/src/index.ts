@@ -51,6 +51,7 @@ export {
   resolveDate,
   resolveDue,
   resolveWindow,
+  splitTimePhrase,
 } from './dates.js';
 export type { OpenOptions } from './db.js';
 export {

@@ -1,0 +1,60 @@
+// The owner's explicit statement, captured with its time: "since when" is the day a time phrase
+// names in the owner's zone, never a guess, and never part of the value.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryStore } from '@keel/memory';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { captureOwnerStatement } from './capture.js';
+
+const tz = 'America/Los_Angeles';
+/** Said at 00:30 on 2 December in Los Angeles (PST, UTC−8: 08:30 UTC). */
+const SAID = Date.UTC(2026, 11, 2, 8, 30);
+
+let dir: string;
+let store: MemoryStore;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'keel-capture-'));
+  store = MemoryStore.open(join(dir, 'keel.db'), { now: () => SAID });
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Says `text` as the owner's turn and captures it; returns the belief written. */
+function say(text: string) {
+  const episode = store.addEpisode({ channel: 'terminal', role: 'owner', text, occurredAt: SAID });
+  const { write, error } = captureOwnerStatement(store, text, episode.id, tz);
+  expect(error).toBeNull();
+  return write!.fact!;
+}
+
+describe('captureOwnerStatement: the time said with a statement', () => {
+  it('a day named relative to the line starts the belief that day, in the owner’s zone', () => {
+    const fact = say('remember that I moved to Porto yesterday');
+    expect([fact.key, fact.value]).toEqual(['home', 'Porto']);
+    // Yesterday in Los Angeles: 1 December from 00:00 PST (08:00 UTC), not from 00:00 UTC.
+    expect(fact.valid_from).toBe(Date.UTC(2026, 11, 1, 8, 0));
+  });
+
+  it('a month or a year alone leaves the start unknown, not guessed', () => {
+    const fact = say('remember that I work at Acme since 2024');
+    expect([fact.key, fact.value, fact.valid_from]).toEqual(['employer', 'Acme', null]);
+    const home = say('remember that I moved to Lyon in March');
+    expect([home.value, home.valid_from]).toEqual(['Lyon', null]);
+  });
+
+  it('a date after the line is never a start; a statement with no time has none', () => {
+    const later = say('remember that I work at Globex on Saturday');
+    expect(later.valid_from).toBeNull();
+    // Control: the same capture with no time phrase.
+    const plain = say('remember that my dentist is Dr. Ortiz');
+    expect([plain.value, plain.valid_from]).toEqual(['Dr. Ortiz', null]);
+    const dated = say('remember that my dentist is Dr. Ruiz since 3 May 2024');
+    expect([dated.value, dated.valid_from]).toEqual([
+      'Dr. Ruiz',
+      Date.UTC(2024, 4, 3, 7, 0), // 00:00 PDT (UTC−7)
+    ]);
+  });
+});
