@@ -32,6 +32,7 @@ export default defineConfig({
   },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'tests/**/*.test.ts'],
+    setupFiles: ['tests/support/environment.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

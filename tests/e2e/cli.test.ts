@@ -143,6 +143,15 @@ describe('keel remember / recall / history', () => {
     expect(city.results[0]).toMatchObject({ type: 'fact', value: 'Lisbon' });
   });
 
+  it('a question naming a day is read as a window (the bundle loads its date parser)', () => {
+    expect(keel(home, ['remember', 'preference/tea', 'green', 'tea']).status).toBe(0);
+    const r = keel(home, ['recall', 'what tea did I say I like yesterday', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const recalled = r.json<RecallJson & { window?: { phrase: string } }>();
+    expect(recalled.window?.phrase).toBe('yesterday');
+    expect(recalled.results[0]).toMatchObject({ type: 'fact', value: 'green tea' });
+  });
+
   it('an observed write is capped by the evidence gate; a conflict waits for review', () => {
     const obs = keel(home, [
       'remember',
