@@ -475,6 +475,44 @@ describe('recall ranking', () => {
     // biome-ignore lint/suspicious/noExplicitAny: deliberately invalid input
     await expectKeelErrorAsync(() => store.recall(42 as any), 'INVALID_INPUT');
   });
+
+  it('a belief is found through the turn it rests on, ranked just before it', async () => {
+    const { store } = openTempStore();
+    const said = turn(store, 'remember that I live in Porto');
+    const home = store.remember({
+      kind: 'profile',
+      key: 'home',
+      value: 'Porto',
+      source: 'owner_stated',
+      episodeId: said,
+    }).fact!;
+    // Control: a belief whose turn does not match stays out.
+    const work = turn(store, 'remember that I work at Acme');
+    store.remember({
+      kind: 'profile',
+      key: 'employer',
+      value: 'Acme',
+      source: 'owner_stated',
+      episodeId: work,
+    });
+    const r = await store.recall('where do I live?', { touch: false });
+    expect(r.results.map((x) => x.ref)).toEqual([`f${home.id}`, `e${said}`]);
+    // Its score is its turn's (confidence 1.0: weight 1), not a guess above it.
+    expect(r.results[0]!.score).toBeCloseTo(r.results[1]!.score, 12);
+
+    // After a move, the old turn still matches; the belief it supported is history, not recalled.
+    const moved = turn(store, 'I moved to Lisbon');
+    store.remember({
+      kind: 'profile',
+      key: 'home',
+      value: 'Lisbon',
+      source: 'owner_stated',
+      episodeId: moved,
+    });
+    const after = await store.recall('where do I live?', { touch: false });
+    expect(after.results.map((x) => x.ref)).toEqual([`e${said}`]);
+    expect(episodeResults(after)[0]!.supports).toEqual([{ id: home.id, status: 'superseded' }]);
+  });
 });
 
 describe('recall: dates in the question are windows over when things were said', () => {

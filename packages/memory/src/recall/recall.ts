@@ -19,7 +19,10 @@
  *   turn) or {@link NEIGHBOUR_WEIGHT_2} (two away) of the hit's reciprocal rank, and a weaker hit
  *   next to a stronger one is lifted to that score (context right after the hit it belongs to);
  *   words match the text of a turn, and a turn said by someone the question names is × 1.2
- *   ({@link SPEAKER_BOOST}).
+ *   ({@link SPEAKER_BOOST});
+ * - a current belief whose evidence is one of those turns joins at that turn's score ×
+ *   {@link EVIDENCE_WEIGHT} × its confidence weight, just before the turn ("where do I live?" finds
+ *   profile/home = Porto through "I live in Porto").
  *
  * Recall writes nothing. The facts it returns are counted as used by the store
  * (`MemoryStore.recall`), which writes their `access_count` and `last_accessed_at` with its next
@@ -101,6 +104,14 @@ export const EPISODE_HALF_LIFE_MS = 30 * 86_400_000;
  * docs/decisions/2026-12-01-recall-as-lived.md.
  */
 export const RECENCY_WEIGHT = 0.01;
+
+/**
+ * A current belief whose evidence is a recalled turn joins the results at that turn's score times
+ * this weight (and its confidence weight): a belief is what its turn said, distilled, so it ranks
+ * with it (just before it, on a tie). Its own words need not match the question ("where do I
+ * live?" → profile/home = Porto, said as "I live in Porto").
+ */
+export const EVIDENCE_WEIGHT = 1;
 
 /** How recall ran: lexical (BM25 only) or hybrid (BM25 + embeddings). */
 export type RecallMode = 'lexical' | 'hybrid';
@@ -515,12 +526,52 @@ export function recall(
       });
     }
   }
-  // Stable: equal scores keep arm order (facts first), then BM25 order; of two episodes with
-  // equal scores (recency too small to tell them apart), the newer first.
+  // A belief whose evidence is a turn that matched ("where do I live?" finds "I live in Porto",
+  // the evidence of profile/home = Porto, whose own words do not say "live"): it joins at its
+  // best turn's score times its confidence weight, so it ranks just before that turn.
+  if (options.type === undefined && options.asOf === undefined) {
+    const turns = results
+      .filter((x) => x.type === 'episode')
+      .sort((a, b) => b.score - a.score)
+      .slice(0, depth);
+    if (turns.length > 0) {
+      const turnScore = new Map(turns.map((t) => [t.id, t.score]));
+      const supported = stmt(
+        ctx.db,
+        `SELECT fe.episode_id AS episode, f.id, f.confidence FROM json_each(?) j
+         CROSS JOIN fact_evidence fe ON fe.episode_id = j.value
+         JOIN facts f ON f.id = fe.fact_id WHERE f.status = 'active' AND f.scope = ?`,
+      ).all(JSON.stringify([...turnScore.keys()]), scope) as {
+        episode: number;
+        id: number;
+        confidence: number;
+      }[];
+      const facts = new Map(
+        results.flatMap((x, i) => (x.type === 'fact' && !('ref' in x) ? [[x.id, i]] : [])),
+      );
+      for (const r of supported) {
+        const score = turnScore.get(r.episode)! * EVIDENCE_WEIGHT * (0.7 + 0.3 * r.confidence);
+        const at = facts.get(r.id);
+        if (at === undefined) {
+          facts.set(r.id, results.length);
+          results.push({ type: 'fact', id: r.id, score });
+        } else if (results[at]!.score < score) results[at]!.score = score;
+      }
+    }
+  }
+  // Stable: equal scores keep arm order (facts first, a belief before the turn it rests on),
+  // then BM25 order; of two episodes with equal scores (recency too small to tell them apart), the
+  // newer first.
   results.sort(
     (a, b) =>
       b.score - a.score ||
-      (a.type === 'episode' && b.type === 'episode' ? b.occurred_at - a.occurred_at : 0),
+      (a.type === b.type
+        ? a.type === 'episode' && b.type === 'episode'
+          ? b.occurred_at - a.occurred_at
+          : 0
+        : a.type === 'fact'
+          ? -1
+          : 1),
   );
   // The cut: the best `limit`, read whole. A fact the journal does not explain (changed or
   // written outside keel) is left out, its id listed in `unexplained`, and the next one takes its
