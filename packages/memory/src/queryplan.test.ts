@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dbOf } from './internal.js';
+import { BELIEFS_OF_TURNS } from './recall/recall.js';
 import { openTempStore } from './test-helpers.js';
 
 /** The plan SQLite would use for `sql`, as one string. */
@@ -29,6 +30,15 @@ describe('hot queries use their indexes (a later change cannot quietly scan a ta
     );
     expect(p).toMatch(/USING INDEX facts_one_active_per_slot|USING INDEX facts_slot/);
     expect(p).not.toMatch(/SCAN facts\b/);
+  });
+
+  it('the beliefs of recalled turns are found from the turns, never by walking the facts', () => {
+    const { store } = openTempStore();
+    const p = plan(store, BELIEFS_OF_TURNS, '[1,2,3]', 'owner');
+    expect(p).toMatch(
+      /^SCAN j VIRTUAL TABLE .*SEARCH fe USING INDEX fact_evidence_episode .*SEARCH f USING INTEGER PRIMARY KEY/,
+    );
+    expect(p).not.toMatch(/facts_status/);
   });
 
   it('fact recall drives from the FTS index, not a scan of facts', async () => {

@@ -113,6 +113,18 @@ export const RECENCY_WEIGHT = 0.01;
  */
 export const EVIDENCE_WEIGHT = 1;
 
+/**
+ * The current beliefs of a scope whose evidence is among the turns of a JSON array of ids
+ * (parameters: the array, the scope). CROSS JOINs keep the order: the turns, their evidence rows
+ * by the episode index, each belief by its id (the planner would otherwise walk every active fact
+ * by the status index: 45 ms at 100k rows).
+ */
+export const BELIEFS_OF_TURNS = `SELECT fe.episode_id AS episode, f.id, f.confidence
+  FROM json_each(?) j
+  CROSS JOIN fact_evidence fe ON fe.episode_id = j.value
+  CROSS JOIN facts f ON f.id = fe.fact_id
+  WHERE f.status = 'active' AND f.scope = ?`;
+
 /** How recall ran: lexical (BM25 only) or hybrid (BM25 + embeddings). */
 export type RecallMode = 'lexical' | 'hybrid';
 
@@ -536,12 +548,10 @@ export function recall(
       .slice(0, depth);
     if (turns.length > 0) {
       const turnScore = new Map(turns.map((t) => [t.id, t.score]));
-      const supported = stmt(
-        ctx.db,
-        `SELECT fe.episode_id AS episode, f.id, f.confidence FROM json_each(?) j
-         CROSS JOIN fact_evidence fe ON fe.episode_id = j.value
-         JOIN facts f ON f.id = fe.fact_id WHERE f.status = 'active' AND f.scope = ?`,
-      ).all(JSON.stringify([...turnScore.keys()]), scope) as {
+      const supported = stmt(ctx.db, BELIEFS_OF_TURNS).all(
+        JSON.stringify([...turnScore.keys()]),
+        scope,
+      ) as {
         episode: number;
         id: number;
         confidence: number;
