@@ -45,6 +45,16 @@ describe('captureOwnerStatement: the time said with a statement', () => {
     expect([home.value, home.valid_from]).toEqual(['Lyon', null]);
   });
 
+  it('a dated move replaces a home said earlier without a time', () => {
+    const porto = say('remember that I live in Porto');
+    const lisbon = say('remember that I moved to Lisbon yesterday');
+    expect(store.current({ scope: 'owner', kind: 'profile', key: 'home' })?.id).toBe(lisbon.id);
+    expect(store.fact(porto.id)).toMatchObject({
+      status: 'superseded',
+      valid_to: Date.UTC(2026, 11, 1, 8, 0),
+    });
+  });
+
   it('a date after the line is never a start; a statement with no time has none', () => {
     const later = say('remember that I work at Globex on Saturday');
     expect(later.valid_from).toBeNull();

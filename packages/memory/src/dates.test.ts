@@ -293,6 +293,8 @@ describe('splitTimePhrase: the time phrase a stated value ends with', () => {
     'coffee in the morning', // a habit's time of day, not a date
     'tea at 5pm',
     'in March', // nothing would be left
+    'Porto until last year', // when it stopped, not when it began
+    'Sevilla hasta ayer',
   ])('leaves %j whole', (value) => {
     expect(splitTimePhrase(value)).toBeNull();
   });

@@ -247,6 +247,8 @@ export function resolveDate(text: string, episodeMs: number, tz: string): Resolv
  */
 const TIME_PREPOSITION =
   /(?:^|\s)(?:in|since|on|from|as of|starting|en|desde|el|a partir de|depuis|le|à partir de|dès|im|seit|am|ab|em|no|na)$/iu;
+/** Words that end a span ("until last year"): such a phrase is when it stopped, not began. */
+const UNTIL = /(?:^|\s)(?:until|till|up to|hasta|jusqu['’]à|jusqu['’]en|bis|até)$/iu;
 /** A bare year after such a word ("since 2024", "desde 2019"): chrono does not read it alone. */
 const YEAR_PHRASE =
   /(?:^|\s)((?:in|since|from|as of|en|desde|depuis|dès|seit|ab|im|em)\s+(?:19|20)\d{2})$/iu;
@@ -257,7 +259,7 @@ const YEAR_PHRASE =
  * A date counts as the value's time phrase only at its end, only when it names a day, month or year
  * (not a time of day: "coffee in the morning" stays whole), and only introduced by a word like
  * "in", "since" or "on" or relative to when it was said ("yesterday", "last year"): "I moved to
- * March" keeps the town.
+ * March" keeps the town. A span's end ("until last year") is not split off: it is no start.
  *
  * @returns the value without it and the phrase (to resolve with {@link resolveDate}), or null when
  *   the value ends with none or would be left empty.
@@ -281,6 +283,7 @@ export function splitTimePhrase(value: string): { rest: string; phrase: string }
     const dated = ['day', 'weekday', 'month', 'year'] as const;
     if (!dated.some((part) => r.start.isCertain(part))) continue;
     const before = text.slice(0, r.index).trimEnd();
+    if (UNTIL.test(before) || UNTIL.test(r.text.split(/\s+/u)[0] ?? '')) return null;
     const word = TIME_PREPOSITION.exec(before);
     if (word) return cut(word.index + (/^\s/u.test(word[0]) ? 1 : 0));
     const introduced = TIME_PREPOSITION.test(r.text.split(/\s+/u)[0] ?? '');

@@ -413,9 +413,18 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
 
     // An earlier value: true since before the current one began. It is history, not current (the
     // owner may say it replaces the current value): superseded, ending where the current starts.
-    const currentStart = current.valid_from ?? current.created_at;
-    const replaces = input.replaces === true && isOwnerSource(input.source);
-    if (input.validFrom != null && input.validFrom < currentStart && !replaces) {
+    // A current value recorded without a start held at least from when it was recorded; but the
+    // owner's own dated word after it replaces it ("I live in Porto", then "I moved to Lisbon
+    // yesterday"): only a known start shows the owner's value to be the earlier one.
+    const owner = isOwnerSource(input.source);
+    const currentStart = current.valid_from ?? (owner ? null : current.created_at);
+    const replaces = input.replaces === true && owner;
+    if (
+      input.validFrom != null &&
+      currentStart !== null &&
+      input.validFrom < currentStart &&
+      !replaces
+    ) {
       const history = slotRows(ctx, slot, ['superseded']).find(
         (r) => r.value_hash === hash && r.valid_from === input.validFrom,
       );

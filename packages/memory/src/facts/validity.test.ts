@@ -6,6 +6,7 @@ import { dbOf } from '../internal.js';
 import { DAY, factResults, openTempStore, slot } from '../test-helpers.js';
 
 const PROJECT = slot('project', 'current_project');
+const HOME = slot('profile', 'home');
 const Y2026 = Date.UTC(2026, 0, 1);
 
 describe('a backdated write', () => {
@@ -70,6 +71,46 @@ describe('a backdated write', () => {
       replaces: true,
     });
     expect(guess.decision).toBe('history');
+  });
+
+  it('a current value recorded without a start is replaced by a dated statement after it', async () => {
+    const { store, clock } = openTempStore(Y2026);
+    // "I live in Porto": true now, since some time before it was recorded.
+    const porto = store.remember({ ...HOME, value: 'Porto', source: 'owner_stated' }).fact!;
+    expect(porto.valid_from).toBeNull();
+    clock.advance(60_000);
+    // "I moved to Lisbon yesterday": the newer statement, dated before Porto was recorded.
+    const r = store.remember({
+      ...HOME,
+      value: 'Lisbon',
+      source: 'owner_stated',
+      validFrom: Y2026 - DAY,
+    });
+    expect(r.decision).toBe('update');
+    expect(store.current(HOME)).toMatchObject({ value: 'Lisbon', valid_from: Y2026 - DAY });
+    expect(store.fact(porto.id)).toMatchObject({ status: 'superseded', valid_to: Y2026 - DAY });
+    // Control: with a known later start, the same dated statement is history.
+    const { store: known } = openTempStore(Y2026);
+    known.remember({ ...HOME, value: 'Porto', source: 'owner_stated', validFrom: Y2026 });
+    const earlier = known.remember({
+      ...HOME,
+      value: 'Lisbon',
+      source: 'owner_stated',
+      validFrom: Y2026 - DAY,
+    });
+    expect(earlier.decision).toBe('history');
+    // Control: a dated observation (not the owner's word) after an undated current is history,
+    // as an old conversation read late must not replace what was recorded since.
+    const { store: seen } = openTempStore(Y2026);
+    seen.remember({ ...HOME, value: 'Porto', source: 'owner_stated' });
+    const late = seen.remember({
+      ...HOME,
+      value: 'Lisbon',
+      source: 'observed',
+      episodeId: seen.addEpisode({ channel: 'import', role: 'owner', text: 'I live in Lisbon' }).id,
+      validFrom: Y2026 - DAY,
+    });
+    expect(late.decision).toBe('history');
   });
 
   it('a later valid_from updates as before, ending the old value where the new one starts', async () => {
