@@ -38,6 +38,7 @@ describe('hot queries use their indexes (a later change cannot quietly scan a ta
     expect(p).toMatch(
       /^SCAN j VIRTUAL TABLE .*SEARCH fe USING INDEX fact_evidence_episode .*SEARCH f USING INTEGER PRIMARY KEY/,
     );
+    expect(p).toMatch(/SEARCH cur USING (COVERING )?INDEX facts_one_active_per_slot/);
     expect(p).not.toMatch(/facts_status/);
   });
 

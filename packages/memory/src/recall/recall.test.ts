@@ -500,18 +500,23 @@ describe('recall ranking', () => {
     // Its score is its turn's (confidence 1.0: weight 1), not a guess above it.
     expect(r.results[0]!.score).toBeCloseTo(r.results[1]!.score, 12);
 
-    // After a move, the old turn still matches; the belief it supported is history, not recalled.
+    // After a move, the old turn still matches: the belief it supported is history and is not
+    // recalled; the slot's current belief is, with the turn marked as said then.
     const moved = turn(store, 'I moved to Lisbon');
-    store.remember({
+    const lisbon = store.remember({
       kind: 'profile',
       key: 'home',
       value: 'Lisbon',
       source: 'owner_stated',
       episodeId: moved,
-    });
+    }).fact!;
     const after = await store.recall('where do I live?', { touch: false });
-    expect(after.results.map((x) => x.ref)).toEqual([`e${said}`]);
+    expect(after.results.map((x) => x.ref)).toEqual([`f${lisbon.id}`, `e${said}`]);
     expect(episodeResults(after)[0]!.supports).toEqual([{ id: home.id, status: 'superseded' }]);
+    // A forgotten belief is not brought back through its turn, nor is its slot's.
+    store.forget(lisbon.id);
+    const forgotten = await store.recall('where do I live?', { touch: false });
+    expect(forgotten.results.map((x) => x.ref)).toEqual([`e${said}`]);
   });
 });
 

@@ -20,9 +20,10 @@
  *   next to a stronger one is lifted to that score (context right after the hit it belongs to);
  *   words match the text of a turn, and a turn said by someone the question names is × 1.2
  *   ({@link SPEAKER_BOOST});
- * - a current belief whose evidence is one of those turns joins at that turn's score ×
- *   {@link EVIDENCE_WEIGHT} × its confidence weight, just before the turn ("where do I live?" finds
- *   profile/home = Porto through "I live in Porto").
+ * - a current belief one of those turns speaks to (one it is evidence for, or its slot's current
+ *   belief once that one was superseded) joins at that turn's score × {@link EVIDENCE_WEIGHT} × its
+ *   confidence weight, just before the turn ("where do I live?" finds profile/home = Porto through
+ *   "I live in Porto", and Lisbon once the owner moved).
  *
  * Recall writes nothing. The facts it returns are counted as used by the store
  * (`MemoryStore.recall`), which writes their `access_count` and `last_accessed_at` with its next
@@ -114,16 +115,21 @@ export const RECENCY_WEIGHT = 0.01;
 export const EVIDENCE_WEIGHT = 1;
 
 /**
- * The current beliefs of a scope whose evidence is among the turns of a JSON array of ids
- * (parameters: the array, the scope). CROSS JOINs keep the order: the turns, their evidence rows
- * by the episode index, each belief by its id (the planner would otherwise walk every active fact
- * by the status index: 45 ms at 100k rows).
+ * The current beliefs of a scope that the turns of a JSON array of ids speak to (parameters: the
+ * array, the scope): each belief a turn is evidence for, or, for one since superseded, the current
+ * belief of its slot (the turn "I live in Porto" speaks to profile/home, now Lisbon); never one
+ * retracted, forgotten or rejected. CROSS JOINs keep the order: the turns, their evidence rows by
+ * the episode index, each belief by its id, its slot's current one by the one-per-slot index (named:
+ * without statistics the planner picks an index on the scope alone); otherwise the planner walks
+ * every active fact by the status index (45 ms a recall at 100k rows).
  */
-export const BELIEFS_OF_TURNS = `SELECT fe.episode_id AS episode, f.id, f.confidence
+export const BELIEFS_OF_TURNS = `SELECT fe.episode_id AS episode, cur.id, cur.confidence
   FROM json_each(?) j
   CROSS JOIN fact_evidence fe ON fe.episode_id = j.value
   CROSS JOIN facts f ON f.id = fe.fact_id
-  WHERE f.status = 'active' AND f.scope = ?`;
+  CROSS JOIN facts cur INDEXED BY facts_one_active_per_slot
+    ON cur.scope = f.scope AND cur.kind = f.kind AND cur.key = f.key AND cur.status = 'active'
+  WHERE f.status IN ('active', 'superseded') AND f.scope = ?`;
 
 /** How recall ran: lexical (BM25 only) or hybrid (BM25 + embeddings). */
 export type RecallMode = 'lexical' | 'hybrid';
@@ -538,9 +544,10 @@ export function recall(
       });
     }
   }
-  // A belief whose evidence is a turn that matched ("where do I live?" finds "I live in Porto",
-  // the evidence of profile/home = Porto, whose own words do not say "live"): it joins at its
-  // best turn's score times its confidence weight, so it ranks just before that turn.
+  // A belief a matching turn speaks to ("where do I live?" finds "I live in Porto", the evidence
+  // of profile/home = Porto, whose own words do not say "live"; once superseded, the slot's
+  // current belief): it joins at its best turn's score times its confidence weight, so it ranks
+  // just before that turn.
   if (options.type === undefined && options.asOf === undefined) {
     const turns = results
       .filter((x) => x.type === 'episode')
