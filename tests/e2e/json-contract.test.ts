@@ -48,6 +48,10 @@ const isTimeField = (key: string) =>
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
+/** 2000-01-01 and 2100-01-01 in ms since the epoch: a whole number between them is an instant. */
+const INSTANT_MS_FROM = Date.UTC(2000, 0, 1);
+const INSTANT_MS_TO = Date.UTC(2100, 0, 1);
+
 /** Any JSON value under the contract: snake_case keys, instants ISO with an offset. */
 const contractJson: z.ZodType<Json> = z.lazy(() =>
   z.union([
@@ -60,6 +64,22 @@ const contractJson: z.ZodType<Json> = z.lazy(() =>
       .record(z.string().regex(SNAKE_CASE, 'the key is not snake_case'), contractJson)
       .superRefine((object, ctx) => {
         for (const [key, value] of Object.entries(object)) {
+          // An instant is never a bare number under another name (`"from": 1796083200000`): a
+          // whole number of ms between 2000 and 2100 in a field not named as a duration or size.
+          if (
+            !isTimeField(key) &&
+            typeof value === 'number' &&
+            Number.isInteger(value) &&
+            value >= INSTANT_MS_FROM &&
+            value < INSTANT_MS_TO &&
+            !/(?:_ms|bytes)$/.test(key)
+          ) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [key],
+              message: `${value} reads as an instant in ms; name the field as a time (at, *_at, since, until) so it prints as ISO 8601`,
+            });
+          }
           if (!isTimeField(key) || value === null) continue;
           if (typeof value !== 'string' || !ISO_WITH_OFFSET.test(value)) {
             ctx.addIssue({
@@ -449,6 +469,11 @@ describe('every verb prints --json under one contract', () => {
     await walk(['recall', 'project', '--as-of', '2025-06-01'], {
       mayBeEmpty: ['$.results[].supports'],
     });
+    // A question naming a day: its window's ends are instants too.
+    const dated = await walk(['recall', 'what', 'coffee', 'did', 'I', 'mention', 'last', 'week'], {
+      mayBeEmpty: ['$.results[].supports'],
+    });
+    expect(dated.window).toMatchObject({ phrase: 'last week', since: expect.any(String) });
     await walk(['history', 'project/current_project']);
     const confirmed = await walk(['confirm', String(ids.pending)]);
     expect(confirmed.superseded).not.toBeNull();

@@ -161,7 +161,16 @@ export function registerRecallCommands(program: Command, config: Config): void {
               ...(asOf === undefined ? {} : { asOf }),
               tz: config.think.tz,
             });
-            emit(json(cmd), { ...r, reason: r.reason ?? null }, () =>
+            // The window is [since, until): named as times, so --json prints them as instants.
+            const { window, ...rest } = r;
+            const printed = {
+              ...rest,
+              reason: r.reason ?? null,
+              ...(window
+                ? { window: { since: window.from, until: window.to, phrase: window.phrase } }
+                : {}),
+            };
+            emit(json(cmd), printed, () =>
               [
                 `recall: ${r.mode}${r.reason ? ` (${r.reason})` : ''}`,
                 ...(r.results.length
