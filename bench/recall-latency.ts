@@ -53,13 +53,13 @@ import { parseArgs } from 'node:util';
 import {
   ftsMatch,
   type ImportedTurn,
-  irregularForms,
   KINDS,
   MemoryStore,
   type ParsedImport,
   parseImport,
   recallTerms,
   type Source,
+  searchedForms,
 } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { ProjectionEmbedder } from './hybrid.js';
@@ -241,7 +241,7 @@ export function buildRealStore(path: string, turns: readonly ImportedTurn[], row
 /** The match expression recall builds for a question (its terms and their irregular forms). */
 function matchOf(question: string): string | null {
   const terms = recallTerms(question);
-  return ftsMatch([...terms, ...terms.flatMap(irregularForms)]);
+  return ftsMatch(searchedForms(terms));
 }
 
 /**

@@ -18,7 +18,6 @@
  * The schema is written here on its own, not imported from `@keel/host`: it states the contract a
  * second time, so a change to the printer cannot quietly change what is checked.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MINILM } from '../../packages/memory/src/embed/minilm.js';
 import { writeTinyBertModel } from '../../packages/memory/src/embed/testkit.js';
-import { CLI, FIXTURES } from '../support/cli.js';
+import { FIXTURES, runCli } from '../support/cli.js';
 import { FakeAnthropic } from '../support/fake-anthropic.js';
 import { refusedPort, startFakeHub } from '../support/fake-hub.js';
 import { type FakeOllama, startFakeOllama } from '../support/fake-ollama.js';
@@ -214,24 +213,9 @@ const online = (extra: Record<string, string> = {}) => ({
 });
 
 /** Runs `keel <args>` without blocking this process (the fakes answer from it). */
-function keel(args: string[], env: Record<string, string> = {}, input = ''): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: baseEnv(env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ args, status, stdout, stderr }));
-    child.stdin.end(input);
-  });
+async function keel(args: string[], env: Record<string, string> = {}, input = ''): Promise<Run> {
+  const { status, stdout, stderr } = await runCli(args, baseEnv(env), input);
+  return { args, status, stdout, stderr };
 }
 
 /**

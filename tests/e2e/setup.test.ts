@@ -14,7 +14,6 @@
  * at the terminal and nothing in KEEL_HOME yet: piped, or with KEEL_SKIP_SETUP=1, it opens the
  * terminal as it always did.
  */
-import { spawn } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -31,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspectConfigFile } from '@keel/host';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI } from '../support/cli.js';
+import { CLI, type CliRun, runCli } from '../support/cli.js';
 import { FakeAnthropic } from '../support/fake-anthropic.js';
 import { FakeDiscord, type FakeUser, user } from '../support/fake-discord.js';
 import { refusedPort } from '../support/fake-hub.js';
@@ -126,24 +125,8 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
 }
 
 /** `keel <args>` with piped stdio, not blocking this process (the fakes answer from it). */
-function run(
-  args: string[],
-  input = '',
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: env() });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(input);
-  });
+function run(args: string[], input = ''): Promise<CliRun> {
+  return runCli(args, env(), input);
 }
 
 /** `keel <args>` in a pseudo-terminal. */

@@ -69,11 +69,22 @@ export function keelAsync(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<CliRun> {
+  return runCli(args, {
+    ...process.env,
+    KEEL_HOME: home,
+    ANTHROPIC_API_KEY: '',
+    OPENAI_API_KEY: '',
+    ...env,
+  });
+}
+
+/**
+ * Runs the bundled CLI with `args` in exactly the environment `env`, `input` on its stdin, without
+ * blocking this process's event loop; resolves once it exits.
+ */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {
@@ -86,6 +97,7 @@ export function keelAsync(
     child.on('close', (status) =>
       resolve({ status, stdout, stderr, json: <T>() => JSON.parse(stdout) as T }),
     );
+    child.stdin.end(input);
   });
 }
 

@@ -238,6 +238,7 @@ export {
   queryTerms,
   RECALL_STOPWORDS,
   recallTerms,
+  searchedForms,
   valueHash,
 } from './text.js';
 export * from './types.js';

@@ -203,6 +203,15 @@ function ftsPhrase(term: string): string {
 }
 
 /**
+ * What recall searches for, for its `terms`: each term, then their irregular forms ("won" also
+ * searches "win"; {@link irregularForms}), in that order (the order of the FTS5 expression's
+ * phrases, which BM25 sums in).
+ */
+export function searchedForms(terms: readonly string[]): string[] {
+  return [...terms, ...terms.flatMap(irregularForms)];
+}
+
+/**
  * Builds an FTS5 MATCH expression from query terms: each term a quoted string, OR-ed, so a row
  * matching any term is a candidate and BM25 ranks rows matching more and rarer terms higher.
  *

@@ -31,7 +31,7 @@
  * @module
  */
 import type Database from 'better-sqlite3';
-import { stmt } from '../context.js';
+import { countRows, stmt } from '../context.js';
 
 /** BM25 k1, as FTS5's `bm25()` (SQLite `ext/fts5/fts5_aux.c`). */
 const K1 = 1.2;
@@ -668,13 +668,11 @@ export class RecallIndex {
   }
 
   #maxOf(table: 'episodes' | 'facts'): number {
-    return (stmt(this.#db, `SELECT coalesce(max(id), 0) AS n FROM ${table}`).get() as { n: number })
-      .n;
+    return countRows(this.#db, `SELECT coalesce(max(id), 0) AS n FROM ${table}`);
   }
 
   #journalSeq(): number {
-    return (stmt(this.#db, 'SELECT coalesce(max(seq), 0) AS n FROM journal').get() as { n: number })
-      .n;
+    return countRows(this.#db, 'SELECT coalesce(max(seq), 0) AS n FROM journal');
   }
 
   /** One slice of the episodes' build: the turns' dates, then the vocabulary. */

@@ -2,7 +2,7 @@
  * The one place that decides what is recalled.
  *
  * The question's words are {@link recallTerms} (a standard stopword list that keeps content verbs),
- * each with its irregular verb forms ({@link irregularForms}: "won" also searches "win").
+ * each with its irregular verb forms ({@link searchedForms}: "won" also searches "win").
  *
  * Candidates come from the FTS5 indexes over the whole store (never a recency window): BM25 over
  * active facts and, as a separate arm, over episodes, ranked by the indexes' mirror in memory when a
@@ -44,9 +44,9 @@ import {
   ftsMatch,
   ftsPhrases,
   humanAge,
-  irregularForms,
   normalizeValue,
   recallTerms,
+  searchedForms,
 } from '../text.js';
 import type { Episode, Fact, Kind, Role, Scope, Source, Status } from '../types.js';
 import type { HitFilter, RecallIndex } from './postings.js';
@@ -305,7 +305,7 @@ export function recall(
     ? `${query.slice(0, window.index)} ${query.slice(window.index + window.length)}`
     : query;
   const terms = recallTerms(words);
-  const searched = [...terms, ...terms.flatMap(irregularForms)];
+  const searched = searchedForms(terms);
   const match = ftsMatch(searched);
   const phrases = ftsPhrases(searched);
   const response: RecallResponse = {
