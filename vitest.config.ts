@@ -17,6 +17,8 @@ export default defineConfig({
   resolve: {
     alias: {
       '@keel/errors': src('./packages/errors/src/index.ts'),
+      '@keel/language/test': src('./packages/language/src/test.ts'),
+      '@keel/language': src('./packages/language/src/index.ts'),
       '@keel/memory/internal': src('./packages/memory/src/internal.ts'),
       '@keel/memory': src('./packages/memory/src/index.ts'),
       '@keel/gate': src('./packages/gate/src/index.ts'),

@@ -50,18 +50,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { recallTerms, searchedForms } from '@keel/language';
 import {
-  ftsMatch,
   type ImportedTurn,
   KINDS,
   MemoryStore,
   type ParsedImport,
   parseImport,
-  recallTerms,
   type Source,
-  searchedForms,
 } from '@keel/memory';
-import { dbOf } from '@keel/memory/internal';
+import { dbOf, ftsMatch } from '@keel/memory/internal';
 import { ProjectionEmbedder } from './hybrid.js';
 import {
   type BenchOptions,

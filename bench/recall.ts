@@ -11,16 +11,15 @@
  */
 
 import { createHash } from 'node:crypto';
+import { queryTerms } from '@keel/language';
 import {
-  ftsMatch,
   KINDS,
   type MemoryStore,
   parseImport,
-  queryTerms,
   type RecallOptions,
   type Source,
 } from '@keel/memory';
-import { dbOf } from '@keel/memory/internal';
+import { dbOf, ftsMatch } from '@keel/memory/internal';
 import {
   type BenchOptions,
   type CorpusModel,

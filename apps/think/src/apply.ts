@@ -9,12 +9,12 @@
  */
 
 import { KeelError } from '@keel/errors';
+import { resolveDate } from '@keel/language';
 import {
   type Decision,
   type Episode,
   type MemoryStore,
   normalizeKey,
-  resolveDate,
   type Source,
 } from '@keel/memory';
 import type { Delta } from './deltas.js';

@@ -7,8 +7,8 @@
  * @module
  */
 import type { ChatModel } from '@keel/agent';
+import { localStamp } from '@keel/language';
 import type { Episode, FactResult, MemoryStore } from '@keel/memory';
-import { localStamp } from '@keel/memory';
 import { formatFactLine } from '@keel/prompt';
 import { type ParsedOutput, parseModelOutput } from './deltas.js';
 

@@ -1,6 +1,6 @@
 // Reading a model's output into deltas, resolving relative dates, and naming slots.
 
-import { resolveDate, resolveDue } from '@keel/memory';
+import { resolveDate, resolveDue } from '@keel/language';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { slotKey } from './apply.js';

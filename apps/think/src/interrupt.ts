@@ -7,8 +7,8 @@
  * @module
  */
 import { createHash } from 'node:crypto';
+import { resolveDue } from '@keel/language';
 import type { Episode, MemoryStore } from '@keel/memory';
-import { resolveDue } from '@keel/memory';
 import type { Urgent } from './deltas.js';
 import { isQuiet } from './schedule.js';
 import type { ThinkDeps } from './types.js';

@@ -9,7 +9,7 @@
  */
 
 import { screenTurn } from '@keel/gate';
-import { localStamp } from '@keel/memory';
+import { localStamp } from '@keel/language';
 import { previousWeek } from './schedule.js';
 import type { ThinkDeps } from './types.js';
 

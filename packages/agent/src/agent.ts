@@ -18,16 +18,12 @@
 import { KeelError } from '@keel/errors';
 import {
   describeSecretKind,
-  type Episode,
-  type Fact,
   localStamp,
-  type MemoryStore,
-  type RecallMode,
   redactSecrets,
   type SecretKind,
   scanSecrets,
-  type WriteResult,
-} from '@keel/memory';
+} from '@keel/language';
+import type { Episode, Fact, MemoryStore, RecallMode, WriteResult } from '@keel/memory';
 import {
   buildStaticBlock,
   buildTurnBlock,

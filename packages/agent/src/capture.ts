@@ -8,7 +8,8 @@
  */
 import { KeelError } from '@keel/errors';
 import { captureExplicit } from '@keel/gate';
-import { type MemoryStore, resolveDate, type WriteResult } from '@keel/memory';
+import { resolveDate } from '@keel/language';
+import type { MemoryStore, WriteResult } from '@keel/memory';
 
 /** What capturing one owner line did. */
 export interface OwnerCapture {

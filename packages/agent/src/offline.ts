@@ -11,16 +11,8 @@
  */
 
 import { KeelError } from '@keel/errors';
-import {
-  type Episode,
-  type Fact,
-  type MemoryStore,
-  type RecallResponse,
-  SECRET_PLACEHOLDER,
-  type SecretKind,
-  scanSecrets,
-  type WriteResult,
-} from '@keel/memory';
+import { SECRET_PLACEHOLDER, type SecretKind, scanSecrets } from '@keel/language';
+import type { Episode, Fact, MemoryStore, RecallResponse, WriteResult } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { secretNotice } from './agent.js';
 import { captureOwnerStatement } from './capture.js';

@@ -19,7 +19,8 @@
  *
  * @module
  */
-import { type Kind, splitTimePhrase } from '@keel/memory';
+import { splitTimePhrase } from '@keel/language';
+import type { Kind } from '@keel/memory';
 import { aboutSomeone } from './capture/build.js';
 import {
   CAPTURE_MAX_CHARS,

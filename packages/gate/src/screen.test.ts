@@ -1,6 +1,6 @@
 // screenTurn: credentials and injection refused, keel's memory text cut out; every refusal sits
 // beside the same sentence without the offending part, which passes.
-import { redactSecrets, SECRET_PLACEHOLDER } from '@keel/memory';
+import { redactSecrets, SECRET_PLACEHOLDER } from '@keel/language';
 import { describe, expect, it } from 'vitest';
 import { screenTurn } from './screen.js';
 

@@ -15,7 +15,7 @@
  */
 
 import { KeelError } from '@keel/errors';
-import { findSecret, looksLikeInjection, SECRET_PLACEHOLDER } from '@keel/memory';
+import { findSecret, looksLikeInjection, SECRET_PLACEHOLDER } from '@keel/language';
 import { stripMemoryText } from '@keel/prompt';
 
 /** The result of {@link screenTurn}. */

@@ -27,16 +27,8 @@ import {
 import { join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import { captureExplicit } from '@keel/gate';
-import {
-  type Decision,
-  type Kind,
-  type MemoryStore,
-  redactSecrets,
-  type Scope,
-  SECRET_PLACEHOLDER,
-  type Source,
-  secretInSlot,
-} from '@keel/memory';
+import { redactSecrets, SECRET_PLACEHOLDER, secretInSlot } from '@keel/language';
+import type { Decision, Kind, MemoryStore, Scope, Source } from '@keel/memory';
 import { ensureHome } from './files.js';
 
 /** The recovery file's name inside KEEL_HOME. */

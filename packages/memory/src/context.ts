@@ -4,8 +4,9 @@
  *
  * @module
  */
+
+import type { SecretLedger } from '@keel/language';
 import type Database from 'better-sqlite3';
-import type { SecretLedger } from './secrets/redact.js';
 
 /** The clock, in ms since the Unix epoch. Injected so tests and the think service control time. */
 export type Clock = () => number;

@@ -7,9 +7,9 @@
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isSqliteCorruption, KeelError } from '@keel/errors';
+import { foldForIndex, sha256 } from '@keel/language';
 import Database from 'better-sqlite3';
 import { migrate } from './schema/index.js';
-import { foldForIndex, sha256 } from './text.js';
 
 /** Options for {@link openDatabase}. */
 export interface OpenOptions {

@@ -26,9 +26,8 @@
  *   messages), the belief queue, think runs, the curator's diary, interrupts, meta, imports.
  * - **Redaction** (`redaction.ts`) — every repository that can hold the owner's words erases a
  *   purged value; purge walks them all.
- * - **Text and scans** — normalisation, query terms, the injection scan (`scan.ts`), and secrets
- *   (`secrets/`): the scan that finds credentials by what a sentence is about and by shape, the
- *   kinds a refusal names (`SECRET_KINDS`, `describeSecretKind`), and redaction.
+ * - **Text** — the store's own use of `@keel/language` (folding, hashes, the secret scan and the
+ *   injection scan are there): user text as an FTS5 query (`recall/fts-query.ts`).
  * - **Import** (`import/`) — LoCoMo and LongMemEval conversations as episodes.
  *
  * Tests and benchmarks reach the database handle through `@keel/memory/internal`.
@@ -42,17 +41,6 @@ export {
   type DatabaseInfo,
   inspectDatabase,
 } from './backup.js';
-export {
-  type DateWindow,
-  localDay,
-  localStamp,
-  type ResolvedDate,
-  resolveAsOf,
-  resolveDate,
-  resolveDue,
-  resolveWindow,
-  splitTimePhrase,
-} from './dates.js';
 export type { OpenOptions } from './db.js';
 export {
   DEFAULT_HF_ENDPOINT,
@@ -202,20 +190,6 @@ export type {
 } from './repos/session.js';
 export type { RunKind, RunOutcome, TickInfo } from './repos/think-runs.js';
 export {
-  describeSecretKind,
-  findSecret,
-  isSecretKind,
-  looksLikeInjection,
-  redactSecrets,
-  SECRET_KINDS,
-  SECRET_PLACEHOLDER,
-  type SecretFinding,
-  type SecretKind,
-  scanSecrets,
-  secretInSlot,
-  withholdSecrets,
-} from './scan.js';
-export {
   LATEST_VERSION,
   MIGRATIONS,
   type Migration,
@@ -228,19 +202,6 @@ export {
   MemoryStore,
   type StoreOptions,
 } from './store.js';
-export {
-  foldForIndex,
-  ftsMatch,
-  ftsPhrases,
-  humanAge,
-  irregularForms,
-  normalizeValue,
-  queryTerms,
-  RECALL_STOPWORDS,
-  recallTerms,
-  searchedForms,
-  valueHash,
-} from './text.js';
 export * from './types.js';
 export {
   DEFAULT_SIMILARITY_FLOOR,

@@ -10,6 +10,7 @@ export { type Clock, countRows, type StoreContext, stmt } from './context.js';
 export { openDatabase, registerFunctions } from './db.js';
 export { appendJournal, entryHash, type JournalEntry } from './journal/journal.js';
 export { replayJournal } from './journal/replay.js';
+export { ftsMatch, ftsPhrases } from './recall/fts-query.js';
 export { recall as lexicalRecall, type VectorArm } from './recall/recall.js';
 export { contextOf } from './store.js';
 

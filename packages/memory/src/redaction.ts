@@ -10,8 +10,9 @@
  *
  * @module
  */
+
+import { normalizeValue, valuePattern } from '@keel/language';
 import { type StoreContext, stmt } from './context.js';
-import { normalizeValue, valuePattern } from './text.js';
 
 /** The text that replaces a purged value. */
 export const PURGED = '[purged]';

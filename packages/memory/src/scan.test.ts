@@ -1,9 +1,9 @@
 // Secrets never reach the database: every credential shape is withheld from episode text, while
 // ordinary text about passwords and keys is kept.
 
+import { redactSecrets, SECRET_PLACEHOLDER } from '@keel/language';
 import { describe, expect, it } from 'vitest';
 import { dbOf } from './internal.js';
-import { redactSecrets, SECRET_PLACEHOLDER } from './scan.js';
 import { openTempStore } from './test-helpers.js';
 
 describe('secrets in episodes', () => {

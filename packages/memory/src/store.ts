@@ -10,6 +10,7 @@
  */
 import { join } from 'node:path';
 import { KeelError } from '@keel/errors';
+import { SecretLedger } from '@keel/language';
 import Database from 'better-sqlite3';
 import { type Clock, countRows, type StoreContext, stmt } from './context.js';
 import { type OpenOptions, openDatabase } from './db.js';
@@ -83,7 +84,6 @@ import { InterruptsRepo } from './repos/interrupts.js';
 import { MetaRepo } from './repos/meta.js';
 import { OwnerSessionRepo, sessionHolders } from './repos/session.js';
 import { ThinkRunsRepo } from './repos/think-runs.js';
-import { SecretLedger } from './secrets/redact.js';
 import type { Actor, Episode, Fact, Scope, Slot } from './types.js';
 import {
   pendingVectorRows,

@@ -7,13 +7,8 @@
  *
  * @module
  */
-import {
-  type EpisodeResult,
-  type Fact,
-  type FactResult,
-  localDay,
-  type RecallResponse,
-} from '@keel/memory';
+import { localDay } from '@keel/language';
+import type { EpisodeResult, Fact, FactResult, RecallResponse } from '@keel/memory';
 import {
   moreBeliefsNote,
   NOTHING_FOUND,

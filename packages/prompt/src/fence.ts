@@ -18,7 +18,8 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { looksLikeInjection, type RecallMode } from '@keel/memory';
+import { looksLikeInjection } from '@keel/language';
+import type { RecallMode } from '@keel/memory';
 
 /** A hole in a {@link Shape}: its name, and the regular-expression source that reads what fills it. */
 interface Hole<N extends string> {

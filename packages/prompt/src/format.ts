@@ -5,8 +5,9 @@
  *
  * @module
  */
+
+import { humanAge, localDay } from '@keel/language';
 import type { EpisodeResult, FactResult, RecallResult } from '@keel/memory';
-import { humanAge, localDay } from '@keel/memory';
 import { episodeLine, factLine } from './fence.js';
 
 /** The fields of a fact that a line shows. */

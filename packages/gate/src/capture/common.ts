@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { type Kind, normalizeKey, queryTerms } from '@keel/memory';
+import { queryTerms } from '@keel/language';
+import { type Kind, normalizeKey } from '@keel/memory';
 
 /** The languages whose trigger phrases capture understands (ISO 639-1). */
 export const CAPTURE_LANGUAGES = ['en', 'es', 'fr', 'de', 'pt'] as const;

@@ -7,10 +7,10 @@
  * @module
  */
 
+import { normalizeValue } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
 import { addEpisode } from '../repos/episodes.js';
-import { normalizeValue } from '../text.js';
 import type { Fact, Kind, Scope } from '../types.js';
 import { isOwnerSource } from './evidence-gate.js';
 import { factById } from './read.js';

@@ -1,5 +1,6 @@
 // forget, forget --purge, and the owner's review surface (review / confirm / reject).
 
+import { valueHash } from '@keel/language';
 import { describe, expect, it } from 'vitest';
 import { dbOf } from '../internal.js';
 import { PURGED } from '../redaction.js';
@@ -12,7 +13,6 @@ import {
   slot,
   turn,
 } from '../test-helpers.js';
-import { valueHash } from '../text.js';
 import { WEAK_BELIEF_THRESHOLD } from './owner.js';
 
 const DENTIST = slot('profile', 'dentist');

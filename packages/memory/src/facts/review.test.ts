@@ -1,6 +1,7 @@
 // The write review (DESIGN "Writing"): every row of the decision table, the evidence gate's
 // arithmetic, the schema's own guards, and supersession history. Real SQLite files, fake clock.
 
+import { valueHash } from '@keel/language';
 import { describe, expect, it } from 'vitest';
 import { dbOf } from '../internal.js';
 import {
@@ -14,7 +15,6 @@ import {
   tableCounts,
   turn,
 } from '../test-helpers.js';
-import { valueHash } from '../text.js';
 import type { Fact } from '../types.js';
 import { REFUSED_FORGOTTEN_EPISODE, REFUSED_FORGOTTEN_VALUE } from './review.js';
 

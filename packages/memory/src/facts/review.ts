@@ -26,17 +26,18 @@
  */
 
 import { KeelError } from '@keel/errors';
-import type { StoreContext } from '../context.js';
-import { appendJournal } from '../journal/journal.js';
-import { addEpisode, episodeSupports, getEpisode } from '../repos/episodes.js';
 import {
   looksLikeInjection,
+  normalizeValue,
   redactSecrets,
   SECRET_PLACEHOLDER,
   type SecretKind,
   secretInSlot,
-} from '../scan.js';
-import { normalizeValue, valueHash } from '../text.js';
+  valueHash,
+} from '@keel/language';
+import type { StoreContext } from '../context.js';
+import { appendJournal } from '../journal/journal.js';
+import { addEpisode, episodeSupports, getEpisode } from '../repos/episodes.js';
 import {
   type Actor,
   type Decision,

@@ -8,6 +8,8 @@
  *
  * @module
  */
+
+import { sha256 } from '@keel/language';
 import type { StoreContext } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
 import {
@@ -18,7 +20,6 @@ import {
   validateEpisode,
 } from '../repos/episodes.js';
 import { countImported, finishImport, startImport } from '../repos/imports.js';
-import { sha256 } from '../text.js';
 import type { ParsedImport } from './parsers.js';
 
 /** Options for {@link importTurns}. */

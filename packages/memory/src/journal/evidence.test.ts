@@ -2,6 +2,7 @@
 // must report, each with the exact break it reports. The triggers refuse most of these outright;
 // a writer who drops them is still caught by verify (the chain, the head, and replay).
 
+import { sha256, valueHash } from '@keel/language';
 import { describe, expect, it } from 'vitest';
 import { dbOf } from '../internal.js';
 import { MemoryStore } from '../store.js';
@@ -15,7 +16,6 @@ import {
   turn,
   WEEK,
 } from '../test-helpers.js';
-import { sha256, valueHash } from '../text.js';
 import { entryHash, GENESIS_HASH, verifyJournal } from './journal.js';
 import { CANNOT_DETECT, RESTORE_FIX } from './replay.js';
 

@@ -16,11 +16,11 @@
  *
  * @module
  */
+
+import { sha256, withholdSecrets } from '@keel/language';
 import type Database from 'better-sqlite3';
 import { type StoreContext, stmt } from '../context.js';
 import type { OwnerTextHolder, Scrubber } from '../redaction.js';
-import { withholdSecrets } from '../secrets/redact.js';
-import { sha256 } from '../text.js';
 import type { Actor } from '../types.js';
 import { journalHead } from './head.js';
 import { indexFacts, takeChanges } from './rows.js';

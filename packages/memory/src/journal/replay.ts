@@ -27,10 +27,11 @@
  *
  * @module
  */
+
+import { sha256 } from '@keel/language';
 import type Database from 'better-sqlite3';
 import { PURGED } from '../redaction.js';
 import { importedLine } from '../repos/episodes.js';
-import { sha256 } from '../text.js';
 import { journalHead, REPLAY_EVERYTHING } from './head.js';
 import { baselineOf, parsedPayload } from './journal.js';
 import { JOURNALED_COLUMNS, type JournaledTable, type RecordedRow, rowDigest } from './rows.js';

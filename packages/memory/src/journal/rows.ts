@@ -18,9 +18,10 @@
  *
  * @module
  */
+
+import { sha256 } from '@keel/language';
 import type Database from 'better-sqlite3';
 import { stmt } from '../context.js';
-import { sha256 } from '../text.js';
 import type { Fact } from '../types.js';
 import { journalHead } from './head.js';
 

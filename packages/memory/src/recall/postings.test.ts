@@ -6,7 +6,7 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { dbOf } from '../internal.js';
 import { MemoryStore } from '../store.js';
 import { DAY, openTempStore, T0 } from '../test-helpers.js';
-import { ftsMatch, ftsPhrases } from '../text.js';
+import { ftsMatch, ftsPhrases } from './fts-query.js';
 import { CATCH_UP_ROWS, RecallIndex } from './postings.js';
 
 /** Words with a skewed frequency (the first are said often), some stemming together. */

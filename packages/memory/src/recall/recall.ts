@@ -37,18 +37,17 @@
  */
 
 import { KeelError } from '@keel/errors';
-import { type StoreContext, stmt } from '../context.js';
-import { resolveWindow } from '../dates.js';
-import { unexplainedFacts } from '../journal/rows.js';
 import {
-  ftsMatch,
-  ftsPhrases,
   humanAge,
   normalizeValue,
   recallTerms,
+  resolveWindow,
   searchedForms,
-} from '../text.js';
+} from '@keel/language';
+import { type StoreContext, stmt } from '../context.js';
+import { unexplainedFacts } from '../journal/rows.js';
 import type { Episode, Fact, Kind, Role, Scope, Source, Status } from '../types.js';
+import { ftsMatch, ftsPhrases } from './fts-query.js';
 import type { HitFilter, RecallIndex } from './postings.js';
 
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */

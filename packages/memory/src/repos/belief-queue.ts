@@ -13,9 +13,10 @@
  *
  * @module
  */
+
+import { redactSecrets } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
 import { columnHolder, type OwnerTextHolder } from '../redaction.js';
-import { redactSecrets } from '../secrets/redact.js';
 import { getMeta, setMeta } from './meta.js';
 
 /** The `meta` key holding the id of the newest episode the gate step has looked at. */

@@ -3,9 +3,10 @@
  *
  * @module
  */
+
+import { redactSecrets } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
 import { columnHolder, type OwnerTextHolder } from '../redaction.js';
-import { redactSecrets } from '../secrets/redact.js';
 
 /** What a night did, as its diary row counts it. */
 export interface NightCounts {

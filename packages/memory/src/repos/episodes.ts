@@ -7,11 +7,17 @@
  */
 
 import { KeelError } from '@keel/errors';
+import {
+  queryTerms,
+  redactSecrets,
+  type SecretLedger,
+  sha256,
+  withholdSecrets,
+} from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
 import { appendJournal, journalRedaction } from '../journal/journal.js';
+import { ftsMatch } from '../recall/fts-query.js';
 import type { OwnerTextHolder, Scrubber } from '../redaction.js';
-import { redactSecrets, type SecretLedger, withholdSecrets } from '../scan.js';
-import { ftsMatch, queryTerms, sha256 } from '../text.js';
 import {
   type Actor,
   EPISODE_KINDS,

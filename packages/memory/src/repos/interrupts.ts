@@ -5,9 +5,10 @@
  *
  * @module
  */
+
+import { redactSecrets } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
 import { columnHolder, type OwnerTextHolder } from '../redaction.js';
-import { redactSecrets } from '../secrets/redact.js';
 
 /** An item waiting to be sent. */
 export interface DueInterrupt {

@@ -10,9 +10,10 @@
  *
  * @module
  */
+
+import { redactSecrets, withholdSecrets } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
 import { columnHolder, type OwnerTextHolder } from '../redaction.js';
-import { redactSecrets, withholdSecrets } from '../scan.js';
 
 /** The outcome of a turn as recorded. */
 export type TurnStatus = 'running' | 'complete' | 'failed' | 'cancelled';

@@ -5,9 +5,10 @@
  *
  * @module
  */
+
+import { redactSecrets, withholdSecrets } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
 import { columnHolder, type OwnerTextHolder } from '../redaction.js';
-import { redactSecrets, withholdSecrets } from '../secrets/redact.js';
 
 /** The kinds of run. */
 export type RunKind = 'tick' | 'curate' | 'weekly';

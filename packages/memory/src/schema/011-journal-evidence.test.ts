@@ -3,11 +3,11 @@
 // recorded; redactions made before the step are kept as a fixed baseline; journal_facts is written
 // only with its entry. On databases migrated to exactly version 11.
 
+import { sha256 } from '@keel/language';
 import type Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { entryHash, GENESIS_HASH } from '../journal/journal.js';
 import { T0 } from '../test-helpers.js';
-import { sha256 } from '../text.js';
 import { migrate } from './index.js';
 import { databaseAt, expectStepAdds, insertEpisode, insertFact } from './testkit.js';
 

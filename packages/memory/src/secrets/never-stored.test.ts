@@ -6,18 +6,18 @@
 // that hold no secret are the control: they are stored as written.
 
 import { readFileSync, statSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { dbOf } from '../internal.js';
-import type { MemoryStore } from '../store.js';
-import { openTempStore, refusals } from '../test-helpers.js';
-import { SECRET_PLACEHOLDER } from './kinds.js';
+import { SECRET_PLACEHOLDER } from '@keel/language';
 import {
   expectedRedaction,
   HARMLESS_PHRASINGS,
   type HarmlessPhrasing,
   SECRET_PHRASINGS,
   type SecretPhrasing,
-} from './testkit.js';
+} from '@keel/language/test';
+import { describe, expect, it } from 'vitest';
+import { dbOf } from '../internal.js';
+import type { MemoryStore } from '../store.js';
+import { openTempStore, refusals } from '../test-helpers.js';
 
 /** The bytes of the database file and its WAL (empty when there is none). */
 function fileBytes(path: string): { db: Buffer; wal: Buffer } {

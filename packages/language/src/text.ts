@@ -1,9 +1,6 @@
 /**
  * Text handling shared by the write path and recall: value normalisation for comparing beliefs,
- * folding for the full-text index, and turning user text into a safe FTS5 query.
- *
- * User text never reaches FTS5 as syntax: every term is emitted as a double-quoted FTS5 string,
- * so `AND`, `NEAR`, `*`, `^`, `:`, `-`, quotes and parentheses are plain text.
+ * folding for the full-text index, and turning user text into query terms.
  *
  * @module
  */
@@ -197,11 +194,6 @@ function terms(query: string, stopwords: ReadonlySet<string>): string[] {
   return (content.length > 0 ? content : all).slice(0, QUERY_MAX_TERMS);
 }
 
-/** One term as an FTS5 phrase's text (unquoted), folded like the index folds text. */
-function ftsPhrase(term: string): string {
-  return foldForIndex(term).trim().replace(/\s+/g, ' ');
-}
-
 /**
  * What recall searches for, for its `terms`: each term, then their irregular forms ("won" also
  * searches "win"; {@link irregularForms}), in that order (the order of the FTS5 expression's
@@ -209,27 +201,6 @@ function ftsPhrase(term: string): string {
  */
 export function searchedForms(terms: readonly string[]): string[] {
   return [...terms, ...terms.flatMap(irregularForms)];
-}
-
-/**
- * Builds an FTS5 MATCH expression from query terms: each term a quoted string, OR-ed, so a row
- * matching any term is a candidate and BM25 ranks rows matching more and rarer terms higher.
- *
- * @returns `null` when there is nothing to search for.
- */
-export function ftsMatch(terms: readonly string[]): string | null {
-  const phrases = ftsPhrases(terms);
-  return phrases.length > 0
-    ? phrases.map((p) => `"${p.replaceAll('"', '""')}"`).join(' OR ')
-    : null;
-}
-
-/**
- * The phrases of {@link ftsMatch}'s expression for `terms`, in order, as FTS5 reads them inside
- * their quotes (each term folded like the index; empty ones dropped).
- */
-export function ftsPhrases(terms: readonly string[]): string[] {
-  return terms.map(ftsPhrase).filter((p) => p !== '');
 }
 
 /** True when the text contains CJK characters. */

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { contentWords, foldText, mentions } from './fold.js';
+
+describe('foldText', () => {
+  it('ignores case, accents, punctuation and Unicode form', () => {
+    expect(foldText('São Paulo!')).toBe('sao paulo');
+    expect(foldText('SAO-PAULO')).toBe('sao paulo');
+    expect(foldText('Sa\u0303o Paulo')).toBe('sao paulo');
+    expect(foldText('Straße')).toBe('strasse');
+    expect(foldText('Ελλάδα')).toBe('ελλαδα');
+    expect(foldText('  ...  ')).toBe('');
+  });
+
+  it('keeps the marks that are part of a word outside Latin, Greek and Cyrillic', () => {
+    expect(foldText('हिन्दी')).toBe('हिन्दी');
+    expect(foldText('東京')).toBe('東京');
+  });
+});
+
+describe('contentWords', () => {
+  it('drops stopwords of the languages keel reads, keeps what the text is about', () => {
+    expect(contentWords('my sister lives in São Paulo')).toEqual([
+      'sister',
+      'lives',
+      'sao',
+      'paulo',
+    ]);
+    expect(contentWords('mi hermana vive en Oporto')).toEqual(['hermana', 'vive', 'oporto']);
+    expect(contentWords('the the')).toEqual(['the']);
+  });
+});
+
+describe('mentions', () => {
+  it('finds a value as whole folded words, in order', () => {
+    expect(mentions('I moved to Porto, Portugal last year', 'porto')).toBe(true);
+    expect(mentions('we went to Sao Paulo', 'São Paulo')).toBe(true);
+    expect(mentions('lunch at Portobello', 'Porto')).toBe(false);
+    expect(mentions('Paulo from São', 'São Paulo')).toBe(false);
+    expect(mentions('anything', '!!')).toBe(false);
+  });
+});
