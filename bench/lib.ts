@@ -36,6 +36,7 @@ export const BENCH_NAMES = [
   'integrity',
   'verify',
   'start-time',
+  'honesty',
 ] as const;
 /** One benchmark's name. */
 export type BenchName = (typeof BENCH_NAMES)[number];

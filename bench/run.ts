@@ -8,6 +8,7 @@
  * @module
  */
 import { cpus, loadavg } from 'node:os';
+import { benchHonesty } from './honesty.js';
 import { benchHybrid } from './hybrid.js';
 import { benchImport } from './import.js';
 import { benchIntegrity } from './integrity.js';
@@ -59,6 +60,7 @@ const BENCHES: Record<BenchName, (options: BenchOptions) => Promise<SummaryRow[]
   integrity: benchIntegrity,
   verify: benchVerify,
   'start-time': benchStartTimeRows,
+  honesty: benchHonesty,
 };
 
 /** The machine's load averages: latency figures on a busy machine have heavier tails. */

@@ -6,7 +6,9 @@
  *
  * @module
  */
+export { applyDelta, type DeltaOutcome, slotKey } from './apply.js';
 export { parseThinkArgs, type ThinkArgs } from './args.js';
+export { type Delta, DeltaSchema } from './deltas.js';
 export { type RunDetails, type RunOptions, runThink } from './run.js';
 export {
   curationDue,
