@@ -326,8 +326,17 @@ function purge(store: MemoryStore, text: string): void {
   }
 }
 
-/** The owner answers the open question that mentions `text`. */
+/** The owner answers the open question that mentions `text`: a pending question, or a pending conflict. */
 function answer(store: MemoryStore, text: string, yes: boolean): void {
+  const asking = store as unknown as {
+    questions?: () => { id: number }[];
+    answer?: (id: number, a: 'yes' | 'no', o: { channel: string }) => unknown;
+  };
+  const question = asking.questions?.().find((q) => holds(JSON.stringify(q), text));
+  if (question && asking.answer) {
+    asking.answer(question.id, yes ? 'yes' : 'no', { channel: 'terminal' });
+    return;
+  }
   const item = store.review().pending.find((p) => holds(JSON.stringify(p), text));
   if (!item) throw new Error(`no pending question mentions ${JSON.stringify(text)}`);
   if (yes) store.confirm(item.fact.id, { channel: 'terminal' });
