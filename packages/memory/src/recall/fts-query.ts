@@ -5,30 +5,44 @@
  *
  * @module
  */
-import { foldForIndex } from '@keel/language';
-
-/** One term as an FTS5 phrase's text (unquoted), folded like the index folds text. */
-function ftsPhrase(term: string): string {
-  return foldForIndex(term).trim().replace(/\s+/g, ' ');
-}
+import { queryPhrases } from '@keel/language';
 
 /**
- * Builds an FTS5 MATCH expression from query terms: each term a quoted string, OR-ed, so a row
- * matching any term is a candidate and BM25 ranks rows matching more and rarer terms higher.
+ * Builds an FTS5 MATCH expression from query terms: each term's phrases ({@link queryPhrases}: the
+ * term folded as the index folds text, and a Hebrew or Arabic word's bare forms) as quoted
+ * strings, OR-ed, so a row matching any term is a candidate and BM25 ranks rows matching more and
+ * rarer terms higher.
  *
  * @returns `null` when there is nothing to search for.
  */
 export function ftsMatch(terms: readonly string[]): string | null {
   const phrases = ftsPhrases(terms);
-  return phrases.length > 0
-    ? phrases.map((p) => `"${p.replaceAll('"', '""')}"`).join(' OR ')
-    : null;
+  return phrases.length > 0 ? phrases.map(quoted).join(' OR ') : null;
+}
+
+/**
+ * Builds an FTS5 MATCH expression that a row matches only when it holds every term (any of the
+ * term's phrases, {@link queryPhrases}: a Hebrew word or its bare form): `("a") AND ("b" OR "c")`.
+ *
+ * @returns `null` when there is nothing to search for.
+ */
+export function ftsMatchAll(terms: readonly string[]): string | null {
+  const groups = terms
+    .map(queryPhrases)
+    .filter((phrases) => phrases.length > 0)
+    .map((phrases) => `(${phrases.map(quoted).join(' OR ')})`);
+  return groups.length > 0 ? groups.join(' AND ') : null;
+}
+
+/** A phrase as an FTS5 string: double-quoted, its quotes doubled. */
+function quoted(phrase: string): string {
+  return `"${phrase.replaceAll('"', '""')}"`;
 }
 
 /**
  * The phrases of {@link ftsMatch}'s expression for `terms`, in order, as FTS5 reads them inside
- * their quotes (each term folded like the index; empty ones dropped).
+ * their quotes (each term's {@link queryPhrases}; a term with no word gives none).
  */
 export function ftsPhrases(terms: readonly string[]): string[] {
-  return terms.map(ftsPhrase).filter((p) => p !== '');
+  return terms.flatMap(queryPhrases);
 }
