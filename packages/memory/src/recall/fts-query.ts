@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { queryPhrases } from '@keel/language';
+import { foldForIndex, queryPhrases } from '@keel/language';
 
 /**
  * Builds an FTS5 MATCH expression from query terms: each term's phrases ({@link queryPhrases}: the
@@ -45,4 +45,32 @@ function quoted(phrase: string): string {
  */
 export function ftsPhrases(terms: readonly string[]): string[] {
   return terms.flatMap(queryPhrases);
+}
+
+/** Text as space-separated lower-case tokens, with a space at each end (letters, digits, marks). */
+function tokenLine(text: string): string {
+  const tokens = text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}\p{M}]+/u)
+    .filter(Boolean);
+  return tokens.length > 0 ? ` ${tokens.join(' ')} ` : '';
+}
+
+/**
+ * A counter of the `terms` a text holds, matched as the full-text index matches them but without
+ * stemming: a term is held when one of its phrases ({@link queryPhrases}: a Thai word, a Hebrew word
+ * or its bare form) is a run of whole tokens of the text folded as the index folds it
+ * ({@link foldForIndex}), case aside. For matching rows the index does not hold (facts as they
+ * were at a past moment).
+ *
+ * @returns a function giving how many of `terms` its text holds (0 to `terms.length`).
+ */
+export function termCounter(terms: readonly string[]): (text: string) => number {
+  const wanted = terms
+    .map((t) => queryPhrases(t).map(tokenLine).filter(Boolean))
+    .filter((phrases) => phrases.length > 0);
+  return (text) => {
+    const held = tokenLine(foldForIndex(text));
+    return wanted.filter((phrases) => phrases.some((p) => held.includes(p))).length;
+  };
 }

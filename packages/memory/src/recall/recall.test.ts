@@ -711,6 +711,28 @@ describe('recall: words in every script', () => {
     });
     expect(await recalledFactIds(store, 'חיפה')).toEqual([fact.id]);
   });
+
+  it('recall as of a moment matches words as the index does: a Thai word, a bare Hebrew word', async () => {
+    const { store, clock } = openTempStore();
+    const put = (key: string, value: string) =>
+      store.remember({ kind: 'note', key, value, source: 'owner_stated' }).fact!.id;
+    const thai = put('trip', 'เมื่อวานไปกินข้าวซอยที่เชียงใหม่อร่อยมาก');
+    put('dentist', 'พรุ่งนี้ต้องไปหาหมอฟันตอนบ่ายสามโมง');
+    const hebrew = put('home', 'אני גר בחיפה');
+    put('work', 'אני עובד בעכו');
+    const english = put('order', 'Oat flat white, no sugar');
+    clock.advance(DAY);
+    const asOf = async (q: string) =>
+      factResults(await store.recall(q, { type: 'fact', asOf: clock.t, touch: false })).map(
+        (f) => f.id,
+      );
+    expect(await asOf('เชียงใหม่')).toEqual([thai]);
+    expect(await asOf('חיפה')).toEqual([hebrew]);
+    expect(await asOf('בחיפה')).toEqual([hebrew]);
+    // As before: whole words, case and punctuation aside.
+    expect(await asOf('OAT sugar?')).toEqual([english]);
+    expect(await asOf('oa')).toEqual([]);
+  });
 });
 
 describe('FTS5 input safety', () => {
