@@ -96,16 +96,23 @@ const WARMUP = 30;
 const PASSES = 2;
 const YEAR_MS = 365 * 86_400_000;
 
-/** The shared data's turns (deduplicated LongMemEval sessions, then LoCoMo) and questions. */
-export function sharedData(): { turns: ImportedTurn[]; questions: string[] } {
+/**
+ * The shared data's turns (deduplicated LongMemEval sessions, then LoCoMo) and questions.
+ *
+ * @param root - the shared data folder (default {@link SHARED_DATA}).
+ */
+export function sharedData(root: string = SHARED_DATA): {
+  turns: ImportedTurn[];
+  questions: string[];
+} {
   const lme: unknown[] = [];
   for (const dir of ['longmemeval-dev', 'longmemeval']) {
-    const folder = join(SHARED_DATA, dir);
+    const folder = join(root, dir);
     for (const f of readdirSync(folder).sort()) {
       if (f.endsWith('.json')) lme.push(JSON.parse(readFileSync(join(folder, f), 'utf8')));
     }
   }
-  const locomo = JSON.parse(readFileSync(join(SHARED_DATA, 'locomo', 'conv-26.json'), 'utf8')) as {
+  const locomo = JSON.parse(readFileSync(join(root, 'locomo', 'conv-26.json'), 'utf8')) as {
     qa: { question: string }[];
   }[];
   const turns = [...parseImport(lme, 'longmemeval').turns, ...parseImport(locomo, 'locomo').turns];

@@ -3,8 +3,12 @@
  * use it; it depends on nothing of keel's.
  *
  * - **Text** (`text.ts`) — value normalisation and the hash beliefs and tombstones compare on
- *   (`normalizeValue`, `valueHash`), folding for the full-text index (`foldForIndex`), query terms
- *   (`queryTerms`, `recallTerms`, irregular forms), short human ages.
+ *   (`normalizeValue`, `valueHash`), folding for the full-text index (`foldForIndex`) and its
+ *   queries (`foldWords`, `queryPhrases`), query terms (`queryTerms`, `recallTerms`, irregular
+ *   forms), short human ages.
+ * - **Scripts** (`scripts.ts`) — words where a script writes no spaces (`spaceUnspaced`:
+ *   `Intl.Segmenter`), Hebrew and Arabic written one way (`normalizeSemitic`) and their words'
+ *   bare forms without prefixes (`prefixForms`, `withPrefixForms`).
  * - **Folding** (`fold.ts`) — texts compared by meaning (`foldText`: case, accents and
  *   punctuation ignored), the content words a value is made of (`contentWords`), and whether a
  *   text mentions a value (`mentions`).
@@ -50,7 +54,15 @@ export {
   withholdSecrets,
 } from './scan.js';
 export {
+  normalizeForWords,
+  normalizeSemitic,
+  prefixForms,
+  spaceUnspaced,
+  withPrefixForms,
+} from './scripts.js';
+export {
   foldForIndex,
+  foldWords,
   hasCjk,
   humanAge,
   irregularForms,
@@ -58,6 +70,7 @@ export {
   normalizeValue,
   QUERY_MAX_CHARS,
   QUERY_MAX_TERMS,
+  queryPhrases,
   queryTerms,
   RECALL_STOPWORDS,
   recallTerms,

@@ -7,6 +7,7 @@ import {
   humanAge,
   irregularForms,
   normalizeValue,
+  queryPhrases,
   queryTerms,
   recallTerms,
   valueHash,
@@ -35,17 +36,31 @@ describe('normalizeValue / valueHash', () => {
 });
 
 describe('foldForIndex', () => {
-  it('composes Unicode, blanks control characters and spaces out CJK characters', async () => {
+  it('composes Unicode, blanks control characters and cuts unspaced scripts into words', async () => {
     expect(foldForIndex('cafe\u0301')).toBe('caf\u00e9');
     expect(foldForIndex('a\u0000b\u0007c\td')).toBe('a b c\td');
-    expect(foldForIndex('我喜欢喝绿茶').trim().split(/\s+/)).toEqual([
-      '我',
-      '喜',
-      '欢',
-      '喝',
-      '绿',
-      '茶',
-    ]);
+    // Chinese words, not single characters: "绿茶" is one token (Intl.Segmenter's words).
+    expect(foldForIndex('我喜欢喝绿茶').trim().split(/\s+/)).toEqual(['我', '喜欢', '喝', '绿茶']);
+    // An emoji's variation selector is no word; the emoji is punctuation to the index.
+    expect(foldForIndex('I \u2764\uFE0F tea')).toBe('I \u2764 tea');
+  });
+
+  it('holds Hebrew and Arabic words with their bare forms beside them', async () => {
+    expect(foldForIndex('אני גר בַּחֵיפָה')).toBe('אני גר בחיפה חיפה');
+    expect(foldForIndex('وَالْقَهْوَةُ')).toBe('والقهوه قهوه');
+  });
+});
+
+describe('queryPhrases', () => {
+  it('folds a term as the index does; a Hebrew/Arabic word also searches its bare forms', async () => {
+    expect(queryPhrases('绿茶')).toEqual(['绿茶']);
+    expect(queryPhrases('เชียงใหม่')).toEqual(['เชียงใหม่']);
+    expect(queryPhrases('서울')).toEqual(['서 울']);
+    expect(queryPhrases('בחיפה')).toEqual(['בחיפה', 'חיפה']);
+    expect(queryPhrases('חיפה')).toEqual(['חיפה']);
+    expect(queryPhrases('والقهوة')).toEqual(['والقهوه', 'قهوه']);
+    expect(queryPhrases('Dentist')).toEqual(['Dentist']);
+    expect(queryPhrases(' ')).toEqual([]);
   });
 });
 

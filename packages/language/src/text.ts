@@ -7,20 +7,65 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { eng } from 'stopword';
+import {
+  normalizeForWords,
+  normalizeSemitic,
+  prefixForms,
+  spaceUnspaced,
+  withPrefixForms,
+} from './scripts.js';
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-const CJK_GLOBAL = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 // C0/C1 control characters other than tab and newline; NUL included.
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 
+/** Combining marks that follow no letter or digit (an emoji's variation selector, a stray accent). */
+const ORPHAN_MARK = /(?<![\p{L}\p{N}\p{M}])\p{M}+/gu;
+
 /**
- * Folds text for the FTS5 index and for queries, so both sides agree: Unicode NFKC (NFC and NFD
- * forms of an accented word, and full-width forms, become one), control characters (NUL included)
- * become spaces, and each CJK character stands as its own token so a word inside an unspaced
- * sentence is findable ("绿茶" in "我喜欢喝绿茶"). Registered as the SQL function `keel_fold`.
+ * Folds text into words the way both sides of full-text search read it: Unicode NFKC (NFC and NFD
+ * forms of an accented word, and full-width forms, become one; NFC in Thai and Lao:
+ * {@link normalizeForWords}), control characters (NUL
+ * included) as spaces, combining marks that follow no letter dropped, Hebrew and Arabic written
+ * one way ({@link normalizeSemitic}: pointing dropped, Arabic letter variants made one), and
+ * spaces put between words where a script writes none ({@link spaceUnspaced}: Thai, Lao, Khmer,
+ * Burmese, Japanese and Chinese cut by `Intl.Segmenter`, "我喜欢喝绿茶" → "我 喜欢 喝 绿茶"; each
+ * Hangul syllable alone).
+ *
+ * The index holds this with each Hebrew/Arabic word's bare forms beside it
+ * ({@link foldForIndex}); a query's term is this, searched with its bare forms as alternatives
+ * ({@link queryPhrases}).
+ */
+export function foldWords(text: string): string {
+  return spaceUnspaced(
+    normalizeSemitic(normalizeForWords(text).replace(CONTROL, ' ').replace(ORPHAN_MARK, '')),
+  );
+}
+
+/**
+ * Folds text for the FTS5 index: {@link foldWords}, each Hebrew or Arabic word followed by its
+ * forms without the prefixes it may carry ({@link withPrefixForms}: "גר בחיפה" → "גר בחיפה חיפה",
+ * "والقهوة" → "والقهوه قهوه"), so a word is found by its bare form and a bare word by its prefixed
+ * form. Registered as the SQL function `keel_fold` (the FTS5 triggers call it); the tables'
+ * tokenizer keeps combining marks inside words (`categories 'L* N* Co M*'`), so a Thai, Khmer or
+ * Devanagari word stays one token.
  */
 export function foldForIndex(text: string): string {
-  return text.normalize('NFKC').replace(CONTROL, ' ').replace(CJK_GLOBAL, ' $& ');
+  return withPrefixForms(foldWords(text));
+}
+
+/**
+ * What full-text search looks for, for one query term: the term folded by {@link foldWords} (one
+ * phrase: "绿茶", "เชียงใหม่", or "서 울" for a Korean word), then, for a Hebrew or Arabic word, each
+ * of its bare forms ({@link prefixForms}: "בחיפה" → "חיפה"), each its own alternative. The index
+ * holds a word and its bare forms ({@link foldForIndex}), so either side's prefix is found.
+ *
+ * @returns the phrases, space-separated tokens each, in order; `[]` for a term with no word.
+ */
+export function queryPhrases(term: string): string[] {
+  const phrase = foldWords(term).trim().replace(/\s+/g, ' ');
+  if (phrase === '') return [];
+  return phrase.includes(' ') ? [phrase] : [phrase, ...prefixForms(phrase)];
 }
 
 /**
@@ -147,8 +192,9 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 /**
  * Splits user text into query terms with the platform's Unicode word segmenter (`Intl.Segmenter`).
  * Non-word segments (punctuation, emoji, symbols) are dropped; English stopwords (the `stopword`
- * package's list) are dropped unless nothing else is left. Terms are NFKC-folded and lower-cased;
- * a CJK run stays one term (it becomes a phrase of single characters in {@link ftsMatch}).
+ * package's list) are dropped unless nothing else is left. Terms are NFKC-folded (NFC in Thai and
+ * Lao: {@link normalizeForWords}) and lower-cased;
+ * a CJK run stays one term ({@link queryPhrases} cuts it into words as the index is cut).
  *
  * Only the first {@link QUERY_MAX_CHARS} characters are read, and at most {@link QUERY_MAX_TERMS}
  * terms are returned.
@@ -170,7 +216,7 @@ export function recallTerms(query: string): string[] {
 function terms(query: string, stopwords: ReadonlySet<string>): string[] {
   // A query is a question, not a document: only its start is searched for (a megabyte message
   // would otherwise cost seconds in the segmenter and match nothing better).
-  const folded = query.slice(0, QUERY_MAX_CHARS).normalize('NFKC').replace(CONTROL, ' ');
+  const folded = normalizeForWords(query.slice(0, QUERY_MAX_CHARS)).replace(CONTROL, ' ');
   const all: string[] = [];
   const content: string[] = [];
   const add = (list: string[], term: string) => {

@@ -1,7 +1,7 @@
 /**
  * `@keel/memory/internal`: what the store's own tests, the cross-package tests and the
  * benchmarks need beyond the public API — the database handle behind a store, the prepared
- * statement cache, and the lexical recall function itself. Nothing in `packages/` or `apps/`
+ * statement cache, the lexical recall function itself, and the schema's steps. Nothing in `packages/` or `apps/`
  * imports this module (a test enforces it): the store is reached through `MemoryStore` only.
  *
  * @module
@@ -12,6 +12,7 @@ export { appendJournal, entryHash, type JournalEntry } from './journal/journal.j
 export { replayJournal } from './journal/replay.js';
 export { ftsMatch, ftsPhrases } from './recall/fts-query.js';
 export { recall as lexicalRecall, type VectorArm } from './recall/recall.js';
+export { MIGRATIONS } from './schema/index.js';
 export { contextOf } from './store.js';
 
 import type Database from 'better-sqlite3';

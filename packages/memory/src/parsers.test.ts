@@ -5,7 +5,7 @@ import { queryTerms } from '@keel/language';
 import { describe, expect, it } from 'vitest';
 import { confidenceCeiling } from './facts/evidence-gate.js';
 import { normalizeKey, parseFactId, parseSlot } from './facts/keys.js';
-import { ftsMatch } from './recall/fts-query.js';
+import { ftsMatch, ftsMatchAll } from './recall/fts-query.js';
 
 describe('ftsMatch', () => {
   it('drops stopwords and punctuation, keeps words in order, deduplicated', async () => {
@@ -29,9 +29,21 @@ describe('ftsMatch', () => {
   it('quotes every term so FTS5 operators are plain text', async () => {
     expect(ftsMatch(['near', 'not'])).toBe('"near" OR "not"');
     expect(ftsMatch(['a"b'])).toBe('"a""b"');
-    expect(ftsMatch(['绿茶'])).toBe('"绿 茶"');
+    // A Chinese word is one token (Intl.Segmenter's words); a Korean one, a phrase of syllables.
+    expect(ftsMatch(['绿茶'])).toBe('"绿茶"');
+    expect(ftsMatch(['서울'])).toBe('"서 울"');
+    // A Hebrew or Arabic word with a prefix also searches its bare form.
+    expect(ftsMatch(['בחיפה'])).toBe('"בחיפה" OR "חיפה"');
+    expect(ftsMatch(['بالقطار'])).toBe('"بالقطار" OR "قطار"');
     expect(ftsMatch([])).toBeNull();
     expect(ftsMatch(queryTerms('"oolong" NEAR(honey*)'))).toBe('"oolong" OR "near" OR "honey"');
+  });
+
+  it('ftsMatchAll asks for every term, any of its phrases', async () => {
+    expect(ftsMatchAll(['oolong', 'honey'])).toBe('("oolong") AND ("honey")');
+    expect(ftsMatchAll(['גר', 'בחיפה'])).toBe('("גר") AND ("בחיפה" OR "חיפה")');
+    expect(ftsMatchAll(['a"b'])).toBe('("a""b")');
+    expect(ftsMatchAll([])).toBeNull();
   });
 });
 

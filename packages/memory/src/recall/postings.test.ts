@@ -15,6 +15,18 @@ const VOCABULARY = [
   ...['walking', 'sister', 'porto', 'café', 'CAFÉ', 'résumé', 'job', 'banker', 'lost', 'won'],
   ...['win', 'tournament', 'tourney', 'guitar', 'store', 'weekend', 'mortgage', 'approved'],
   ...['garden', 'tomatoes', 'painting', 'sunset', 'lake', 'hiking', 'trail', 'mountain'],
+  // Thai, Hebrew and Arabic words, prefixed and bare (the index holds a bare form beside each).
+  ...['เชียงใหม่', 'กาแฟ', 'בחיפה', 'חיפה', 'ומים', 'والقهوة', 'قهوة', 'بالقطار'],
+];
+
+/** Sentences as they are written: Thai unspaced, Hebrew and Arabic words with prefixes. */
+const SENTENCES = [
+  'เมื่อวานไปกินข้าวซอยที่เชียงใหม่อร่อยมาก',
+  'אני גר בחיפה ועובד בתל אביב',
+  'سافرت بالقطار إلى الإسكندرية',
+  'ฉันชอบดื่มกาแฟทุกเช้า',
+  'שתיתי מים קרים אחרי הריצה',
+  'أشرب قهوة كل صباح والقهوة العربية مع الهيل',
 ];
 
 /** A deterministic pseudo-random generator (mulberry32). */
@@ -38,7 +50,8 @@ function addTurns(store: MemoryStore, n: number, seed: number, start: number): v
     const words = [...Array.from({ length: 1 + Math.floor(r() * 14) }, word), `w${seed}x${i}`];
     let text = words.join(r() < 0.3 ? ', ' : ' ');
     if (i % 17 === 0) text = '?!'; // no tokens at all
-    if (i % 23 === 0) text = `${text} 咖啡 ${text}`; // a CJK run, and every word twice
+    if (i % 23 === 0) text = `${text} 咖啡 커피 ${text}`; // CJK, and every word twice
+    if (i % 7 === 3) text = `${text} ${SENTENCES[Math.floor(i / 7) % SENTENCES.length]}`;
     store.addEpisode({
       channel: i % 5 === 0 ? 'discord' : 'terminal',
       role: i % 2 === 0 ? 'owner' : 'other',
@@ -61,6 +74,11 @@ const QUERIES = [
   'ada',
   'guitar store weekend mortgage approved garden tomatoes painting sunset lake hiking trail',
   'nothingmatcheszzz',
+  'เชียงใหม่ กาแฟ',
+  'חיפה תל',
+  'בחיפה מים',
+  'قهوة قطار',
+  'والقهوة الإسكندرية',
 ];
 
 /** FTS5's own ranking: the best `k` turns for `query`'s phrases, as recall would ask it. */
@@ -127,6 +145,11 @@ describe('the full-text indexes mirrored in memory', () => {
     // Control: the queries did match turns (a comparison of two empty lists proves nothing).
     expect(matched).toBeGreaterThan(150);
     expect(ftsTop(store, 'nothingmatcheszzz', 30)).toEqual([]);
+    // The Thai, Hebrew and Arabic queries matched turns too (each word of them, alone).
+    for (const q of ['เชียงใหม่', 'กาแฟ', 'חיפה', 'מים', 'قهوة', 'قطار']) {
+      expect(ftsTop(store, q, 30).length, q).toBeGreaterThan(3);
+      expectSameAsFts(store, index, q, 30);
+    }
 
     // Turns written after the build (here, as by another door) are caught up on the next query.
     addTurns(store, 120, 8, T0);
@@ -147,9 +170,11 @@ describe('the full-text indexes mirrored in memory', () => {
     const index = new RecallIndex(dbOf(store));
     expect(index.searchEpisodes(ftsPhrases(['coffee']), 5)).toBeNull(); // not built yet
     index.step(Number.POSITIVE_INFINITY);
-    expect(index.searchEpisodes(ftsPhrases(['咖啡']), 5)).toBeNull();
-    // Control: a one-token phrase is answered.
+    // A Korean word is a phrase of its syllables.
+    expect(index.searchEpisodes(ftsPhrases(['커피']), 5)).toBeNull();
+    // Control: a one-token phrase is answered, a Chinese word (one token) too.
     expect(index.searchEpisodes(ftsPhrases(['coffee']), 5)!.length).toBeGreaterThan(0);
+    expect(index.searchEpisodes(ftsPhrases(['咖啡']), 5)!.length).toBeGreaterThan(0);
   });
 
   it('counts a word said more than 65,535 times in one turn as FTS5 does', () => {
@@ -252,7 +277,7 @@ describe('the full-text indexes mirrored in memory', () => {
         'What did Ada say about coffee last week?',
         'What did I tell you yesterday?',
         'Where did Caroline go hiking two weeks ago?',
-        '咖啡 morning',
+        '커피 morning',
       ];
       let results = 0;
       for (const q of questions) {
@@ -267,7 +292,7 @@ describe('the full-text indexes mirrored in memory', () => {
         results += warm.results.length;
       }
       expect(results).toBeGreaterThan(100);
-      // The mirror ranked every question but the CJK one (its phrase is several tokens); the
+      // The mirror ranked every question but the Korean one (its phrase is several tokens); the
       // cold store never built one, so its answers came from FTS5.
       expect(answers.episodes.filter((a) => !a)).toHaveLength(1);
       expect(answers.episodes.length).toBeGreaterThan(questions.length);

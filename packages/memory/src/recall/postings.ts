@@ -15,8 +15,8 @@
  * `fts5Bm25Function`: k1 = 1.2, b = 0.75, IDF log((N − n + 0.5) / (n + 0.5)) floored at 1e-6, a
  * phrase's frequency counted in the searched columns, the row's length over all columns, N and the
  * average length from FTS5's own statistics). `postings.test.ts` holds the two to the same scores.
- * A query a mirror cannot answer the same way (a phrase of more or fewer than one token, as a CJK
- * run is; a read inside a write transaction, whose FTS5 changes are not yet in its tables) gets
+ * A query a mirror cannot answer the same way (a phrase of more or fewer than one token, as a Korean
+ * word, one token a syllable, is; a read inside a write transaction, whose FTS5 changes are not yet in its tables) gets
  * null, and recall asks FTS5.
  *
  * **Built in steps, kept current.** {@link RecallIndex.step} builds a bounded slice at a time (a

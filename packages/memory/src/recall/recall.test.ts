@@ -639,6 +639,102 @@ describe('recall: dates in the question are windows over when things were said',
   });
 });
 
+describe('recall: words in every script', () => {
+  /** The ids of the turns recall returns for `query`, best first. */
+  const turnsFor = async (store: Store, query: string) =>
+    episodeResults(await store.recall(query, { type: 'episode', touch: false })).map((r) => r.id);
+
+  it('a word inside an unspaced sentence is recalled by that word; an unrelated sentence is not', async () => {
+    // [sentence, a word of it, an unrelated sentence in the same script]
+    const cases: [string, string, string][] = [
+      ['น้องสาวฉันอยู่กรุงเทพ', 'กรุงเทพ', 'ฉันชอบดื่มกาแฟทุกเช้า'],
+      ['ເອື້ອຍຂອງຂ້ອຍຢູ່ປາກເຊ', 'ປາກເຊ', 'ຂ້ອຍຊອບດື່ມກາເຟ'],
+      ['ខ្ញុំធ្វើការនៅបាត់ដំបង', 'បាត់ដំបង', 'ខ្ញុំទិញសៀវភៅថ្មី'],
+      ['ကျွန်တော်ရန်ကုန်မှာနေတယ်', 'ရန်ကုန်', 'ကျွန်တော်ကော်ဖီကြိုက်တယ်'],
+      ['昨日東京タワーに行きました', '東京タワー', '明日は歯医者に行く'],
+      ['我妹妹住在深圳', '深圳', '我喜欢喝绿茶'],
+      ['나는 서울에 살아요', '서울', '나는 부산에서 일해요'],
+    ];
+    for (const [sentence, word, unrelated] of cases) {
+      const { store } = openTempStore();
+      const said = turn(store, sentence);
+      turn(store, unrelated);
+      expect(await turnsFor(store, word), word).toEqual([said]);
+    }
+  });
+
+  it('a Hebrew word with each attached prefix is recalled by its bare form, and the other way', async () => {
+    for (const prefix of ['ו', 'ה', 'ב', 'ל', 'מ', 'ש', 'כ', 'וב', 'שמ', 'כש']) {
+      const { store } = openTempStore();
+      const prefixed = turn(store, `הדירה ${prefix}נתניה גדולה`);
+      turn(store, 'הדירה בעכו קטנה');
+      expect(await turnsFor(store, 'נתניה'), prefix).toEqual([prefixed]);
+      const bare = turn(store, 'נסעתי אל נתניה אתמול');
+      const found = await turnsFor(store, `${prefix}נתניה`);
+      expect(found.sort(), prefix).toEqual([prefixed, bare].sort());
+    }
+  });
+
+  it('an Arabic word with each attached prefix is recalled by its bare form, and the other way', async () => {
+    for (const prefix of ['ال', 'وال', 'بال', 'كال', 'فال', 'لل', 'و']) {
+      const { store } = openTempStore();
+      const prefixed = turn(store, `ذهبت ${prefix}مكتبة أمس`);
+      turn(store, 'ذهبت إلى السوق أمس');
+      expect(await turnsFor(store, 'مكتبة'), prefix).toEqual([prefixed]);
+      const bare = turn(store, 'مكتبة كبيرة في المدينة');
+      const found = await turnsFor(store, `${prefix}مكتبة`);
+      expect(found.sort(), prefix).toEqual([prefixed, bare].sort());
+    }
+  });
+
+  it('a word that begins with prefix letters keeps its meaning: the whole word ranks first', async () => {
+    const { store } = openTempStore();
+    // "מים" (water) holds the letters of "ים" (the sea) after a מ: both come back for "מים",
+    // the water first; "בית" (a house) is not "ית", and a turn about the sea is not a house.
+    const water = turn(store, 'שתיתי מים קרים');
+    const sea = turn(store, 'שחינו בים');
+    const house = turn(store, 'קנינו בית');
+    expect(await turnsFor(store, 'מים')).toEqual([water, sea]);
+    expect(await turnsFor(store, 'בית')).toEqual([house]);
+    // A Hebrew fact is found by the bare word as a turn is.
+    const fact = store.remember({
+      kind: 'profile',
+      key: 'home_city',
+      value: 'גר בחיפה',
+      source: 'owner_stated',
+    }).fact!;
+    store.remember({
+      kind: 'profile',
+      key: 'work_city',
+      value: 'עובד בעכו',
+      source: 'owner_stated',
+    });
+    expect(await recalledFactIds(store, 'חיפה')).toEqual([fact.id]);
+  });
+
+  it('recall as of a moment matches words as the index does: a Thai word, a bare Hebrew word', async () => {
+    const { store, clock } = openTempStore();
+    const put = (key: string, value: string) =>
+      store.remember({ kind: 'note', key, value, source: 'owner_stated' }).fact!.id;
+    const thai = put('trip', 'เมื่อวานไปกินข้าวซอยที่เชียงใหม่อร่อยมาก');
+    put('dentist', 'พรุ่งนี้ต้องไปหาหมอฟันตอนบ่ายสามโมง');
+    const hebrew = put('home', 'אני גר בחיפה');
+    put('work', 'אני עובד בעכו');
+    const english = put('order', 'Oat flat white, no sugar');
+    clock.advance(DAY);
+    const asOf = async (q: string) =>
+      factResults(await store.recall(q, { type: 'fact', asOf: clock.t, touch: false })).map(
+        (f) => f.id,
+      );
+    expect(await asOf('เชียงใหม่')).toEqual([thai]);
+    expect(await asOf('חיפה')).toEqual([hebrew]);
+    expect(await asOf('בחיפה')).toEqual([hebrew]);
+    // As before: whole words, case and punctuation aside.
+    expect(await asOf('OAT sugar?')).toEqual([english]);
+    expect(await asOf('oa')).toEqual([]);
+  });
+});
+
 describe('FTS5 input safety', () => {
   function seeded() {
     const t = openTempStore();

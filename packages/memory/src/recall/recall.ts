@@ -47,7 +47,7 @@ import {
 import { type StoreContext, stmt } from '../context.js';
 import { unexplainedFacts } from '../journal/rows.js';
 import type { Episode, Fact, Kind, Role, Scope, Source, Status } from '../types.js';
-import { ftsMatch, ftsPhrases } from './fts-query.js';
+import { ftsMatch, ftsPhrases, termCounter } from './fts-query.js';
 import type { HitFilter, RecallIndex } from './postings.js';
 
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */
@@ -813,8 +813,9 @@ function windowMatches(
  * status a once-true belief can have — current, superseded, or retracted as no longer true — but
  * never one the owner forgot, purged or rejected, nor one pruned (each has a tombstone), nor a
  * pending conflict. The full-text index holds current facts only, so these are matched here: a
- * fact scores by how many of the query's words its kind, key and value hold (compared as values
- * are: case-folded, punctuation aside), times the confidence weight; facts holding none are left
+ * fact scores by how many of the query's words its kind, key and value hold (as the index would
+ * hold them, {@link termCounter}: case and punctuation aside, a Thai word inside its sentence, a
+ * Hebrew word with or without its prefix), times the confidence weight; facts holding none are left
  * out, and so are facts the journal does not explain (their ids are returned as `unexplained`).
  */
 function factsAsOf(
@@ -833,13 +834,10 @@ function factsAsOf(
        AND coalesce(f.valid_from, f.created_at) <= ? AND (f.valid_to IS NULL OR f.valid_to > ?)
        AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.fact_id = f.id)`,
   ).all(scope, asOf, asOf) as Fact[];
-  const wanted = terms.map((t) => normalizeValue(t)).filter(Boolean);
+  const held = termCounter(terms);
   const matched: { f: Fact; hits: number }[] = [];
   for (const f of rows) {
-    const words = new Set(
-      normalizeValue(`${f.kind} ${f.key.replace(/[_.-]+/g, ' ')} ${f.value}`).split(' '),
-    );
-    const hits = wanted.filter((w) => words.has(w)).length;
+    const hits = held(`${f.kind} ${f.key.replace(/[_.-]+/g, ' ')} ${f.value}`);
     if (hits > 0) matched.push({ f, hits });
   }
   const unexplained = unexplainedFacts(

@@ -16,7 +16,7 @@ import {
 } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
 import { appendJournal, journalRedaction } from '../journal/journal.js';
-import { ftsMatch } from '../recall/fts-query.js';
+import { ftsMatch, ftsMatchAll } from '../recall/fts-query.js';
 import type { OwnerTextHolder, Scrubber } from '../redaction.js';
 import {
   type Actor,
@@ -307,7 +307,8 @@ export function episodesHolder(ctx: StoreContext): OwnerTextHolder {
 /**
  * Whether an episode's words support `text`: the episode (a conversation turn, as the full-text
  * index holds it) contains `any` or `all` of the content words of `text`, matched as recall
- * matches them (NFKC, case-folded, Porter-stemmed: "teas" supports "tea"). Used by the write review
+ * matches them (NFKC, case-folded, Porter-stemmed: "teas" supports "tea"; a Hebrew or Arabic word
+ * with or without its prefix: "בחיפה" supports "חיפה"). Used by the write review
  * so that a sighting counts as evidence only when the turn it rests on is about the value, and by
  * reflection to tell what the owner said outright from what was inferred.
  *
@@ -320,9 +321,8 @@ export function episodeSupports(
   mode: 'any' | 'all',
 ): boolean {
   const terms = queryTerms(text);
-  const match = ftsMatch(terms);
-  if (!match) return false;
-  const expr = mode === 'any' ? match : match.split(' OR ').join(' AND ');
+  const expr = mode === 'any' ? ftsMatch(terms) : ftsMatchAll(terms);
+  if (!expr) return false;
   // `rowid BETWEEN ? AND ?`, not `rowid = ?`: with an equality on rowid this SQLite's FTS5 answers
   // the row whether or not it matches (seen with 3.53 on the contentless index).
   return (
