@@ -453,7 +453,10 @@ export class Agent implements UnansweredRecorder {
           const raw: RawToolResult[] = [];
           const shownBy = new Map<string, number[]>();
           for (const u of uses) {
-            const outcome = await runMemoryTool(this.store, u.name, u.input, { tz: this.tz });
+            const outcome = await runMemoryTool(this.store, u.name, u.input, {
+              tz: this.tz,
+              ownerText: text,
+            });
             if (outcome.staged) staged.push(outcome.staged);
             shownBy.set(u.id, outcome.factIds);
             raw.push({ toolUseId: u.id, content: outcome.content, isError: outcome.isError });

@@ -7,7 +7,8 @@
  *   (`queryTerms`, `recallTerms`, irregular forms), short human ages.
  * - **Folding** (`fold.ts`) — texts compared by meaning (`foldText`: case, accents and
  *   punctuation ignored), the content words a value is made of (`contentWords`), and whether a
- *   text mentions a value (`mentions`).
+ *   text mentions a value (`mentions`), and whether a turn supports a belief written from it
+ *   (`supportsValue`).
  * - **Dates** (`dates.ts`) — time phrases read in the owner's zone: a day a statement names
  *   (`resolveDate`), a question's window (`resolveWindow`), `--as-of` (`resolveAsOf`), a
  *   reminder's due time (`resolveDue`), the time phrase a statement ends with
@@ -32,7 +33,7 @@ export {
   resolveWindow,
   splitTimePhrase,
 } from './dates.js';
-export { contentWords, foldText, mentions } from './fold.js';
+export { contentWords, foldText, mentions, supportsValue } from './fold.js';
 export {
   describeSecretKind,
   findSecret,

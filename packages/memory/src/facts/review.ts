@@ -33,6 +33,7 @@ import {
   SECRET_PLACEHOLDER,
   type SecretKind,
   secretInSlot,
+  supportsValue,
   valueHash,
 } from '@keel/language';
 import type { StoreContext } from '../context.js';
@@ -80,6 +81,14 @@ export const REFUSED_FORGOTTEN_VALUE =
  */
 export const REFUSED_NOT_EVIDENCE =
   'the turn it rests on does not mention this belief: not evidence';
+/**
+ * The refusal reason when the model, reflection or the curator would create a belief (a new
+ * value in its slot: created, updated, held as pending or kept as history) without citing an
+ * owner turn that mentions it (`supportsValue` of `@keel/language`): a guess needs the owner's
+ * words under it. A repeat of a value already held is judged by {@link REFUSED_NOT_EVIDENCE}.
+ */
+export const REFUSED_UNSAID =
+  'no owner turn it cites mentions this value: a new belief from the model or reflection must rest on what the owner said';
 /**
  * The refusal reason when a writer other than the owner writes from an episode that supported a
  * fact of the same scope and kind the owner forgot or purged: the owner's forget covers what that
@@ -242,6 +251,76 @@ function forgottenByOwner(
   return null;
 }
 
+/** What {@link refusalOf} weighs. */
+interface RefusalInput {
+  input: RememberInput;
+  actor: Actor;
+  slot: Slot;
+  value: string;
+  hash: string;
+  secret: SecretKind | null;
+  tombstone: readonly { reason: string }[];
+}
+
+/** A refusal decided before anything is written; `withValue`: the journal may keep the value. */
+interface Refusal {
+  reason: string;
+  withValue: boolean;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The refusals that hold whatever the slot stores, in order: a secret; for a writer other than
+ * the owner, text that reads like instructions, a tombstone of the value in its slot, the owner's
+ * forgetting elsewhere ({@link forgottenByOwner}); and a belief the model or reflection writes
+ * without citing an owner turn ({@link REFUSED_UNSAID}).
+ *
+ * @returns the refusal, or null when the write goes on to be reviewed against the slot.
+ */
+function refusalOf(ctx: StoreContext, r: RefusalInput): Refusal | null {
+  const { input, slot, value, hash, secret, tombstone } = r;
+  if (secret) return { reason: secretRefusal(secret), withValue: false };
+  if (isOwnerSource(input.source)) return null;
+  if (looksLikeInjection(value)) {
+    return { reason: 'reads like instructions to a model (injection)', withValue: true };
+  }
+  if (tombstone.length > 0) {
+    // The value was forgotten: the refusal records its hash, never the value again.
+    return {
+      reason: `tombstoned (${tombstone[0]!.reason}); only the owner can restore it`,
+      withValue: false,
+    };
+  }
+  const forgotten = forgottenByOwner(ctx, slot, value, hash, input.episodeId);
+  if (forgotten) return forgotten;
+  if (needsOwnerWord(input, r.actor) && input.episodeId === undefined) {
+    return { reason: REFUSED_UNSAID, withValue: true };
+  }
+  return null;
+}
+
+/** The writers whose new beliefs must rest on an owner turn that mentions them. */
+const WRITERS_NEEDING_OWNER_WORD: ReadonlySet<Actor> = new Set(['model', 'reflection', 'curator']);
+
+/**
+ * Whether a write must cite an owner turn that mentions its value to create a belief: the model's
+ * tool, reflection and the curator, writing as anything but the owner. Imports, system writes,
+ * other agents (mcp) and the owner's own words are not asked.
+ */
+function needsOwnerWord(input: RememberInput, actor: Actor): boolean {
+  return !isOwnerSource(input.source) && WRITERS_NEEDING_OWNER_WORD.has(actor);
+}
+
+/**
+ * Whether episode `episodeId` is an owner's conversation turn that mentions `value`
+ * ({@link supportsValue}: at least half its content words, folded and stemmed).
+ */
+function ownerSaid(ctx: StoreContext, episodeId: number | undefined, value: string): boolean {
+  if (episodeId === undefined) return false;
+  const e = getEpisode(ctx, episodeId);
+  return !!e && e.kind === 'conversation' && e.role === 'owner' && supportsValue(e.text, value);
+}
+
 /**
  * Reviews and applies one write. Runs in one IMMEDIATE transaction, so concurrent writers from
  * several processes serialise and never see a half-applied decision.
@@ -265,23 +344,8 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
       ctx.ledger.note(value, secret); // the value is the secret (its key said so)
     }
     const tombstone = tombstonesOf(ctx, slot, hash);
-    let refusal: {
-      reason: string;
-      withValue: boolean;
-      details?: Record<string, unknown>;
-    } | null = null;
-    if (secret) refusal = { reason: secretRefusal(secret), withValue: false };
-    else if (!isOwnerSource(input.source) && looksLikeInjection(value)) {
-      refusal = { reason: 'reads like instructions to a model (injection)', withValue: true };
-    } else if (tombstone.length > 0 && !isOwnerSource(input.source)) {
-      // The value was forgotten: the refusal records its hash, never the value again.
-      refusal = {
-        reason: `tombstoned (${tombstone[0]!.reason}); only the owner can restore it`,
-        withValue: false,
-      };
-    } else if (!isOwnerSource(input.source)) {
-      refusal = forgottenByOwner(ctx, slot, value, hash, input.episodeId);
-    }
+    const refusal = refusalOf(ctx, { input, actor, slot, value, hash, secret, tombstone });
+    const unsaid = needsOwnerWord(input, actor) && !ownerSaid(ctx, input.episodeId, value);
 
     let episodeId = input.episodeId;
     if (episodeId === undefined) {
@@ -379,6 +443,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
     };
 
     if (!current) {
+      if (unsaid) return ignore(REFUSED_UNSAID, null);
       const fact = newRow('active', { supersedesId: null, conflictsWithId: null }, 'created');
       liftTombstones(fact.id);
       resolvePending(fact.id);
@@ -437,6 +502,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
         journal('corroborate', fact.id, { reason, after: fact });
         return { decision: 'corroborate', reason, fact, episodeId };
       }
+      if (unsaid) return ignore(REFUSED_UNSAID, null);
       const fact = transition.create(ctx, {
         slot,
         value,
@@ -480,11 +546,13 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
         });
         return { decision: 'conflict', reason, fact, episodeId };
       }
+      if (unsaid) return ignore(REFUSED_UNSAID, current);
       const fact = newRow('pending', { supersedesId: null, conflictsWithId: current.id }, reason);
       journal('conflict', fact.id, { reason, contradicts: current.id, after: fact });
       return { decision: 'conflict', reason, fact, episodeId };
     }
 
+    if (unsaid) return ignore(REFUSED_UNSAID, current);
     // UPDATE: the old row leaves 'active' first (one active row per slot), then the new row enters.
     transition.supersede(ctx, current.id, {
       byId: null,
