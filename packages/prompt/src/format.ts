@@ -14,20 +14,37 @@ import { episodeLine, factLine } from './fence.js';
 export type FactLineInput = Pick<
   FactResult,
   'id' | 'kind' | 'key' | 'value' | 'confidence' | 'evidence_count' | 'source'
-> & { status?: string; age_ms?: number; conflicts_with_id?: number | null };
+> & {
+  status?: string;
+  age_ms?: number;
+  conflicts_with_id?: number | null;
+  /** An `asOf` answer whose start is unknown (see `FactResult.start_unknown`). */
+  start_unknown?: true;
+  /** True until (ms since epoch), shown with `start_unknown`. */
+  valid_to?: number | null;
+};
 
 /**
  * One fact as a line, e.g.
  * `[f42] preference/coffee: oat flat white (conf 0.70, seen 1x, observed, 3d ago)`.
  * A fact that is not active says its status instead of passing for current; a pending conflict
- * names the current belief it contradicts (`PENDING, contradicts f9`).
+ * names the current belief it contradicts (`PENDING, contradicts f9`). An `asOf` answer whose
+ * start is unknown says so with the day it ended in zone `tz` (default UTC):
+ * `start unknown, true until 2020-06-01`.
  */
-export function formatFactLine(f: FactLineInput): string {
+export function formatFactLine(f: FactLineInput, tz = 'UTC'): string {
   const more = [
     ...(f.age_ms === undefined
       ? []
       : [f.age_ms < 60_000 ? 'just now' : `${humanAge(f.age_ms)} ago`]),
     ...(f.status && f.status !== 'active' ? [f.status.toUpperCase()] : []),
+    ...(f.start_unknown
+      ? [
+          f.valid_to == null
+            ? 'start unknown'
+            : `start unknown, true until ${localDay(f.valid_to, tz)}`,
+        ]
+      : []),
     ...(f.status === 'pending' && f.conflicts_with_id
       ? [`contradicts f${f.conflicts_with_id}`]
       : []),
@@ -58,7 +75,7 @@ export function formatEpisodeLine(e: EpisodeResult, maxChars = 240, tz = 'UTC'):
 
 /** A recall result of either type as a line; episode days in zone `tz` (default UTC). */
 export function formatResultLine(r: RecallResult, tz = 'UTC'): string {
-  return r.type === 'fact' ? formatFactLine(r) : formatEpisodeLine(r, 240, tz);
+  return r.type === 'fact' ? formatFactLine(r, tz) : formatEpisodeLine(r, 240, tz);
 }
 
 function oneLine(text: string): string {
