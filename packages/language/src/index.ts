@@ -11,8 +11,8 @@
  *   (`supportsValue`).
  * - **Dates** (`dates.ts`) — time phrases read in the owner's zone: a day a statement names
  *   (`resolveDate`), a question's window (`resolveWindow`), `--as-of` (`resolveAsOf`), a
- *   reminder's due time (`resolveDue`), the time phrase a statement ends with
- *   (`splitTimePhrase`), local days and stamps.
+ *   reminder's due time (`resolveDue`), the time phrase of a statement wherever it stands
+ *   (`splitTimePhrase`) and the day it began (`resolveStart`), local days and stamps.
  * - **Secrets** (`secrets/`) — the scan that finds credentials by what a sentence is about and by
  *   shape (`scanSecrets`, `findSecret`, `secretInSlot`), the kinds a refusal names
  *   (`SECRET_KINDS`, `describeSecretKind`), and redaction (`redactSecrets`, `withholdSecrets`).
@@ -30,6 +30,7 @@ export {
   resolveAsOf,
   resolveDate,
   resolveDue,
+  resolveStart,
   resolveWindow,
   splitTimePhrase,
 } from './dates.js';
