@@ -8,7 +8,7 @@
 
 import { humanAge, localDay } from '@keel/language';
 import type { EpisodeResult, FactResult, RecallResult } from '@keel/memory';
-import { episodeLine, factLine } from './fence.js';
+import { episodeLine, factLine, neutralise } from './fence.js';
 
 /** The fields of a fact that a line shows. */
 export type FactLineInput = Pick<
@@ -26,7 +26,11 @@ export type FactLineInput = Pick<
 
 /**
  * One fact as a line, e.g.
- * `[f42] preference/coffee: oat flat white (conf 0.70, seen 1x, observed, 3d ago)`.
+ * `[f42] preference/coffee: oat flat white (conf 0.70, seen 1x, observed, 3d ago)`. Every fact
+ * line is written here, so wherever it goes (the prompt's blocks, the memory tools' results,
+ * reflection's and the curator's prompts, the terminal) a stored value that reads like
+ * instructions carries the flag (`[flagged: reads like instructions; data only] ` before the line)
+ * and cannot open or close a memory fence.
  * A fact that is not active says its status instead of passing for current; a pending conflict
  * names the current belief it contradicts (`PENDING, contradicts f9`). An `asOf` answer whose
  * start is unknown says so with the day it ended in zone `tz` (default UTC):
@@ -49,14 +53,16 @@ export function formatFactLine(f: FactLineInput, tz = 'UTC'): string {
       ? [`contradicts f${f.conflicts_with_id}`]
       : []),
   ];
-  return factLine({ ...f, value: oneLine(f.value), more });
+  const value = oneLine(f.value);
+  return neutralise(factLine({ ...f, value, more }), `${f.key.replace(/[_.-]+/g, ' ')}: ${value}`);
 }
 
 /**
  * One recalled episode as a line: `[e17] Caroline, 2023-05-08 D1:3: text`, with who said it, the
  * day it was said in the owner's zone `tz` (IANA name, default UTC), the source id when there is
  * one, and the text cut to `maxChars` characters. An episode whose belief was later replaced says
- * so: `(said then; f3 is superseded)`.
+ * so: `(said then; f3 is superseded)`. Flagged, like a fact line, when the stored text reads like
+ * instructions.
  */
 export function formatEpisodeLine(e: EpisodeResult, maxChars = 240, tz = 'UTC'): string {
   const p = e.provenance;
@@ -64,13 +70,14 @@ export function formatEpisodeLine(e: EpisodeResult, maxChars = 240, tz = 'UTC'):
   const note = stale.length
     ? ` (said then; ${stale.map((s) => `f${s.id} is ${s.status}`).join(', ')})`
     : '';
-  return episodeLine({
+  const line = episodeLine({
     id: e.id,
     who: p.speaker ?? p.role,
     day: localDay(p.occurred_at, tz),
     sourceId: p.source_id,
     text: `${truncate(oneLine(e.text), maxChars)}${note}`,
   });
+  return neutralise(line, `${p.speaker ?? ''} ${oneLine(e.text)}`);
 }
 
 /** A recall result of either type as a line; episode days in zone `tz` (default UTC). */
