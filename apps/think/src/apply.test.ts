@@ -57,3 +57,31 @@ describe('applyDelta: evidence on creation', () => {
     );
   });
 });
+
+describe('applyDelta: when', () => {
+  it('a day named without its year is the most recent one before the turn; a month alone is no start', () => {
+    const turns = shown('started at Initech on the 3rd of March, so almost a year now');
+    const [id, turn] = [...turns][0]!;
+    const at = (when: string, key: string) =>
+      applyDelta(
+        store,
+        {
+          op: 'add',
+          subject: 'owner',
+          kind: 'profile',
+          key,
+          value: 'Initech',
+          when,
+          episodes: [id],
+        },
+        turns,
+        'UTC',
+      ).factId!;
+    const day = store.fact(at('on the 3rd of March', 'employer'))!;
+    const year = new Date(turn.occurred_at).getUTCFullYear();
+    const expected = Date.UTC(year, 2, 3) <= turn.occurred_at ? year : year - 1;
+    expect(day.valid_from).toBe(Date.UTC(expected, 2, 3));
+    // Control: a month alone leaves the start unknown.
+    expect(store.fact(at('in March', 'former_employer'))!.valid_from).toBeNull();
+  });
+});

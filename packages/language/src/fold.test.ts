@@ -58,4 +58,11 @@ describe('supportsValue', () => {
     expect(supportsValue('we flew to Porto', 'Porto')).toBe(true);
     expect(supportsValue('anything', '...')).toBe(false);
   });
+
+  it('a day keel wrote as YYYY-MM-DD is not a word the turn must hold; the other words are', () => {
+    expect(supportsValue('started at Initech on the 3rd of March', 'Initech (2025-03-03)')).toBe(
+      true,
+    );
+    expect(supportsValue('started on the 3rd of March', 'Initech (2025-03-03)')).toBe(false);
+  });
 });

@@ -67,6 +67,12 @@ export function mentions(text: string, value: string): boolean {
   return ` ${foldText(text)} `.includes(` ${needle} `);
 }
 
+/**
+ * A calendar day written as `YYYY-MM-DD`: the form keel writes a resolved time phrase in ("Initech
+ * (2025-03-03)", "moved on 2026-03-08"); the owner said it in words, so it is not matched by word.
+ */
+const ISO_DAY = /(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)/gu;
+
 /** The shortest stem that may match a longer one it begins ("allerg" / "allergi"), in letters. */
 const MIN_SHARED_STEM = 5;
 /** The most letters a longer stem may add to a shorter one it begins and still be one word. */
@@ -102,12 +108,13 @@ function sameStem(a: string, b: string): boolean {
  * derived form the stemmer leaves apart still matches ("allergic" / "allergy") and a word inside
  * another does not ("Porto" / "Portobello"). "I'm allergic to peanuts" mentions "peanut allergy";
  * "hello" mentions nothing; "my sister lives in Porto" does not mention "owner lives in Lisbon"
- * (one word of three).
+ * (one word of three). A day in the value written as `YYYY-MM-DD` (how keel writes a time phrase it
+ * resolved: "Initech (2025-03-03)") is left out of the words compared.
  *
  * @returns false for a value with no word.
  */
 export function supportsValue(turn: string, value: string): boolean {
-  const wanted = contentWords(value).map(stem);
+  const wanted = contentWords(value.replace(ISO_DAY, ' ')).map(stem);
   if (wanted.length === 0) return false;
   const said = contentWords(turn).map(stem);
   const found = wanted.filter((w) => said.some((s) => sameStem(w, s))).length;
