@@ -153,7 +153,7 @@ describe('a turn', () => {
       toolUse('remember', { kind: 'profile', key: 'city', value: 'Porto', confidence: 1 }),
     ]);
     fake.reply('ok');
-    await agent().turn({ text: 'I moved', channel: 'terminal' });
+    await agent().turn({ text: 'I moved to Porto', channel: 'terminal' });
     expect(store.current({ scope: 'owner', kind: 'profile', key: 'city' })?.confidence).toBe(0.7);
   });
 });

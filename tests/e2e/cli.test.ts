@@ -102,6 +102,47 @@ describe('validity from the command line', () => {
   });
 });
 
+describe('recall --as-of a belief whose start is unknown', () => {
+  it('answers a moment before its end and says the start is unknown; after its end it is not the answer', () => {
+    expect(keel(home, ['remember', 'profile/home', 'Porto', '--json']).status).toBe(0);
+    const moved = keel(home, [
+      'remember',
+      'profile/home',
+      'Lisbon',
+      '--valid-from',
+      '2026-06-01',
+      '--json',
+    ]);
+    expect(moved.json<RememberJson>().decision).toBe('update');
+    const then = keel(home, [
+      'recall',
+      'home',
+      '--type',
+      'fact',
+      '--as-of',
+      '2025-01-01',
+      '--json',
+    ]);
+    expect(then.json<RecallJson>().results).toEqual([
+      expect.objectContaining({ value: 'Porto', start_unknown: true }),
+    ]);
+    const line = keel(home, ['recall', 'home', '--type', 'fact', '--as-of', '2025-01-01']);
+    expect(line.stdout).toContain('Porto');
+    expect(line.stdout).toContain('start unknown, true until 2026-06-01');
+    // Control: after its end, the later value answers and the earlier does not.
+    const after = keel(home, [
+      'recall',
+      'home',
+      '--type',
+      'fact',
+      '--as-of',
+      '2026-07-01',
+      '--json',
+    ]);
+    expect(after.json<RecallJson>().results.map((r) => r.value)).toEqual(['Lisbon']);
+  });
+});
+
 describe('keel remember / recall / history', () => {
   it('remembers, corroborates and recalls with confidence and source', () => {
     const first = keel(home, ['remember', 'preference/coffee', 'oat', 'flat', 'white', '--json']);

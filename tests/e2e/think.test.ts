@@ -562,13 +562,13 @@ describe('reflection', () => {
     gateSaysYesFor(['coffee'], 1);
     anthropic.reply(
       deltas([
-        // Claims the owner said it, but the turn does not say it: inferred.
+        // Claims the owner said it, but the turn does not say all of it: inferred.
         {
           op: 'add',
           kind: 'preference',
           subject: 'owner',
           key: 'caffeine',
-          value: 'likes strong espresso',
+          value: 'black coffee drinker',
           episodes: [e.id],
           stated: true,
         },

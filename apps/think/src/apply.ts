@@ -9,7 +9,7 @@
  */
 
 import { KeelError } from '@keel/errors';
-import { resolveDate } from '@keel/language';
+import { resolveDate, resolveStart } from '@keel/language';
 import {
   type Decision,
   type Episode,
@@ -104,7 +104,8 @@ export function applyDelta(
   let validFrom: number | null = null;
   const first = episodes[0]!;
   if (delta.when) {
-    const resolved = resolveDate(delta.when, first.occurred_at, tz);
+    // A day the owner named without its year ("on March 3rd") is the most recent one.
+    const resolved = resolveStart(delta.when, first.occurred_at, tz);
     if (resolved) {
       validFrom = resolved.startMs;
       if (!value.includes(resolved.date)) value = `${value} (${resolved.date})`;

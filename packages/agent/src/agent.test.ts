@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeelError } from '@keel/errors';
-import { MemoryStore } from '@keel/memory';
+import { MemoryStore, REFUSED_UNSAID } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Agent, MAX_TOOL_ROUNDS, secretNotice } from './agent.js';
@@ -83,6 +83,35 @@ describe('evidence is evidence', () => {
     expect(store.current({ scope: 'owner', kind: 'preference', key: 'tea' })).toMatchObject({
       confidence: 0.75,
       evidence_count: 2,
+    });
+  });
+});
+
+describe("a new belief rests on the owner's words", () => {
+  it("a remember the owner's turn does not mention is refused, and the model reads why; a paraphrase the owner said is kept", async () => {
+    const remember = use('remember', {
+      kind: 'constraint',
+      key: 'allergy',
+      value: 'peanut allergy',
+    });
+    const model = new FakeChatModel([{ content: [remember] }, 'Noted.']);
+    const r = await new Agent({ store, model }).turn({ text: 'hello', channel: 'test' });
+    const result = model.calls[1]!.messages.at(-1)!.content[0]!;
+    expect(result).toMatchObject({ type: 'tool_result', is_error: true });
+    expect(JSON.stringify(result)).toContain(REFUSED_UNSAID);
+    expect(r.writes).toMatchObject([{ decision: 'ignore', reason: REFUSED_UNSAID }]);
+    expect(store.current({ scope: 'owner', kind: 'constraint', key: 'allergy' })).toBeUndefined();
+    // Control: the owner said it, in other words.
+    const said = new FakeChatModel([{ content: [remember] }, 'Noted.']);
+    const ok = await new Agent({ store, model: said }).turn({
+      text: "I'm allergic to peanuts",
+      channel: 'test',
+    });
+    expect(JSON.stringify(said.calls[1]!.messages.at(-1)!.content[0]!)).toContain('staged');
+    expect(ok.writes.map((w) => w.decision)).toEqual(['create']);
+    expect(store.current({ scope: 'owner', kind: 'constraint', key: 'allergy' })).toMatchObject({
+      value: 'peanut allergy',
+      source: 'inferred',
     });
   });
 });

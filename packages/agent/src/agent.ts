@@ -30,6 +30,7 @@ import {
   countTokens,
   decodeTokens,
   encodeTokens,
+  flagStoredText,
   MEMORY_INSTRUCTIONS,
   type MemoryBlock,
   STANDING_KINDS,
@@ -453,7 +454,10 @@ export class Agent implements UnansweredRecorder {
           const raw: RawToolResult[] = [];
           const shownBy = new Map<string, number[]>();
           for (const u of uses) {
-            const outcome = await runMemoryTool(this.store, u.name, u.input, { tz: this.tz });
+            const outcome = await runMemoryTool(this.store, u.name, u.input, {
+              tz: this.tz,
+              ownerText: text,
+            });
             if (outcome.staged) staged.push(outcome.staged);
             shownBy.set(u.id, outcome.factIds);
             raw.push({ toolUseId: u.id, content: outcome.content, isError: outcome.isError });
@@ -785,7 +789,9 @@ export class Agent implements UnansweredRecorder {
             content: [
               {
                 type: 'text',
-                text: `${anchor ? `Summary so far:\n${anchor}\n\n` : ''}Conversation to fold in:\n${transcript}`,
+                // Stored words reach the model here too: a line that reads like instructions is
+                // flagged, in the summary so far and in the turns folded in.
+                text: `${anchor ? `Summary so far:\n${flagStoredText(anchor)}\n\n` : ''}Conversation to fold in:\n${flagStoredText(transcript)}`,
               },
             ],
           },
@@ -805,13 +811,16 @@ export class Agent implements UnansweredRecorder {
 
 /**
  * The system prompt: the instructions with the static block (cached), then the owner's local time
- * (after the cached part: it changes every minute), then the anchor.
+ * (after the cached part: it changes every minute), then the anchor (a summary of stored turns:
+ * its lines that read like instructions are flagged, `flagStoredText`).
  */
 function systemParts(staticBlock: MemoryBlock, anchor: string | null, now: string): SystemPart[] {
   return [
     { text: `${MEMORY_INSTRUCTIONS}\n\n${staticBlock.text}`, cache: true },
     { text: now },
-    ...(anchor ? [{ text: `Earlier in this conversation (summary):\n${anchor}` }] : []),
+    ...(anchor
+      ? [{ text: `Earlier in this conversation (summary):\n${flagStoredText(anchor)}` }]
+      : []),
   ];
 }
 

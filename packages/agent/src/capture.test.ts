@@ -67,4 +67,32 @@ describe('captureOwnerStatement: the time said with a statement', () => {
       Date.UTC(2024, 4, 3, 7, 0), // 00:00 PDT (UTC−7)
     ]);
   });
+
+  it('a time phrase before the statement is kept out of it and a known day is its start', () => {
+    const moved = say('remember that on 12 May 2025 I moved to Porto');
+    expect([moved.key, moved.value, moved.valid_from]).toEqual([
+      'home',
+      'Porto',
+      Date.UTC(2025, 4, 12, 7, 0), // 00:00 PDT
+    ]);
+    const acme = say('remember that since 2024 I work at Acme');
+    expect([acme.key, acme.value, acme.valid_from]).toEqual(['employer', 'Acme', null]);
+    const siemens = say('merk dir, dass ich seit gestern bei Siemens arbeite');
+    expect([siemens.key, siemens.value, siemens.valid_from]).toEqual([
+      'employer',
+      'Siemens',
+      Date.UTC(2026, 11, 1, 8, 0), // yesterday in Los Angeles
+    ]);
+  });
+
+  it('a day and month without a year is the most recent one at or before the line', () => {
+    const march = say('remember that on March 3rd I moved to Lyon');
+    expect([march.value, march.valid_from]).toEqual(['Lyon', Date.UTC(2026, 2, 3, 8, 0)]); // PST
+    // Not yet this year when said: last year's.
+    const xmas = say('remember that I work at Globex since December 25');
+    expect([xmas.value, xmas.valid_from]).toEqual(['Globex', Date.UTC(2025, 11, 25, 8, 0)]);
+    // Control: a month alone still leaves the start unknown.
+    const month = say('remember that in March I moved to Nice');
+    expect([month.value, month.valid_from]).toEqual(['Nice', null]);
+  });
 });

@@ -8,7 +8,7 @@
  */
 import { KeelError } from '@keel/errors';
 import { captureExplicit } from '@keel/gate';
-import { resolveDate } from '@keel/language';
+import { resolveStart } from '@keel/language';
 import type { MemoryStore, WriteResult } from '@keel/memory';
 
 /** What capturing one owner line did. */
@@ -21,10 +21,12 @@ export interface OwnerCapture {
 
 /**
  * Captures the owner's explicit statement in `text`, if it holds one, as an `owner_stated`
- * belief with `episodeId` as its evidence. A time phrase said with the value ("I moved to Porto
- * yesterday") is the belief's start (`valid_from`: that day's start in `tz`) when it names a day
- * at or before the line ({@link resolveDate}); a month or a year alone ("in March") leaves the
- * start unknown rather than guessed. Either way it is not part of the value.
+ * belief with `episodeId` as its evidence. A time phrase said with the value, before or after it
+ * ("I moved to Porto yesterday", "on March 3rd I moved to Porto") is the belief's start
+ * (`valid_from`: that day's start in `tz`) when it names a day at or before the line
+ * ({@link resolveStart}: a day and month without a year is the most recent one); a month or a
+ * year alone ("in March") leaves the start unknown rather than guessed. Either way it is not part
+ * of the value.
  *
  * @param episodeId - the owner's episode of this line (already stored).
  * @param tz - the owner's IANA time zone (`KEEL_TZ`), default "UTC".
@@ -39,7 +41,7 @@ export function captureOwnerStatement(
     const capture = captureExplicit(text);
     if (!capture) return { write: null, error: null };
     const said = store.episode(episodeId)?.occurred_at ?? store.now();
-    const day = capture.when ? resolveDate(capture.when, said, tz) : null;
+    const day = capture.when ? resolveStart(capture.when, said, tz) : null;
     const write = store.remember({
       kind: capture.kind,
       key: capture.key,

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { KINDS, type MemoryStore, parseFactId, parseSlot } from '@keel/memory';
+import { supportsValue } from '@keel/language';
+import { KINDS, type MemoryStore, parseFactId, parseSlot, REFUSED_UNSAID } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { z } from 'zod';
 import type { ToolSpec } from './model/types.js';
@@ -58,7 +59,7 @@ const SPECS: ToolSpec[] = [
   {
     name: 'remember',
     description:
-      "Keep a belief about the owner. It is stored as inferred (a guess, confidence at most 0.70 at first) through keel's write review when this turn completes. Use a stable key per subject so repeats corroborate and corrections supersede.",
+      "Keep a belief about the owner. It is stored as inferred (a guess, confidence at most 0.70 at first) through keel's write review when this turn completes. Use a stable key per subject so repeats corroborate and corrections supersede. A new belief must rest on the owner's words in this turn: a value the owner's message does not mention is refused.",
     inputSchema: z.toJSONSchema(rememberInput) as Record<string, unknown>,
   },
   {
@@ -105,12 +106,16 @@ function invalid(name: string, error: z.ZodError): ToolOutcome {
  *
  * @param options.tz - the owner's IANA zone: recall reads dates in the query in it and shows days
  *   in it (default UTC).
+ * @param options.ownerText - the owner's message of this turn (as the model read it): a `remember`
+ *   whose value it does not mention (`supportsValue`) is answered at once as refused with
+ *   {@link REFUSED_UNSAID}, so the model reads why; it is still staged, and the store's write
+ *   review refuses it when the turn completes (the turn's `writes` and the journal carry it).
  */
 export async function runMemoryTool(
   store: MemoryStore,
   name: string,
   input: unknown,
-  options: { tz?: string } = {},
+  options: { tz?: string; ownerText?: string } = {},
 ): Promise<ToolOutcome> {
   try {
     switch (name) {
@@ -122,6 +127,26 @@ export async function runMemoryTool(
           return { content: 'valid_from must be an ISO date', isError: true, factIds: [] };
         }
         const slot = parseSlot(`${p.data.kind}/${p.data.key}`);
+        const staged: StagedWrite = {
+          tool: 'remember',
+          kind: slot.kind,
+          key: slot.key,
+          value: p.data.value,
+          validFrom,
+        };
+        if (options.ownerText !== undefined && !supportsValue(options.ownerText, p.data.value)) {
+          // Still staged: the store's write review refuses it too, journaled as the model's.
+          return {
+            content: JSON.stringify({
+              status: 'refused',
+              slot: `${slot.kind}/${slot.key}`,
+              reason: REFUSED_UNSAID,
+            }),
+            isError: true,
+            factIds: [],
+            staged,
+          };
+        }
         return {
           content: JSON.stringify({
             status: 'staged',
@@ -130,13 +155,7 @@ export async function runMemoryTool(
           }),
           isError: false,
           factIds: [],
-          staged: {
-            tool: 'remember',
-            kind: slot.kind,
-            key: slot.key,
-            value: p.data.value,
-            validFrom,
-          },
+          staged,
         };
       }
       case 'recall': {

@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { splitTimePhrase } from '@keel/language';
+import { foldText, splitTimePhrase } from '@keel/language';
 import type { Kind } from '@keel/memory';
 import { aboutSomeone } from './capture/build.js';
 import {
@@ -58,10 +58,12 @@ export interface Capture {
   /** Whom the statement is about: `owner`, or the key of the person it is about ("sam"). */
   about: string;
   /**
-   * The time phrase the statement ends with, kept out of the value ("I moved to Porto in March":
-   * value "Porto", `when` "in March"; "I work at Acme since 2024": "Acme", "since 2024"; see
+   * The statement's time phrase, wherever it stands, kept out of the key and the value ("I moved
+   * to Porto in March": value "Porto", `when` "in March"; "since 2024 I work at Acme": "Acme",
+   * "since 2024"; "dass ich seit gestern bei Siemens arbeite": "Siemens", "seit gestern"; see
    * `splitTimePhrase`), for the validity's start; absent when there was none, and never taken
-   * from a note or a setting (their words are the value).
+   * from a setting, nor from a note's words unless it opens them (a note's words are its value:
+   * "the boiler service is due in March").
    */
   when?: string;
 }
@@ -313,61 +315,81 @@ function afterTrigger(
       : none('statement');
   }
 
-  for (const t of tables) {
-    const s = t.expand ? t.expand(statement) : statement;
-    for (const re of t.report) {
-      const m = re.exec(s);
-      const who = m?.groups?.who;
-      const said = m?.groups?.rest;
-      if (!who || !said) continue;
-      const speaker = speakerOf(t, who);
-      if (!speaker) continue;
-      const slot = aboutSomeone(helpersFor(t, s), speaker, said);
-      if (slot) return { act: 'report', capture: toCapture(rules, trigger, statement, slot) };
+  // The statement's time phrase, wherever it stands, is no part of a slot's key or value: slots
+  // are read without it first; when none fits, the whole statement is read (the date may be the
+  // value: "my birthday is on 3 May"), with no start.
+  const timed = splitTimePhrase(statement);
+  const readings: [string, Timed][] = timed
+    ? [
+        [timed.rest, timed],
+        [statement, null],
+      ]
+    : [[statement, null]];
+  for (const [text, when] of readings) {
+    for (const t of tables) {
+      const s = t.expand ? t.expand(text) : text;
+      for (const re of t.report) {
+        const m = re.exec(s);
+        const who = m?.groups?.who;
+        const said = m?.groups?.rest;
+        if (!who || !said) continue;
+        const speaker = speakerOf(t, who);
+        if (!speaker) continue;
+        const slot = aboutSomeone(helpersFor(t, s), speaker, said);
+        if (slot) {
+          return { act: 'report', capture: toCapture(rules, trigger, statement, slot, when) };
+        }
+      }
     }
-  }
 
-  for (const t of tables) {
-    const s = t.expand ? t.expand(statement) : statement;
-    const h = helpersFor(t, s);
-    for (const rule of t.slots) {
-      const m = rule.re.exec(s);
-      if (!m) continue;
-      const slot = rule.slot(m, h);
-      if (!slot) continue;
-      // A bare "actually, …" restates a fact, not a passing like ("actually, I like that idea").
-      if (trigger === 'correction' && !CORRECTABLE.has(slot.kind)) return none('statement');
-      return captured(rules, trigger, statement, slot);
+    for (const t of tables) {
+      const s = t.expand ? t.expand(text) : text;
+      const h = helpersFor(t, s);
+      for (const rule of t.slots) {
+        const m = rule.re.exec(s);
+        if (!m) continue;
+        const slot = rule.slot(m, h);
+        if (!slot) continue;
+        // A bare "actually, …" restates a fact, not a passing like ("actually, I like that idea").
+        if (trigger === 'correction' && !CORRECTABLE.has(slot.kind)) return none('statement');
+        return captured(rules, trigger, statement, slot, when);
+      }
     }
   }
   // A bare "actually, …" is captured only when it restates a known slot.
   if (trigger === 'correction') return none('statement');
-  const s = rules.expand ? rules.expand(statement) : statement;
+  // A note keeps a time phrase inside or after its words ("the boiler service is due in March");
+  // one that opens the statement dates all of it ("in January I started the piano").
+  const opening = timed && foldText(statement).startsWith(foldText(timed.phrase)) ? timed : null;
+  const s = rules.expand ? rules.expand(opening?.rest ?? statement) : (opening?.rest ?? statement);
   const key = slugOf(s, 3, rules.functionWords);
   return key
-    ? captured(rules, trigger, statement, {
-        kind: 'note',
-        key,
-        value: capitalise(s),
-        about: 'owner',
-      })
+    ? captured(
+        rules,
+        trigger,
+        statement,
+        { kind: 'note', key, value: capitalise(s), about: 'owner' },
+        opening,
+      )
     : none('statement');
 }
+
+/**
+ * `timed`: the statement's time phrase and the statement without it, when the value was read
+ * without it (the phrase is then the capture's `when`).
+ */
+type Timed = { rest: string; phrase: string } | null;
 
 function toCapture(
   rules: LanguageRules,
   trigger: CaptureTrigger,
   statement: string,
   slot: CaptureSlot,
+  timed: Timed = null,
 ): Capture {
   const capture: Capture = { trigger, statement, language: rules.lang, ...slot };
-  if (slot.kind === 'note' || slot.kind === 'setting') return capture;
-  // The statement's closing time phrase, cut from the value when the value took it along.
-  const split = splitTimePhrase(statement);
-  if (!split) return capture;
-  const own = splitTimePhrase(slot.value);
-  const value = own?.phrase === split.phrase ? own.rest : slot.value;
-  return { ...capture, value, when: split.phrase };
+  if (slot.kind === 'setting' || !timed) return capture;
+  return { ...capture, when: timed.phrase };
 }
 
 function captured(
@@ -375,8 +397,9 @@ function captured(
   trigger: CaptureTrigger,
   statement: string,
   slot: CaptureSlot,
+  timed: Timed = null,
 ): Analysis {
-  return { act: 'statement', capture: toCapture(rules, trigger, statement, slot) };
+  return { act: 'statement', capture: toCapture(rules, trigger, statement, slot, timed) };
 }
 
 /** What a line without a trigger phrase does. */

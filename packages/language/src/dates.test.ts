@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import type * as Chrono from 'chrono-node';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { mayNameDate, resolveAsOf, resolveDate, resolveWindow, splitTimePhrase } from './dates.js';
+import {
+  localStamp,
+  mayNameDate,
+  resolveAsOf,
+  resolveDate,
+  resolveStart,
+  resolveWindow,
+  splitTimePhrase,
+} from './dates.js';
 
 const tz = 'America/Los_Angeles';
 const at = (iso: string) => DateTime.fromISO(iso, { zone: tz }).toMillis();
@@ -297,5 +305,76 @@ describe('splitTimePhrase: the time phrase a stated value ends with', () => {
     'Sevilla hasta ayer',
   ])('leaves %j whole', (value) => {
     expect(splitTimePhrase(value)).toBeNull();
+  });
+});
+
+describe('splitTimePhrase: a time phrase wherever the statement puts it', () => {
+  it.each([
+    ['since 2024 I work at Acme', 'I work at Acme', 'since 2024'],
+    ['Since 2024, I work at Acme', 'I work at Acme', 'Since 2024'],
+    ['on 12 May 2025 I moved to Porto', 'I moved to Porto', 'on 12 May 2025'],
+    ['on March 3rd I moved to Porto', 'I moved to Porto', 'on March 3rd'],
+    ['yesterday I moved to Porto', 'I moved to Porto', 'yesterday'],
+    [
+      'I moved to Ghent 3 days ago, still no internet',
+      'I moved to Ghent, still no internet',
+      '3 days ago',
+    ],
+    ['desde ayer vivo en Sevilla', 'vivo en Sevilla', 'desde ayer'],
+    ['el 12 de mayo de 2025 me mudé a Oporto', 'me mudé a Oporto', 'el 12 de mayo de 2025'],
+    ['depuis hier j’habite à Lyon', 'j’habite à Lyon', 'depuis hier'],
+    ['le 12 mai 2025 j’ai déménagé à Lyon', 'j’ai déménagé à Lyon', 'le 12 mai 2025'],
+    ['ich seit gestern bei Siemens arbeite', 'ich bei Siemens arbeite', 'seit gestern'],
+    ['ich arbeite seit gestern bei Siemens', 'ich arbeite bei Siemens', 'seit gestern'],
+    ['desde ontem moro em Lisboa', 'moro em Lisboa', 'desde ontem'],
+    [
+      'em 12 de maio de 2025 mudei-me para o Porto',
+      'mudei-me para o Porto',
+      'em 12 de maio de 2025',
+    ],
+  ])('%j → %j + %j', (value, rest, phrase) => {
+    expect(splitTimePhrase(value)).toEqual({ rest, phrase });
+  });
+
+  it('a weekday or month that names something, away from the end, is not a time; an introduced one is', () => {
+    expect(splitTimePhrase('Sunday River is my favourite ski area')).toBeNull();
+    expect(splitTimePhrase('the Monday club meets at the library')).toBeNull();
+    expect(splitTimePhrase('March is my favourite month')).toBeNull();
+    // Controls: introduced by a time word, the same names are times.
+    expect(splitTimePhrase('on Sunday I went to the river')).toEqual({
+      rest: 'I went to the river',
+      phrase: 'on Sunday',
+    });
+    expect(splitTimePhrase('in March I moved to Porto')).toEqual({
+      rest: 'I moved to Porto',
+      phrase: 'in March',
+    });
+  });
+});
+
+describe('resolveStart: the day a time phrase says something began', () => {
+  const tz = 'America/Los_Angeles';
+  /** Said at 00:30 on 2 December 2026 in Los Angeles (08:30 UTC). */
+  const said = Date.UTC(2026, 11, 2, 8, 30);
+  it.each([
+    ['on March 3rd', '2026-03-03'],
+    ['el 3 de marzo', '2026-03-03'],
+    ['le 3 mars', '2026-03-03'],
+    ['am 3. März', '2026-03-03'],
+    ['on December 25', '2025-12-25'], // not yet this year: the most recent one
+    ['on 12 May 2025', '2025-05-12'],
+    ['yesterday', '2026-12-01'],
+  ])('%j → %s, in the owner’s zone', (phrase, date) => {
+    const r = resolveStart(phrase, said, tz)!;
+    expect(r.date).toBe(date);
+    // The start of that day where the owner is (PST or PDT), not in UTC.
+    expect(localStamp(r.startMs, tz)).toMatch(new RegExp(`^${date} 00:00`));
+  });
+
+  it('a month or a year alone names no day; a day does', () => {
+    for (const phrase of ['in March', 'since 2024', 'since last year', 'seit 2021']) {
+      expect(resolveStart(phrase, said, tz)).toBeNull();
+    }
+    expect(resolveStart('on March 3rd', said, tz)?.date).toBe('2026-03-03');
   });
 });

@@ -251,43 +251,121 @@ const TIME_PREPOSITION =
 const UNTIL = /(?:^|\s)(?:until|till|up to|hasta|jusqu['’]à|jusqu['’]en|bis|até)$/iu;
 /** A bare year after such a word ("since 2024", "desde 2019"): chrono does not read it alone. */
 const YEAR_PHRASE =
-  /(?:^|\s)((?:in|since|from|as of|en|desde|depuis|dès|seit|ab|im|em)\s+(?:19|20)\d{2})$/iu;
+  /(?<![\p{L}\p{M}\p{N}])(?:in|since|from|as of|en|desde|depuis|dès|seit|ab|im|em)\s+(?:19|20)\d{2}(?![\p{L}\p{M}\p{N}])/giu;
+/** Punctuation and dashes a cut leaves dangling at either end of what remains. */
+const DANGLING = /^[\s,;:–—-]+|[\s,;:–—-]+$/gu;
+
+/** A time phrase found in a statement: `[start, end)` in the text searched. */
+interface TimeSpan {
+  start: number;
+  end: number;
+}
 
 /**
- * Splits off the time phrase a statement's value ends with: "Porto in March" → "Porto" and "in
- * March"; "Acme since 2024", "Google yesterday", "Lisbon two weeks ago", "Porto on 3 May 2024".
- * A date counts as the value's time phrase only at its end, only when it names a day, month or year
- * (not a time of day: "coffee in the morning" stays whole), and only introduced by a word like
- * "in", "since" or "on" or relative to when it was said ("yesterday", "last year"): "I moved to
- * March" keeps the town. A span's end ("until last year") is not split off: it is no start.
- *
- * @returns the value without it and the phrase (to resolve with {@link resolveDate}), or null when
- *   the value ends with none or would be left empty.
+ * The time phrases of `text` that say when something began or happened: a bare year after a
+ * time word ("since 2024"), and each date chrono reads that names a day, weekday, month or year
+ * (not a time of day alone), is not a span's end ("until last year"), and is introduced by a time
+ * word ("in", "since", "on", "desde", "seit", "am" …: {@link TIME_PREPOSITION}) or is relative to
+ * when it was said ("yesterday", "last year"). Away from the end of the statement, a date must be
+ * introduced, or relative and more than a weekday's name: "Sunday River" and "the Monday club"
+ * are names, "yesterday I moved" is a time.
  */
-export function splitTimePhrase(value: string): { rest: string; phrase: string } | null {
-  const text = value.trimEnd().replace(/[.!]+$/u, '');
-  const cut = (start: number) => {
-    const rest = text
-      .slice(0, start)
-      .replace(/[\s,;:–—-]+$/u, '')
-      .trim();
-    return rest ? { rest, phrase: text.slice(start).trim() } : null;
-  };
-  const year = YEAR_PHRASE.exec(text);
-  if (year) return cut(text.length - year[1]!.length);
-  if (!mayNameDate(text)) return null;
+function timeSpans(text: string): TimeSpan[] {
+  const spans: TimeSpan[] = [];
+  for (const m of text.matchAll(YEAR_PHRASE)) {
+    spans.push({ start: m.index, end: m.index + m[0].length });
+  }
+  if (!mayNameDate(text)) return spans;
   const ref = new Date();
   for (const { parser, r } of results(text, ref, false, true)) {
-    if (r.index + r.text.length !== text.length) continue;
-    // A day, month or year ("in the morning" is a habit's time, not when something began).
     const dated = ['day', 'weekday', 'month', 'year'] as const;
     if (!dated.some((part) => r.start.isCertain(part))) continue;
     const before = text.slice(0, r.index).trimEnd();
-    if (UNTIL.test(before) || UNTIL.test(r.text.split(/\s+/u)[0] ?? '')) return null;
+    if (UNTIL.test(before) || UNTIL.test(r.text.split(/\s+/u)[0] ?? '')) continue;
+    const end = r.index + r.text.length;
     const word = TIME_PREPOSITION.exec(before);
-    if (word) return cut(word.index + (/^\s/u.test(word[0]) ? 1 : 0));
+    if (word) {
+      spans.push({ start: word.index + (/^\s/u.test(word[0]) ? 1 : 0), end });
+      continue;
+    }
     const introduced = TIME_PREPOSITION.test(r.text.split(/\s+/u)[0] ?? '');
-    if (introduced || isRelative(parser, r.text, ref)) return cut(r.index);
+    const relative = isRelative(parser, r.text, ref);
+    const atEnd = end === text.length;
+    const moreThanWeekday = ['day', 'month', 'year'].some((p) =>
+      r.start.isCertain(p as 'day' | 'month' | 'year'),
+    );
+    if (introduced || (relative && (atEnd || moreThanWeekday))) {
+      spans.push({ start: r.index, end });
+    }
+  }
+  return spans;
+}
+
+/**
+ * Splits off the time phrase of a statement, wherever the language puts it: at its end ("I moved
+ * to Porto in March", "Acme since 2024", "Lisbon two weeks ago"), at its start ("since 2024 I
+ * work at Acme", "on 12 May 2025 I moved to Porto", "desde ayer vivo en Sevilla"), or between its
+ * parts ("dass ich seit gestern bei Siemens arbeite", "ich arbeite seit gestern bei Siemens").
+ * Which phrases count is {@link timeSpans}'s rule (a day, month or year, introduced by a time
+ * word or relative to when it was said; never a span's end, never a time of day alone: "coffee in
+ * the morning" stays whole, "I moved to March" keeps the town). When several do, the one at the
+ * end wins, then the one at the start, then the first. The rest is the statement without it, the
+ * punctuation the cut leaves dangling dropped ("Since 2024, I work at Acme" → "I work at Acme";
+ * "I moved to Ghent 3 days ago, still no internet" → "I moved to Ghent, still no internet").
+ *
+ * @returns the statement without the phrase and the phrase as written (to resolve with
+ *   {@link resolveStart}), or null when it holds none or nothing else would be left.
+ */
+export function splitTimePhrase(value: string): { rest: string; phrase: string } | null {
+  const text = value.trim().replace(/[.!]+$/u, '');
+  const spans = timeSpans(text);
+  if (spans.length === 0) return null;
+  const chosen =
+    spans.find((x) => x.end === text.length) ??
+    spans.find((x) => text.slice(0, x.start).trim() === '') ??
+    [...spans].sort((a, b) => a.start - b.start)[0]!;
+  const rest = `${text.slice(0, chosen.start).trimEnd()} ${text.slice(chosen.end).trimStart()}`
+    .replace(/\s+([,;:])/gu, '$1')
+    .replace(/([,;:])(?:[\s,;:]*[,;:])+/gu, '$1')
+    .replace(DANGLING, '')
+    .replace(/\s+/gu, ' ');
+  if (!/[\p{L}\p{N}]/u.test(rest)) return null;
+  return { rest, phrase: text.slice(chosen.start, chosen.end).trim() };
+}
+
+/**
+ * The day a statement's time phrase says it began, read against the moment the statement was
+ * said (`episodeMs`) in zone `tz`: what {@link resolveDate} reads (a relative day, or a date with
+ * its day, month and year: "on 12 May 2025" → that day), and also a day and month without a year
+ * ("on March 3rd", "el 3 de marzo", "am 3. März") → the most recent such day at or before the
+ * line. A month or a year alone ("in March", "since 2024") names no day: null, the start unknown
+ * rather than guessed. A day after the line is returned as read; the caller decides (a start is
+ * never in the future).
+ *
+ * @returns the day, or null when the phrase names none.
+ */
+export function resolveStart(phrase: string, episodeMs: number, tz: string): ResolvedDate | null {
+  const known = resolveDate(phrase, episodeMs, tz);
+  if (known) return known;
+  const ref = wallClock(episodeMs, tz);
+  const said = DateTime.fromMillis(episodeMs, { zone: tz });
+  for (const { r } of results(phrase, ref, false)) {
+    const s = r.start;
+    if (!s.isCertain('day') || !s.isCertain('month') || s.isCertain('year')) continue;
+    const month = s.get('month')!;
+    const day = s.get('day')!;
+    for (const year of [said.year, said.year - 1]) {
+      const at = DateTime.fromObject({ year, month, day }, { zone: tz });
+      if (!at.isValid || at.startOf('day') > said) continue;
+      const start = at.startOf('day');
+      return {
+        date: start.toISODate() ?? '',
+        startMs: start.toMillis(),
+        instantMs: start.set({ hour: 12 }).toMillis(),
+        phrase: r.text,
+        relative: false,
+      };
+    }
   }
   return null;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentWords, foldText, mentions } from './fold.js';
+import { contentWords, foldText, mentions, supportsValue } from './fold.js';
 
 describe('foldText', () => {
   it('ignores case, accents, punctuation and Unicode form', () => {
@@ -37,5 +37,32 @@ describe('mentions', () => {
     expect(mentions('lunch at Portobello', 'Porto')).toBe(false);
     expect(mentions('Paulo from São', 'São Paulo')).toBe(false);
     expect(mentions('anything', '!!')).toBe(false);
+  });
+});
+
+describe('supportsValue', () => {
+  it('finds a value the turn says in other words, and refuses one it does not', () => {
+    expect(supportsValue("I'm allergic to peanuts", 'peanut allergy')).toBe(true);
+    expect(supportsValue('hello', 'peanut allergy')).toBe(false);
+  });
+
+  it('needs at least half the value’s content words, folded and stemmed', () => {
+    expect(supportsValue('I work at ACME as an engineer', 'works at Acme')).toBe(true);
+    expect(supportsValue('Mi hermana vive en São Paulo', 'hermana en Sao Paulo')).toBe(true);
+    expect(supportsValue('my sister lives in Porto', 'owner lives in Lisbon')).toBe(false);
+    expect(supportsValue('my sister lives in Porto', 'sister lives in Porto')).toBe(true);
+  });
+
+  it('matches whole words, never a word inside another', () => {
+    expect(supportsValue('we ate at Portobello Road', 'Porto')).toBe(false);
+    expect(supportsValue('we flew to Porto', 'Porto')).toBe(true);
+    expect(supportsValue('anything', '...')).toBe(false);
+  });
+
+  it('a day keel wrote as YYYY-MM-DD is not a word the turn must hold; the other words are', () => {
+    expect(supportsValue('started at Initech on the 3rd of March', 'Initech (2025-03-03)')).toBe(
+      true,
+    );
+    expect(supportsValue('started on the 3rd of March', 'Initech (2025-03-03)')).toBe(false);
   });
 });

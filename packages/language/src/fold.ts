@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { stemmer } from 'stemmer';
 import { ara, deu, ell, eng, fra, heb, ita, nld, por, rus, spa, ukr } from 'stopword';
 import { NLTK_ENGLISH_STOPWORDS } from './text.js';
 
@@ -64,4 +65,58 @@ export function mentions(text: string, value: string): boolean {
   const needle = foldText(value);
   if (!needle) return false;
   return ` ${foldText(text)} `.includes(` ${needle} `);
+}
+
+/**
+ * A calendar day written as `YYYY-MM-DD`: the form keel writes a resolved time phrase in ("Initech
+ * (2025-03-03)", "moved on 2026-03-08"); the owner said it in words, so it is not matched by word.
+ */
+const ISO_DAY = /(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)/gu;
+
+/** The shortest stem that may match a longer one it begins ("allerg" / "allergi"), in letters. */
+const MIN_SHARED_STEM = 5;
+/** The most letters a longer stem may add to a shorter one it begins and still be one word. */
+const MAX_STEM_TAIL = 2;
+
+/**
+ * A word's stem: Porter's algorithm (M. F. Porter, "An algorithm for suffix stripping", Program
+ * 14(3), 1980; the `stemmer` package), the stemmer SQLite's FTS5 `porter` tokenizer runs, so
+ * this agrees with what recall and the store's full-text evidence check match.
+ */
+function stem(word: string): string {
+  return /^[a-z]+$/.test(word) ? stemmer(word) : word;
+}
+
+/** Two stems are one word: equal, or one begins the other and the shorter is long enough. */
+function sameStem(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return (
+    short.length >= MIN_SHARED_STEM &&
+    long.length - short.length <= MAX_STEM_TAIL &&
+    long.startsWith(short)
+  );
+}
+
+/**
+ * True when `turn` (what someone said) mentions `value` (a belief written from it), which is what
+ * a belief a model or reflection creates must rest on. "Mentions" means: at least half of the
+ * value's content words ({@link contentWords}: folded for case, accents and punctuation,
+ * stopwords of every captured language left out), and at least one, are among the turn's content
+ * words, compared by their Porter stems; two stems count as one word when they are equal or the
+ * shorter (at least 5 letters) begins the longer and the longer adds at most 2 letters, so a
+ * derived form the stemmer leaves apart still matches ("allergic" / "allergy") and a word inside
+ * another does not ("Porto" / "Portobello"). "I'm allergic to peanuts" mentions "peanut allergy";
+ * "hello" mentions nothing; "my sister lives in Porto" does not mention "owner lives in Lisbon"
+ * (one word of three). A day in the value written as `YYYY-MM-DD` (how keel writes a time phrase it
+ * resolved: "Initech (2025-03-03)") is left out of the words compared.
+ *
+ * @returns false for a value with no word.
+ */
+export function supportsValue(turn: string, value: string): boolean {
+  const wanted = contentWords(value.replace(ISO_DAY, ' ')).map(stem);
+  if (wanted.length === 0) return false;
+  const said = contentWords(turn).map(stem);
+  const found = wanted.filter((w) => said.some((s) => sameStem(w, s))).length;
+  return found > 0 && found * 2 >= wanted.length;
 }

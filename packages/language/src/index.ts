@@ -11,11 +11,12 @@
  *   bare forms without prefixes (`prefixForms`, `withPrefixForms`).
  * - **Folding** (`fold.ts`) — texts compared by meaning (`foldText`: case, accents and
  *   punctuation ignored), the content words a value is made of (`contentWords`), and whether a
- *   text mentions a value (`mentions`).
+ *   text mentions a value (`mentions`), and whether a turn supports a belief written from it
+ *   (`supportsValue`).
  * - **Dates** (`dates.ts`) — time phrases read in the owner's zone: a day a statement names
  *   (`resolveDate`), a question's window (`resolveWindow`), `--as-of` (`resolveAsOf`), a
- *   reminder's due time (`resolveDue`), the time phrase a statement ends with
- *   (`splitTimePhrase`), local days and stamps.
+ *   reminder's due time (`resolveDue`), the time phrase of a statement wherever it stands
+ *   (`splitTimePhrase`) and the day it began (`resolveStart`), local days and stamps.
  * - **Secrets** (`secrets/`) — the scan that finds credentials by what a sentence is about and by
  *   shape (`scanSecrets`, `findSecret`, `secretInSlot`), the kinds a refusal names
  *   (`SECRET_KINDS`, `describeSecretKind`), and redaction (`redactSecrets`, `withholdSecrets`).
@@ -33,10 +34,11 @@ export {
   resolveAsOf,
   resolveDate,
   resolveDue,
+  resolveStart,
   resolveWindow,
   splitTimePhrase,
 } from './dates.js';
-export { contentWords, foldText, mentions } from './fold.js';
+export { contentWords, foldText, mentions, supportsValue } from './fold.js';
 export {
   describeSecretKind,
   findSecret,

@@ -17,6 +17,8 @@ export {
 } from './secrets/kinds.js';
 export { redactSecrets, SecretLedger, withholdSecrets } from './secrets/redact.js';
 
+import { commandsModel } from './injection.js';
+
 /** Phrases that try to steer a model from inside stored text. */
 const INJECTION_PATTERNS: readonly RegExp[] = [
   /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|your)\s+(?:instructions|prompts?|rules)/i,
@@ -31,7 +33,12 @@ const INJECTION_PATTERNS: readonly RegExp[] = [
   /\[\/?INST\]|<<\/?SYS>>/,
 ];
 
-/** True when `text` reads like an instruction aimed at a model (prompt injection). */
+/**
+ * True when `text` reads like an instruction aimed at a model (prompt injection): a chat-template
+ * or role token, or a command to the model to set aside its instructions, rules or memory, to
+ * reveal or send them, or to obey someone new, in en, es, fr, de or pt (`commandsModel`, a small
+ * grammar of command verbs and what they act on; see `injection.ts`).
+ */
 export function looksLikeInjection(text: string): boolean {
-  return INJECTION_PATTERNS.some((re) => re.test(text));
+  return INJECTION_PATTERNS.some((re) => re.test(text)) || commandsModel(text);
 }

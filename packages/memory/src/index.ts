@@ -117,6 +117,7 @@ export {
   REFUSED_FORGOTTEN_EPISODE,
   REFUSED_FORGOTTEN_VALUE,
   REFUSED_NOT_EVIDENCE,
+  REFUSED_UNSAID,
   type RememberInput,
   secretRefusal,
   type WriteResult,

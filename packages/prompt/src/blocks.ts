@@ -13,7 +13,6 @@ import {
   moreBeliefsNote,
   NOTHING_FOUND,
   NOTHING_YET,
-  neutralise,
   STATIC_TITLE,
   sinceTail,
   turnTitle,
@@ -108,14 +107,12 @@ export function buildStaticBlock(
         a.kind.localeCompare(b.kind) ||
         a.key.localeCompare(b.key),
     );
+  // The line formatters flag instruction-like text and keep it from forging a fence.
   const render = (f: Fact) =>
-    neutralise(
-      formatFactLine(f) +
-        (f.valid_from !== null
-          ? sinceTail(localDay(f.valid_from, tz))
-          : sinceTail(localDay(f.created_at, tz), 'recorded')),
-      f.value,
-    );
+    formatFactLine(f) +
+    (f.valid_from !== null
+      ? sinceTail(localDay(f.valid_from, tz))
+      : sinceTail(localDay(f.created_at, tz), 'recorded'));
   const { kept, tokens, cut } = fit(standing, render, budgetTokens);
   const lines = kept.length ? kept.map((k) => k.line) : [NOTHING_YET];
   const text = wrapFence(STATIC_TITLE, lines, cut > 0 ? moreBeliefsNote(cut) : undefined);
@@ -168,8 +165,8 @@ export function buildTurnBlock(
   }
   const render = (r: FactResult | EpisodeResult | Fact) =>
     'type' in r && r.type === 'episode'
-      ? neutralise(formatEpisodeLine(r, 240, options.tz), r.text)
-      : neutralise(formatFactLine(r as FactResult), (r as FactResult).value);
+      ? formatEpisodeLine(r, 240, options.tz)
+      : formatFactLine(r as FactResult);
   const { kept, tokens, cut } = fit(items, render, options.budgetTokens ?? TURN_BUDGET_TOKENS);
   const lines = kept.length ? kept.map((k) => k.line) : [NOTHING_FOUND];
   return {

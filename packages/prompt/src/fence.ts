@@ -199,11 +199,23 @@ export function episodeLine(e: {
 
 /**
  * Makes one line of stored text unable to open or close a fence, and flags it when the stored
- * text (`raw`) reads like instructions (`looksLikeInjection` from `@keel/memory`).
+ * text (`raw`) reads like instructions (`looksLikeInjection` from `@keel/language`).
  */
 export function neutralise(line: string, raw: string): string {
   const safe = line.replace(new RegExp(`<(\\/?)\\s*${TAG_NAME}`, 'gi'), `‹$1${TAG_NAME}`);
   return looksLikeInjection(raw) ? FLAG.write({ why: FLAG_WHY }) + safe : safe;
+}
+
+/**
+ * Stored text of many lines (a conversation summary, a transcript of stored turns) as it may
+ * reach a model: each line neutralised on its own words ({@link neutralise}), so a line that reads
+ * like instructions carries the flag wherever it stands.
+ */
+export function flagStoredText(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => neutralise(line, line))
+    .join('\n');
 }
 
 /**

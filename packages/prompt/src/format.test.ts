@@ -3,7 +3,7 @@
 import type { EpisodeResult, Fact } from '@keel/memory';
 import { describe, expect, it } from 'vitest';
 import { buildStaticBlock } from './blocks.js';
-import { formatEpisodeLine } from './format.js';
+import { formatEpisodeLine, formatFactLine } from './format.js';
 
 // 02:00 UTC on 30 November is still the 29th in UTC-7.
 const at = Date.parse('2026-11-30T02:00:00Z');
@@ -52,5 +52,24 @@ describe("days in the owner's zone", () => {
     } as unknown as Fact;
     expect(buildStaticBlock([fact]).text).toContain('2026-11-30');
     expect(buildStaticBlock([fact], undefined, 'America/Phoenix').text).toContain('2026-11-29');
+  });
+});
+
+describe('an as-of answer whose start is unknown', () => {
+  it('says so, with the day it ended in the owner’s zone; a known start says nothing of it', () => {
+    const f = {
+      id: 4,
+      kind: 'profile' as const,
+      key: 'home',
+      value: 'Porto',
+      confidence: 1,
+      evidence_count: 1,
+      source: 'owner_stated' as const,
+      status: 'superseded',
+    };
+    expect(
+      formatFactLine({ ...f, start_unknown: true, valid_to: at }, 'America/Phoenix'),
+    ).toContain('start unknown, true until 2026-11-29');
+    expect(formatFactLine({ ...f, valid_to: at }, 'America/Phoenix')).not.toContain('unknown');
   });
 });

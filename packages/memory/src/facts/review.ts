@@ -33,6 +33,7 @@ import {
   SECRET_PLACEHOLDER,
   type SecretKind,
   secretInSlot,
+  supportsValue,
   valueHash,
 } from '@keel/language';
 import type { StoreContext } from '../context.js';
@@ -80,6 +81,14 @@ export const REFUSED_FORGOTTEN_VALUE =
  */
 export const REFUSED_NOT_EVIDENCE =
   'the turn it rests on does not mention this belief: not evidence';
+/**
+ * The refusal reason when the model, reflection or the curator would create a belief (a new
+ * value in its slot: created, updated, held as pending or kept as history) without citing an
+ * owner turn that mentions it (`supportsValue` of `@keel/language`): a guess needs the owner's
+ * words under it. A repeat of a value already held is judged by {@link REFUSED_NOT_EVIDENCE}.
+ */
+export const REFUSED_UNSAID =
+  'no owner turn it cites mentions this value: a new belief from the model or reflection must rest on what the owner said';
 /**
  * The refusal reason when a writer other than the owner writes from an episode that supported a
  * fact of the same scope and kind the owner forgot or purged: the owner's forget covers what that
@@ -242,9 +251,426 @@ function forgottenByOwner(
   return null;
 }
 
+/** What {@link refusalOf} weighs. */
+interface RefusalInput {
+  input: RememberInput;
+  actor: Actor;
+  slot: Slot;
+  value: string;
+  hash: string;
+  secret: SecretKind | null;
+  tombstone: readonly { reason: string }[];
+}
+
+/** A refusal decided before anything is written; `withValue`: the journal may keep the value. */
+interface Refusal {
+  reason: string;
+  withValue: boolean;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The refusals that hold whatever the slot stores, in order: a secret; for a writer other than
+ * the owner, text that reads like instructions, a tombstone of the value in its slot, the owner's
+ * forgetting elsewhere ({@link forgottenByOwner}); and a belief the model or reflection writes
+ * without citing an owner turn ({@link REFUSED_UNSAID}).
+ *
+ * @returns the refusal, or null when the write goes on to be reviewed against the slot.
+ */
+function refusalOf(ctx: StoreContext, r: RefusalInput): Refusal | null {
+  const { input, slot, value, hash, secret, tombstone } = r;
+  if (secret) return { reason: secretRefusal(secret), withValue: false };
+  if (isOwnerSource(input.source)) return null;
+  if (looksLikeInjection(value)) {
+    return { reason: 'reads like instructions to a model (injection)', withValue: true };
+  }
+  if (tombstone.length > 0) {
+    // The value was forgotten: the refusal records its hash, never the value again.
+    return {
+      reason: `tombstoned (${tombstone[0]!.reason}); only the owner can restore it`,
+      withValue: false,
+    };
+  }
+  const forgotten = forgottenByOwner(ctx, slot, value, hash, input.episodeId);
+  if (forgotten) return forgotten;
+  if (needsOwnerWord(input, r.actor) && input.episodeId === undefined) {
+    return { reason: REFUSED_UNSAID, withValue: true };
+  }
+  return null;
+}
+
+/** The writers whose new beliefs must rest on an owner turn that mentions them. */
+const WRITERS_NEEDING_OWNER_WORD: ReadonlySet<Actor> = new Set(['model', 'reflection', 'curator']);
+
+/**
+ * Whether a write must cite an owner turn that mentions its value to create a belief: the model's
+ * tool, reflection and the curator, writing as anything but the owner. Imports, system writes,
+ * other agents (mcp) and the owner's own words are not asked.
+ */
+function needsOwnerWord(input: RememberInput, actor: Actor): boolean {
+  return !isOwnerSource(input.source) && WRITERS_NEEDING_OWNER_WORD.has(actor);
+}
+
+/**
+ * Whether episode `episodeId` is an owner's conversation turn that mentions `value`
+ * ({@link supportsValue}: at least half its content words, folded and stemmed).
+ */
+function ownerSaid(ctx: StoreContext, episodeId: number | undefined, value: string): boolean {
+  if (episodeId === undefined) return false;
+  const e = getEpisode(ctx, episodeId);
+  return !!e && e.kind === 'conversation' && e.role === 'owner' && supportsValue(e.text, value);
+}
+
+/**
+ * One write under review, once nothing refused it outright: what it is, and the steps every
+ * decision shares (journal, refuse, create a row, lift tombstones, resolve pending rows).
+ */
+interface Review {
+  ctx: StoreContext;
+  input: RememberInput;
+  slot: Slot;
+  value: string;
+  hash: string;
+  now: number;
+  episodeId: number;
+  tombstone: readonly { id: number; reason: string }[];
+  /** A new value from the model or reflection whose cited turn does not mention it. */
+  unsaid: boolean;
+  sighting: { episodeId: number; source: Source; now: number };
+  /** The confidence a first sighting gets: the requested one, capped by the evidence gate. */
+  firstConfidence: number;
+  /** Whether the cited turn supports a repeat ({@link REFUSED_NOT_EVIDENCE}). */
+  supported(): boolean;
+  journal(op: Decision, factId: number | null, payload: Record<string, unknown>): void;
+  ignore(reason: string, fact: Fact | null): WriteResult;
+  newRow(
+    status: 'active' | 'pending',
+    links: { supersedesId: number | null; conflictsWithId: number | null },
+    reason: string,
+  ): Fact;
+  liftTombstones(factId: number): void;
+  resolvePending(newId: number): void;
+}
+
+/**
+ * The secret a write holds, judged on the slot as a sentence ("bank_password: Tr0ub4dor&3"), not
+ * on the value alone, and on the unit of work's secrets ("sunshine", withheld from the owner's
+ * turn just before); a value that is the secret (its key said so) is noted in the unit's ledger.
+ */
+function secretOf(
+  ctx: StoreContext,
+  slot: Slot,
+  value: string,
+): { inSlot: ReturnType<typeof secretInSlot>; secret: SecretKind | null } {
+  const inSlot = secretInSlot(slot.key, value);
+  const secret = inSlot?.kind ?? ctx.ledger?.kindIn(value) ?? null;
+  if (secret && ctx.ledger && !inSlot?.inKey && redactSecrets(value, ctx.ledger) === value) {
+    ctx.ledger.note(value, secret);
+  }
+  return { inSlot, secret };
+}
+
+/**
+ * The first step of a write, inside its transaction: the refusals that hold whatever is stored
+ * (a secret, injection, the owner's forgetting; see {@link refusalOf}), the episode the sighting
+ * rests on (a `command` episode when none was cited), and the shared steps of a {@link Review}.
+ *
+ * @returns the refusal's result, or the review to decide.
+ * @throws KeelError `NOT_FOUND` (unknown episode).
+ */
+function openReview(
+  ctx: StoreContext,
+  input: RememberInput,
+  w: { slot: Slot; value: string; hash: string; actor: Actor },
+): WriteResult | Review {
+  const { slot, value, hash, actor } = w;
+  const now = ctx.now();
+  const { inSlot, secret } = secretOf(ctx, slot, value);
+  const tombstone = tombstonesOf(ctx, slot, hash);
+  const refusal = refusalOf(ctx, { input, actor, slot, value, hash, secret, tombstone });
+
+  let episodeId = input.episodeId;
+  if (episodeId === undefined) {
+    episodeId = addEpisode(ctx, {
+      kind: 'command',
+      channel: input.channel ?? 'api',
+      role: isOwnerSource(input.source) ? 'owner' : 'keel',
+      text: `remember ${slot.kind}/${inSlot?.inKey ? SECRET_PLACEHOLDER : slot.key}: ${refusal && !refusal.withValue ? '[withheld]' : value}`,
+      actor,
+    }).id;
+  } else if (!getEpisode(ctx, episodeId)) {
+    throw new KeelError('NOT_FOUND', `no episode ${episodeId}`);
+  }
+  const cited = episodeId;
+  // A key that holds a secret is withheld from the journal too.
+  const journaledSlot = inSlot?.inKey ? { ...slot, key: SECRET_PLACEHOLDER } : slot;
+  const journal = (op: Decision, factId: number | null, payload: Record<string, unknown>) =>
+    appendJournal(ctx.db, {
+      at: now,
+      actor,
+      op,
+      entity: 'fact',
+      entityId: factId,
+      payload: { ...journaledSlot, source: input.source, episode_id: cited, ...payload },
+    });
+  const refuse = (
+    reason: string,
+    fact: Fact | null,
+    withValue = true,
+    details: Record<string, unknown> = {},
+    op: 'ignore' | 'withheld' = 'ignore',
+  ): WriteResult => {
+    journal(op, fact?.id ?? null, {
+      reason,
+      // A secret's hash is not kept either: a short password's hash is found by guessing.
+      ...(secret ? { secret } : { value_hash: hash }),
+      ...details,
+      ...(withValue ? { value } : {}),
+    });
+    return { decision: op, reason, fact, episodeId: cited };
+  };
+  if (refusal) {
+    if (!secret) return refuse(refusal.reason, null, refusal.withValue, refusal.details);
+    const r = refuse(refusal.reason, null, false, refusal.details, 'withheld');
+    return { ...r, secret };
+  }
+
+  const firstConfidence = Math.min(
+    input.confidence ?? 1,
+    transition.firstSightingCeiling(input.source),
+  );
+  return {
+    ctx,
+    input,
+    slot,
+    value,
+    hash,
+    now,
+    episodeId: cited,
+    tombstone,
+    unsaid: needsOwnerWord(input, actor) && !ownerSaid(ctx, input.episodeId, value),
+    sighting: { episodeId: cited, source: input.source, now },
+    firstConfidence,
+    // Evidence is evidence: a writer other than the owner may add a sighting from a conversation
+    // turn only when the turn mentions the belief (its value or its key, after stemming).
+    supported: () =>
+      isOwnerSource(input.source) ||
+      input.episodeId === undefined ||
+      getEpisode(ctx, cited)?.kind !== 'conversation' ||
+      episodeSupports(ctx, cited, `${value} ${slot.key.replace(/[_.-]+/g, ' ')}`, 'any'),
+    journal,
+    ignore: (reason, fact) => refuse(reason, fact),
+    newRow: (status, links, reason) =>
+      transition.create(ctx, {
+        slot,
+        value,
+        valueHash: hash,
+        source: input.source,
+        status,
+        confidence: firstConfidence,
+        episodeId: cited,
+        validFrom: input.validFrom ?? null,
+        ...links,
+        reason,
+        now,
+      }),
+    liftTombstones: (factId) =>
+      lift(
+        ctx,
+        tombstone.map((t) => t.id),
+        factId,
+        now,
+      ),
+    // Pending rows of this slot that hold the value now made current are resolved by it.
+    resolvePending: (newId) => {
+      for (const p of slotRows(ctx, slot, ['pending'])) {
+        if (p.value_hash !== hash || p.id === newId) continue;
+        transition.supersede(ctx, p.id, {
+          byId: newId,
+          now,
+          reason: 'resolved: the same value became current',
+        });
+      }
+    },
+  };
+}
+
+/** CREATE: the slot is empty. */
+function createStep(r: Review): WriteResult {
+  if (r.unsaid) return r.ignore(REFUSED_UNSAID, null);
+  const fact = r.newRow('active', { supersedesId: null, conflictsWithId: null }, 'created');
+  r.liftTombstones(fact.id);
+  r.resolvePending(fact.id);
+  const reason = r.tombstone.length ? 'new slot (owner lifted a tombstone)' : 'new slot';
+  r.journal('create', fact.id, { reason, after: fact });
+  return { decision: 'create', reason, fact, episodeId: r.episodeId };
+}
+
+/** CORROBORATE: the slot's current value again, from a new episode that supports it. */
+function corroborateStep(r: Review, current: Fact): WriteResult {
+  if (!r.supported()) return r.ignore(REFUSED_NOT_EVIDENCE, current);
+  const fact = transition.corroborate(r.ctx, current, r.sighting);
+  if (!fact) return r.ignore('this episode is already counted as evidence', current);
+  r.liftTombstones(fact.id);
+  // A new sighting answers a stale flag: the belief has fresh evidence.
+  const cleared = clearReviewFlags(r.ctx, fact.id, r.now, 'stale');
+  const reason = 'same value from a new episode';
+  r.journal('corroborate', fact.id, {
+    reason,
+    before: {
+      confidence: current.confidence,
+      evidence_count: current.evidence_count,
+      source: current.source,
+    },
+    after: {
+      confidence: fact.confidence,
+      evidence_count: fact.evidence_count,
+      source: fact.source,
+    },
+    ...(cleared ? { review_flags_cleared: cleared } : {}),
+  });
+  return { decision: 'corroborate', reason, fact, episodeId: r.episodeId };
+}
+
+/**
+ * HISTORY: a value true since before the current one began (`currentStart`, ms): kept as
+ * superseded, ending where the current one starts; the same earlier value again corroborates it.
+ */
+function historyStep(r: Review, current: Fact, currentStart: number): WriteResult {
+  const { ctx, input, slot, hash } = r;
+  const history = slotRows(ctx, slot, ['superseded']).find(
+    (h) => h.value_hash === hash && h.valid_from === input.validFrom,
+  );
+  if (history) {
+    if (!r.supported()) return r.ignore(REFUSED_NOT_EVIDENCE, history);
+    const fact = transition.corroborate(ctx, history, r.sighting);
+    if (!fact) return r.ignore('this episode is already counted as evidence', history);
+    const reason = 'the same earlier value from a new episode (history)';
+    r.journal('corroborate', fact.id, { reason, after: fact });
+    return { decision: 'corroborate', reason, fact, episodeId: r.episodeId };
+  }
+  if (r.unsaid) return r.ignore(REFUSED_UNSAID, null);
+  const fact = transition.create(ctx, {
+    slot,
+    value: r.value,
+    valueHash: hash,
+    source: input.source,
+    status: 'superseded',
+    confidence: r.firstConfidence,
+    episodeId: r.episodeId,
+    validFrom: input.validFrom ?? null,
+    validTo: currentStart,
+    supersedesId: null,
+    supersededById: current.id,
+    conflictsWithId: null,
+    reason: `an earlier value: true before f${current.id} began`,
+    now: r.now,
+  });
+  r.liftTombstones(fact.id);
+  const reason = `an earlier value than the current one (f${current.id}): kept as history`;
+  r.journal('history', fact.id, { reason, current: current.id, after: fact });
+  return { decision: 'history', reason, fact, episodeId: r.episodeId };
+}
+
+/** CONFLICT: a weaker or single sighting contradicts the current value: held as pending. */
+function conflictStep(r: Review, current: Fact, reason: string): WriteResult {
+  const samePending = slotRows(r.ctx, r.slot, ['pending']).find((p) => p.value_hash === r.hash);
+  if (samePending) {
+    if (!r.supported()) return r.ignore(REFUSED_NOT_EVIDENCE, samePending);
+    const fact = transition.corroborate(r.ctx, samePending, r.sighting);
+    if (!fact) return r.ignore('this episode is already counted as evidence', samePending);
+    r.journal('conflict', fact.id, {
+      reason: `${reason}; already pending, evidence added`,
+      after: fact,
+    });
+    return { decision: 'conflict', reason, fact, episodeId: r.episodeId };
+  }
+  if (r.unsaid) return r.ignore(REFUSED_UNSAID, current);
+  const fact = r.newRow('pending', { supersedesId: null, conflictsWithId: current.id }, reason);
+  r.journal('conflict', fact.id, { reason, contradicts: current.id, after: fact });
+  return { decision: 'conflict', reason, fact, episodeId: r.episodeId };
+}
+
+/** UPDATE: a different value from a source at least as authoritative replaces the current one. */
+function updateStep(r: Review, current: Fact): WriteResult {
+  const { ctx, input, now } = r;
+  if (r.unsaid) return r.ignore(REFUSED_UNSAID, current);
+  // The old row leaves 'active' first (one active row per slot), then the new row enters.
+  transition.supersede(ctx, current.id, {
+    byId: null,
+    now,
+    validTo: input.validFrom ?? now,
+    reason: 'superseded by a newer value',
+  });
+  const fact = r.newRow(
+    'active',
+    { supersedesId: current.id, conflictsWithId: null },
+    'replaced an earlier value',
+  );
+  transition.linkSuccessor(ctx, current.id, fact.id);
+  r.liftTombstones(fact.id);
+  r.resolvePending(fact.id);
+  // The replaced belief leaves the review queue: the slot was seen again with a new value.
+  const cleared = clearReviewFlags(ctx, current.id, now);
+  const reason = `different value from ${input.source}, at least as authoritative as ${current.source}`;
+  r.journal('update', fact.id, {
+    reason,
+    supersedes: {
+      id: current.id,
+      value: current.value,
+      confidence: current.confidence,
+      source: current.source,
+    },
+    after: fact,
+    ...(cleared ? { review_flags_cleared: cleared } : {}),
+  });
+  return { decision: 'update', reason, fact, episodeId: r.episodeId };
+}
+
+/** Which decision of the module table a write under review gets, and its step. */
+function decide(r: Review): WriteResult {
+  const { input } = r;
+  const current = activeFact(r.ctx, r.slot);
+  if (!current) return createStep(r);
+  if (current.value_hash === r.hash) return corroborateStep(r, current);
+
+  // An earlier value: true since before the current one began. It is history, not current (the
+  // owner may say it replaces the current value): superseded, ending where the current starts.
+  // A current value recorded without a start held at least from when it was recorded; but the
+  // owner's own dated word after it replaces it ("I live in Porto", then "I moved to Lisbon
+  // yesterday"): only a known start shows the owner's value to be the earlier one.
+  const owner = isOwnerSource(input.source);
+  const currentStart = current.valid_from ?? (owner ? null : current.created_at);
+  const replaces = input.replaces === true && owner;
+  if (
+    input.validFrom != null &&
+    currentStart !== null &&
+    input.validFrom < currentStart &&
+    !replaces
+  ) {
+    return historyStep(r, current, currentStart);
+  }
+
+  const weaker = authority(input.source) < authority(current.source);
+  const outweighed =
+    !owner &&
+    !isOwnerSource(current.source) &&
+    current.confidence >= STRONG_CONFIDENCE &&
+    r.firstConfidence < current.confidence;
+  if (weaker || outweighed) {
+    const reason = weaker
+      ? `a weaker source (${input.source}) contradicts ${current.source}`
+      : `a single sighting contradicts a strong belief (confidence ${current.confidence})`;
+    return conflictStep(r, current, reason);
+  }
+  return updateStep(r, current);
+}
+
 /**
  * Reviews and applies one write. Runs in one IMMEDIATE transaction, so concurrent writers from
- * several processes serialise and never see a half-applied decision.
+ * several processes serialise and never see a half-applied decision. The steps: validate, open
+ * the review (refusals, the episode; {@link openReview}), decide ({@link decide}: create,
+ * corroborate, history, conflict or update).
  *
  * @returns the decision, its reason and the row, and `confidenceCapped` when the writer asked for
  *   more confidence than the evidence gate stored.
@@ -255,266 +681,8 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
   const hash = valueHash(value);
   const actor: Actor = input.actor ?? (isOwnerSource(input.source) ? 'owner' : 'system');
   const run = ctx.db.transaction((): WriteResult => {
-    const now = ctx.now();
-    // Refusals that hold whatever is stored, decided before anything is written. A secret is
-    // judged on the slot as a sentence ("bank_password: Tr0ub4dor&3"), not on the value alone,
-    // and on the unit of work's secrets ("sunshine", withheld from the owner's turn just before).
-    const inSlot = secretInSlot(slot.key, value);
-    const secret = inSlot?.kind ?? ctx.ledger?.kindIn(value) ?? null;
-    if (secret && ctx.ledger && !inSlot?.inKey && redactSecrets(value, ctx.ledger) === value) {
-      ctx.ledger.note(value, secret); // the value is the secret (its key said so)
-    }
-    const tombstone = tombstonesOf(ctx, slot, hash);
-    let refusal: {
-      reason: string;
-      withValue: boolean;
-      details?: Record<string, unknown>;
-    } | null = null;
-    if (secret) refusal = { reason: secretRefusal(secret), withValue: false };
-    else if (!isOwnerSource(input.source) && looksLikeInjection(value)) {
-      refusal = { reason: 'reads like instructions to a model (injection)', withValue: true };
-    } else if (tombstone.length > 0 && !isOwnerSource(input.source)) {
-      // The value was forgotten: the refusal records its hash, never the value again.
-      refusal = {
-        reason: `tombstoned (${tombstone[0]!.reason}); only the owner can restore it`,
-        withValue: false,
-      };
-    } else if (!isOwnerSource(input.source)) {
-      refusal = forgottenByOwner(ctx, slot, value, hash, input.episodeId);
-    }
-
-    let episodeId = input.episodeId;
-    if (episodeId === undefined) {
-      episodeId = addEpisode(ctx, {
-        kind: 'command',
-        channel: input.channel ?? 'api',
-        role: isOwnerSource(input.source) ? 'owner' : 'keel',
-        text: `remember ${slot.kind}/${inSlot?.inKey ? SECRET_PLACEHOLDER : slot.key}: ${refusal && !refusal.withValue ? '[withheld]' : value}`,
-        actor,
-      }).id;
-    } else if (!getEpisode(ctx, episodeId)) {
-      throw new KeelError('NOT_FOUND', `no episode ${episodeId}`);
-    }
-    const sighting = { episodeId, source: input.source, now };
-    // Evidence is evidence: a writer other than the owner may add a sighting from a conversation
-    // turn only when the turn mentions the belief (its value or its key, after stemming).
-    const supported = () =>
-      isOwnerSource(input.source) ||
-      input.episodeId === undefined ||
-      getEpisode(ctx, episodeId!)?.kind !== 'conversation' ||
-      episodeSupports(ctx, episodeId!, `${value} ${slot.key.replace(/[_.-]+/g, ' ')}`, 'any');
-    // A key that holds a secret is withheld from the journal too.
-    const journaledSlot = inSlot?.inKey ? { ...slot, key: SECRET_PLACEHOLDER } : slot;
-    const journal = (op: Decision, factId: number | null, payload: Record<string, unknown>) =>
-      appendJournal(ctx.db, {
-        at: now,
-        actor,
-        op,
-        entity: 'fact',
-        entityId: factId,
-        payload: { ...journaledSlot, source: input.source, episode_id: episodeId, ...payload },
-      });
-    const ignore = (
-      reason: string,
-      fact: Fact | null,
-      withValue = true,
-      details: Record<string, unknown> = {},
-      op: 'ignore' | 'withheld' = 'ignore',
-    ): WriteResult => {
-      journal(op, fact?.id ?? null, {
-        reason,
-        // A secret's hash is not kept either: a short password's hash is found by guessing.
-        ...(secret ? { secret } : { value_hash: hash }),
-        ...details,
-        ...(withValue ? { value } : {}),
-      });
-      return { decision: op, reason, fact, episodeId };
-    };
-    if (refusal) {
-      if (!secret) return ignore(refusal.reason, null, refusal.withValue, refusal.details);
-      const r = ignore(refusal.reason, null, false, refusal.details, 'withheld');
-      return { ...r, secret };
-    }
-
-    const current = activeFact(ctx, slot);
-    const firstConfidence = Math.min(
-      input.confidence ?? 1,
-      transition.firstSightingCeiling(input.source),
-    );
-    const newRow = (
-      status: 'active' | 'pending',
-      links: { supersedesId: number | null; conflictsWithId: number | null },
-      reason: string,
-    ) =>
-      transition.create(ctx, {
-        slot,
-        value,
-        valueHash: hash,
-        source: input.source,
-        status,
-        confidence: firstConfidence,
-        episodeId: episodeId!,
-        validFrom: input.validFrom ?? null,
-        ...links,
-        reason,
-        now,
-      });
-    const liftTombstones = (factId: number) =>
-      lift(
-        ctx,
-        tombstone.map((t) => t.id),
-        factId,
-        now,
-      );
-    /** Pending rows of this slot that hold the value now made current are resolved by it. */
-    const resolvePending = (newId: number) => {
-      for (const p of slotRows(ctx, slot, ['pending'])) {
-        if (p.value_hash !== hash || p.id === newId) continue;
-        transition.supersede(ctx, p.id, {
-          byId: newId,
-          now,
-          reason: 'resolved: the same value became current',
-        });
-      }
-    };
-
-    if (!current) {
-      const fact = newRow('active', { supersedesId: null, conflictsWithId: null }, 'created');
-      liftTombstones(fact.id);
-      resolvePending(fact.id);
-      const reason = tombstone.length ? 'new slot (owner lifted a tombstone)' : 'new slot';
-      journal('create', fact.id, { reason, after: fact });
-      return { decision: 'create', reason, fact, episodeId };
-    }
-
-    if (current.value_hash === hash) {
-      if (!supported()) return ignore(REFUSED_NOT_EVIDENCE, current);
-      const fact = transition.corroborate(ctx, current, sighting);
-      if (!fact) return ignore('this episode is already counted as evidence', current);
-      liftTombstones(fact.id);
-      // A new sighting answers a stale flag: the belief has fresh evidence.
-      const cleared = clearReviewFlags(ctx, fact.id, now, 'stale');
-      const reason = 'same value from a new episode';
-      journal('corroborate', fact.id, {
-        reason,
-        before: {
-          confidence: current.confidence,
-          evidence_count: current.evidence_count,
-          source: current.source,
-        },
-        after: {
-          confidence: fact.confidence,
-          evidence_count: fact.evidence_count,
-          source: fact.source,
-        },
-        ...(cleared ? { review_flags_cleared: cleared } : {}),
-      });
-      return { decision: 'corroborate', reason, fact, episodeId };
-    }
-
-    // An earlier value: true since before the current one began. It is history, not current (the
-    // owner may say it replaces the current value): superseded, ending where the current starts.
-    // A current value recorded without a start held at least from when it was recorded; but the
-    // owner's own dated word after it replaces it ("I live in Porto", then "I moved to Lisbon
-    // yesterday"): only a known start shows the owner's value to be the earlier one.
-    const owner = isOwnerSource(input.source);
-    const currentStart = current.valid_from ?? (owner ? null : current.created_at);
-    const replaces = input.replaces === true && owner;
-    if (
-      input.validFrom != null &&
-      currentStart !== null &&
-      input.validFrom < currentStart &&
-      !replaces
-    ) {
-      const history = slotRows(ctx, slot, ['superseded']).find(
-        (r) => r.value_hash === hash && r.valid_from === input.validFrom,
-      );
-      if (history) {
-        if (!supported()) return ignore(REFUSED_NOT_EVIDENCE, history);
-        const fact = transition.corroborate(ctx, history, sighting);
-        if (!fact) return ignore('this episode is already counted as evidence', history);
-        const reason = 'the same earlier value from a new episode (history)';
-        journal('corroborate', fact.id, { reason, after: fact });
-        return { decision: 'corroborate', reason, fact, episodeId };
-      }
-      const fact = transition.create(ctx, {
-        slot,
-        value,
-        valueHash: hash,
-        source: input.source,
-        status: 'superseded',
-        confidence: firstConfidence,
-        episodeId,
-        validFrom: input.validFrom,
-        validTo: currentStart,
-        supersedesId: null,
-        supersededById: current.id,
-        conflictsWithId: null,
-        reason: `an earlier value: true before f${current.id} began`,
-        now,
-      });
-      liftTombstones(fact.id);
-      const reason = `an earlier value than the current one (f${current.id}): kept as history`;
-      journal('history', fact.id, { reason, current: current.id, after: fact });
-      return { decision: 'history', reason, fact, episodeId };
-    }
-
-    const weaker = authority(input.source) < authority(current.source);
-    const outweighed =
-      !isOwnerSource(input.source) &&
-      !isOwnerSource(current.source) &&
-      current.confidence >= STRONG_CONFIDENCE &&
-      firstConfidence < current.confidence;
-    if (weaker || outweighed) {
-      const reason = weaker
-        ? `a weaker source (${input.source}) contradicts ${current.source}`
-        : `a single sighting contradicts a strong belief (confidence ${current.confidence})`;
-      const samePending = slotRows(ctx, slot, ['pending']).find((p) => p.value_hash === hash);
-      if (samePending) {
-        if (!supported()) return ignore(REFUSED_NOT_EVIDENCE, samePending);
-        const fact = transition.corroborate(ctx, samePending, sighting);
-        if (!fact) return ignore('this episode is already counted as evidence', samePending);
-        journal('conflict', fact.id, {
-          reason: `${reason}; already pending, evidence added`,
-          after: fact,
-        });
-        return { decision: 'conflict', reason, fact, episodeId };
-      }
-      const fact = newRow('pending', { supersedesId: null, conflictsWithId: current.id }, reason);
-      journal('conflict', fact.id, { reason, contradicts: current.id, after: fact });
-      return { decision: 'conflict', reason, fact, episodeId };
-    }
-
-    // UPDATE: the old row leaves 'active' first (one active row per slot), then the new row enters.
-    transition.supersede(ctx, current.id, {
-      byId: null,
-      now,
-      validTo: input.validFrom ?? now,
-      reason: 'superseded by a newer value',
-    });
-    const fact = newRow(
-      'active',
-      { supersedesId: current.id, conflictsWithId: null },
-      'replaced an earlier value',
-    );
-    transition.linkSuccessor(ctx, current.id, fact.id);
-    liftTombstones(fact.id);
-    resolvePending(fact.id);
-    // The replaced belief leaves the review queue: the slot was seen again with a new value.
-    const cleared = clearReviewFlags(ctx, current.id, now);
-    const reason = `different value from ${input.source}, at least as authoritative as ${current.source}`;
-    journal('update', fact.id, {
-      reason,
-      supersedes: {
-        id: current.id,
-        value: current.value,
-        confidence: current.confidence,
-        source: current.source,
-      },
-      after: fact,
-      ...(cleared ? { review_flags_cleared: cleared } : {}),
-    });
-    return { decision: 'update', reason, fact, episodeId };
+    const review = openReview(ctx, input, { slot, value, hash, actor });
+    return 'decision' in review ? review : decide(review);
   });
   const result = run.immediate();
   const cap = confidenceCap(input, result);

@@ -211,4 +211,39 @@ describe('recall as of a moment', () => {
     const [f] = factResults(await store.recall('heron'));
     expect(f).toMatchObject({ valid_from: Y2026 - DAY, valid_to: null });
   });
+
+  it('a belief whose end is known and start unknown answers a moment before its end, saying the start is unknown', async () => {
+    const { store, clock } = openTempStore(Y2026);
+    const porto = store.remember({ ...HOME, value: 'Porto', source: 'owner_stated' }).fact!;
+    // A current belief with no known start and no end: held from when it was recorded (as before).
+    const desk = store.remember({
+      kind: 'fact',
+      key: 'home_desk',
+      value: 'a desk at home',
+      source: 'owner_stated',
+    }).fact!;
+    clock.advance(100 * DAY);
+    store.remember({
+      ...HOME,
+      value: 'Lisbon',
+      source: 'owner_stated',
+      validFrom: Y2026 + 50 * DAY,
+    });
+    const then = factResults(await store.recall('home', { type: 'fact', asOf: Y2026 - 200 * DAY }));
+    expect(then.find((f) => f.id === porto.id)).toMatchObject({
+      value: 'Porto',
+      status: 'superseded',
+      valid_from: null,
+      valid_to: Y2026 + 50 * DAY,
+      start_unknown: true,
+    });
+    // Neither the desk (no end: it holds from when it was recorded) nor Lisbon (not yet) then.
+    expect(then.map((f) => f.id)).not.toContain(desk.id);
+    expect(then.map((f) => f.value)).not.toContain('Lisbon');
+    // After its end: Lisbon, not Porto; a known start carries no start_unknown.
+    const after = factResults(await store.recall('home', { type: 'fact', asOf: Y2026 + 60 * DAY }));
+    expect(after.map((f) => f.value)).toContain('Lisbon');
+    expect(after.map((f) => f.value)).not.toContain('Porto');
+    expect(after.find((f) => f.value === 'Lisbon')!.start_unknown).toBeUndefined();
+  });
 });

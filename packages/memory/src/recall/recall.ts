@@ -197,6 +197,11 @@ export interface FactResult {
   valid_from: number | null;
   /** True until (ms since epoch); null while it holds. */
   valid_to: number | null;
+  /**
+   * Set (true) on an `asOf` answer whose start keel does not know (`valid_from` null) but whose
+   * end it does: it held at some time before `valid_to`, maybe not yet at `asOf`. Absent otherwise.
+   */
+  start_unknown?: true;
   /** Episode ids that support it. */
   evidence?: number[];
 }
@@ -809,7 +814,9 @@ function windowMatches(
 
 /**
  * The facts arm "as of" a moment: every fact of `scope` whose validity interval holds `asOf`
- * (`valid_from`, or when it was recorded, at or before it; `valid_to` after it or open), in any
+ * (`valid_from`, or when it was recorded, at or before it; `valid_to` after it or open), or whose
+ * start is unknown and end known after `asOf` (answered with `start_unknown`: the owner said
+ * when it stopped, not when it began), in any
  * status a once-true belief can have — current, superseded, or retracted as no longer true — but
  * never one the owner forgot, purged or rejected, nor one pruned (each has a tombstone), nor a
  * pending conflict. The full-text index holds current facts only, so these are matched here: a
@@ -831,7 +838,9 @@ function factsAsOf(
     ctx.db,
     `SELECT f.* FROM facts f
      WHERE f.scope = ? AND f.status IN ('active', 'superseded', 'retracted')
-       AND coalesce(f.valid_from, f.created_at) <= ? AND (f.valid_to IS NULL OR f.valid_to > ?)
+       AND (f.valid_to IS NULL OR f.valid_to > ?)
+       AND (coalesce(f.valid_from, f.created_at) <= ?
+            OR (f.valid_from IS NULL AND f.valid_to IS NOT NULL))
        AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.fact_id = f.id)`,
   ).all(scope, asOf, asOf) as Fact[];
   const held = termCounter(terms);
@@ -847,7 +856,8 @@ function factsAsOf(
   const scored: FactResult[] = [];
   for (const { f, hits } of matched) {
     if (unexplained.has(f.id)) continue;
-    scored.push(factResult(f, (hits / (RRF_K + 1)) * (0.7 + 0.3 * f.confidence), now));
+    const r = factResult(f, (hits / (RRF_K + 1)) * (0.7 + 0.3 * f.confidence), now);
+    scored.push(f.valid_from === null && f.valid_to !== null ? { ...r, start_unknown: true } : r);
   }
   return {
     results: scored.sort((a, b) => b.score - a.score || b.id - a.id).slice(0, depth),

@@ -1,0 +1,84 @@
+// A time phrase said with a statement, wherever the language puts it, is no part of the slot's
+// key or value: capture hands it over as `when` for the validity's start.
+import { describe, expect, it } from 'vitest';
+import { captureExplicit } from './capture.js';
+
+describe('capture: a leading, trailing or middle time phrase leaves the key and the value', () => {
+  it.each([
+    ['remember that since 2024 I work at Acme', 'profile/employer', 'Acme', 'since 2024'],
+    ['remember that on 12 May 2025 I moved to Porto', 'profile/home', 'Porto', 'on 12 May 2025'],
+    ['remember that on March 3rd I moved to Porto', 'profile/home', 'Porto', 'on March 3rd'],
+    ['remember that I moved to Porto on March 3rd', 'profile/home', 'Porto', 'on March 3rd'],
+    ['recuerda que desde ayer vivo en Sevilla', 'profile/home', 'Sevilla', 'desde ayer'],
+    [
+      'recuerda que el 3 de febrero me mudé a Granada',
+      'profile/home',
+      'Granada',
+      'el 3 de febrero',
+    ],
+    [
+      'souviens-toi que depuis 2022 je travaille chez Decathlon',
+      'profile/employer',
+      'Decathlon',
+      'depuis 2022',
+    ],
+    [
+      'souviens-toi que le 14 février j’ai emménagé à Lille',
+      'profile/home',
+      'Lille',
+      'le 14 février',
+    ],
+    [
+      'merk dir, dass ich seit gestern bei Siemens arbeite',
+      'profile/employer',
+      'Siemens',
+      'seit gestern',
+    ],
+    [
+      'merk dir: ich arbeite seit gestern bei Siemens',
+      'profile/employer',
+      'Siemens',
+      'seit gestern',
+    ],
+    ['lembra que desde ontem moro em Lisboa', 'profile/home', 'Lisboa', 'desde ontem'],
+    ['lembra que ontem comecei na Embraer', 'profile/employer', 'Embraer', 'ontem'],
+  ])('%j → %s %j, said %j', (text, slot, value, when) => {
+    const c = captureExplicit(text)!;
+    expect(`${c.kind}/${c.key}`).toBe(slot);
+    expect(c.value).toBe(value);
+    expect(c.when).toBe(when);
+  });
+
+  it('a note keeps a time phrase inside its words; one opening it dates the note and leaves its key', () => {
+    const due = captureExplicit('remember that the boiler service is due in March')!;
+    expect([due.kind, due.value, due.when]).toEqual([
+      'note',
+      'The boiler service is due in March',
+      undefined,
+    ]);
+    const piano = captureExplicit('remember that in January I started learning the piano')!;
+    expect(piano.kind).toBe('note');
+    expect(piano.value).toBe('I started learning the piano');
+    expect(piano.key).not.toMatch(/january/);
+    expect(piano.when).toBe('in January');
+  });
+
+  it('a date that is the value stays the value, with no start; a name that is a weekday stays whole', () => {
+    const birthday = captureExplicit('remember that my birthday is on 3 May')!;
+    expect([birthday.kind, birthday.key, birthday.value, birthday.when]).toEqual([
+      'profile',
+      'birthday',
+      'on 3 May',
+      undefined,
+    ]);
+    const river = captureExplicit('remember that Sunday River is my favourite ski area')!;
+    expect(river.value).toBe('Sunday River is my favourite ski area');
+    expect(river.when).toBeUndefined();
+    // Control: a statement with no time phrase carries no `when`.
+    expect(captureExplicit('remember that I live in Porto')).toMatchObject({
+      key: 'home',
+      value: 'Porto',
+    });
+    expect(captureExplicit('remember that I live in Porto')?.when).toBeUndefined();
+  });
+});
