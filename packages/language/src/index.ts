@@ -8,6 +8,9 @@
  * - **Folding** (`fold.ts`) — texts compared by meaning (`foldText`: case, accents and
  *   punctuation ignored), the content words a value is made of (`contentWords`), and whether a
  *   text mentions a value (`mentions`).
+ * - **Mentions** (`mention.ts`) — where a text mentions a value, folded and mapped back to the
+ *   original text (`mentionFinder`: find, excerpt, cut out), and the word test tombstones apply
+ *   (`foldedWords`, `holdsWord`, `wordStems`).
  * - **Dates** (`dates.ts`) — time phrases read in the owner's zone: a day a statement names
  *   (`resolveDate`), a question's window (`resolveWindow`), `--as-of` (`resolveAsOf`), a
  *   reminder's due time (`resolveDue`), the time phrase a statement ends with
@@ -33,6 +36,18 @@ export {
   splitTimePhrase,
 } from './dates.js';
 export { contentWords, foldText, mentions } from './fold.js';
+export {
+  type FoldedText,
+  foldedWords,
+  foldWithOffsets,
+  holdsWord,
+  INFLECTED_MIN,
+  INFLECTION_MAX,
+  type MentionFinder,
+  mentionFinder,
+  type TextSpan,
+  wordStems,
+} from './mention.js';
 export {
   describeSecretKind,
   findSecret,
