@@ -95,7 +95,7 @@ export function foldedWords(text: string): string[] {
   return foldWithOffsets(text).folded.split(' ').filter(Boolean);
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The pattern that finds `value` in folded text (global), or null for a value with no word.
@@ -106,11 +106,11 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 function foldedPattern(value: string): RegExp | null {
   const needle = foldWithOffsets(value).folded;
   if (!needle) return null;
-  if (UNSPACED.test(needle)) return new RegExp(escape(needle), 'gu');
+  if (UNSPACED.test(needle)) return new RegExp(escapeRe(needle), 'gu');
   const words = needle
     .split(' ')
     .map((w) =>
-      [...w].length >= INFLECTED_MIN ? `${escape(w)}\\p{L}{0,${INFLECTION_MAX}}` : escape(w),
+      [...w].length >= INFLECTED_MIN ? `${escapeRe(w)}\\p{L}{0,${INFLECTION_MAX}}` : escapeRe(w),
     );
   return new RegExp(`(?<![\\p{L}\\p{N}\\p{M}])${words.join(' ')}(?![\\p{L}\\p{N}\\p{M}])`, 'gu');
 }
