@@ -37,6 +37,7 @@ export {
 } from './dates.js';
 export { contentWords, foldText, mentions } from './fold.js';
 export {
+  apostropheForms,
   type FoldedText,
   foldedWords,
   foldWithOffsets,

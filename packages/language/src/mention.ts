@@ -97,22 +97,45 @@ export function foldedWords(text: string): string[] {
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** An apostrophe inside a word ("O'Neill", "Dmitri's"), as typed or typeset. */
+const INNER_APOSTROPHE = /(?<=[\p{L}\p{N}])['\u2019\u02bc](?=[\p{L}\p{N}])/gu;
+
+/**
+ * The spellings of `text` an apostrophe inside a word allows: as written (the apostrophe breaks
+ * the word, as folding does: "o neill") and with it dropped ("oneill"). One form when there is no
+ * such apostrophe.
+ */
+export function apostropheForms(text: string): string[] {
+  const joined = text.replace(INNER_APOSTROPHE, '');
+  return joined === text ? [text] : [text, joined];
+}
+
 /**
  * The pattern that finds `value` in folded text (global), or null for a value with no word.
  * Words in order, one space apart; each word of {@link INFLECTED_MIN} characters or more may
  * carry an ending of up to {@link INFLECTION_MAX} letters; whole words, except in scripts written
- * without spaces.
+ * without spaces; each spelling of {@link apostropheForms}.
  */
 function foldedPattern(value: string): RegExp | null {
-  const needle = foldWithOffsets(value).folded;
-  if (!needle) return null;
-  if (UNSPACED.test(needle)) return new RegExp(escapeRe(needle), 'gu');
-  const words = needle
-    .split(' ')
-    .map((w) =>
-      [...w].length >= INFLECTED_MIN ? `${escapeRe(w)}\\p{L}{0,${INFLECTION_MAX}}` : escapeRe(w),
-    );
-  return new RegExp(`(?<![\\p{L}\\p{N}\\p{M}])${words.join(' ')}(?![\\p{L}\\p{N}\\p{M}])`, 'gu');
+  const needles = [...new Set(apostropheForms(value).map((v) => foldWithOffsets(v).folded))].filter(
+    Boolean,
+  );
+  if (needles.length === 0) return null;
+  if (needles.some((n) => UNSPACED.test(n))) {
+    return new RegExp(needles.map(escapeRe).join('|'), 'gu');
+  }
+  const bodies = needles.map((needle) =>
+    needle
+      .split(' ')
+      .map((w) =>
+        [...w].length >= INFLECTED_MIN ? `${escapeRe(w)}\\p{L}{0,${INFLECTION_MAX}}` : escapeRe(w),
+      )
+      .join(' '),
+  );
+  return new RegExp(
+    `(?<![\\p{L}\\p{N}\\p{M}])(?:${bodies.join('|')})(?![\\p{L}\\p{N}\\p{M}])`,
+    'gu',
+  );
 }
 
 /** A finder of one value's mentions, compiled once for many texts. */

@@ -100,6 +100,14 @@ export {
   PRUNE_BELOW,
 } from './facts/maintenance.js';
 export {
+  FACTS_PLACE,
+  type Mention,
+  type MentionReport,
+  type PurgeMentionsOptions,
+  type PurgeReach,
+  type PurgeReceipt,
+} from './facts/mentions.js';
+export {
   type ForgetResult,
   type OwnerActionOptions,
   type PendingItem,
@@ -114,6 +122,7 @@ export {
 export {
   type ConfidenceCap,
   MAX_VALUE_CHARS,
+  REFUSED_FORGOTTEN_CONTENT,
   REFUSED_FORGOTTEN_EPISODE,
   REFUSED_FORGOTTEN_VALUE,
   REFUSED_NOT_EVIDENCE,
@@ -170,6 +179,7 @@ export {
   NO_OWNER_TEXT,
   type OwnerTextColumn,
   type OwnerTextHolder,
+  type OwnerTextMention,
   PURGED,
 } from './redaction.js';
 export type { GateInput, QueuedTurn, QueueState } from './repos/belief-queue.js';

@@ -61,7 +61,15 @@ import {
 import { normalizeKey } from './keys.js';
 import { activeFact, slotRows } from './read.js';
 import { clearReviewFlags } from './review-flags.js';
-import { forgottenAnywhere, forgottenFromEpisode, lift, tombstonesOf } from './tombstones.js';
+import {
+  type ContentTombstone,
+  coveringTombstones,
+  forgottenAnywhere,
+  forgottenFromEpisode,
+  lift,
+  type Tombstone,
+  tombstonesOf,
+} from './tombstones.js';
 import * as transition from './transitions.js';
 
 /** The longest fact value, in characters. */
@@ -87,6 +95,14 @@ export const REFUSED_NOT_EVIDENCE =
  */
 export const REFUSED_FORGOTTEN_EPISODE =
   'the owner forgot what this episode said about this; only the owner can restore it';
+
+/**
+ * The refusal reason when a writer other than the owner offers a value (or a key) that mentions
+ * what the owner forgot or purged — every content word of it, folded, in any slot of the scope —
+ * or a value made only of the forgotten value's words (see `covers` in `tombstones.ts`).
+ */
+export const REFUSED_FORGOTTEN_CONTENT =
+  'it mentions what the owner forgot (tombstoned); only the owner can restore it';
 
 /** What a writer asks the store to believe. */
 export interface RememberInput {
@@ -243,6 +259,41 @@ function forgottenByOwner(
 }
 
 /**
+ * Why a writer that is not the owner is refused before anything is written, or null: an
+ * injection; a tombstone of this value in its slot; the owner's forgetting of the same value under
+ * another key, or of what the write's episode said ({@link forgottenByOwner}); a tombstone whose
+ * folded content the value or key mentions ({@link REFUSED_FORGOTTEN_CONTENT}). A refusal that
+ * echoes a forgotten value never carries it (`withValue` false).
+ */
+function refusalOf(
+  ctx: StoreContext,
+  write: { slot: Slot; value: string; hash: string; episodeId: number | undefined },
+  tombstone: readonly Tombstone[],
+  covering: readonly ContentTombstone[],
+): { reason: string; withValue: boolean; details?: Record<string, unknown> } | null {
+  if (looksLikeInjection(write.value)) {
+    return { reason: 'reads like instructions to a model (injection)', withValue: true };
+  }
+  if (tombstone.length > 0) {
+    // The value was forgotten: the refusal records its hash, never the value again.
+    return {
+      reason: `tombstoned (${tombstone[0]!.reason}); only the owner can restore it`,
+      withValue: false,
+    };
+  }
+  const byOwner = forgottenByOwner(ctx, write.slot, write.value, write.hash, write.episodeId);
+  if (byOwner) return byOwner;
+  if (covering.length > 0) {
+    return {
+      reason: REFUSED_FORGOTTEN_CONTENT,
+      withValue: false,
+      details: { tombstone_id: covering[0]!.id },
+    };
+  }
+  return null;
+}
+
+/**
  * Reviews and applies one write. Runs in one IMMEDIATE transaction, so concurrent writers from
  * several processes serialise and never see a half-applied decision.
  *
@@ -265,31 +316,30 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
       ctx.ledger.note(value, secret); // the value is the secret (its key said so)
     }
     const tombstone = tombstonesOf(ctx, slot, hash);
-    let refusal: {
-      reason: string;
-      withValue: boolean;
-      details?: Record<string, unknown>;
-    } | null = null;
-    if (secret) refusal = { reason: secretRefusal(secret), withValue: false };
-    else if (!isOwnerSource(input.source) && looksLikeInjection(value)) {
-      refusal = { reason: 'reads like instructions to a model (injection)', withValue: true };
-    } else if (tombstone.length > 0 && !isOwnerSource(input.source)) {
-      // The value was forgotten: the refusal records its hash, never the value again.
-      refusal = {
-        reason: `tombstoned (${tombstone[0]!.reason}); only the owner can restore it`,
-        withValue: false,
-      };
-    } else if (!isOwnerSource(input.source)) {
-      refusal = forgottenByOwner(ctx, slot, value, hash, input.episodeId);
-    }
+    const owner = isOwnerSource(input.source);
+    // The owner's own word lifts what it says again: the slot's tombstones of this value, and the
+    // tombstones of content it mentions in this slot or bound to no slot.
+    const covering = coveringTombstones(ctx, slot, value);
+    const refusal = secret
+      ? { reason: secretRefusal(secret), withValue: false }
+      : owner
+        ? null
+        : refusalOf(ctx, { slot, value, hash, episodeId: input.episodeId }, tombstone, covering);
 
+    // A key that holds a secret, or that may mention what the owner forgot, is withheld from the
+    // records of a refused write as its value is.
+    const shownKey = inSlot?.inKey
+      ? SECRET_PLACEHOLDER
+      : refusal && !refusal.withValue && covering.length > 0
+        ? '[withheld]'
+        : slot.key;
     let episodeId = input.episodeId;
     if (episodeId === undefined) {
       episodeId = addEpisode(ctx, {
         kind: 'command',
         channel: input.channel ?? 'api',
         role: isOwnerSource(input.source) ? 'owner' : 'keel',
-        text: `remember ${slot.kind}/${inSlot?.inKey ? SECRET_PLACEHOLDER : slot.key}: ${refusal && !refusal.withValue ? '[withheld]' : value}`,
+        text: `remember ${slot.kind}/${shownKey}: ${refusal && !refusal.withValue ? '[withheld]' : value}`,
         actor,
       }).id;
     } else if (!getEpisode(ctx, episodeId)) {
@@ -303,8 +353,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
       input.episodeId === undefined ||
       getEpisode(ctx, episodeId!)?.kind !== 'conversation' ||
       episodeSupports(ctx, episodeId!, `${value} ${slot.key.replace(/[_.-]+/g, ' ')}`, 'any');
-    // A key that holds a secret is withheld from the journal too.
-    const journaledSlot = inSlot?.inKey ? { ...slot, key: SECRET_PLACEHOLDER } : slot;
+    const journaledSlot = shownKey === slot.key ? slot : { ...slot, key: shownKey };
     const journal = (op: Decision, factId: number | null, payload: Record<string, unknown>) =>
       appendJournal(ctx.db, {
         at: now,
@@ -337,6 +386,12 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
     }
 
     const current = activeFact(ctx, slot);
+    const liftable = [
+      ...tombstone.map((t) => t.id),
+      ...covering
+        .filter((t) => t.kind === null || (t.kind === slot.kind && t.key === slot.key))
+        .map((t) => t.id),
+    ];
     const firstConfidence = Math.min(
       input.confidence ?? 1,
       transition.firstSightingCeiling(input.source),
@@ -359,13 +414,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
         reason,
         now,
       });
-    const liftTombstones = (factId: number) =>
-      lift(
-        ctx,
-        tombstone.map((t) => t.id),
-        factId,
-        now,
-      );
+    const liftTombstones = (factId: number) => lift(ctx, [...new Set(liftable)], factId, now);
     /** Pending rows of this slot that hold the value now made current are resolved by it. */
     const resolvePending = (newId: number) => {
       for (const p of slotRows(ctx, slot, ['pending'])) {
@@ -382,7 +431,7 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
       const fact = newRow('active', { supersedesId: null, conflictsWithId: null }, 'created');
       liftTombstones(fact.id);
       resolvePending(fact.id);
-      const reason = tombstone.length ? 'new slot (owner lifted a tombstone)' : 'new slot';
+      const reason = liftable.length ? 'new slot (owner lifted a tombstone)' : 'new slot';
       journal('create', fact.id, { reason, after: fact });
       return { decision: 'create', reason, fact, episodeId };
     }
@@ -417,7 +466,6 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
     // A current value recorded without a start held at least from when it was recorded; but the
     // owner's own dated word after it replaces it ("I live in Porto", then "I moved to Lisbon
     // yesterday"): only a known start shows the owner's value to be the earlier one.
-    const owner = isOwnerSource(input.source);
     const currentStart = current.valid_from ?? (owner ? null : current.created_at);
     const replaces = input.replaces === true && owner;
     if (
