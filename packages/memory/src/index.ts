@@ -11,7 +11,8 @@
  * - **Facts** (`facts/`) — the write review that decides what is written (`review.ts`), the
  *   evidence gate (`evidence-gate.ts`), the one module that changes fact state
  *   (`transitions.ts`), the owner's verbs (`owner.ts`: review, confirm, reject, forget, purge),
- *   retraction, decay and prune, dedupe, tombstones, review flags, keys.
+ *   purge by mention (`mentions.ts`: `findMentions`, `purgeMentions`), retraction, decay and
+ *   prune, dedupe, tombstones (which bind a value's folded content), review flags, keys.
  * - **Recall** (`recall/`) — the one recall: BM25 over FTS5 fused by reciprocal rank with the
  *   vector arm when an embedder is bound (`MemoryStore.recall`), lexical otherwise and saying why;
  *   the FTS5 indexes mirrored in memory for a long-running door (`postings.ts`,
