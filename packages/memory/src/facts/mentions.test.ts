@@ -96,7 +96,7 @@ function seedEveryPlace(store: MemoryStore, now: number) {
     store.requestForget(belief.id, { actor: 'model', why: `${said} asked to be left out` });
   }
   store.session().setAnchor(`the owner talked about ${VALUE} and ${CONTROL}`, 1);
-  return ids;
+  return { value_belief: ids.value_belief!, value_keyed: ids.value_keyed! };
 }
 
 describe('findMentions and purgeMentions', () => {
