@@ -69,14 +69,6 @@ export const VERBS: readonly Verb[] = [
     define: async (program, config) => (await memory()).registerReviewCommands(program, config()),
   },
   {
-    name: 'purge',
-    usage: '[options] <text...>',
-    summary:
-      'erase every stored mention of a text (folded: accents and case ignored), after showing the list',
-    define: async (program, config) =>
-      (await import('./commands/purge.js')).registerPurgeCommand(program, config()),
-  },
-  {
     name: 'keep',
     usage: '<id>',
     summary: 'keep a belief keel asked to forget (the request is answered; the belief stays)',
@@ -100,6 +92,14 @@ export const VERBS: readonly Verb[] = [
     usage: '<id>',
     summary: 'reject a belief: rejected, with a tombstone so it does not come back',
     define: async (program, config) => (await memory()).registerReviewCommands(program, config()),
+  },
+  {
+    name: 'purge',
+    usage: '[options] <text...>',
+    summary:
+      'erase every stored mention of a text (folded: accents and case ignored), after showing the list',
+    define: async (program, config) =>
+      (await import('./commands/purge.js')).registerPurgeCommand(program, config()),
   },
   {
     name: 'import',
