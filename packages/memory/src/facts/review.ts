@@ -294,6 +294,225 @@ function refusalOf(
 }
 
 /**
+ * One write under review, once it is not refused: what it writes and the helpers each decision
+ * shares (the steps of {@link remember}).
+ */
+interface WriteStep {
+  ctx: StoreContext;
+  input: RememberInput;
+  slot: Slot;
+  value: string;
+  hash: string;
+  /** ms since epoch. */
+  now: number;
+  episodeId: number;
+  sighting: { episodeId: number; source: Source; now: number };
+  /** The confidence a new row starts at (the request capped by the evidence gate). */
+  firstConfidence: number;
+  /** The tombstones this write lifts (only an owner's write has any). */
+  liftable: readonly number[];
+  /** Whether the write's episode is evidence for it (see {@link REFUSED_NOT_EVIDENCE}). */
+  supported: () => boolean;
+  journal: (op: Decision, factId: number | null, payload: Record<string, unknown>) => number;
+  ignore: (reason: string, fact: Fact | null) => WriteResult;
+  newRow: (
+    status: 'active' | 'pending',
+    links: { supersedesId: number | null; conflictsWithId: number | null },
+    reason: string,
+  ) => Fact;
+  liftTombstones: (factId: number) => void;
+  resolvePending: (newId: number) => void;
+}
+
+/** CREATE: the slot is empty; a new active row (an owner's word lifts the tombstones it covers). */
+function createInEmptySlot(s: WriteStep): WriteResult {
+  const { episodeId, liftable, journal, newRow, liftTombstones, resolvePending } = s;
+  const fact = newRow('active', { supersedesId: null, conflictsWithId: null }, 'created');
+  liftTombstones(fact.id);
+  resolvePending(fact.id);
+  const reason = liftable.length ? 'new slot (owner lifted a tombstone)' : 'new slot';
+  journal('create', fact.id, { reason, after: fact });
+  return { decision: 'create', reason, fact, episodeId };
+}
+
+/** CORROBORATE: the current value again, from a new episode that supports it. */
+function corroborateCurrent(s: WriteStep, current: Fact): WriteResult {
+  const { ctx, now, episodeId, sighting, supported, journal, ignore, liftTombstones } = s;
+  if (!supported()) return ignore(REFUSED_NOT_EVIDENCE, current);
+  const fact = transition.corroborate(ctx, current, sighting);
+  if (!fact) return ignore('this episode is already counted as evidence', current);
+  liftTombstones(fact.id);
+  // A new sighting answers a stale flag: the belief has fresh evidence.
+  const cleared = clearReviewFlags(ctx, fact.id, now, 'stale');
+  const reason = 'same value from a new episode';
+  journal('corroborate', fact.id, {
+    reason,
+    before: {
+      confidence: current.confidence,
+      evidence_count: current.evidence_count,
+      source: current.source,
+    },
+    after: {
+      confidence: fact.confidence,
+      evidence_count: fact.evidence_count,
+      source: fact.source,
+    },
+    ...(cleared ? { review_flags_cleared: cleared } : {}),
+  });
+  return { decision: 'corroborate', reason, fact, episodeId };
+}
+
+/**
+ * HISTORY: a value true since before the current one began is kept as history, unless the owner
+ * says it replaces the current value; null when the write is not an earlier value.
+ */
+function keptAsHistory(s: WriteStep, current: Fact): WriteResult | null {
+  const {
+    ctx,
+    input,
+    slot,
+    value,
+    hash,
+    now,
+    episodeId,
+    sighting,
+    firstConfidence,
+    supported,
+    journal,
+    ignore,
+    liftTombstones,
+  } = s;
+  const owner = isOwnerSource(input.source);
+  // An earlier value: true since before the current one began. It is history, not current (the
+  // owner may say it replaces the current value): superseded, ending where the current starts.
+  // A current value recorded without a start held at least from when it was recorded; but the
+  // owner's own dated word after it replaces it ("I live in Porto", then "I moved to Lisbon
+  // yesterday"): only a known start shows the owner's value to be the earlier one.
+  const currentStart = current.valid_from ?? (owner ? null : current.created_at);
+  const replaces = input.replaces === true && owner;
+  if (
+    input.validFrom != null &&
+    currentStart !== null &&
+    input.validFrom < currentStart &&
+    !replaces
+  ) {
+    const history = slotRows(ctx, slot, ['superseded']).find(
+      (r) => r.value_hash === hash && r.valid_from === input.validFrom,
+    );
+    if (history) {
+      if (!supported()) return ignore(REFUSED_NOT_EVIDENCE, history);
+      const fact = transition.corroborate(ctx, history, sighting);
+      if (!fact) return ignore('this episode is already counted as evidence', history);
+      const reason = 'the same earlier value from a new episode (history)';
+      journal('corroborate', fact.id, { reason, after: fact });
+      return { decision: 'corroborate', reason, fact, episodeId };
+    }
+    const fact = transition.create(ctx, {
+      slot,
+      value,
+      valueHash: hash,
+      source: input.source,
+      status: 'superseded',
+      confidence: firstConfidence,
+      episodeId,
+      validFrom: input.validFrom,
+      validTo: currentStart,
+      supersedesId: null,
+      supersededById: current.id,
+      conflictsWithId: null,
+      reason: `an earlier value: true before f${current.id} began`,
+      now,
+    });
+    liftTombstones(fact.id);
+    const reason = `an earlier value than the current one (f${current.id}): kept as history`;
+    journal('history', fact.id, { reason, current: current.id, after: fact });
+    return { decision: 'history', reason, fact, episodeId };
+  }
+  return null;
+}
+
+/**
+ * CONFLICT: a weaker source, or a single sighting against a strong belief, contradicts the
+ * current value: held as pending for the owner; null when the write is not outweighed.
+ */
+function heldAsConflict(s: WriteStep, current: Fact): WriteResult | null {
+  const {
+    ctx,
+    input,
+    slot,
+    hash,
+    episodeId,
+    sighting,
+    firstConfidence,
+    supported,
+    journal,
+    ignore,
+    newRow,
+  } = s;
+  const weaker = authority(input.source) < authority(current.source);
+  const outweighed =
+    !isOwnerSource(input.source) &&
+    !isOwnerSource(current.source) &&
+    current.confidence >= STRONG_CONFIDENCE &&
+    firstConfidence < current.confidence;
+  if (weaker || outweighed) {
+    const reason = weaker
+      ? `a weaker source (${input.source}) contradicts ${current.source}`
+      : `a single sighting contradicts a strong belief (confidence ${current.confidence})`;
+    const samePending = slotRows(ctx, slot, ['pending']).find((p) => p.value_hash === hash);
+    if (samePending) {
+      if (!supported()) return ignore(REFUSED_NOT_EVIDENCE, samePending);
+      const fact = transition.corroborate(ctx, samePending, sighting);
+      if (!fact) return ignore('this episode is already counted as evidence', samePending);
+      journal('conflict', fact.id, {
+        reason: `${reason}; already pending, evidence added`,
+        after: fact,
+      });
+      return { decision: 'conflict', reason, fact, episodeId };
+    }
+    const fact = newRow('pending', { supersedesId: null, conflictsWithId: current.id }, reason);
+    journal('conflict', fact.id, { reason, contradicts: current.id, after: fact });
+    return { decision: 'conflict', reason, fact, episodeId };
+  }
+  return null;
+}
+
+/** UPDATE: a different value from a source at least as authoritative replaces the current one. */
+function updateSlot(s: WriteStep, current: Fact): WriteResult {
+  const { ctx, input, now, episodeId, journal, newRow, liftTombstones, resolvePending } = s;
+  // UPDATE: the old row leaves 'active' first (one active row per slot), then the new row enters.
+  transition.supersede(ctx, current.id, {
+    byId: null,
+    now,
+    validTo: input.validFrom ?? now,
+    reason: 'superseded by a newer value',
+  });
+  const fact = newRow(
+    'active',
+    { supersedesId: current.id, conflictsWithId: null },
+    'replaced an earlier value',
+  );
+  transition.linkSuccessor(ctx, current.id, fact.id);
+  liftTombstones(fact.id);
+  resolvePending(fact.id);
+  // The replaced belief leaves the review queue: the slot was seen again with a new value.
+  const cleared = clearReviewFlags(ctx, current.id, now);
+  const reason = `different value from ${input.source}, at least as authoritative as ${current.source}`;
+  journal('update', fact.id, {
+    reason,
+    supersedes: {
+      id: current.id,
+      value: current.value,
+      confidence: current.confidence,
+      source: current.source,
+    },
+    after: fact,
+    ...(cleared ? { review_flags_cleared: cleared } : {}),
+  });
+  return { decision: 'update', reason, fact, episodeId };
+}
+
+/**
  * Reviews and applies one write. Runs in one IMMEDIATE transaction, so concurrent writers from
  * several processes serialise and never see a half-applied decision.
  *
@@ -427,142 +646,29 @@ export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
       }
     };
 
-    if (!current) {
-      const fact = newRow('active', { supersedesId: null, conflictsWithId: null }, 'created');
-      liftTombstones(fact.id);
-      resolvePending(fact.id);
-      const reason = liftable.length ? 'new slot (owner lifted a tombstone)' : 'new slot';
-      journal('create', fact.id, { reason, after: fact });
-      return { decision: 'create', reason, fact, episodeId };
-    }
-
-    if (current.value_hash === hash) {
-      if (!supported()) return ignore(REFUSED_NOT_EVIDENCE, current);
-      const fact = transition.corroborate(ctx, current, sighting);
-      if (!fact) return ignore('this episode is already counted as evidence', current);
-      liftTombstones(fact.id);
-      // A new sighting answers a stale flag: the belief has fresh evidence.
-      const cleared = clearReviewFlags(ctx, fact.id, now, 'stale');
-      const reason = 'same value from a new episode';
-      journal('corroborate', fact.id, {
-        reason,
-        before: {
-          confidence: current.confidence,
-          evidence_count: current.evidence_count,
-          source: current.source,
-        },
-        after: {
-          confidence: fact.confidence,
-          evidence_count: fact.evidence_count,
-          source: fact.source,
-        },
-        ...(cleared ? { review_flags_cleared: cleared } : {}),
-      });
-      return { decision: 'corroborate', reason, fact, episodeId };
-    }
-
-    // An earlier value: true since before the current one began. It is history, not current (the
-    // owner may say it replaces the current value): superseded, ending where the current starts.
-    // A current value recorded without a start held at least from when it was recorded; but the
-    // owner's own dated word after it replaces it ("I live in Porto", then "I moved to Lisbon
-    // yesterday"): only a known start shows the owner's value to be the earlier one.
-    const currentStart = current.valid_from ?? (owner ? null : current.created_at);
-    const replaces = input.replaces === true && owner;
-    if (
-      input.validFrom != null &&
-      currentStart !== null &&
-      input.validFrom < currentStart &&
-      !replaces
-    ) {
-      const history = slotRows(ctx, slot, ['superseded']).find(
-        (r) => r.value_hash === hash && r.valid_from === input.validFrom,
-      );
-      if (history) {
-        if (!supported()) return ignore(REFUSED_NOT_EVIDENCE, history);
-        const fact = transition.corroborate(ctx, history, sighting);
-        if (!fact) return ignore('this episode is already counted as evidence', history);
-        const reason = 'the same earlier value from a new episode (history)';
-        journal('corroborate', fact.id, { reason, after: fact });
-        return { decision: 'corroborate', reason, fact, episodeId };
-      }
-      const fact = transition.create(ctx, {
-        slot,
-        value,
-        valueHash: hash,
-        source: input.source,
-        status: 'superseded',
-        confidence: firstConfidence,
-        episodeId,
-        validFrom: input.validFrom,
-        validTo: currentStart,
-        supersedesId: null,
-        supersededById: current.id,
-        conflictsWithId: null,
-        reason: `an earlier value: true before f${current.id} began`,
-        now,
-      });
-      liftTombstones(fact.id);
-      const reason = `an earlier value than the current one (f${current.id}): kept as history`;
-      journal('history', fact.id, { reason, current: current.id, after: fact });
-      return { decision: 'history', reason, fact, episodeId };
-    }
-
-    const weaker = authority(input.source) < authority(current.source);
-    const outweighed =
-      !isOwnerSource(input.source) &&
-      !isOwnerSource(current.source) &&
-      current.confidence >= STRONG_CONFIDENCE &&
-      firstConfidence < current.confidence;
-    if (weaker || outweighed) {
-      const reason = weaker
-        ? `a weaker source (${input.source}) contradicts ${current.source}`
-        : `a single sighting contradicts a strong belief (confidence ${current.confidence})`;
-      const samePending = slotRows(ctx, slot, ['pending']).find((p) => p.value_hash === hash);
-      if (samePending) {
-        if (!supported()) return ignore(REFUSED_NOT_EVIDENCE, samePending);
-        const fact = transition.corroborate(ctx, samePending, sighting);
-        if (!fact) return ignore('this episode is already counted as evidence', samePending);
-        journal('conflict', fact.id, {
-          reason: `${reason}; already pending, evidence added`,
-          after: fact,
-        });
-        return { decision: 'conflict', reason, fact, episodeId };
-      }
-      const fact = newRow('pending', { supersedesId: null, conflictsWithId: current.id }, reason);
-      journal('conflict', fact.id, { reason, contradicts: current.id, after: fact });
-      return { decision: 'conflict', reason, fact, episodeId };
-    }
-
-    // UPDATE: the old row leaves 'active' first (one active row per slot), then the new row enters.
-    transition.supersede(ctx, current.id, {
-      byId: null,
+    const step: WriteStep = {
+      ctx,
+      input,
+      slot,
+      value,
+      hash,
       now,
-      validTo: input.validFrom ?? now,
-      reason: 'superseded by a newer value',
-    });
-    const fact = newRow(
-      'active',
-      { supersedesId: current.id, conflictsWithId: null },
-      'replaced an earlier value',
+      episodeId,
+      sighting,
+      firstConfidence,
+      liftable,
+      supported,
+      journal,
+      ignore,
+      newRow,
+      liftTombstones,
+      resolvePending,
+    };
+    if (!current) return createInEmptySlot(step);
+    if (current.value_hash === hash) return corroborateCurrent(step, current);
+    return (
+      keptAsHistory(step, current) ?? heldAsConflict(step, current) ?? updateSlot(step, current)
     );
-    transition.linkSuccessor(ctx, current.id, fact.id);
-    liftTombstones(fact.id);
-    resolvePending(fact.id);
-    // The replaced belief leaves the review queue: the slot was seen again with a new value.
-    const cleared = clearReviewFlags(ctx, current.id, now);
-    const reason = `different value from ${input.source}, at least as authoritative as ${current.source}`;
-    journal('update', fact.id, {
-      reason,
-      supersedes: {
-        id: current.id,
-        value: current.value,
-        confidence: current.confidence,
-        source: current.source,
-      },
-      after: fact,
-      ...(cleared ? { review_flags_cleared: cleared } : {}),
-    });
-    return { decision: 'update', reason, fact, episodeId };
   });
   const result = run.immediate();
   const cap = confidenceCap(input, result);
