@@ -35,6 +35,14 @@ describe('mentionFinder', () => {
     expect(mentionFinder('ΟΔΟΣ')!.test('η οδος')).toBe(true);
   });
 
+  it('finds a name with an apostrophe spelled with or without it', () => {
+    const f = mentionFinder("O'Neill")!;
+    expect(f.replace('book dr oneill again', 'X')).toBe('book dr X again');
+    expect(f.replace('Dr. O’Neill said so', 'X')).toBe('Dr. X said so');
+    // control: another name that ends the same way
+    expect(f.test('Neill is a friend')).toBe(false);
+  });
+
   it('gives an excerpt around the first mention and null without one', () => {
     const f = mentionFinder('Tomás')!;
     const text = `${'a '.repeat(60)}tomas has my pump ${'b '.repeat(60)}`;

@@ -111,15 +111,12 @@ export function apostropheForms(text: string): string[] {
 }
 
 /**
- * The pattern that finds `value` in folded text (global), or null for a value with no word.
- * Words in order, one space apart; each word of {@link INFLECTED_MIN} characters or more may
+ * The pattern that finds a value's folded `needles` (one per spelling of {@link apostropheForms})
+ * in folded text (global), or null for a value with no word. Words in order, one space apart; each word of {@link INFLECTED_MIN} characters or more may
  * carry an ending of up to {@link INFLECTION_MAX} letters; whole words, except in scripts written
- * without spaces; each spelling of {@link apostropheForms}.
+ * without spaces.
  */
-function foldedPattern(value: string): RegExp | null {
-  const needles = [...new Set(apostropheForms(value).map((v) => foldWithOffsets(v).folded))].filter(
-    Boolean,
-  );
+function foldedPattern(needles: readonly string[]): RegExp | null {
   if (needles.length === 0) return null;
   if (needles.some((n) => UNSPACED.test(n))) {
     return new RegExp(needles.map(escapeRe).join('|'), 'gu');
@@ -136,6 +133,21 @@ function foldedPattern(value: string): RegExp | null {
     `(?<![\\p{L}\\p{N}\\p{M}])(?:${bodies.join('|')})(?![\\p{L}\\p{N}\\p{M}])`,
     'gu',
   );
+}
+
+/**
+ * `text` with its accents and other marks dropped, lower case, ß as ss, final sigma as sigma, and
+ * everything but letters and digits removed: a fast over-approximation of folding, where the
+ * letters of any folded word are contiguous (a quick test before folding a text in full).
+ */
+function squash(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replaceAll('ß', 'ss')
+    .replaceAll('ς', 'σ')
+    .replace(/[^\p{L}\p{N}]/gu, '');
 }
 
 /** A finder of one value's mentions, compiled once for many texts. */
@@ -162,11 +174,19 @@ export interface MentionFinder {
  *   === 'I moved to [purged]!'
  */
 export function mentionFinder(value: string): MentionFinder | null {
-  const pattern = foldedPattern(value);
+  const needles = [...new Set(apostropheForms(value).map((v) => foldWithOffsets(v).folded))].filter(
+    Boolean,
+  );
+  const pattern = foldedPattern(needles);
   if (!pattern) return null;
   const folded = foldWithOffsets(value).folded;
+  // Folding each text character by character is the cost; a text whose squashed letters hold none
+  // of the needles' first words (where every mention starts) cannot mention the value.
+  const starts = [...new Set(needles.map((n) => squash(n.split(' ')[0]!)))];
   const spans = (text: string): TextSpan[] => {
     if (!text) return [];
+    const squashed = squash(text);
+    if (!starts.some((w) => squashed.includes(w))) return [];
     const f = foldWithOffsets(text);
     const found: TextSpan[] = [];
     pattern.lastIndex = 0;
