@@ -252,7 +252,12 @@ describe('keel remember / recall / history', () => {
       '--json',
     ]).json<RememberJson>();
     keel(home, ['remember', 'profile/gym', 'zanzibar', 'fitness', 'club']);
-    const out = keel(home, ['forget', String(f.fact.id), '--purge', '--json']);
+    // Without --yes, --json lists what it would erase and erases nothing.
+    const asked = keel(home, ['forget', String(f.fact.id), '--purge', '--json']);
+    expect(asked.status).toBe(2);
+    expect(asked.stderr).toContain('error CONFIRMATION_REQUIRED');
+    expect(keel(home, ['recall', 'zanzibar-4417', '--json']).stdout).toContain('zanzibar-4417');
+    const out = keel(home, ['forget', String(f.fact.id), '--purge', '--yes', '--json']);
     expect(out.status).toBe(0);
     const r = keel(home, ['recall', 'zanzibar', '--json']).json<RecallJson>();
     // The control still comes back; the purged value does not.

@@ -57,7 +57,7 @@ const kept = (): Kept[] =>
 const WRITE_VERBS: [string, string[]][] = [
   ['remember', ['remember', 'preference/coffee', 'oat', 'flat', 'white']],
   ['forget', ['forget', '3']],
-  ['forget --purge', ['forget', '5', '--purge']],
+  ['forget --purge', ['forget', '5', '--purge', '--yes']],
   ['keep', ['keep', '3']],
   ['confirm', ['confirm', '3']],
   ['reject', ['reject', '4']],

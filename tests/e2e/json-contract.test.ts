@@ -463,8 +463,16 @@ describe('every verb prints --json under one contract', () => {
     expect(confirmed.superseded).not.toBeNull();
     await walk(['reject', String(ids.commute)]);
     await walk(['keep', String(ids.tea)]);
-    await walk(['forget', String(ids.juice), '--purge'], {
-      mayBeEmpty: ['$.other_slots', '$.erased_facts'],
+    await walk(['forget', String(ids.juice), '--purge', '--yes'], {
+      mayBeEmpty: [
+        '$.other_slots',
+        '$.erased_facts',
+        '$.mentions.retracted',
+        '$.mentions.tombstones',
+      ],
+    });
+    await walk(['purge', 'oat', 'flat', 'white', '--yes'], {
+      mayBeEmpty: ['$.found.beliefs', '$.receipt.retracted'],
     });
     const think = await walk(['think', '--once'], {
       mayBeEmpty: ['$.rejected', '$.night.rejected', '$.skipped'],
@@ -556,6 +564,7 @@ describe('every verb prints an error the same way, and exits non-zero', () => {
     await failing(['review', '--threshold', '2'], 'INVALID_INPUT');
     await failing(['confirm', 'f99999'], 'NOT_FOUND');
     await failing(['reject', 'f99999'], 'NOT_FOUND');
+    await failing(['purge', 'anything', 'at', 'all'], 'CONFIRMATION_REQUIRED');
     await failing(
       ['import', join(scratch, 'missing.json'), '--format', 'locomo'],
       'FILE_UNREADABLE',

@@ -94,6 +94,14 @@ export const VERBS: readonly Verb[] = [
     define: async (program, config) => (await memory()).registerReviewCommands(program, config()),
   },
   {
+    name: 'purge',
+    usage: '[options] <text...>',
+    summary:
+      'erase every stored mention of a text (folded: accents and case ignored), after showing the list',
+    define: async (program, config) =>
+      (await import('./commands/purge.js')).registerPurgeCommand(program, config()),
+  },
+  {
     name: 'import',
     usage: '[options] <file>',
     summary: 'import a conversation; every turn becomes an episode (rerunning adds nothing)',

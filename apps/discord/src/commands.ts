@@ -29,7 +29,18 @@ export const SLASH_COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] =
     description: 'Retract a belief so it is not re-learned',
     options: [
       { type: 3, name: 'id', description: 'The fact id, e.g. f42', required: true },
-      { type: 5, name: 'purge', description: 'Erase its value everywhere', required: false },
+      {
+        type: 5,
+        name: 'purge',
+        description: 'List every stored mention of its value, to erase',
+        required: false,
+      },
+      {
+        type: 5,
+        name: 'yes',
+        description: 'With purge: erase every mention it lists',
+        required: false,
+      },
     ],
     ...DM_ONLY(),
   },

@@ -60,7 +60,7 @@ async function onCommand(i: ChatInputCommandInteraction, ctx: InteractionContext
       line = `/recall ${i.options.getString('query', true)}`;
       break;
     case 'forget':
-      line = `/forget ${i.options.getString('id', true)}${i.options.getBoolean('purge') ? ' --purge' : ''}`;
+      line = `/forget ${i.options.getString('id', true)}${i.options.getBoolean('purge') ? ' --purge' : ''}${i.options.getBoolean('yes') ? ' --yes' : ''}`;
       break;
     case 'status':
       line = '/status';

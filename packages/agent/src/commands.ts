@@ -1,12 +1,19 @@
 /**
  * The slash commands every front door shares: /recall /history /review /confirm /reject /forget
- * /status /help /quit. They reach the memory verbs directly and are never episodes.
+ * /purge /keep /status /help /quit. A purge (`/forget <id> --purge`, `/purge <text>`) first lists
+ * what it would erase; the owner's `--yes` line is the answer that erases. They reach the memory verbs directly and are never episodes.
  *
  * @module
  */
 
 import { KeelError } from '@keel/errors';
-import { type MemoryStore, parseFactId, parseSlot } from '@keel/memory';
+import {
+  type MemoryStore,
+  type MentionReport,
+  type PurgeReceipt,
+  parseFactId,
+  parseSlot,
+} from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { historyLine, type TurnReply } from './offline.js';
 
@@ -17,12 +24,35 @@ export const SLASH_HELP = [
   '/review                  pending conflicts, weak and stale beliefs to confirm or reject',
   '/confirm <id>            make a belief yours (owner_confirmed, 1.0)',
   '/reject <id>             reject a belief (it will not come back)',
-  '/forget <id> [--purge [--all-slots]]  retract a belief; --purge erases its value everywhere',
+  '/forget <id> [--purge]   retract a belief; --purge lists every mention of its value, --purge --yes erases them',
+  '/purge <text> [--yes]    list every stored mention of a text; with --yes erase them all',
   '/keep <id>               keep a belief keel asked to forget',
   '/status                  which model and which recall mode are in use',
   '/help                    this list',
   '/quit                    leave',
 ].join('\n');
+
+/** The list a purge shows before erasing: each place's rows with an excerpt, then the beliefs. */
+function mentionList(report: MentionReport): string {
+  if (report.total === 0)
+    return 'Nothing stored mentions it (a purge would still keep it from coming back).';
+  const lines = [`${report.total} stored row(s) mention it:`];
+  for (const m of report.mentions) lines.push(`  ${m.place} #${m.id} (${m.column}): ${m.excerpt}`);
+  if (report.beliefs.length > 0) {
+    lines.push('These beliefs will be retracted and purged:');
+    for (const f of report.beliefs) lines.push(`  ${formatFactLine(f)}`);
+  }
+  return lines.join('\n');
+}
+
+/** What a purge reached, in one line. */
+function receiptLine(receipt: PurgeReceipt): string {
+  const reached = Object.entries(receipt.reached)
+    .filter(([, r]) => r.count > 0)
+    .map(([place, r]) => `${place} ${r.count}`)
+    .join(', ');
+  return `Purged ${receipt.total} row(s)${reached ? ` (${reached})` : ''}${receipt.retracted.length ? `; retracted ${receipt.retracted.map((id) => `f${id}`).join(', ')}` : ''}. It will not come back unless you say it again.`;
+}
 
 /** What a slash command needs from its front door. */
 export interface SlashContext {
@@ -117,34 +147,49 @@ export async function runSlashCommand(
     }
     case 'forget': {
       const purge = /(^|\s)--purge(\s|$)/.test(arg);
-      const allSlots = /(^|\s)--all-slots(\s|$)/.test(arg);
+      const yes = /(^|\s)--yes(\s|$)/.test(arg);
       const id = parseFactId(
         need('a fact id')
-          .replace(/(^|\s)--(purge|all-slots)(?=\s|$)/g, ' ')
+          .replace(/(^|\s)--(purge|all-slots|yes)(?=\s|$)/g, ' ')
           .trim(),
       );
-      const r = store.forget(id, {
-        purge,
-        channel: context.channel,
-        otherSlots: allSlots ? 'erase' : 'keep',
-      });
-      if (!purge)
+      if (!purge) {
+        store.forget(id, { purge: false, channel: context.channel });
         return { text: `Forgot f${id}; it will not be re-learned unless you say it again.` };
-      const lines = [
-        `Forgot and purged f${id}: erased from ${r.erasedFacts.length} row(s), ${r.redactedJournal} journal entr${r.redactedJournal === 1 ? 'y' : 'ies'}, ${r.redactedEpisodes.length} episode(s).`,
-        `Reached: ${Object.entries(r.reached)
-          .filter(([, n]) => n > 0)
-          .map(([place, n]) => `${place} ${n}`)
-          .join(', ')}.`,
-      ];
-      if (r.otherSlots.length > 0) {
-        lines.push(
-          allSlots
-            ? `Also cut out of ${r.otherSlots.length} other belief(s): ${r.otherSlots.map((f) => `f${f.id}`).join(', ')}.`
-            : `${r.otherSlots.length} other belief(s) still quote it (${r.otherSlots.map((f) => `f${f.id} ${f.kind}/${f.key}`).join(', ')}): /forget <id> --purge each, or next time /forget <id> --purge --all-slots.`,
-        );
       }
-      return { text: lines.join('\n') };
+      const fact = store.fact(id);
+      if (!fact) throw new KeelError('NOT_FOUND', `no fact ${id}`, { details: { id } });
+      const value = fact.purged_at === null ? fact.value : null;
+      // The owner sees what the purge erases first; the erasing line is their answer.
+      if (value !== null && !yes) {
+        return {
+          text: `${mentionList(store.findMentions(value))}\nTo erase all of it: /forget ${id} --purge --yes`,
+        };
+      }
+      const { r, receipt } = store.transaction(() => ({
+        r: store.forget(id, { purge: true, channel: context.channel }),
+        receipt: value === null ? null : store.purgeMentions(value, { actor: 'owner' }),
+      }));
+      return {
+        text: [
+          `Forgot and purged f${id}: erased from ${r.erasedFacts.length} row(s) of its slot.`,
+          receipt ? receiptLine(receipt) : '',
+        ]
+          .filter(Boolean)
+          .join('\n'),
+      };
+    }
+    case 'purge': {
+      const yes = /(^|\s)--yes(\s|$)/.test(arg);
+      const text = need('the words to erase')
+        .replace(/(^|\s)--yes(?=\s|$)/g, ' ')
+        .trim();
+      if (!yes) {
+        return {
+          text: `${mentionList(store.findMentions(text))}\nTo erase all of it: /purge ${text} --yes`,
+        };
+      }
+      return { text: receiptLine(store.purgeMentions(text, { actor: 'owner' })) };
     }
     case 'keep': {
       const id = parseFactId(need('a fact id'));

@@ -89,7 +89,12 @@ export type KeelErrorCode =
    * `keel setup` asks questions and was run without a terminal (piped input or output, `--json`,
    * a script): nothing was asked or written.
    */
-  | 'SETUP_NEEDS_TERMINAL';
+  | 'SETUP_NEEDS_TERMINAL'
+  /**
+   * A verb that erases (`keel purge`, `keel forget --purge`) was run where it cannot ask (`--json`,
+   * no terminal) and without `--yes`: it listed what it would erase and erased nothing.
+   */
+  | 'CONFIRMATION_REQUIRED';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -148,6 +153,8 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     "Read the service's log (`keel service status` shows its last lines), fix what it names, then run `keel service install` again.",
   SETUP_NEEDS_TERMINAL:
     'Run `keel setup` in a terminal, or set each value yourself: `keel config set <key> <value>` (`keel config list` shows the keys).',
+  CONFIRMATION_REQUIRED:
+    'Read the list it printed, then run the same command again with --yes to erase all of it (on a terminal, without --json, keel asks instead).',
 };
 
 const MARKER = Symbol.for('keel.error');

@@ -13,6 +13,9 @@
  *   punctuation ignored), the content words a value is made of (`contentWords`), and whether a
  *   text mentions a value (`mentions`), and whether a turn supports a belief written from it
  *   (`supportsValue`).
+ * - **Mentions** (`mention.ts`) — where a text mentions a value, folded and mapped back to the
+ *   original text (`mentionFinder`: find, excerpt, cut out), and the word test tombstones apply
+ *   (`foldedWords`, `holdsWord`, `wordStems`).
  * - **Dates** (`dates.ts`) — time phrases read in the owner's zone: a day a statement names
  *   (`resolveDate`), a question's window (`resolveWindow`), `--as-of` (`resolveAsOf`), a
  *   reminder's due time (`resolveDue`), the time phrase of a statement wherever it stands
@@ -39,6 +42,19 @@ export {
   splitTimePhrase,
 } from './dates.js';
 export { contentWords, foldText, mentions, supportsValue } from './fold.js';
+export {
+  apostropheForms,
+  type FoldedText,
+  foldedWords,
+  foldWithOffsets,
+  holdsWord,
+  INFLECTED_MIN,
+  INFLECTION_MAX,
+  type MentionFinder,
+  mentionFinder,
+  type TextSpan,
+  wordStems,
+} from './mention.js';
 export {
   describeSecretKind,
   findSecret,

@@ -11,7 +11,8 @@
  * - **Facts** (`facts/`) — the write review that decides what is written (`review.ts`), the
  *   evidence gate (`evidence-gate.ts`), the one module that changes fact state
  *   (`transitions.ts`), the owner's verbs (`owner.ts`: review, confirm, reject, forget, purge),
- *   retraction, decay and prune, dedupe, tombstones, review flags, keys.
+ *   purge by mention (`mentions.ts`: `findMentions`, `purgeMentions`), retraction, decay and
+ *   prune, dedupe, tombstones (which bind a value's folded content), review flags, keys.
  * - **Recall** (`recall/`) — the one recall: BM25 over FTS5 fused by reciprocal rank with the
  *   vector arm when an embedder is bound (`MemoryStore.recall`), lexical otherwise and saying why;
  *   the FTS5 indexes mirrored in memory for a long-running door (`postings.ts`,
@@ -100,6 +101,14 @@ export {
   PRUNE_BELOW,
 } from './facts/maintenance.js';
 export {
+  FACTS_PLACE,
+  type Mention,
+  type MentionReport,
+  type PurgeMentionsOptions,
+  type PurgeReach,
+  type PurgeReceipt,
+} from './facts/mentions.js';
+export {
   type ForgetResult,
   type OwnerActionOptions,
   type PendingItem,
@@ -114,6 +123,7 @@ export {
 export {
   type ConfidenceCap,
   MAX_VALUE_CHARS,
+  REFUSED_FORGOTTEN_CONTENT,
   REFUSED_FORGOTTEN_EPISODE,
   REFUSED_FORGOTTEN_VALUE,
   REFUSED_NOT_EVIDENCE,
@@ -171,6 +181,7 @@ export {
   NO_OWNER_TEXT,
   type OwnerTextColumn,
   type OwnerTextHolder,
+  type OwnerTextMention,
   PURGED,
 } from './redaction.js';
 export type { GateInput, QueuedTurn, QueueState } from './repos/belief-queue.js';

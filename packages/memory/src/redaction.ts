@@ -11,20 +11,36 @@
  * @module
  */
 
-import { normalizeValue, valuePattern } from '@keel/language';
+import { mentionFinder } from '@keel/language';
 import { type StoreContext, stmt } from './context.js';
+import type { Actor } from './types.js';
 
 /** The text that replaces a purged value. */
 export const PURGED = '[purged]';
 
-/** Finds and replaces every stored form of one value (case, punctuation and Unicode form aside). */
+/**
+ * Finds and replaces every stored mention of one value, folded (case, accents, punctuation and
+ * Unicode form aside; see `mentionFinder` in `@keel/language`).
+ */
 export interface Scrubber {
-  /** True when `text` holds the value. */
+  /** True when `text` mentions the value. */
   holds(text: string): boolean;
-  /** `text` with every form of the value replaced by {@link PURGED}. */
+  /** `text` with every mention of the value replaced by {@link PURGED}, the rest kept. */
   scrub(text: string): string;
   /** Every string inside a JSON document scrubbed; keys and structure kept. */
   scrubJson(json: string): string;
+  /** A short excerpt of `text` around its first mention (for a door to show), or null. */
+  excerpt(text: string): string | null;
+}
+
+/** One stored text that mentions a value, as a holder reports it. */
+export interface OwnerTextMention {
+  /** The row's primary key (rowid; `seq` for the journal). */
+  id: number;
+  /** The column that holds the mention. */
+  column: string;
+  /** A short excerpt of the text around the mention. */
+  excerpt: string;
 }
 
 /** A table column. */
@@ -39,34 +55,41 @@ export interface OwnerTextHolder {
   readonly place: string;
   /** The columns it covers. */
   readonly ownerText: readonly OwnerTextColumn[];
+  /** Every covered text that mentions the value, by row (ascending) then column. Reads only. */
+  find(scrubber: Scrubber): OwnerTextMention[];
   /**
    * Erases the value from every covered column, inside the caller's transaction.
    *
    * @param now - ms since epoch (recorded where the table keeps when a row was redacted).
+   * @param actor - who erases, for the journal's redaction entries (default the owner).
    * @returns the ids (primary keys) of the rows changed, ascending.
    */
-  redact(scrubber: Scrubber, now: number): number[];
+  redact(scrubber: Scrubber, now: number, actor?: Actor): number[];
 }
 
 /**
- * The columns `forget --purge` erases itself rather than through a holder: the value of every
- * non-current row of the forgotten slot (its hash stays, so the tombstone binds).
+ * The columns a purge erases itself rather than through a holder: the value of every row of the
+ * forgotten slot and of every belief that mentions a purged value (its hash stays, so the
+ * tombstone binds), and the mention in a retired belief's key or a tombstone's key (a key such as
+ * `sister_in_porto` holds the owner's words; see `facts/mentions.ts`).
  */
-export const ERASED_BY_PURGE: readonly OwnerTextColumn[] = [{ table: 'facts', column: 'value' }];
+export const ERASED_BY_PURGE: readonly OwnerTextColumn[] = [
+  { table: 'facts', column: 'value' },
+  { table: 'facts', column: 'key' },
+  { table: 'tombstones', column: 'key' },
+];
 
 /**
- * A scrubber for `value`, or null when it has no words to find. Matching is against NFKC text:
- * case, punctuation and spacing between the value's words do not matter, whole words only.
+ * A scrubber for `value`, or null when it has no words to find. Matching is folded (case,
+ * accents, punctuation and spacing between the value's words do not matter; whole words, a longer
+ * word may carry a short inflected ending): `mentionFinder` of `@keel/language`. Only the
+ * mention is replaced; the rest of a text is kept as it was stored.
  */
 export function scrubberFor(value: string): Scrubber | null {
-  const pattern = valuePattern(value);
-  if (!pattern || !normalizeValue(value)) return null;
-  const holds = (text: string) => {
-    pattern.lastIndex = 0;
-    return pattern.test(text.normalize('NFKC'));
-  };
-  const scrub = (text: string) =>
-    holds(text) ? text.normalize('NFKC').replace(pattern, PURGED) : text;
+  const finder = mentionFinder(value);
+  if (!finder) return null;
+  const holds = (text: string) => finder.test(text);
+  const scrub = (text: string) => finder.replace(text, PURGED);
   const walk = (node: unknown): unknown => {
     if (typeof node === 'string') return scrub(node);
     if (Array.isArray(node)) return node.map(walk);
@@ -78,6 +101,7 @@ export function scrubberFor(value: string): Scrubber | null {
   return {
     holds,
     scrub,
+    excerpt: (text) => finder.excerpt(text),
     scrubJson: (json) => {
       if (!holds(json)) return json;
       try {
@@ -87,6 +111,19 @@ export function scrubberFor(value: string): Scrubber | null {
       }
     },
   };
+}
+
+/** Every non-null text of `table.column`, by rowid. */
+function textRows(
+  ctx: StoreContext,
+  table: string,
+  column: string,
+): { id: number; text: string }[] {
+  return ctx.db
+    .prepare(
+      `SELECT rowid AS id, ${column} AS text FROM ${table} WHERE ${column} IS NOT NULL ORDER BY rowid`,
+    )
+    .all() as { id: number; text: string }[];
 }
 
 /**
@@ -104,15 +141,21 @@ export function columnHolder(
   return {
     place,
     ownerText: columns.map(({ column }) => ({ table, column })),
+    find(scrubber: Scrubber): OwnerTextMention[] {
+      const found: OwnerTextMention[] = [];
+      for (const { column } of columns) {
+        for (const row of textRows(ctx, table, column)) {
+          const excerpt = scrubber.excerpt(row.text);
+          if (excerpt !== null) found.push({ id: row.id, column, excerpt });
+        }
+      }
+      return found.sort((a, b) => a.id - b.id);
+    },
     redact(scrubber: Scrubber): number[] {
       const changed = new Set<number>();
       for (const { column, json } of columns) {
         const update = stmt(ctx.db, `UPDATE ${table} SET ${column} = ? WHERE rowid = ?`);
-        for (const row of ctx.db
-          .prepare(
-            `SELECT rowid AS id, ${column} AS text FROM ${table} WHERE ${column} IS NOT NULL`,
-          )
-          .all() as { id: number; text: string }[]) {
+        for (const row of textRows(ctx, table, column)) {
           if (!scrubber.holds(row.text)) continue;
           update.run(json ? scrubber.scrubJson(row.text) : scrubber.scrub(row.text), row.id);
           changed.add(row.id);
@@ -142,8 +185,6 @@ export const NO_OWNER_TEXT: Readonly<Record<string, string>> = {
   'episodes.meta': 'ids and flags (discord message id, caught up)',
   'facts.scope': 'an enumeration',
   'facts.kind': 'an enumeration',
-  'facts.key':
-    "the slot's stable slug; kept so the slot's tombstone binds (purge erases the value)",
   'facts.value_hash': 'a hash, kept on purpose so forgotten values stay forgotten',
   'facts.status': 'an enumeration',
   'facts.source': 'an enumeration',
@@ -151,7 +192,8 @@ export const NO_OWNER_TEXT: Readonly<Record<string, string>> = {
   'fact_evidence.source': 'an enumeration',
   'tombstones.scope': 'an enumeration',
   'tombstones.kind': 'an enumeration',
-  'tombstones.key': 'the slot a tombstone binds',
+  'tombstones.content':
+    "hashes of the buried value's folded content words, kept on purpose so it stays forgotten",
   'tombstones.value_hash': 'a hash, kept on purpose',
   'tombstones.reason': 'an enumeration',
   'journal.actor': 'an enumeration',

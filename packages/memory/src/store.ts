@@ -18,6 +18,13 @@ import type { Embedder } from './embed/types.js';
 import { type DedupeChange, dedupeActive } from './facts/dedupe.js';
 import { type DecayChange, decay, prune } from './facts/maintenance.js';
 import {
+  findMentions,
+  type MentionReport,
+  type PurgeMentionsOptions,
+  type PurgeReceipt,
+  purgeMentions,
+} from './facts/mentions.js';
+import {
   confirm,
   type ForgetResult,
   forget,
@@ -313,16 +320,52 @@ export class MemoryStore {
     options: OwnerActionOptions & { purge?: boolean; otherSlots?: 'keep' | 'erase' } = {},
   ): ForgetResult {
     const r = forget(this.#ctx, id, options, this.ownerTextHolders());
+    this.#afterPurge(
+      r.purged && (r.erasedFacts.length > 0 || Object.values(r.reached).some((n) => n > 0)),
+    );
+    return r;
+  }
+
+  /**
+   * Every stored text that mentions `value`, folded (`Sao Paulo` finds `São Paulo`; case, accents
+   * and punctuation ignored, whole words): beliefs' values and keys, the owner's turns and keel's
+   * replies, session messages, reminders and interrupts, the think service's runs, belief queue
+   * and diary, review flags, journal payloads — each with its place, table, column, row id and a
+   * short excerpt. Reads only: what {@link purgeMentions} would erase, for a door to show first.
+   *
+   * @throws KeelError `INVALID_INPUT` (not text, or no word to find).
+   */
+  findMentions(value: string): MentionReport {
+    return findMentions(this.#ctx, value, this.ownerTextHolders());
+  }
+
+  /**
+   * Erases every stored mention of `value` ({@link findMentions}) in one transaction: a belief
+   * whose value or key mentions it is retracted and purged; in every other text the mention is
+   * replaced by `[purged]`, the rest kept; the full-text index follows and the stale vectors are
+   * deleted; the value's content is tombstoned in every scope, so only the owner's own word can
+   * bring it back. See `facts/mentions.ts`.
+   *
+   * @param options - `actor` (who purges, journaled); `only` (the places to walk, default all).
+   * @returns the receipt: rows reached per place (counts and ids), beliefs retracted, tombstones.
+   * @throws KeelError `INVALID_INPUT` (not text, no word to find, an unknown place).
+   */
+  purgeMentions(value: string, options: PurgeMentionsOptions): PurgeReceipt {
+    const r = purgeMentions(this.#ctx, value, options, this.ownerTextHolders());
+    this.#afterPurge(r.total > 0);
+    return r;
+  }
+
+  /** After a purge: stale vectors deleted; FTS segments merged and the WAL folded when it erased. */
+  #afterPurge(erased: boolean): void {
     if (this.#vectors) this.#vectors.removeStale();
     else removeStaleVectors(this.#ctx);
-    if (r.purged && (r.erasedFacts.length > 0 || Object.values(r.reached).some((n) => n > 0))) {
-      // Merge FTS segments so deleted tokens are gone from disk, and fold the WAL into the file
-      // (inside a caller's unit of work SQLite refuses a checkpoint: it runs once the unit commits).
-      this.optimizeIndexes();
-      if (this.#ctx.db.inTransaction) this.#checkpointAfterCommit = true;
-      else this.#ctx.db.pragma('wal_checkpoint(TRUNCATE)');
-    }
-    return r;
+    if (!erased) return;
+    // Merge FTS segments so deleted tokens are gone from disk, and fold the WAL into the file
+    // (inside a caller's unit of work SQLite refuses a checkpoint: it runs once the unit commits).
+    this.optimizeIndexes();
+    if (this.#ctx.db.inTransaction) this.#checkpointAfterCommit = true;
+    else this.#ctx.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   /**

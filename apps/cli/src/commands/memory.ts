@@ -5,17 +5,24 @@
  *
  * @module
  */
-import { createInterface } from 'node:readline/promises';
 import { historyLine, secretNotice } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import { openKeel, type RecoveryInput, type RecoveryRemember } from '@keel/host';
 import { resolveAsOf } from '@keel/language';
-import { parseFactId, parseSlot, SOURCES, type Source } from '@keel/memory';
+import {
+  type ForgetResult,
+  type PurgeReceipt,
+  parseFactId,
+  parseSlot,
+  SOURCES,
+  type Source,
+} from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { type Command, Option } from 'commander';
 import type { Config } from '../config.js';
 import { action, emit, wantsJson as json } from '../output.js';
 import { cappedLine } from '../turn-notes.js';
+import { confirmErase, receiptJson, receiptLines } from './purge.js';
 import {
   factJson,
   keepOnDamage,
@@ -215,6 +222,21 @@ export function registerRecallCommands(program: Command, config: Config): void {
     );
 }
 
+/** `keel forget`'s `--json`: the forget's result and, after a purge, the receipt of its mentions. */
+function forgetJson(r: ForgetResult, receipt: PurgeReceipt | null) {
+  return {
+    fact: factJson(r.fact),
+    purged: r.purged,
+    erased_facts: r.erasedFacts,
+    redacted_journal: r.redactedJournal,
+    redacted_episodes: r.redactedEpisodes,
+    reached: r.reached,
+    other_slots: r.otherSlots.map(factJson),
+    other_slots_erased: receipt !== null,
+    mentions: receipt ? receiptJson(receipt) : null,
+  };
+}
+
 /** Registers `keel forget`, `keel keep`, `keel review`, `keel confirm` and `keel reject`. */
 export function registerReviewCommands(program: Command, config: Config): void {
   program
@@ -223,58 +245,63 @@ export function registerReviewCommands(program: Command, config: Config): void {
       'retract a belief (it will not be re-learned); --purge erases its value everywhere',
     )
     .argument('<id>', 'fact id, e.g. 42 or f42')
-    .option('--purge', 'erase the value from facts, the index, the journal and its episodes')
+    .option(
+      '--purge',
+      'erase every stored mention of the value (beliefs, turns, replies, journal, reminders…), after showing the list',
+    )
     .option(
       '--all-slots',
-      'with --purge: also cut the value out of other beliefs that quote it (asked on a terminal)',
+      'with --purge: kept for scripts; other beliefs that mention it are always reached',
+    )
+    .option(
+      '-y, --yes',
+      'with --purge: erase without asking (required with --json or without a terminal)',
     )
     .action(
-      action(async (ref: string, opts: { purge?: boolean; allSlots?: boolean }, cmd: Command) => {
+      action(async (ref: string, opts: { purge?: boolean; yes?: boolean }, cmd: Command) => {
         const id = parseFactId(ref);
-        // Other beliefs that quote the value: erased only when the owner says so — with
-        // --all-slots, or asked here on a terminal (never when piped or with --json).
-        let otherSlots: 'keep' | 'erase' = opts.allSlots ? 'erase' : 'keep';
-        if (opts.purge && !opts.allSlots && !json(cmd) && process.stdin.isTTY) {
-          const others = withStore(config, (store) => store.otherSlotsHolding(id));
-          if (others.length > 0) {
-            process.stdout.write(
-              `${others.length} other belief(s) quote it:\n${others.map((f) => `  ${formatFactLine(f)}`).join('\n')}\n`,
+        if (!opts.purge) {
+          return withStore(config, (store) => {
+            const r = store.forget(id, { purge: false, channel: 'cli' });
+            emit(
+              json(cmd),
+              forgetJson(r, null),
+              () => `forgot f${r.fact.id} (retracted; a tombstone keeps it from coming back)`,
             );
-            const answer = await ask('Cut it out of them too? [y/N] ');
-            if (/^y(es)?$/i.test(answer.trim())) otherSlots = 'erase';
+          });
+        }
+        // The list of what the purge erases: every stored mention of the value, folded.
+        const found = withStore(config, (store) => {
+          const fact = store.fact(id);
+          if (!fact) throw new KeelError('NOT_FOUND', `no fact ${id}`, { details: { id } });
+          return fact.purged_at === null
+            ? { value: fact.value, report: store.findMentions(fact.value) }
+            : null;
+        });
+        if (found) {
+          const go = await confirmErase(found.report, {
+            yes: opts.yes,
+            json: json(cmd),
+            verb: `keel forget ${id} --purge`,
+          });
+          if (!go) {
+            emit(false, null, () => `kept f${id}: nothing was forgotten or erased`);
+            return;
           }
         }
         return withStore(config, (store) => {
-          const r = store.forget(id, { purge: Boolean(opts.purge), channel: 'cli', otherSlots });
-          emit(
-            json(cmd),
-            {
-              fact: factJson(r.fact),
-              purged: r.purged,
-              erased_facts: r.erasedFacts,
-              redacted_journal: r.redactedJournal,
-              redacted_episodes: r.redactedEpisodes,
-              reached: r.reached,
-              other_slots: r.otherSlots.map(factJson),
-              other_slots_erased: otherSlots === 'erase',
-            },
-            () =>
-              r.purged
-                ? [
-                    `forgot and purged f${r.fact.id}: ${r.erasedFacts.length} row(s), ${r.redactedJournal} journal entries, ${r.redactedEpisodes.length} episode(s) redacted`,
-                    `reached: ${Object.entries(r.reached)
-                      .filter(([, n]) => n > 0)
-                      .map(([place, n]) => `${place} ${n}`)
-                      .join(', ')}`,
-                    ...(r.otherSlots.length === 0
-                      ? []
-                      : otherSlots === 'erase'
-                        ? [`also cut out of ${r.otherSlots.map((f) => `f${f.id}`).join(', ')}`]
-                        : [
-                            `${r.otherSlots.length} other belief(s) still quote it: ${r.otherSlots.map((f) => `f${f.id}`).join(', ')} (keel forget <id> --purge each; --all-slots cuts it out of them at once)`,
-                          ]),
-                  ].join('\n')
-                : `forgot f${r.fact.id} (retracted; a tombstone keeps it from coming back)`,
+          const { r, receipt } = store.transaction(() => {
+            const r = store.forget(id, { purge: true, channel: 'cli' });
+            const receipt = found ? store.purgeMentions(found.value, { actor: 'owner' }) : null;
+            return { r, receipt };
+          });
+          emit(json(cmd), forgetJson(r, receipt), () =>
+            [
+              `forgot and purged f${r.fact.id}: ${r.erasedFacts.length} row(s) of its slot, ${r.redactedJournal} journal entries, ${r.redactedEpisodes.length} episode(s) redacted`,
+              receipt ? receiptLines(receipt) : '',
+            ]
+              .filter(Boolean)
+              .join('\n'),
           );
         });
       }),
@@ -392,16 +419,4 @@ export function registerReviewCommands(program: Command, config: Config): void {
         }),
       ),
     );
-}
-
-/** Asks one question on the terminal and returns the answer (empty on end of input). */
-async function ask(question: string): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return await rl.question(question);
-  } catch {
-    return '';
-  } finally {
-    rl.close();
-  }
 }

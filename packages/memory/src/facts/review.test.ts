@@ -871,12 +871,14 @@ describe('what the owner forgot stays forgotten, whatever key a later writer pro
       episodeId: said,
     });
     expect(relabelled).toMatchObject({ decision: 'ignore', reason: REFUSED_FORGOTTEN_EPISODE });
+    // The same kind from another episode is written when it is not part of what was forgotten
+    // (a value made only of the forgotten value's words is refused: see the content tests).
     const otherEpisode = store.remember({
       kind: 'profile',
       key: 'dentist_street',
-      value: 'Elm Street',
+      value: 'Oak Street',
       source: 'inferred',
-      episodeId: turn(store, 'walking down Elm Street'),
+      episodeId: turn(store, 'walking down Oak Street'),
     });
     expect(otherEpisode.decision).toBe('create');
   });

@@ -62,7 +62,14 @@ import {
 import { normalizeKey } from './keys.js';
 import { activeFact, slotRows } from './read.js';
 import { clearReviewFlags } from './review-flags.js';
-import { forgottenAnywhere, forgottenFromEpisode, lift, tombstonesOf } from './tombstones.js';
+import {
+  type ContentTombstone,
+  coveringTombstones,
+  forgottenAnywhere,
+  forgottenFromEpisode,
+  lift,
+  tombstonesOf,
+} from './tombstones.js';
 import * as transition from './transitions.js';
 
 /** The longest fact value, in characters. */
@@ -96,6 +103,14 @@ export const REFUSED_UNSAID =
  */
 export const REFUSED_FORGOTTEN_EPISODE =
   'the owner forgot what this episode said about this; only the owner can restore it';
+
+/**
+ * The refusal reason when a writer other than the owner offers a value (or a key) that mentions
+ * what the owner forgot or purged — every content word of it, folded, in any slot of the scope —
+ * or a value made only of the forgotten value's words (see `covers` in `tombstones.ts`).
+ */
+export const REFUSED_FORGOTTEN_CONTENT =
+  'it mentions what the owner forgot (tombstoned); only the owner can restore it';
 
 /** What a writer asks the store to believe. */
 export interface RememberInput {
@@ -260,6 +275,8 @@ interface RefusalInput {
   hash: string;
   secret: SecretKind | null;
   tombstone: readonly { reason: string }[];
+  /** Tombstones whose folded content the value or key mentions. */
+  covering: readonly ContentTombstone[];
 }
 
 /** A refusal decided before anything is written; `withValue`: the journal may keep the value. */
@@ -293,6 +310,13 @@ function refusalOf(ctx: StoreContext, r: RefusalInput): Refusal | null {
   }
   const forgotten = forgottenByOwner(ctx, slot, value, hash, input.episodeId);
   if (forgotten) return forgotten;
+  if (r.covering.length > 0) {
+    return {
+      reason: REFUSED_FORGOTTEN_CONTENT,
+      withValue: false,
+      details: { tombstone_id: r.covering[0]!.id },
+    };
+  }
   if (needsOwnerWord(input, r.actor) && input.episodeId === undefined) {
     return { reason: REFUSED_UNSAID, withValue: true };
   }
@@ -334,6 +358,8 @@ interface Review {
   now: number;
   episodeId: number;
   tombstone: readonly { id: number; reason: string }[];
+  /** The tombstones this write lifts (only an owner's write has any). */
+  liftable: readonly number[];
   /** A new value from the model or reflection whose cited turn does not mention it. */
   unsaid: boolean;
   sighting: { episodeId: number; source: Source; now: number };
@@ -387,7 +413,17 @@ function openReview(
   const now = ctx.now();
   const { inSlot, secret } = secretOf(ctx, slot, value);
   const tombstone = tombstonesOf(ctx, slot, hash);
-  const refusal = refusalOf(ctx, { input, actor, slot, value, hash, secret, tombstone });
+  // The owner's own word lifts what it says again: the slot's tombstones of this value, and the
+  // tombstones of content it mentions in this slot or bound to no slot.
+  const covering = coveringTombstones(ctx, slot, value);
+  const refusal = refusalOf(ctx, { input, actor, slot, value, hash, secret, tombstone, covering });
+  // A key that holds a secret, or that may mention what the owner forgot, is withheld from the
+  // records of a refused write as its value is.
+  const shownKey = inSlot?.inKey
+    ? SECRET_PLACEHOLDER
+    : refusal && !refusal.withValue && covering.length > 0
+      ? '[withheld]'
+      : slot.key;
 
   let episodeId = input.episodeId;
   if (episodeId === undefined) {
@@ -395,15 +431,14 @@ function openReview(
       kind: 'command',
       channel: input.channel ?? 'api',
       role: isOwnerSource(input.source) ? 'owner' : 'keel',
-      text: `remember ${slot.kind}/${inSlot?.inKey ? SECRET_PLACEHOLDER : slot.key}: ${refusal && !refusal.withValue ? '[withheld]' : value}`,
+      text: `remember ${slot.kind}/${shownKey}: ${refusal && !refusal.withValue ? '[withheld]' : value}`,
       actor,
     }).id;
   } else if (!getEpisode(ctx, episodeId)) {
     throw new KeelError('NOT_FOUND', `no episode ${episodeId}`);
   }
   const cited = episodeId;
-  // A key that holds a secret is withheld from the journal too.
-  const journaledSlot = inSlot?.inKey ? { ...slot, key: SECRET_PLACEHOLDER } : slot;
+  const journaledSlot = shownKey === slot.key ? slot : { ...slot, key: shownKey };
   const journal = (op: Decision, factId: number | null, payload: Record<string, unknown>) =>
     appendJournal(ctx.db, {
       at: now,
@@ -439,6 +474,12 @@ function openReview(
     input.confidence ?? 1,
     transition.firstSightingCeiling(input.source),
   );
+  const liftable = [
+    ...tombstone.map((t) => t.id),
+    ...covering
+      .filter((t) => t.kind === null || (t.kind === slot.kind && t.key === slot.key))
+      .map((t) => t.id),
+  ];
   return {
     ctx,
     input,
@@ -448,6 +489,7 @@ function openReview(
     now,
     episodeId: cited,
     tombstone,
+    liftable,
     unsaid: needsOwnerWord(input, actor) && !ownerSaid(ctx, input.episodeId, value),
     sighting: { episodeId: cited, source: input.source, now },
     firstConfidence,
@@ -474,13 +516,7 @@ function openReview(
         reason,
         now,
       }),
-    liftTombstones: (factId) =>
-      lift(
-        ctx,
-        tombstone.map((t) => t.id),
-        factId,
-        now,
-      ),
+    liftTombstones: (factId) => lift(ctx, [...new Set(liftable)], factId, now),
     // Pending rows of this slot that hold the value now made current are resolved by it.
     resolvePending: (newId) => {
       for (const p of slotRows(ctx, slot, ['pending'])) {
@@ -501,7 +537,7 @@ function createStep(r: Review): WriteResult {
   const fact = r.newRow('active', { supersedesId: null, conflictsWithId: null }, 'created');
   r.liftTombstones(fact.id);
   r.resolvePending(fact.id);
-  const reason = r.tombstone.length ? 'new slot (owner lifted a tombstone)' : 'new slot';
+  const reason = r.liftable.length ? 'new slot (owner lifted a tombstone)' : 'new slot';
   r.journal('create', fact.id, { reason, after: fact });
   return { decision: 'create', reason, fact, episodeId: r.episodeId };
 }

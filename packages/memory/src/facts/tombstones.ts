@@ -1,13 +1,25 @@
 /**
  * Tombstones: the value-keyed record of what was forgotten, purged, pruned or rejected (slot, hash
- * of the value, reason, when). Every write consults them so that nothing but the owner's word can
- * bring a removed value back; the owner saying the value again in its slot lifts them.
+ * of the value, its folded content, reason, when). Every write consults them so that nothing but
+ * the owner's word can bring a removed value back; the owner saying the value again in its slot
+ * lifts them.
+ *
+ * Forgetting is about meaning, not one string: a tombstone records the value's folded content
+ * words ({@link contentOf}: `contentWords` of `@keel/language`, each kept as a hash so a purged
+ * value is not kept in clear), and a write is covered by it ({@link covers}) when its value and
+ * key mention every one of those words (as words, a short inflected ending allowed: "Porto,
+ * Portugal" and a key `sister_in_porto` are covered by a forgotten "Porto"; "Portugal" and "Port
+ * wine" are not), or when its value says nothing but words of the forgotten value ("Porto" after
+ * "I live in Porto" was forgotten). A purge by mention buries content alone
+ * ({@link buryContent}): no slot, binding every slot of its scope.
  *
  * @module
  */
+import { apostropheForms, contentWords, foldedWords, sha256, wordStems } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
 import { noteChange, noteInsert } from '../journal/rows.js';
-import type { Fact, Slot } from '../types.js';
+import { PURGED } from '../redaction.js';
+import type { Fact, Scope, Slot } from '../types.js';
 
 /** Why a value was tombstoned. */
 export type TombstoneReason = 'forgotten' | 'purged' | 'pruned' | 'rejected';
@@ -18,14 +30,165 @@ export interface Tombstone {
   reason: TombstoneReason;
 }
 
-/** Leaves a tombstone for a fact's value in its slot. */
-export function bury(ctx: StoreContext, fact: Fact, reason: TombstoneReason, now: number): void {
-  const id = stmt(
+/** The hash a content word is kept as: the first 32 hex digits of sha256 of the folded word. */
+const wordHash = (word: string) => sha256(word).slice(0, 32);
+
+/** The folded content words of `text`, each once, in order. */
+const contentOfForm = (text: string) => [
+  ...new Set(contentWords(text).flatMap((w) => foldedWords(w))),
+];
+
+/**
+ * The folded content of `value` as a tombstone keeps it: for each spelling an apostrophe inside a
+ * word allows (`apostropheForms`: "O'Neill" as "o neill" and "oneill"), the hashes
+ * ({@link wordHash}) of its folded content words, in order, each once. Empty for a value with no
+ * word.
+ */
+export function contentOf(value: string): string[][] {
+  const forms = apostropheForms(value)
+    .map((v) => contentOfForm(v).map(wordHash))
+    .filter((f) => f.length > 0);
+  return [...new Map(forms.map((f) => [JSON.stringify(f), f])).values()];
+}
+
+/**
+ * Leaves a tombstone for a fact's value in its slot, recording the value's folded content.
+ *
+ * @returns the tombstone's id.
+ */
+export function bury(ctx: StoreContext, fact: Fact, reason: TombstoneReason, now: number): number {
+  const content = fact.value === PURGED ? null : JSON.stringify(contentOf(fact.value));
+  const id = Number(
+    stmt(
+      ctx.db,
+      `INSERT INTO tombstones (scope, kind, key, value_hash, reason, fact_id, created_at, content)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(fact.scope, fact.kind, fact.key, fact.value_hash, reason, fact.id, now, content)
+      .lastInsertRowid,
+  );
+  noteInsert(ctx.db, 'tombstones', id);
+  return id;
+}
+
+/**
+ * Leaves a tombstone of content alone (no slot): `value`'s folded content is refused in every slot
+ * of `scope` to every writer but the owner. What a purge by mention buries.
+ *
+ * @param valueHash - the value's hash (`valueHash` of `@keel/language`).
+ * @returns the tombstone's id, or null when `value` has no content word.
+ */
+export function buryContent(
+  ctx: StoreContext,
+  scope: Scope,
+  value: { text: string; hash: string },
+  reason: 'purged' | 'forgotten',
+  now: number,
+): number | null {
+  const content = contentOf(value.text);
+  if (content.length === 0) return null;
+  const id = Number(
+    stmt(
+      ctx.db,
+      `INSERT INTO tombstones (scope, kind, key, value_hash, reason, fact_id, created_at, content)
+       VALUES (?, NULL, NULL, ?, ?, NULL, ?, ?)`,
+    ).run(scope, value.hash, reason, now, JSON.stringify(content)).lastInsertRowid,
+  );
+  noteInsert(ctx.db, 'tombstones', id);
+  return id;
+}
+
+/** An unlifted tombstone with the content it binds. */
+export interface ContentTombstone {
+  id: number;
+  reason: TombstoneReason;
+  /** Its slot's kind and key; null for content alone (binds the whole scope). */
+  kind: string | null;
+  key: string | null;
+  /** The hashes of the buried value's folded content words, per spelling ({@link contentOf}). */
+  content: readonly ReadonlySet<string>[];
+}
+
+/**
+ * The unlifted tombstones whose content binds a write to `slot`: the owner's forgetting
+ * (`forgotten`, `purged`) binds every slot of the scope; a pruned or rejected value binds its own
+ * slot. A tombstone written before its content was recorded takes it from its fact's value while
+ * that value is kept.
+ */
+export function contentTombstones(ctx: StoreContext, slot: Slot): ContentTombstone[] {
+  const rows = stmt(
     ctx.db,
-    `INSERT INTO tombstones (scope, kind, key, value_hash, reason, fact_id, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(fact.scope, fact.kind, fact.key, fact.value_hash, reason, fact.id, now).lastInsertRowid;
-  noteInsert(ctx.db, 'tombstones', Number(id));
+    `SELECT t.id, t.reason, t.kind, t.key, t.content, f.value, f.purged_at
+     FROM tombstones t LEFT JOIN facts f ON f.id = t.fact_id
+     WHERE t.scope = ? AND t.lifted_at IS NULL
+       AND (t.reason IN ('forgotten', 'purged') OR (t.kind = ? AND t.key = ?))
+     ORDER BY t.id`,
+  ).all(slot.scope, slot.kind, slot.key) as {
+    id: number;
+    reason: TombstoneReason;
+    kind: string | null;
+    key: string | null;
+    content: string | null;
+    value: string | null;
+    purged_at: number | null;
+  }[];
+  return rows.flatMap((r) => {
+    const forms: string[][] | null =
+      r.content !== null
+        ? (JSON.parse(r.content) as string[][])
+        : r.value !== null && r.purged_at === null
+          ? contentOf(r.value)
+          : null;
+    if (!forms || forms.length === 0) return [];
+    const content = forms.map((f) => new Set(f));
+    return [{ id: r.id, reason: r.reason, kind: r.kind, key: r.key, content }];
+  });
+}
+
+/** A write as the content check reads it: the hashed forms of its words. */
+export interface WrittenWords {
+  /** Every folded word of the value and the key, and each word less an inflected ending. */
+  all: ReadonlySet<string>;
+  /** Per spelling of the value alone, each content word as the hashes of its forms. */
+  valueContent: readonly (readonly (readonly string[])[])[];
+}
+
+/** The words of a write of `value` under `key`, as {@link covers} reads them. */
+export function writtenWords(value: string, key: string): WrittenWords {
+  const all = new Set(
+    apostropheForms(`${value} ${key}`).flatMap((form) =>
+      foldedWords(form).flatMap((w) => wordStems(w).map(wordHash)),
+    ),
+  );
+  const valueContent = apostropheForms(value)
+    .map((form) => contentOfForm(form).map((w) => wordStems(w).map(wordHash)))
+    .filter((f) => f.length > 0);
+  return { all, valueContent };
+}
+
+/**
+ * Whether tombstone `t` covers a write, for some spelling of the buried value: every one of its
+ * content words is among the write's words (value and key), or every content word of the written
+ * value is one of its words.
+ */
+export function covers(t: ContentTombstone, w: WrittenWords): boolean {
+  return t.content.some(
+    (words) =>
+      [...words].every((h) => w.all.has(h)) ||
+      w.valueContent.some((form) => form.every((forms) => forms.some((h) => words.has(h)))),
+  );
+}
+
+/**
+ * The unlifted tombstones whose content covers a write of `value` in `slot` ({@link covers}),
+ * oldest first.
+ */
+export function coveringTombstones(
+  ctx: StoreContext,
+  slot: Slot,
+  value: string,
+): ContentTombstone[] {
+  const words = writtenWords(value, slot.key);
+  return contentTombstones(ctx, slot).filter((t) => covers(t, words));
 }
 
 /** The unlifted tombstones of `hash` in `slot`. */
@@ -35,6 +198,31 @@ export function tombstonesOf(ctx: StoreContext, slot: Slot, hash: string): Tombs
     `SELECT id, reason FROM tombstones
      WHERE scope = ? AND kind = ? AND key = ? AND value_hash = ? AND lifted_at IS NULL`,
   ).all(slot.scope, slot.kind, slot.key, hash) as Tombstone[];
+}
+
+/**
+ * Cuts a purged value out of the keys of tombstones (`scrub` returns a key with the mention
+ * replaced, or the key unchanged): a tombstone's key can hold the owner's words.
+ *
+ * @returns the ids of the tombstones changed, ascending.
+ */
+export function scrubTombstoneKeys(
+  ctx: StoreContext,
+  holds: (key: string) => boolean,
+  scrub: (key: string) => string,
+): number[] {
+  const update = stmt(ctx.db, 'UPDATE tombstones SET key = ? WHERE id = ?');
+  const changed: number[] = [];
+  for (const t of stmt(
+    ctx.db,
+    'SELECT id, key FROM tombstones WHERE key IS NOT NULL ORDER BY id',
+  ).all() as { id: number; key: string }[]) {
+    if (!holds(t.key)) continue;
+    noteChange(ctx.db, 'tombstones', t.id);
+    update.run(scrub(t.key), t.id);
+    changed.push(t.id);
+  }
+  return changed;
 }
 
 /** Lifts tombstones: the owner restored the value as fact `byFactId`. */

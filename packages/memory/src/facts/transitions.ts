@@ -279,6 +279,20 @@ export function erase(ctx: StoreContext, id: number, now: number): void {
 }
 
 /**
+ * A purge by mention cuts a purged value out of a retired row's key (`key` as the caller scrubbed
+ * it): a key such as `sister_in_porto` holds the owner's words too. The row must not be active
+ * (one active row per slot: its slot changes).
+ */
+export function eraseKey(ctx: StoreContext, id: number, key: string, now: number): void {
+  noteChange(ctx.db, 'facts', id);
+  stmt(
+    ctx.db,
+    `UPDATE facts SET key = ?, purged_at = coalesce(purged_at, ?), updated_at = ?
+     WHERE id = ? AND status <> 'active'`,
+  ).run(key, now, now, id);
+}
+
+/**
  * A purge cuts a value out of a belief in another slot that quoted it: the row keeps the rest of
  * its words (`value` as the caller scrubbed it) and its status; `purged_at` records the cut. Its
  * hash stays the original's.

@@ -20,7 +20,7 @@
 import { sha256, withholdSecrets } from '@keel/language';
 import type Database from 'better-sqlite3';
 import { type StoreContext, stmt } from '../context.js';
-import type { OwnerTextHolder, Scrubber } from '../redaction.js';
+import type { OwnerTextHolder, OwnerTextMention, Scrubber } from '../redaction.js';
 import type { Actor } from '../types.js';
 import { journalHead } from './head.js';
 import { indexFacts, takeChanges } from './rows.js';
@@ -359,7 +359,18 @@ export function journalHolder(ctx: StoreContext): OwnerTextHolder {
   return {
     place: 'journal',
     ownerText: [{ table: 'journal', column: 'payload' }],
-    redact(scrubber: Scrubber, now: number): number[] {
+    find(scrubber: Scrubber): OwnerTextMention[] {
+      const found: OwnerTextMention[] = [];
+      for (const e of ctx.db.prepare('SELECT seq, payload FROM journal ORDER BY seq').all() as {
+        seq: number;
+        payload: string;
+      }[]) {
+        const excerpt = scrubber.excerpt(e.payload);
+        if (excerpt !== null) found.push({ id: e.seq, column: 'payload', excerpt });
+      }
+      return found;
+    },
+    redact(scrubber: Scrubber, now: number, actor: Actor = 'owner'): number[] {
       const changed: number[] = [];
       const rows = ctx.db.prepare('SELECT seq, payload FROM journal ORDER BY seq').all() as {
         seq: number;
@@ -372,7 +383,7 @@ export function journalHolder(ctx: StoreContext): OwnerTextHolder {
         redactPayload(
           ctx.db,
           { seq: e.seq, before: e.payload, after: payload },
-          { reason: 'purge', actor: 'owner', at: now },
+          { reason: 'purge', actor, at: now },
         );
         changed.push(e.seq);
       }

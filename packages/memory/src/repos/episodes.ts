@@ -17,7 +17,7 @@ import {
 import { type StoreContext, stmt } from '../context.js';
 import { appendJournal, journalRedaction } from '../journal/journal.js';
 import { ftsMatch, ftsMatchAll } from '../recall/fts-query.js';
-import type { OwnerTextHolder, Scrubber } from '../redaction.js';
+import type { OwnerTextHolder, OwnerTextMention, Scrubber } from '../redaction.js';
 import {
   type Actor,
   EPISODE_KINDS,
@@ -282,7 +282,18 @@ export function episodesHolder(ctx: StoreContext): OwnerTextHolder {
   return {
     place: 'episodes',
     ownerText: [{ table: 'episodes', column: 'text' }],
-    redact(scrubber: Scrubber, now: number): number[] {
+    find(scrubber: Scrubber): OwnerTextMention[] {
+      const found: OwnerTextMention[] = [];
+      for (const e of ctx.db.prepare('SELECT id, text FROM episodes ORDER BY id').all() as {
+        id: number;
+        text: string;
+      }[]) {
+        const excerpt = scrubber.excerpt(e.text);
+        if (excerpt !== null) found.push({ id: e.id, column: 'text', excerpt });
+      }
+      return found;
+    },
+    redact(scrubber: Scrubber, now: number, actor: Actor = 'owner'): number[] {
       const update = stmt(ctx.db, 'UPDATE episodes SET text = ?, redacted_at = ? WHERE id = ?');
       const changed: number[] = [];
       for (const e of ctx.db.prepare('SELECT id, text FROM episodes ORDER BY id').all() as {
@@ -294,7 +305,7 @@ export function episodesHolder(ctx: StoreContext): OwnerTextHolder {
         journalRedaction(
           ctx.db,
           { entity: 'episode', id: e.id, before: e.text, after: text },
-          { reason: 'purge', actor: 'owner', at: now },
+          { reason: 'purge', actor, at: now },
         );
         update.run(text, now, e.id);
         changed.push(e.id);

@@ -62,7 +62,7 @@ describe('step 12: script tokens', () => {
 
     // The step runs with the fold of this code (registered on every connection).
     registerFunctions(db);
-    expect(migrate(db, T0 + 12)).toEqual([12]);
+    expect(migrate(db, T0 + 12, 12)).toEqual([12]);
 
     expect(found(db, 'episodes_fts', 'มะลิ')).toEqual([thai]);
     expect(found(db, 'episodes_fts', 'ຫຼວງພະບາງ')).toEqual([lao]);

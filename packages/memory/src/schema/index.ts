@@ -17,6 +17,8 @@
  *     redactions, and the newest recorded digest of each fact;
  * 12. `012-script-tokens.ts`: the full-text indexes made again with every script's words (marks
  *     kept inside tokens, unspaced scripts cut into words, Hebrew/Arabic bare forms).
+ * 13. `013-tombstone-content.ts`: a tombstone records its value's folded content, and may bind
+ *     content alone across its scope.
  *
  * A step is never edited once released (`index.test.ts` holds a checksum of each); a change is a
  * new step. A step imports no runtime module: names that runtime code shares with the schema are
@@ -39,6 +41,7 @@ import { validity } from './009-validity.js';
 import { forgetRequests } from './010-forget-requests.js';
 import { journalEvidence } from './011-journal-evidence.js';
 import { scriptTokens } from './012-script-tokens.js';
+import { tombstoneContent } from './013-tombstone-content.js';
 
 export { VECTOR_QUEUE } from './005-vector-queue.js';
 export { META_VECTOR_FINGERPRINT } from './007-vector-queue-gate.js';
@@ -67,6 +70,7 @@ export const MIGRATIONS: readonly Migration[] = [
   forgetRequests,
   journalEvidence,
   scriptTokens,
+  tombstoneContent,
 ];
 
 /** The newest schema version this code knows. */

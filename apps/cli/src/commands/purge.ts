@@ -1,0 +1,152 @@
+/**
+ * Purge by mention: `keel purge <text…>` lists every stored text that mentions the text (folded:
+ * "Sao Paulo" finds "São Paulo"), asks on a terminal, and erases every mention
+ * (`MemoryStore.purgeMentions`). With `--json`, or without a terminal, it never asks: it erases
+ * only with `--yes`, and otherwise fails with `CONFIRMATION_REQUIRED`, the list in the error's
+ * details. `keel forget <id> --purge` (in `memory.ts`) shows the same list and asks the same way
+ * through {@link confirmErase}.
+ *
+ * @module
+ */
+import { createInterface } from 'node:readline/promises';
+import { KeelError } from '@keel/errors';
+import type { MentionReport, PurgeReceipt } from '@keel/memory';
+import { formatFactLine } from '@keel/prompt';
+import type { Command } from 'commander';
+import type { Config } from '../config.js';
+import { action, emit, wantsJson as json } from '../output.js';
+import { factJson, withStore } from './shared.js';
+
+/** A mention report as `--json` prints it (snake_case). */
+export function mentionReportJson(report: MentionReport) {
+  return {
+    total: report.total,
+    places: report.places,
+    mentions: report.mentions.map((m) => ({
+      place: m.place,
+      table: m.table,
+      column: m.column,
+      id: m.id,
+      excerpt: m.excerpt,
+    })),
+    beliefs: report.beliefs.map(factJson),
+  };
+}
+
+/**
+ * A purge receipt as `--json` prints it (snake_case; never the value, only its hash): `reached`
+ * names the places it changed rows in, each with `count` and `ids`.
+ */
+export function receiptJson(receipt: PurgeReceipt) {
+  return {
+    value_hash: receipt.valueHash,
+    total: receipt.total,
+    reached: Object.fromEntries(Object.entries(receipt.reached).filter(([, r]) => r.count > 0)),
+    retracted: receipt.retracted,
+    tombstones: receipt.tombstones,
+    journal_seq: receipt.journalSeq,
+  };
+}
+
+/** The list a door shows before erasing: each place, each row and its excerpt, then the beliefs. */
+export function mentionLines(report: MentionReport): string {
+  if (report.total === 0) return 'nothing stored mentions it';
+  const lines = [`${report.total} stored row(s) mention it:`];
+  for (const m of report.mentions) {
+    lines.push(`  ${m.place} #${m.id} (${m.column}): ${m.excerpt}`);
+  }
+  if (report.beliefs.length > 0) {
+    lines.push('these beliefs will be retracted and purged:');
+    for (const f of report.beliefs) lines.push(`  ${formatFactLine(f)}`);
+  }
+  return lines.join('\n');
+}
+
+/** The receipt as a person reads it. */
+export function receiptLines(receipt: PurgeReceipt): string {
+  const reached = Object.entries(receipt.reached)
+    .filter(([, r]) => r.count > 0)
+    .map(([place, r]) => `${place} ${r.count}`)
+    .join(', ');
+  return [
+    `purged: ${receipt.total} row(s) reached${reached ? ` (${reached})` : ''}`,
+    receipt.retracted.length > 0
+      ? `retracted ${receipt.retracted.map((id) => `f${id}`).join(', ')}`
+      : '',
+    'its words are tombstoned: only you saying them again brings them back',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+async function ask(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } catch {
+    return '';
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * Decides whether to erase what `report` lists: `--yes` erases; on a terminal without `--json`
+ * the list is shown and the owner asked (`y`/`yes` erases; anything else erases nothing);
+ * otherwise nothing is erased and the call fails.
+ *
+ * @returns true to erase; false when the owner said no on a terminal (the caller says so).
+ * @throws KeelError `CONFIRMATION_REQUIRED` (with `--json` or without a terminal, and no `--yes`),
+ *   the list in its details.
+ */
+export async function confirmErase(
+  report: MentionReport,
+  opts: { yes: boolean | undefined; json: boolean; verb: string },
+): Promise<boolean> {
+  if (opts.yes) return true;
+  if (!opts.json && process.stdin.isTTY && process.stdout.isTTY) {
+    process.stdout.write(`${mentionLines(report)}\n`);
+    return /^\s*y(es)?\s*$/i.test(await ask('Erase all of it? [y/N] '));
+  }
+  if (!opts.json) process.stdout.write(`${mentionLines(report)}\n`);
+  throw new KeelError(
+    'CONFIRMATION_REQUIRED',
+    `${opts.verb} lists ${report.total} row(s) to erase and erased nothing: it asks before erasing, and cannot ask here`,
+    {
+      details: mentionReportJson(report),
+      fix: `Read the list, then run \`${opts.verb} … --yes\` to erase all of it (on a terminal, without --json, keel asks instead).`,
+    },
+  );
+}
+
+/** Registers `keel purge <text…>`. */
+export function registerPurgeCommand(program: Command, config: Config): void {
+  program
+    .command('purge')
+    .description(
+      'erase every stored mention of a text (folded: accents and case ignored), after showing the list',
+    )
+    .argument('<text...>', 'the words to erase, e.g. Sao Paulo')
+    .option('-y, --yes', 'erase without asking (required with --json or without a terminal)')
+    .action(
+      action(async (words: string[], opts: { yes?: boolean }, cmd: Command) => {
+        const text = words.join(' ');
+        const report = withStore(config, (store) => store.findMentions(text));
+        const go = await confirmErase(report, {
+          yes: opts.yes,
+          json: json(cmd),
+          verb: 'keel purge',
+        });
+        if (!go) {
+          emit(false, null, () => 'kept: nothing was erased');
+          return;
+        }
+        const receipt = withStore(config, (store) => store.purgeMentions(text, { actor: 'owner' }));
+        emit(
+          json(cmd),
+          { erased: true, found: mentionReportJson(report), receipt: receiptJson(receipt) },
+          () => receiptLines(receipt),
+        );
+      }),
+    );
+}

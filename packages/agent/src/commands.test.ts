@@ -1,0 +1,67 @@
+// The shared slash commands' purge: /forget <id> --purge and /purge <text> list every stored
+// mention first and erase nothing; the owner's --yes line erases them, and a control stays.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryStore } from '@keel/memory';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runSlashCommand } from './commands.js';
+
+let dir: string;
+let store: MemoryStore;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'keel-slash-'));
+  store = MemoryStore.open(join(dir, 'keel.db'));
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const slash = (line: string) => runSlashCommand(store, line, { channel: 'test', status: () => '' });
+const said = (text: string) =>
+  store.addEpisode({ kind: 'conversation', channel: 'test', role: 'owner', text }).id;
+
+describe('purging from a door', () => {
+  it('/forget <id> --purge lists, and erases only on --yes', async () => {
+    const ep = said('my ex Tomás still has my bike pump; my bike is a Brompton');
+    const ex = store.remember({
+      kind: 'relationship',
+      key: 'ex',
+      value: 'Tomás',
+      source: 'owner_stated',
+      episodeId: ep,
+    }).fact!;
+    const bike = store.remember({
+      kind: 'profile',
+      key: 'bike',
+      value: 'Brompton',
+      source: 'owner_stated',
+      episodeId: ep,
+    }).fact!;
+    const listed = await slash(`/forget ${ex.id} --purge`);
+    expect(listed.text).toContain('Tomás still has');
+    expect(listed.text).toContain(`/forget ${ex.id} --purge --yes`);
+    expect(store.fact(ex.id)!.status).toBe('active');
+    const done = await slash(`/forget ${ex.id} --purge --yes`);
+    expect(done.text).toMatch(/Purged \d+ row/);
+    expect(store.findMentions('Tomas').total).toBe(0);
+    expect(store.fact(ex.id)).toMatchObject({ status: 'retracted', value: '[purged]' });
+    expect(store.current(bike)?.value).toBe('Brompton');
+    expect(store.episode(ep)!.text).toBe(
+      'my ex [purged] still has my bike pump; my bike is a Brompton',
+    );
+  });
+
+  it('/purge <text> lists, and erases only on --yes', async () => {
+    said('ZOË brought cookies again');
+    said('the 4th floor kitchen is closed');
+    const listed = await slash('/purge zoe');
+    expect(listed.text).toContain('ZOË brought cookies');
+    expect(store.findMentions('zoe').total).toBe(1);
+    await slash('/purge zoe --yes');
+    expect(store.findMentions('Zoë').total).toBe(0);
+    expect(store.findMentions('4th floor').total).toBe(1);
+  });
+});
