@@ -39,6 +39,7 @@ export {
   isSecretKind,
   looksLikeInjection,
   redactSecrets,
+  type ScanOptions,
   SECRET_KINDS,
   SECRET_PLACEHOLDER,
   type SecretFinding,

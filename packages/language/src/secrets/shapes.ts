@@ -9,7 +9,10 @@
  *
  * @module
  */
+import { cpfValid, luhnValid } from './checksums.js';
 import type { SecretFinding, SecretKind } from './kinds.js';
+
+export { luhnValid };
 
 /** A shape: where it matches, and (optionally) which part of the match is the secret and whether it holds. */
 interface Shape {
@@ -24,26 +27,6 @@ interface Shape {
   digits?: true;
 }
 
-/**
- * The Luhn checksum (ISO/IEC 7812-1, annex B), as payment card numbers carry it.
- *
- * @param digits - the number's digits, nothing else.
- */
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return digits.length > 0 && sum % 10 === 0;
-}
-
 /** A card number standing alone: 13 to 19 digits, a plausible issuer prefix (2–6), the Luhn check. */
 function cardValid(secret: string): boolean {
   const digits = secret.replace(/\D/g, '');
@@ -53,19 +36,6 @@ function cardValid(secret: string): boolean {
 /** A credential after "Bearer" or "Basic", not an English word ("a basic understanding"). */
 function notAWord(secret: string): boolean {
   return /[0-9+/=._~-]/.test(secret) || (/[a-z]/.test(secret) && /[A-Z].*[A-Z]/.test(secret));
-}
-
-/** The two check digits of a Brazilian CPF (Receita Federal's modulus-11 rule). */
-function cpfValid(secret: string): boolean {
-  const d = secret.replace(/\D/g, '');
-  if (d.length !== 11 || /^(\d)\1{10}$/.test(d)) return false;
-  const check = (len: number) => {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d.charCodeAt(i) - 48) * (len + 1 - i);
-    const r = (sum * 10) % 11;
-    return r === 10 ? 0 : r;
-  };
-  return check(9) === d.charCodeAt(9) - 48 && check(10) === d.charCodeAt(10) - 48;
 }
 
 /**
