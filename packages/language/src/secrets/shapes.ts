@@ -11,6 +11,7 @@
  */
 import { cpfValid, luhnValid } from './checksums.js';
 import type { SecretFinding, SecretKind } from './kinds.js';
+import { vendorFindings } from './vendor/scan.js';
 
 export { luhnValid };
 
@@ -46,6 +47,11 @@ function notAWord(secret: string): boolean {
  * secret and restricted keys (`sk_live_`, `rk_test_` …), Hugging Face tokens (`hf_`), npm tokens
  * (`npm_` + 36), SendGrid keys (`SG.`), Telegram bot tokens, an HTTP `Bearer` or `Basic`
  * credential, and BIP-32 extended private keys (`xprv`).
+ *
+ * Kept beside the vendored gitleaks rules (`vendor/`), which add some 200 other issuers' formats:
+ * for these issuers gitleaks reads more narrowly (exact lengths, an entropy floor, documentation
+ * examples allowed), and keel would rather withhold a short or placeholder-looking token than keep
+ * a real one (docs/decisions/2026-12-04-vendor-key-rules.md).
  */
 const SHAPES: readonly Shape[] = [
   { kind: 'api key', re: /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}/g, needs: 'sk-' },
@@ -141,13 +147,14 @@ const FIRST_FOUR_GROUPS = /^\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{4}/;
 const ASCII_DIGIT = /[0-9]/;
 
 /**
- * Every secret `text` holds by shape alone, in no particular order (spans may overlap). A shape's
+ * Every secret `text` holds by shape alone, the vendored rules' included, in no particular order
+ * (spans may overlap). A shape's
  * regex runs only on a text that holds what every match holds (`needs`, an ASCII digit); with
  * `prefilter` false the digit check is skipped (the same findings either way, measured in
  * `detect.test.ts`).
  */
 export function shapeFindings(text: string, prefilter = true): SecretFinding[] {
-  const out: SecretFinding[] = [];
+  const out: SecretFinding[] = vendorFindings(text);
   if (text.includes('-----BEGIN ')) privateKeyBlocks(text, out);
   let lower: string | undefined;
   let digit: boolean | undefined;
