@@ -23,7 +23,7 @@
 import { SECRET_PLACEHOLDER, type SecretFinding, type SecretKind } from './kinds.js';
 import { checkedNumbers } from './numbers.js';
 import { shapeFindings } from './shapes.js';
-import { pairedKeyHalves, securityAnswers } from './structure.js';
+import { deliveredCodes, pairedKeyHalves, securityAnswers } from './structure.js';
 import {
   type Attachment,
   BARE_QUALIFIER,
@@ -979,6 +979,7 @@ export function scanSecrets(text: string, options: ScanOptions = {}): SecretFind
     ...checkedNumbers(text),
     ...pairedKeyHalves(text, options.context),
     ...securityAnswers(text),
+    ...deliveredCodes(text),
   ]
     .filter((f) => !overlapsAny(f, held))
     .sort((a, b) => a.start - b.start);

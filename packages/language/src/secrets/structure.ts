@@ -5,6 +5,8 @@
  *   id `AKIA…`, an Alibaba `LTAI…` id, or a key id already withheld), a long random string is
  *   that pair's secret half ("AKIA… and the secret is inX/zMq…", or said alone in the owner's
  *   next turn);
+ * - **a delivered code** — short digits right after a word that says a code was sent to the
+ *   owner ("the bank texted me 551 902", "j'ai reçu par SMS 662 019");
  * - **a security answer** — a sentence that says it is for a security question gives its answer
  *   after its last joining word ("the name of my first pet, for the security question, is Rex").
  *
@@ -13,7 +15,13 @@
  * @module
  */
 import { SECRET_PLACEHOLDER, type SecretFinding } from './kinds.js';
-import { DESCRIBERS, SECURITY_CONTEXT, VALUE_STOPS } from './vocabulary.js';
+import {
+  DELIVERY_FILLERS,
+  DELIVERY_WORDS,
+  DESCRIBERS,
+  SECURITY_CONTEXT,
+  VALUE_STOPS,
+} from './vocabulary.js';
 
 /**
  * The id halves of key pairs, as issuers publish them: AWS access key ids (`AKIA`, `ASIA` …, 16
@@ -149,4 +157,35 @@ function answerIn(text: string, start: number, end: number, mentionEnd: number) 
     if (answer) return answer;
   }
   return null;
+}
+
+const DELIVERY = new RegExp(DELIVERY_WORDS, 'giu');
+/**
+ * After a delivery word: up to three small words (`DELIVERY_FILLERS`), an optional colon, then a
+ * code of four to eight digits, whole or in two groups ("551 902", "4471"), not followed by more
+ * digits, a unit or a letter.
+ */
+const DELIVERED_CODE = new RegExp(
+  `(?:[^\\S\\n]+(?:${DELIVERY_FILLERS})(?![\\p{L}\\p{N}])){0,3}[^\\S\\n]*[:：]?[^\\S\\n]*(\\d{3,4}[ -]\\d{2,4}|\\d{4,8})(?![\\p{L}\\p{N}]|[ -]?\\d|[^\\S\\n]+(?:times|minutes|dollars|euros|pounds|messages|emails|texts|people|days|hours|seconds|veces|fois|mal|vezes)(?![\\p{L}]))`,
+  'iuy',
+);
+const YEAR = /^(?:19|20)\d\d$/;
+
+/**
+ * One-time codes in `text`: four to eight digits right after a word that says a code was sent to
+ * the owner (see {@link DELIVERED_CODE}); a year is not a code.
+ *
+ * @param text - any text (linear time: a bounded look after each delivery word).
+ */
+export function deliveredCodes(text: string): SecretFinding[] {
+  const out: SecretFinding[] = [];
+  DELIVERY.lastIndex = 0;
+  for (const m of text.matchAll(DELIVERY)) {
+    DELIVERED_CODE.lastIndex = m.index + m[0].length;
+    const c = DELIVERED_CODE.exec(text);
+    if (!c || YEAR.test(c[1]!)) continue;
+    const end = c.index + c[0].length;
+    out.push({ kind: 'pin', start: end - c[1]!.length, end });
+  }
+  return out;
 }

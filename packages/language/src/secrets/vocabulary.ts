@@ -1157,3 +1157,14 @@ export const USER_BEFORE = (() => {
   const bare = `${s}+${value}${s}*[,;/|]?`;
   return `${noun}(?:${joined}|${bare})${s}*${det}$`;
 })();
+
+/**
+ * Words that say a code was delivered to the owner ("texted", "sent me", "SMS", "OTP",
+ * "verification", "mandaron", "envoyé", "geschickt", "mandou"): short digits right after them are
+ * a one-time code. A regex source, case-insensitive, on whole words.
+ */
+export const DELIVERY_WORDS = `(?<![\\p{L}\\p{N}])(?:texted|texting|sms(?:ed|'d)?|text message|sent|otp|verification|verify|one-time|mandaron|enviaron|envió|me llegó|mensaje|envoyé|envoyée|reçu|texto|geschickt|gesendet|bekommen|erhalten|mandou|mandaram|enviou|enviaram|recebi|mensagem)(?![\\p{L}\\p{N}])`;
+
+/** Small words that may stand between a delivery word and its code ("texted me the", "par SMS"). */
+export const DELIVERY_FILLERS =
+  'me|us|you|him|her|them|a|an|the|my|this|code|codes|pin|via|by|per|por|par|mir|uns|dir|me|nos|moi|nous|le|la|les|el|lo|un|une|una|uno|o|um|uma|ein|einen|eine|die|den|der|das|sms|text|mail|email|de|du|do|da|mit|com|con|avec|is|es|est|ist|é|was|were';
