@@ -14,8 +14,13 @@ import { ACCOUNT_CONTEXT } from './vocabulary.js';
 
 const COMPILED = NUMBER_CHECKS.map((c) => ({
   check: c,
-  re: new RegExp(`(?<![\\p{L}\\p{N}.,/+-])(?:${c.layout})(?![\\p{L}\\p{N}]|[.,/-]\\d)`, 'gu'),
+  re: new RegExp(`(?:${c.layout})(?![\\p{L}\\p{N}]|[.,/-]\\d)`, 'gu'),
 }));
+/**
+ * What may not come just before a number (it would be part of a longer one, or of a word):
+ * checked here rather than by a lookbehind, which keeps the regex from skipping ahead.
+ */
+const GLUED_BEFORE = /[\p{L}\p{N}.,/+-]/u;
 
 const CONTEXT = new RegExp(ACCOUNT_CONTEXT, 'iu');
 /** How far before and after a number its sentence is read for what it is about (characters). */
@@ -59,7 +64,11 @@ export function checkedNumbers(text: string): SecretFinding[] {
   const out: SecretFinding[] = [];
   for (const { check, re } of COMPILED) {
     re.lastIndex = 0;
-    for (const m of text.matchAll(re)) {
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      if (m.index > 0 && GLUED_BEFORE.test(text[m.index - 1]!)) {
+        re.lastIndex = m.index + 1; // a later start may stand alone
+        continue;
+      }
       const span = m[0].replace(/[ -]+$/, '');
       if (!check.valid(span)) continue;
       const end = m.index + span.length;

@@ -75,6 +75,16 @@ export function pairedKeyHalves(text: string, context?: string): SecretFinding[]
 }
 
 const SECURITY = new RegExp(SECURITY_CONTEXT, 'giu');
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/**
+ * True when a match at `at` starts a word. Checked here rather than by a lookbehind in the
+ * regex: a regex that opens with a lookbehind cannot skip ahead to its first letters, and these
+ * run over every text.
+ */
+function startsWord(text: string, at: number): boolean {
+  return at === 0 || !WORD_CHAR.test(text[at - 1]!);
+}
 /** A joining word or sign inside a sentence, the value after it. */
 const JOIN =
   /(?:[^\S\n]+(?:is|was|es|era|est|ist|lautet|war|é|è|era|foi)[^\S\n]+|[^\S\n]*[:=][^\S\n]*|,[^\S\n]*c['’]est[^\S\n]+)/giu;
@@ -122,7 +132,7 @@ export function securityAnswers(text: string): SecretFinding[] {
   let done = -1;
   SECURITY.lastIndex = 0;
   for (const m of text.matchAll(SECURITY)) {
-    if (m.index < done) continue;
+    if (m.index < done || !startsWord(text, m.index)) continue;
     const [start, end] = sentenceBounds(text, m.index);
     done = end;
     const answer = answerIn(text, start, end, m.index + m[0].length - start);
@@ -159,7 +169,7 @@ function answerIn(text: string, start: number, end: number, mentionEnd: number) 
   return null;
 }
 
-const DELIVERY = new RegExp(DELIVERY_WORDS, 'giu');
+const DELIVERY = new RegExp(`(?:${DELIVERY_WORDS})(?![\\p{L}\\p{N}])`, 'giu');
 /**
  * After a delivery word: up to three small words (`DELIVERY_FILLERS`), an optional colon, then a
  * code of four to eight digits, whole or in two groups ("551 902", "4471"), not followed by more
@@ -181,6 +191,7 @@ export function deliveredCodes(text: string): SecretFinding[] {
   const out: SecretFinding[] = [];
   DELIVERY.lastIndex = 0;
   for (const m of text.matchAll(DELIVERY)) {
+    if (!startsWord(text, m.index)) continue;
     DELIVERED_CODE.lastIndex = m.index + m[0].length;
     const c = DELIVERED_CODE.exec(text);
     if (!c || YEAR.test(c[1]!)) continue;

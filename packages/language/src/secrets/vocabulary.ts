@@ -1135,9 +1135,9 @@ export const ACCOUNT_CONTEXT = `(?<![\\p{L}\\p{N}])(?:accounts?|acct|routing|aba
  * Words that say a sentence answers a security question ("for the security question", "pregunta
  * de seguridad", "question secrète", "Sicherheitsfrage", "pergunta de segurança"): the value the
  * sentence then gives is a security answer, whatever it is the name of. A regex source,
- * case-insensitive.
+ * case-insensitive; the caller checks that no letter comes before it.
  */
-export const SECURITY_CONTEXT = `(?<![\\p{L}])(?:security (?:questions?|answers?)|secret (?:questions?|answers?)|pregunta (?:de seguridad|secreta)|respuesta (?:de seguridad|secreta)|question (?:secrète|secrete|de sécurité|de securite)|réponse secrète|sicherheitsfrage|sicherheitsantwort|pergunta (?:de segurança|de seguranca|secreta)|resposta (?:de segurança|secreta)|domanda (?:di sicurezza|segreta))(?![\\p{L}])`;
+export const SECURITY_CONTEXT = `(?:security (?:questions?|answers?)|secret (?:questions?|answers?)|pregunta (?:de seguridad|secreta)|respuesta (?:de seguridad|secreta)|question (?:secrète|secrete|de sécurité|de securite)|réponse secrète|sicherheitsfrage|sicherheitsantwort|pergunta (?:de segurança|de seguranca|secreta)|resposta (?:de segurança|secreta)|domanda (?:di sicurezza|segreta))(?![\\p{L}])`;
 
 /**
  * A user name and its value just before a password noun: "login: sam / password …", "user sam
@@ -1161,9 +1161,10 @@ export const USER_BEFORE = (() => {
 /**
  * Words that say a code was delivered to the owner ("texted", "sent me", "SMS", "OTP",
  * "verification", "mandaron", "envoyé", "geschickt", "mandou"): short digits right after them are
- * a one-time code. A regex source, case-insensitive, on whole words.
+ * a one-time code. A regex source, case-insensitive; the caller checks that no letter or digit
+ * comes before it.
  */
-export const DELIVERY_WORDS = `(?<![\\p{L}\\p{N}])(?:texted|texting|sms(?:ed|'d)?|text message|sent|otp|verification|verify|one-time|mandaron|enviaron|envió|me llegó|mensaje|envoyé|envoyée|reçu|texto|geschickt|gesendet|bekommen|erhalten|mandou|mandaram|enviou|enviaram|recebi|mensagem)(?![\\p{L}\\p{N}])`;
+export const DELIVERY_WORDS = `(?:texted|texting|sms(?:ed|'d)?|text message|sent|otp|verification|verify|one-time|mandaron|enviaron|envió|me llegó|mensaje|envoyé|envoyée|reçu|texto|geschickt|gesendet|bekommen|erhalten|mandou|mandaram|enviou|enviaram|recebi|mensagem)(?![\\p{L}\\p{N}])`;
 
 /** Small words that may stand between a delivery word and its code ("texted me the", "par SMS"). */
 export const DELIVERY_FILLERS =
