@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeelError } from '@keel/errors';
+import { HARMLESS_PHRASINGS, SECRET_PHRASINGS } from '@keel/language/test';
 import { MemoryStore, REFUSED_UNSAID } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -400,6 +401,48 @@ describe('no credential reaches a model', () => {
     });
     expect(JSON.stringify(plain.calls[0])).toContain('my wifi is slow today');
     expect(r2.withheld).toEqual([]);
+  });
+});
+
+describe('no credential of the shared phrasings reaches a model', () => {
+  it('every phrasing is sent with its secret withheld; every harmless one is sent as typed', async () => {
+    const model = new FakeChatModel([...SECRET_PHRASINGS, ...HARMLESS_PHRASINGS].map(() => 'ok'));
+    const agent = new Agent({ store, model });
+    for (const p of SECRET_PHRASINGS) {
+      const r = await agent.turn({ text: p.text, channel: 'test' });
+      const sent = JSON.stringify(model.calls.at(-1));
+      expect(sent, p.text).not.toContain(JSON.stringify(p.secret).slice(1, -1));
+      expect(r.withheld, p.text).toContain(p.kind);
+    }
+    // Control: statements about credentials that hold none reach the model as typed.
+    for (const p of HARMLESS_PHRASINGS) {
+      const r = await agent.turn({ text: p.text, channel: 'test' });
+      expect(JSON.stringify(model.calls.at(-1)), p.text).toContain(
+        JSON.stringify(p.text).slice(1, -1),
+      );
+      expect(r.withheld, p.text).toEqual([]);
+    }
+  });
+
+  it("the secret half of a key pair said in the owner's next turn is withheld from the model", async () => {
+    const half = 'n4Hs8Jd2Kf6Lg1Qw9Er3Ty5Ui7Op0As2Df4Gh6Jk';
+    const model = new FakeChatModel(['ok', 'ok', 'ok']);
+    const agent = new Agent({ store, model });
+    await agent.turn({ text: 'my aws access key id is AKIAPLMOKNIJBUHVYGCT', channel: 'test' });
+    const r = await agent.turn({ text: `and the other half: ${half}`, channel: 'test' });
+    expect(JSON.stringify(model.calls[1])).not.toContain(half);
+    expect(r.withheld).toEqual(['api key']);
+    expect(JSON.stringify(dbOf(store).prepare('SELECT text FROM episodes').all())).not.toContain(
+      half,
+    );
+    // Control: the same string after a turn that held no key id is sent as typed.
+    await agent.turn({ text: 'thanks, that is all', channel: 'test' });
+    const plain = new FakeChatModel(['ok']);
+    await new Agent({ store, model: plain }).turn({
+      text: `and the other half: ${half}`,
+      channel: 'test',
+    });
+    expect(JSON.stringify(plain.calls[0])).toContain(half);
   });
 });
 

@@ -328,8 +328,11 @@ export class Agent implements UnansweredRecorder {
   private async run(turnId: number, said: string, input: TurnInput): Promise<TurnResult> {
     // No credential reaches a model: the model reads the turn with every secret withheld, and the
     // owner is told which kinds were (the stored episode withholds them too).
-    const withheld = [...new Set(scanSecrets(said).map((f) => f.kind))];
-    const text = withheld.length > 0 ? redactSecrets(said) : said;
+    // The owner's previous turn is the scan's context: the secret half of a key pair whose id
+    // half it held is withheld too.
+    const previous = this.store.lastOwnerTurn() ?? undefined;
+    const withheld = [...new Set(scanSecrets(said, { context: previous }).map((f) => f.kind))];
+    const text = withheld.length > 0 ? redactSecrets(said, undefined, previous) : said;
     const signal = input.signal;
     let budget = await this.budget();
     const staticBlock = this.staticBlock();

@@ -120,7 +120,8 @@ export class OfflineSession implements UnansweredRecorder {
   }
 
   private async say(text: string): Promise<TurnReply> {
-    const found = [...new Set(scanSecrets(text).map((f) => f.kind))];
+    const context = this.store.lastOwnerTurn() ?? undefined;
+    const found = [...new Set(scanSecrets(text, { context }).map((f) => f.kind))];
     const episode = this.store.addEpisode({
       kind: 'conversation',
       channel: this.options.channel,

@@ -3,7 +3,7 @@
  * hold it: a turn carrying a credential or a prompt injection is refused whole, and keel's own
  * memory text pasted back by the owner is cut out, so keel never re-learns what it already said.
  *
- * The secret and injection scans are `findSecret` and `looksLikeInjection` from `@keel/memory`
+ * The secret and injection scans are `findSecret` and `looksLikeInjection` from `@keel/language`
  * (the same ones the store's write review and episode redaction use), plus a forged gate verdict.
  * A credential is judged by what the sentence is about, in every language the scan knows: "my
  * wifi password is sunshine" and "mi PIN es 4821" are refused, "I changed my password
@@ -31,7 +31,7 @@ export type ScreenRefusal = 'secret' | 'injection' | 'empty';
 const GATE_INJECTION_PATTERNS: readonly RegExp[] = [/["']decision["']\s*:\s*["'](?:yes|no)["']/i];
 
 /**
- * The kind of secret in `text` (`@keel/memory`'s scan, then the gate's own shapes), or null.
+ * The kind of secret in `text` (`@keel/language`'s scan, then the gate's own shapes), or null.
  * Stored episodes have their credentials replaced by `SECRET_PLACEHOLDER` already; a turn that
  * carries the placeholder held a secret and is refused the same way.
  */
@@ -47,12 +47,12 @@ function injectionIn(text: string): boolean {
 }
 
 /**
- * Screens a turn before it may be judged or queued: credentials (every kind in `@keel/memory`'s
+ * Screens a turn before it may be judged or queued: credentials (every kind in `@keel/language`'s
  * `SECRET_KINDS`: passwords, PINs, keys and tokens, card and id numbers …) and prompt injection are
  * refused; keel's own recalled-memory text is stripped.
  *
  * Secrets are looked for in the whole turn, pasted memory included (a credential anywhere keeps
- * the turn out of the queue); so is `@keel/memory`'s `SECRET_PLACEHOLDER`, which stands where a
+ * the turn out of the queue); so is `@keel/language`'s `SECRET_PLACEHOLDER`, which stands where a
  * stored episode's credential was redacted. Injection is looked for in the whole turn too: a
  * memory fence is easy to forge, and whatever is inside one would still reach a model. The returned text
  * has line endings normalised to `\n`, control characters other than tab and newline removed,

@@ -61,6 +61,7 @@ export {
   isSecretKind,
   looksLikeInjection,
   redactSecrets,
+  type ScanOptions,
   SECRET_KINDS,
   SECRET_PLACEHOLDER,
   type SecretFinding,

@@ -6,7 +6,13 @@
  * @module
  */
 
-export { findSecret, scanSecrets, secretInSlot, secretNamedBy } from './secrets/detect.js';
+export {
+  findSecret,
+  type ScanOptions,
+  scanSecrets,
+  secretInSlot,
+  secretNamedBy,
+} from './secrets/detect.js';
 export {
   describeSecretKind,
   isSecretKind,

@@ -85,6 +85,7 @@ import {
   episodeSupports,
   episodesHolder,
   getEpisode,
+  lastOwnerTurn,
   recentEpisodes,
 } from './repos/episodes.js';
 import { InterruptsRepo } from './repos/interrupts.js';
@@ -461,6 +462,15 @@ export class MemoryStore {
   /** Records an episode. @throws KeelError `INVALID_INPUT`, `TOO_LARGE`. */
   addEpisode(input: EpisodeInput): Episode {
     return addEpisode(this.#ctx, input);
+  }
+
+  /**
+   * The owner's latest conversation turn as stored (secrets withheld), or null: the context a
+   * scan of their next turn reads (`scanSecrets(text, { context })`), so that the secret half of
+   * a key pair whose id half that turn held is withheld too. `addEpisode` reads it itself.
+   */
+  lastOwnerTurn(): string | null {
+    return lastOwnerTurn(this.#ctx);
   }
 
   /** One episode by id. */

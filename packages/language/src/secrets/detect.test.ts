@@ -377,3 +377,71 @@ describe('the digit prefilter', () => {
     expect(found).toBeGreaterThan(10); // control: there were shapes to find
   });
 });
+
+describe('secrets by structure', () => {
+  it('reads a value on the line after its noun, and keeps a description there', () => {
+    expect(redactSecrets('my router password is\nMint&Tiger-8')).toBe(
+      `my router password is\n${SECRET_PLACEHOLDER}`,
+    );
+    // Control: what follows on the next line describes the password.
+    expect(redactSecrets('my router password is\ntoo short, I know')).toBe(
+      'my router password is\ntoo short, I know',
+    );
+  });
+
+  it('withholds the password half of a credential pair and keeps the user name', () => {
+    expect(redactSecrets('username: olga_v, password: fernhill')).toBe(
+      `username: olga_v, password: ${SECRET_PLACEHOLDER}`,
+    );
+    expect(redactSecrets('username is olga_v and password is fernhill')).toBe(
+      `username is olga_v and password is ${SECRET_PLACEHOLDER}`,
+    );
+    // Control: a user noun and a password noun that are no pair.
+    expect(redactSecrets('users and passwords are stored separately')).toBe(
+      'users and passwords are stored separately',
+    );
+  });
+
+  it('withholds a security answer only when the sentence says it answers a security question', () => {
+    expect(redactSecrets('my first school, for the security question, was Greenfield')).toBe(
+      `my first school, for the security question, was ${SECRET_PLACEHOLDER}`,
+    );
+    // Controls: the same fact without the question, and a question stated without its answer.
+    expect(redactSecrets('my first school was Greenfield')).toBe('my first school was Greenfield');
+    expect(redactSecrets('my security question is what city I was born in')).toBe(
+      'my security question is what city I was born in',
+    );
+  });
+
+  it('withholds the secret half of a key pair after its id, in the same text or the next turn', () => {
+    const id = 'AKIAZXCVBNMASDFGHJKL';
+    const half = 'q7Rt2Yu9Io0Pa3Sd5Fg8Hj1Kl4Zx6Cv2Bn7Mm9Qw';
+    expect(redactSecrets(`key id ${id}\nsecret ${half}`)).toBe(
+      `key id ${SECRET_PLACEHOLDER}\nsecret ${SECRET_PLACEHOLDER}`,
+    );
+    const previous = redactSecrets(`my aws access key id is ${id}`);
+    expect(previous).toBe(`my aws access key id is ${SECRET_PLACEHOLDER}`);
+    expect(redactSecrets(`and the other half: ${half}`, undefined, previous)).toBe(
+      `and the other half: ${SECRET_PLACEHOLDER}`,
+    );
+    expect(scanSecrets(half, { context: previous })).toHaveLength(1);
+    // Controls: without that previous turn the lone string is kept, and so is one after a turn
+    // that held no key id.
+    expect(redactSecrets(`and the other half: ${half}`)).toBe(`and the other half: ${half}`);
+    expect(
+      redactSecrets(
+        `and the other half: ${half}`,
+        undefined,
+        'my wifi password is [secret withheld]',
+      ),
+    ).toBe(`and the other half: ${half}`);
+  });
+
+  it('reads a code after the words of its clause, and keeps a quantity there', () => {
+    expect(redactSecrets('the code my bank sent by text is 480 211')).toBe(
+      `the code my bank sent by text is ${SECRET_PLACEHOLDER}`,
+    );
+    const quantity = 'the code my team wrote last year is 4000 lines long';
+    expect(redactSecrets(quantity)).toBe(quantity);
+  });
+});

@@ -21,7 +21,9 @@
  * @module
  */
 import { SECRET_PLACEHOLDER, type SecretFinding, type SecretKind } from './kinds.js';
+import { checkedNumbers } from './numbers.js';
 import { shapeFindings } from './shapes.js';
+import { deliveredCodes, pairedKeyHalves, securityAnswers } from './structure.js';
 import {
   type Attachment,
   BARE_QUALIFIER,
@@ -46,6 +48,7 @@ import {
   SET_VERB_BEFORE,
   TERM_GROUPS,
   type TermGroup,
+  USER_BEFORE,
   VALUE_STOPS,
 } from './vocabulary.js';
 
@@ -545,6 +548,18 @@ function idValue(text: string, pos: number): Span | null {
   return digits >= 4 ? { start: pos, end } : null;
 }
 
+const IBAN_AT = /[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{1,4}){2,8}(?![\p{L}\p{N}])/uy;
+const ACCOUNT_DIGITS = /\d(?:[ -]?\d){5,33}(?![\p{L}\p{N}])/uy;
+
+/**
+ * An account number at `pos`: an IBAN as written (country, check digits, groups), or six to
+ * thirty-four digits with spaces or hyphens between them.
+ */
+function accountValue(text: string, pos: number): Span | null {
+  const m = sticky(IBAN_AT, text, pos) ?? sticky(ACCOUNT_DIGITS, text, pos);
+  return m ? { start: pos, end: pos + m[0].length } : null;
+}
+
 /** Recovery codes or a seed phrase at `pos`: the rest of the sentence. */
 function codesValue(text: string, pos: number): Span | null {
   const limit = Math.min(text.length, pos + 600);
@@ -574,7 +589,8 @@ function latinValue(
   via: Via,
   noun: string,
 ): Span | null {
-  const p = skipBlank(text, pos, via === 'sym');
+  // "my bank password is⏎Tr0ub4dor&3": a noun whose line ends with its joining word.
+  const p = skipBlank(text, pos, via === 'sym' || via === 'verb');
   if (p >= text.length || text.startsWith(SECRET_PLACEHOLDER, p)) return null;
   const shape = group.value;
   const q = quoted(text, p);
@@ -600,6 +616,8 @@ function latinValue(
       return idValue(text, start);
     case 'codes':
       return via === 'none' ? null : codesValue(text, start);
+    case 'account':
+      return accountValue(text, start);
     default:
       break;
   }
@@ -831,6 +849,27 @@ function reverseCandidate(candidate: { w: string; at: number }, hit: Hit): Span 
   }
 }
 
+/** A password noun read in a pair after a user name: any one word that is not a description. */
+const PAIRED_PASSWORD: TermGroup = { kind: 'password', value: 'token', terms: [] };
+const USER_BEFORE_RE = new RegExp(USER_BEFORE, 'iu');
+
+/** True when a user name and its value come just before the password noun `hit`. */
+function pairedWithUser(text: string, hit: Hit): boolean {
+  return USER_BEFORE_RE.test(text.slice(Math.max(0, hit.start - 100), hit.start));
+}
+
+/**
+ * Words of the noun's clause before its joining word, any words (no colon, no sentence end): read
+ * only for a code, whose value must then be digits.
+ */
+const DIGITS_QUALIFIED = new RegExp(
+  `[^\\S\\n]+(?:[^\\n.;:!?=,]|\\.(?=[\\p{L}\\p{N}])){1,60}?(?:${LATIN_JOIN})`,
+  'iuy',
+);
+/** A year is not read as a code after words between ("the code of 2019 is 2024"). */
+const YEAR = /^(?:19|20)\d\d$/;
+const DIGITS_ONLY = (group: TermGroup): TermGroup => ({ ...group, value: 'digits' });
+
 /** The secret a credential noun is joined to, or null. */
 function secretOf(text: string, hit: Hit): Span | null {
   const v = joinedValue(text, hit);
@@ -854,20 +893,32 @@ function joinedValue(text: string, hit: Hit): Span | null {
     }
     return null;
   }
+  // "login: sam / password hunter22", "user sam pass hunter22": the half after a user name.
+  const paired = group.kind === 'password' && pairedWithUser(text, hit);
+  const read = paired ? PAIRED_PASSWORD : group;
   const join = sticky(group.headFirst ? JOIN_HEAD_FIRST : JOIN_HEAD_LAST, text, hit.end);
   if (join) {
     const via: Via = join.groups?.sym ? 'sym' : join.groups?.poss ? 'poss' : 'verb';
-    if (!group.symbolOnly || via === 'sym') {
-      const v = latinValue(text, hit.end + join[0].length, group, via, hit.noun);
+    if (!group.symbolOnly || via === 'sym' || paired) {
+      const v = latinValue(text, hit.end + join[0].length, read, via, hit.noun);
       if (v) return v;
     }
   }
-  if (group.symbolOnly) return null;
+  if (group.symbolOnly && !paired) return null;
   // Next to the noun without a joining word: "PIN 4821", "api key 8f3a…", "password hunter2!".
   const space = sticky(SPACE, text, hit.end);
   if (space) {
-    const v = latinValue(text, hit.end + space[0].length, group, 'none', hit.noun);
+    const v = latinValue(text, hit.end + space[0].length, read, paired ? 'verb' : 'none', hit.noun);
     if (v) return v;
+  }
+  // "the code they texted me is 551 902": a code's digits after any words of its clause.
+  if (group.value === 'pin' || group.value === 'digits') {
+    const q = sticky(DIGITS_QUALIFIED, text, hit.end);
+    if (q) {
+      const via: Via = q.groups?.sym ? 'sym' : 'verb';
+      const v = latinValue(text, hit.end + q[0].length, DIGITS_ONLY(group), via, hit.noun);
+      if (v && !YEAR.test(text.slice(v.start, v.end))) return v;
+    }
   }
   // "I changed my password to …", "cambié mi contraseña a …".
   const set = sticky(SET_JOIN_RE, text, hit.end);
@@ -902,17 +953,34 @@ export function overlapsAny(span: Span, held: readonly Span[]): boolean {
   return false;
 }
 
+/** What a scan may know besides the text itself. */
+export interface ScanOptions {
+  /**
+   * The owner's previous turn as stored (already redacted): when it held the id half of a key
+   * pair (an AWS access key id, withheld or not), the secret half said in this text is withheld
+   * too. Read for that alone; nothing in it is reported.
+   */
+  context?: string | undefined;
+}
+
 /**
  * Every secret in `text`, in order of position, with the span of the secret itself (the noun and
  * the words around it are not part of it). Overlapping findings are kept; redaction merges them.
  * Text already withheld (`[secret withheld]`) is never read as a value, nor as part of one.
  *
  * @param text - any text, any length (linear time).
+ * @param options - what else the scan may read ({@link ScanOptions}); the scan stays pure.
  */
-export function scanSecrets(text: string): SecretFinding[] {
+export function scanSecrets(text: string, options: ScanOptions = {}): SecretFinding[] {
   if (typeof text !== 'string' || text.length === 0) return [];
   const held = placeholders(text);
-  const shapes = shapeFindings(text)
+  const shapes = [
+    ...shapeFindings(text),
+    ...checkedNumbers(text),
+    ...pairedKeyHalves(text, options.context),
+    ...securityAnswers(text),
+    ...deliveredCodes(text),
+  ]
     .filter((f) => !overlapsAny(f, held))
     .sort((a, b) => a.start - b.start);
   const found = [...shapes];
@@ -989,5 +1057,10 @@ export function secretInSlot(
   const inKey = findSecret(key.normalize('NFKC').split(KEY_SPLIT).filter(Boolean).join(' '));
   if (inKey) return { kind: inKey, inKey: true };
   const named = secretNamedBy(key, value);
-  return named ? { kind: named, inKey: false } : null;
+  if (named) return { kind: named, inKey: false };
+  // The slot read as a sentence: "steuer id is 86095742719" (a check digit the name makes count).
+  const phrase = key.normalize('NFKC').split(KEY_SPLIT).filter(Boolean).join(' ');
+  const sentence = `${phrase} is ${value}`;
+  const inSentence = scanSecrets(sentence).find((f) => f.start >= phrase.length + 4);
+  return inSentence ? { kind: inSentence.kind, inKey: false } : null;
 }

@@ -19,6 +19,7 @@
  * - `card number` — payment card numbers (Luhn-checked when unlabelled).
  * - `card security code` — CVV / CVC.
  * - `national id` — social security, national insurance, passport, tax and identity numbers.
+ * - `account number` — bank account numbers, IBANs, routing numbers.
  */
 export const SECRET_KINDS = [
   'password',
@@ -31,6 +32,7 @@ export const SECRET_KINDS = [
   'card number',
   'card security code',
   'national id',
+  'account number',
 ] as const;
 
 /** One of {@link SECRET_KINDS}. */
@@ -59,6 +61,7 @@ const PLURALS: Record<SecretKind, string> = {
   'card number': 'card numbers',
   'card security code': 'card security codes',
   'national id': 'identity numbers',
+  'account number': 'bank account numbers',
 };
 
 /**

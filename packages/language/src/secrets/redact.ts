@@ -100,8 +100,8 @@ function replaceSpans(text: string, findings: readonly SecretFinding[]): string 
 }
 
 /** One pass: the text's secrets, and repeats of any secret known, outside the placeholders already there. */
-function redactOnce(text: string, ledger: SecretLedger): string {
-  const findings = scanSecrets(text);
+function redactOnce(text: string, ledger: SecretLedger, context?: string): string {
+  const findings = scanSecrets(text, { context });
   for (const f of findings) ledger.note(text.slice(f.start, f.end), f.kind);
   const held = placeholders(text);
   const repeats = ledger.find(text).filter((f) => !overlapsAny(f, held));
@@ -122,14 +122,20 @@ function redactOnce(text: string, ledger: SecretLedger): string {
  * @param text - any text (linear time in its length).
  * @param ledger - the unit of work's secrets: repeats of them are withheld too, and the secrets
  *   found here are added to it. Default: a ledger for this text alone.
+ * @param context - the owner's previous turn as stored, for the secret half of a key pair whose
+ *   id half it held (see `ScanOptions.context`); nothing in it is changed or reported.
  */
-export function redactSecrets(text: string, ledger: SecretLedger = new SecretLedger()): string {
+export function redactSecrets(
+  text: string,
+  ledger: SecretLedger = new SecretLedger(),
+  context?: string,
+): string {
   if (typeof text !== 'string' || text.length === 0) return text;
   let prev = text;
-  let next = redactOnce(text, ledger);
+  let next = redactOnce(text, ledger, context);
   while (next !== prev) {
     prev = next;
-    next = redactOnce(next, ledger);
+    next = redactOnce(next, ledger, context);
   }
   return next;
 }

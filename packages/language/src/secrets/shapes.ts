@@ -9,7 +9,11 @@
  *
  * @module
  */
+import { cpfValid, luhnValid } from './checksums.js';
 import type { SecretFinding, SecretKind } from './kinds.js';
+import { vendorFindings } from './vendor/scan.js';
+
+export { luhnValid };
 
 /** A shape: where it matches, and (optionally) which part of the match is the secret and whether it holds. */
 interface Shape {
@@ -24,26 +28,6 @@ interface Shape {
   digits?: true;
 }
 
-/**
- * The Luhn checksum (ISO/IEC 7812-1, annex B), as payment card numbers carry it.
- *
- * @param digits - the number's digits, nothing else.
- */
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return digits.length > 0 && sum % 10 === 0;
-}
-
 /** A card number standing alone: 13 to 19 digits, a plausible issuer prefix (2–6), the Luhn check. */
 function cardValid(secret: string): boolean {
   const digits = secret.replace(/\D/g, '');
@@ -55,19 +39,6 @@ function notAWord(secret: string): boolean {
   return /[0-9+/=._~-]/.test(secret) || (/[a-z]/.test(secret) && /[A-Z].*[A-Z]/.test(secret));
 }
 
-/** The two check digits of a Brazilian CPF (Receita Federal's modulus-11 rule). */
-function cpfValid(secret: string): boolean {
-  const d = secret.replace(/\D/g, '');
-  if (d.length !== 11 || /^(\d)\1{10}$/.test(d)) return false;
-  const check = (len: number) => {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d.charCodeAt(i) - 48) * (len + 1 - i);
-    const r = (sum * 10) % 11;
-    return r === 10 ? 0 : r;
-  };
-  return check(9) === d.charCodeAt(9) - 48 && check(10) === d.charCodeAt(10) - 48;
-}
-
 /**
  * Issuer formats, as the issuers publish them: OpenAI and Anthropic keys (`sk-`, `sk-ant-`),
  * GitHub tokens (`ghp_` … and fine-grained `github_pat_`), GitLab personal access tokens
@@ -76,6 +47,11 @@ function cpfValid(secret: string): boolean {
  * secret and restricted keys (`sk_live_`, `rk_test_` …), Hugging Face tokens (`hf_`), npm tokens
  * (`npm_` + 36), SendGrid keys (`SG.`), Telegram bot tokens, an HTTP `Bearer` or `Basic`
  * credential, and BIP-32 extended private keys (`xprv`).
+ *
+ * Kept beside the vendored gitleaks rules (`vendor/`), which add some 200 other issuers' formats:
+ * for these issuers gitleaks reads more narrowly (exact lengths, an entropy floor, documentation
+ * examples allowed), and keel would rather withhold a short or placeholder-looking token than keep
+ * a real one (docs/decisions/2026-12-04-vendor-key-rules.md).
  */
 const SHAPES: readonly Shape[] = [
   { kind: 'api key', re: /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}/g, needs: 'sk-' },
@@ -171,13 +147,14 @@ const FIRST_FOUR_GROUPS = /^\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{4}/;
 const ASCII_DIGIT = /[0-9]/;
 
 /**
- * Every secret `text` holds by shape alone, in no particular order (spans may overlap). A shape's
+ * Every secret `text` holds by shape alone, the vendored rules' included, in no particular order
+ * (spans may overlap). A shape's
  * regex runs only on a text that holds what every match holds (`needs`, an ASCII digit); with
  * `prefilter` false the digit check is skipped (the same findings either way, measured in
  * `detect.test.ts`).
  */
 export function shapeFindings(text: string, prefilter = true): SecretFinding[] {
-  const out: SecretFinding[] = [];
+  const out: SecretFinding[] = vendorFindings(text);
   if (text.includes('-----BEGIN ')) privateKeyBlocks(text, out);
   let lower: string | undefined;
   let digit: boolean | undefined;

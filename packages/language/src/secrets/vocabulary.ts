@@ -29,6 +29,7 @@ import type { SecretKind } from './kinds.js';
  * - `card` — 12 to 19 digits, grouped or not.
  * - `id` — an identity number: letters and digits with at least four digits.
  * - `codes` — recovery codes or a seed phrase: the rest of the sentence.
+ * - `account` — an account number: an IBAN, or digits (with spaces or hyphens), six at least.
  */
 export type ValueShape =
   | 'word'
@@ -40,7 +41,8 @@ export type ValueShape =
   | 'cvv'
   | 'card'
   | 'id'
-  | 'codes';
+  | 'codes'
+  | 'account';
 
 /** How a term sits in its text. */
 export type Attachment =
@@ -124,7 +126,14 @@ const EN: readonly TermGroup[] = [
       'sms codes?',
     ],
   },
-  { kind: 'pin', value: 'pin', terms: ['PINs?', 'OTP'], exactCase: true },
+  { kind: 'pin', value: 'pin', terms: ['PINs?', 'OTP', 'TAN'], exactCase: true },
+  // A combination lock's numbers: "locker combo 12-34-56" (a combination of colours is not one).
+  {
+    kind: 'pin',
+    value: 'digits',
+    terms: ['combos?', 'combinations?', 'combinación', 'combinaison', 'kombination', 'combinação'],
+    weak: true,
+  },
   { kind: 'pin', value: 'digits', terms: ['pins?', 'codes?'], weak: true },
   {
     kind: 'card security code',
@@ -274,6 +283,30 @@ const EN: readonly TermGroup[] = [
     terms: ['SSN', 'NI number', 'NINO', 'TIN', 'ITIN', 'PAN(?: number)?'],
     exactCase: true,
   },
+  {
+    kind: 'account number',
+    value: 'account',
+    terms: [
+      '(?:bank |checking |savings |current )?account (?:numbers?|no\\.?|#)',
+      'acct (?:numbers?|no\\.?|#)',
+      'routing (?:numbers?|no\\.?|#)',
+      'aba (?:numbers?|no\\.?)',
+      'ibans?',
+    ],
+  },
+  {
+    kind: 'account number',
+    value: 'account',
+    terms: [
+      'número de (?:la |mi )?cuenta(?: bancaria)?',
+      'numero de cuenta',
+      'numéro de (?:mon |ma |la )?compte(?: bancaire)?',
+      'número da (?:minha )?conta',
+      'numero da conta',
+    ],
+    headFirst: true,
+  },
+  { kind: 'account number', value: 'account', terms: ['kontonummer'], attach: 'compound' },
 ];
 
 const ES: readonly TermGroup[] = [
@@ -696,6 +729,7 @@ const NON_LATIN: readonly TermGroup[] = [
       '(?<!\\p{L})номер паспорта',
       '(?<!\\p{L})(?:снилс|инн)(?!\\p{L})',
       '身份证号(?:码)?',
+      'תעודת (?:ה)?זהות',
       'マイナンバー',
       '주민등록번호',
     ],
@@ -1024,11 +1058,14 @@ export const LATIN_JOIN = [
   `(?<poss>['’]s${NOT_LETTER_AFTER})`,
 ].join('|');
 
-/** The words that may stand between a head-last noun and its joining word ("for the bank"). */
-export const LATIN_QUALIFIER = `[^\\S\\n]+(?:${QUALIFIER_STARTERS.join('|')})${NOT_LETTER_AFTER}[^\\n.;:!?=,]{0,60}?`;
+/**
+ * The words that may stand between a head-last noun and its joining word ("for the bank", "for
+ * gov.br": a dot inside a word does not end the clause).
+ */
+export const LATIN_QUALIFIER = `[^\\S\\n]+(?:${QUALIFIER_STARTERS.join('|')})${NOT_LETTER_AFTER}(?:[^\\n.;:!?=,]|\\.(?=[\\p{L}\\p{N}])){0,60}?`;
 
 /** Up to two bare words after a head-first noun ("contraseña wifi", "mot de passe wifi"). */
-export const BARE_QUALIFIER = `(?:[^\\S\\n]+[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}'’-]{0,30}){1,2}?`;
+export const BARE_QUALIFIER = `(?:[^\\S\\n]+[\\p{L}\\p{N}](?:[\\p{L}\\p{N}\\p{M}'’-]|\\.(?=[\\p{L}\\p{N}])){0,30}){1,2}?`;
 
 /** Adverbs that may stand between the joining word and the value ("is now", "is still", "ist jetzt"). */
 export const LATIN_SKIP = `(?:[^\\S\\n]+(?:now|still|currently|actually|just|simply|literally|really|set to|changed to|now set to|ahora|todavía|aún|actualmente|maintenant|toujours|encore|actuellement|jetzt|noch|immer noch|aktuell|agora|ainda|atualmente|ora|ancora)${NOT_LETTER_AFTER}){0,3}`;
@@ -1086,3 +1123,49 @@ export const COMPLEMENT_CONTAINERS: ReadonlySet<string> = new Set([
   'clave',
   'chave',
 ]);
+
+/**
+ * Words that say a sentence is about a bank account or an identity number: a number there that
+ * passes a single-check-digit test (a routing number, an Israeli id, a Steuer-ID) is withheld. A
+ * regex source, matched case-insensitively on whole words.
+ */
+export const ACCOUNT_CONTEXT = `(?<![\\p{L}\\p{N}])(?:accounts?|acct|routing|aba|iban|bank|banking|checking|savings|konto|bankverbindung|cuenta|compte|conta|banco|banque|id|ids|identity|identification|ausweis|personalausweis|steuer-?id|steuer|tax|taxpayer|passport|ssn|dni|nie|cpf|nir|insee|snils|снилс|инн|паспорт|[והבלמשכ]{0,3}(?:תעודת|זהות|ת״ז|ת"ז)|身份证|身份證|マイナンバー|個人番号|주민등록)(?![\\p{L}\\p{N}])`;
+
+/**
+ * Words that say a sentence answers a security question ("for the security question", "pregunta
+ * de seguridad", "question secrète", "Sicherheitsfrage", "pergunta de segurança"): the value the
+ * sentence then gives is a security answer, whatever it is the name of. A regex source,
+ * case-insensitive; the caller checks that no letter comes before it.
+ */
+export const SECURITY_CONTEXT = `(?:security (?:questions?|answers?)|secret (?:questions?|answers?)|pregunta (?:de seguridad|secreta)|respuesta (?:de seguridad|secreta)|question (?:secrète|secrete|de sécurité|de securite)|réponse secrète|sicherheitsfrage|sicherheitsantwort|pergunta (?:de segurança|de seguranca|secreta)|resposta (?:de segurança|secreta)|domanda (?:di sicurezza|segreta))(?![\\p{L}])`;
+
+/**
+ * A user name and its value just before a password noun: "login: sam / password …", "user sam
+ * pass …", "username is sam and password …". In such a pair the password noun needs no colon and
+ * its value no password look. The halves are parallel: a user name joined by ":", "=" or "is"
+ * may be followed by "and"; a bare one ("user sam pass …") only by a slash, a comma or nothing
+ * ("user reviews and password tips" is no pair). A regex source, case-insensitive, anchored at
+ * the end.
+ */
+export const USER_BEFORE = (() => {
+  const s = '[^\\S\\n]';
+  const noun =
+    '(?<![\\p{L}])(?:user ?names?|users?|logins?|log-?ins|user ?ids?|e-?mails?|usuarios?|utilisateurs?|identifiants?|benutzer(?:name)?|nutzername|anmeldename|usuários?)';
+  const value = '(?!(?:and|or|y|o|et|ou|und|oder|e|the|my|your)[^\\p{L}])[^\\s,;/|]{1,64}';
+  const det = `(?:(?:the|my|el|la|mi|le|mon|das|mein|o|a|minha)${s}+)?`;
+  const joined = `${s}*(?:[:=]|${s}(?:is|es|est|ist|é))${s}*${value}${s}*(?:[,;/|&]|${s}(?:and|y|et|und|e|with|con|avec|mit|com))?`;
+  const bare = `${s}+${value}${s}*[,;/|]?`;
+  return `${noun}(?:${joined}|${bare})${s}*${det}$`;
+})();
+
+/**
+ * Words that say a code was delivered to the owner ("texted", "sent me", "SMS", "OTP",
+ * "verification", "mandaron", "envoyé", "geschickt", "mandou"): short digits right after them are
+ * a one-time code. A regex source, case-insensitive; the caller checks that no letter or digit
+ * comes before it.
+ */
+export const DELIVERY_WORDS = `(?:texted|texting|sms(?:ed|'d)?|text message|sent|otp|verification|verify|one-time|mandaron|enviaron|envió|me llegó|mensaje|envoyé|envoyée|reçu|texto|geschickt|gesendet|bekommen|erhalten|mandou|mandaram|enviou|enviaram|recebi|mensagem)(?![\\p{L}\\p{N}])`;
+
+/** Small words that may stand between a delivery word and its code ("texted me the", "par SMS"). */
+export const DELIVERY_FILLERS =
+  'me|us|you|him|her|them|a|an|the|my|this|code|codes|pin|via|by|per|por|par|mir|uns|dir|me|nos|moi|nous|le|la|les|el|lo|un|une|una|uno|o|um|uma|ein|einen|eine|die|den|der|das|sms|text|mail|email|de|du|do|da|mit|com|con|avec|is|es|est|ist|é|was|were';

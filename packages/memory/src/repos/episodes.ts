@@ -71,15 +71,22 @@ const INSERT_EPISODE = `INSERT INTO episodes
 
 /**
  * Row parameters for an insert. Secrets in the text and the metadata are withheld (see
- * {@link redactSecrets}); with a unit of work's `ledger`, so are the secrets it withheld already.
+ * {@link redactSecrets}); with a unit of work's `ledger`, so are the secrets it withheld already;
+ * with `context` (the owner's previous turn as stored), so is the secret half of a key pair whose
+ * id half that turn held.
  */
-export function episodeRow(input: EpisodeInput, now: number, ledger?: SecretLedger) {
+export function episodeRow(
+  input: EpisodeInput,
+  now: number,
+  ledger?: SecretLedger,
+  context?: string,
+) {
   return {
     kind: input.kind ?? 'conversation',
     channel: input.channel,
     role: input.role,
     speaker: input.speaker ?? null,
-    text: redactSecrets(input.text, ledger),
+    text: redactSecrets(input.text, ledger, context),
     occurred_at: input.occurredAt ?? now,
     created_at: now,
     source_id: input.sourceId ?? null,
@@ -87,6 +94,18 @@ export function episodeRow(input: EpisodeInput, now: number, ledger?: SecretLedg
     session_key: input.sessionKey ?? null,
     meta: input.meta ? JSON.stringify(withholdSecrets(input.meta, ledger)) : null,
   };
+}
+
+const LAST_OWNER_TURN = `SELECT text FROM episodes
+  WHERE role = 'owner' AND kind = 'conversation' ORDER BY id DESC LIMIT 1`;
+
+/**
+ * The text of the owner's latest conversation turn as stored (secrets already withheld), or null
+ * when there is none: what the scan of their next turn reads as context.
+ */
+export function lastOwnerTurn(ctx: StoreContext): string | null {
+  const row = stmt(ctx.db, LAST_OWNER_TURN).get() as { text: string } | undefined;
+  return row?.text ?? null;
 }
 
 /**
@@ -98,7 +117,10 @@ export function episodeRow(input: EpisodeInput, now: number, ledger?: SecretLedg
 export function addEpisode(ctx: StoreContext, input: EpisodeInput): Episode {
   validateEpisode(input);
   const now = ctx.now();
-  const row = episodeRow(input, now, ctx.ledger);
+  // An owner's conversation turn is scanned after their previous one (a key pair said in two).
+  const ownerTurn = input.role === 'owner' && (input.kind ?? 'conversation') === 'conversation';
+  const context = ownerTurn ? (lastOwnerTurn(ctx) ?? undefined) : undefined;
+  const row = episodeRow(input, now, ctx.ledger, context);
   const run = ctx.db.transaction(() => {
     const id = Number(stmt(ctx.db, INSERT_EPISODE).run(row).lastInsertRowid);
     appendJournal(ctx.db, {

@@ -327,3 +327,25 @@ describe('the unit of work’s secrets', () => {
     expect(weather.decision).toBe('create');
   });
 });
+
+describe('a key pair said over two owner turns', () => {
+  it('withholds the secret half in the next owner turn after a turn that held the id half', () => {
+    const { store, path } = openTempStore();
+    const half = 'Wm3Kp8Qz1Rt6Yu0Io4Pa7Sd9Fg2Hj5Kl8Zx1Cv3B';
+    const first = store.addEpisode({
+      channel: 'test',
+      role: 'owner',
+      text: 'aws access key id AKIAMNBVCXZLKJHGFDSA',
+    });
+    expect(first.text).toBe(`aws access key id ${SECRET_PLACEHOLDER}`);
+    // keel's reply between the two owner turns does not break the pair.
+    store.addEpisode({ channel: 'test', role: 'assistant', text: 'noted, and the other half?' });
+    const second = store.addEpisode({ channel: 'test', role: 'owner', text: `here: ${half}` });
+    expect(second.text).toBe(`here: ${SECRET_PLACEHOLDER}`);
+    expectNowhere(store, path, half);
+    // Control: the same string after an owner turn that held no key id is kept as typed.
+    store.addEpisode({ channel: 'test', role: 'owner', text: 'thanks, done' });
+    const third = store.addEpisode({ channel: 'test', role: 'owner', text: `here: ${half}` });
+    expect(third.text).toBe(`here: ${half}`);
+  });
+});
