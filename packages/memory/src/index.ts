@@ -107,6 +107,14 @@ export {
   WEAK_BELIEF_THRESHOLD,
 } from './facts/owner.js';
 export {
+  type AnswerResult,
+  type AskInput,
+  type PendingQuestion,
+  QUESTION_MAX_CHARS,
+  questionText,
+} from './facts/questions.js';
+export {
+  ASKED_OWNER_RETRACTION,
   REFUSED_OWNER_RETRACTION,
   type RetractOptions,
   type RetractResult,

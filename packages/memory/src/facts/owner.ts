@@ -11,6 +11,7 @@ import { appendJournal } from '../journal/journal.js';
 import { type OwnerTextHolder, scrubberFor } from '../redaction.js';
 import { addEpisode } from '../repos/episodes.js';
 import type { Actor, Fact } from '../types.js';
+import { openQuestions, type PendingQuestion } from './questions.js';
 import {
   activeFact,
   factById,
@@ -47,10 +48,15 @@ export interface ReviewQueue {
   stale: Fact[];
   /** Requests to forget a belief (the model proposes; the owner forgets or keeps), oldest first. */
   forget: (ForgetRequest & { fact: Fact })[];
+  /**
+   * Pending questions, oldest first: what was said may end a current belief, and keel could not
+   * tell (see `questions.ts`); the owner answers yes (the belief is closed) or no (it stays).
+   */
+  questions: PendingQuestion[];
   threshold: number;
 }
 
-/** Lists pending conflicts, weakly evidenced beliefs and beliefs flagged as stale. */
+/** Lists pending conflicts, pending questions, weak beliefs and beliefs flagged as stale. */
 export function reviewQueue(ctx: StoreContext, threshold = WEAK_BELIEF_THRESHOLD): ReviewQueue {
   // Pending rows are not current beliefs; this audit read is the review surface itself.
   const pending = pendingFacts(ctx).map((fact) => ({
@@ -61,7 +67,14 @@ export function reviewQueue(ctx: StoreContext, threshold = WEAK_BELIEF_THRESHOLD
     const fact = factById(ctx, r.factId);
     return fact ? [{ ...r, fact }] : [];
   });
-  return { pending, weak: weakFacts(ctx, threshold), stale: staleFacts(ctx), forget, threshold };
+  return {
+    pending,
+    weak: weakFacts(ctx, threshold),
+    stale: staleFacts(ctx),
+    forget,
+    questions: openQuestions(ctx),
+    threshold,
+  };
 }
 
 function loadFact(ctx: StoreContext, id: number): Fact {

@@ -30,6 +30,7 @@ const RELEASED: Record<number, string> = {
   9: '2b74b98acd6158599b861118b49af8fe3ec3372aac127c6756b5f5315bbb6e4b',
   10: '56ab7cafbcb9b04afbb45d0b23cb4441048341e76421ab577b371e8955cc65d2',
   11: 'e2ec827a3db1d615a254ebc67e1591307e33dc09b87e8cbb1cc8db778bfa574f',
+  12: 'b8985111797482bae43510b46c9963de2ea797db2309a57ff6bfde15ac74db4d',
 };
 
 describe('migrations', () => {

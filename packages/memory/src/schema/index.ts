@@ -14,7 +14,8 @@
  * 9. `009-validity.ts`: a fact's validity never ends before it starts;
  * 10. `010-forget-requests.ts`: a model's request to forget waits for the owner;
  * 11. `011-journal-evidence.ts`: the journal's head, journaled redactions, the baseline of earlier
- *     redactions, and the newest recorded digest of each fact.
+ *     redactions, and the newest recorded digest of each fact;
+ * 12. `012-questions.ts`: a pending question on a belief waits for the owner's answer.
  *
  * A step is never edited once released (`index.test.ts` holds a checksum of each); a change is a
  * new step. A step imports no runtime module: names that runtime code shares with the schema are
@@ -36,6 +37,7 @@ import { reflectedState } from './008-reflected-state.js';
 import { validity } from './009-validity.js';
 import { forgetRequests } from './010-forget-requests.js';
 import { journalEvidence } from './011-journal-evidence.js';
+import { questions } from './012-questions.js';
 
 export { VECTOR_QUEUE } from './005-vector-queue.js';
 export { META_VECTOR_FINGERPRINT } from './007-vector-queue-gate.js';
@@ -63,6 +65,7 @@ export const MIGRATIONS: readonly Migration[] = [
   validity,
   forgetRequests,
   journalEvidence,
+  questions,
 ];
 
 /** The newest schema version this code knows. */
