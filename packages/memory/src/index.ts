@@ -92,7 +92,13 @@ export {
   REPEAT_STEP,
   STRONG_CONFIDENCE,
 } from './facts/evidence-gate.js';
-export { normalizeKey, parseFactId, parseSlot } from './facts/keys.js';
+export {
+  normalizeKey,
+  parseAnswer,
+  parseFactId,
+  parseQuestionId,
+  parseSlot,
+} from './facts/keys.js';
 export {
   DECAY_GRACE_WEEKS,
   DECAY_PER_WEEK,
