@@ -31,6 +31,7 @@ import {
   type AskInput,
   answerQuestion,
   askQuestion,
+  openQuestions,
   type PendingQuestion,
 } from './facts/questions.js';
 import {
@@ -306,6 +307,11 @@ export class MemoryStore {
    */
   ask(factId: number, input: AskInput): { question: PendingQuestion; created: boolean } {
     return askQuestion(this.#ctx, factId, input);
+  }
+
+  /** Every open pending question, oldest first (also in `review().questions`). */
+  questions(): PendingQuestion[] {
+    return openQuestions(this.#ctx);
   }
 
   /**
