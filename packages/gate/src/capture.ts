@@ -414,6 +414,27 @@ function placeInSlot(
   return null;
 }
 
+/** The most words a leading time phrase has ("on the 3rd of March 2025" is six). */
+const LEADING_TIME_WORDS = 6;
+
+/**
+ * A statement that opens with its time phrase, said with the phrase last ("since 2024 I work at
+ * Acme" → "I work at Acme since 2024"), so the slot rules read it and the phrase is split off as
+ * the start (`splitTimePhrase` decides what a time phrase is). Any other statement is unchanged.
+ */
+function timeLast(statement: string): string {
+  const words = statement.split(/\s+/u);
+  for (let n = Math.min(LEADING_TIME_WORDS, words.length - 2); n >= 1; n--) {
+    const head = words
+      .slice(0, n)
+      .join(' ')
+      .replace(/[,:;]+$/u, '');
+    const moved = `${words.slice(n).join(' ')} ${head}`;
+    if (splitTimePhrase(moved)?.phrase === head) return moved;
+  }
+  return statement;
+}
+
 /**
  * The kinds a plain statement (no trigger phrase) may land in: the owner's single-valued facts
  * (home, employer, diet, a relation, a name, the current project, an allergy), never a passing
@@ -452,6 +473,7 @@ function plainCapture(line: string): Capture | null {
     for (const t of TABLES) statement = statement.replace(t.correction, '');
   }
   if (!statement) return null;
+  statement = timeLast(statement);
   const placed = placeInSlot(TABLES, statement);
   if (!placed) return null;
   const { slot, rules, rule } = placed;

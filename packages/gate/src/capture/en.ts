@@ -168,7 +168,7 @@ export const EN: LanguageRules = {
     {
       name: 'project left for another',
       re: new RegExp(
-        `^I am (?:now )?(?:off|no longer on|not on) ${PROJ}(?:\\s*[,;]\\s*|\\s+)(?:and |but )?(?:I am |I['’]m )?(?:now )?on ${PROJ}${NOW}$`,
+        `^I (?:am|have been|['’]ve been) (?:now )?(?:off|no longer on|not on) ${PROJ}(?:\\s*[,;]\\s*|\\s+)(?:and |but )?(?:I am |I['’]m )?(?:now )?on ${PROJ}${NOW}$`,
         'iu',
       ),
       slot: (m, h) => project(h, m[2]!),
@@ -213,7 +213,7 @@ export const EN: LanguageRules = {
     {
       name: 'diet',
       re: new RegExp(
-        `^I am (?:now |currently |still |also |fully |strictly |a |an )*(${DIETS})(?: now| these days| again)?(?![\\p{L}\\p{M}])`,
+        `^I(?: am| have been|['’]ve been) (?:now |currently |still |also |fully |strictly |a |an )*(${DIETS})(?: now| these days| again)?(?![\\p{L}\\p{M}])`,
         'iu',
       ),
       slot: (m, h) => diet(h, m[1]!),

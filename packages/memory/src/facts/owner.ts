@@ -11,9 +11,10 @@ import { appendJournal } from '../journal/journal.js';
 import { type OwnerTextHolder, scrubberFor } from '../redaction.js';
 import { addEpisode } from '../repos/episodes.js';
 import type { Actor, Fact } from '../types.js';
-import { openQuestions, type PendingQuestion } from './questions.js';
+import { openQuestions, type PendingQuestion, settleQuestions } from './questions.js';
 import {
   activeFact,
+  evidenceEpisodes,
   factById,
   factsHolding,
   pendingFacts,
@@ -125,6 +126,9 @@ export function confirm(
           validTo: now,
           reason: 'owner confirmed another value',
         });
+        // Questions on it from the turn that proposed this value are answered: yes.
+        settleQuestions(ctx, current.id, evidenceEpisodes(ctx, id), 'yes', now);
+        clearReviewFlags(ctx, current.id, now);
         superseded = factById(ctx, current.id)!;
       }
       // Other pending rows for the same slot and value are resolved by this confirmation.
@@ -213,6 +217,11 @@ export function reject(ctx: StoreContext, id: number, options: OwnerActionOption
   return ctx.db
     .transaction(() => {
       ownerEpisode(ctx, `reject f${id}`, options.channel ?? 'cli');
+      // Questions from the turn that proposed a pending value are answered with it: no.
+      const fact = factById(ctx, id);
+      if (fact?.status === 'pending' && fact.conflicts_with_id !== null) {
+        settleQuestions(ctx, fact.conflicts_with_id, evidenceEpisodes(ctx, id), 'no', ctx.now());
+      }
       return retireBelief(ctx, id, {
         status: 'rejected',
         reason: 'rejected',

@@ -13,6 +13,8 @@
  *
  * A value proposed for a slot (a different value, not an ending) is not a question but a pending
  * row (the write review's `conflict`): its confirm supersedes the belief, its reject leaves it.
+ * A question and a pending row resting on the same turn about the same belief are one question:
+ * answering either answers both (yes confirms the proposed value, no rejects it).
  * See `docs/decisions/2026-12-04-pending-questions.md`.
  *
  * @module
@@ -22,7 +24,8 @@ import { type StoreContext, stmt } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
 import { addEpisode, getEpisode } from '../repos/episodes.js';
 import type { Actor, Fact } from '../types.js';
-import { factById } from './read.js';
+import { confirm, reject } from './owner.js';
+import { evidenceEpisodes, factById, slotRows } from './read.js';
 import { clearReviewFlags } from './review-flags.js';
 import { retractAt } from './transitions.js';
 
@@ -211,6 +214,9 @@ export function answerQuestion(
       const mark = stmt(ctx.db, 'UPDATE review_flags SET cleared_at = ?, answer = ? WHERE id = ?');
       if (answer === 'no') {
         mark.run(now, 'no', id);
+        for (const p of proposalsFrom(ctx, question)) {
+          reject(ctx, p.id, { channel: options.channel ?? 'cli' });
+        }
         appendJournal(ctx.db, {
           at: now,
           actor: 'owner',
@@ -229,6 +235,12 @@ export function answerQuestion(
         );
       }
       mark.run(now, 'yes', id);
+      // The same turn proposed a value for the slot: yes makes it current (it supersedes).
+      const proposed = proposalsFrom(ctx, question);
+      if (proposed.length > 0) {
+        confirm(ctx, proposed[0]!.id, { channel: options.channel ?? 'cli' });
+        return { question, answer, fact: factById(ctx, question.factId)! };
+      }
       const at =
         question.episodeId === null
           ? now
@@ -242,6 +254,40 @@ export function answerQuestion(
       return { question, answer, fact: factById(ctx, question.factId)! };
     })
     .immediate();
+}
+
+/** Pending values for the question's slot, contradicting its belief, resting on its turn. */
+function proposalsFrom(ctx: StoreContext, q: PendingQuestion): Fact[] {
+  if (q.episodeId === null) return [];
+  return slotRows(ctx, q.fact, ['pending']).filter(
+    (p) => p.conflicts_with_id === q.factId && evidenceEpisodes(ctx, p.id).includes(q.episodeId!),
+  );
+}
+
+/**
+ * Settles the open questions on belief `factId` that rest on one of `episodeIds`, in the caller's
+ * transaction: a pending value from the same turn was confirmed (`yes`) or rejected (`no`).
+ *
+ * @returns how many questions were settled.
+ */
+export function settleQuestions(
+  ctx: StoreContext,
+  factId: number,
+  episodeIds: readonly number[],
+  answer: 'yes' | 'no',
+  now: number,
+): number {
+  let n = 0;
+  for (const q of openQuestionsOn(ctx, factId)) {
+    if (q.episodeId === null || !episodeIds.includes(q.episodeId)) continue;
+    stmt(ctx.db, 'UPDATE review_flags SET cleared_at = ?, answer = ? WHERE id = ?').run(
+      now,
+      answer,
+      q.id,
+    );
+    n++;
+  }
+  return n;
 }
 
 /**
