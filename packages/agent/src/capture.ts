@@ -141,9 +141,10 @@ function write(ctx: LineContext, capture: Capture): WriteResult {
 }
 
 /**
- * A change from A to B: B is written in the slot of the belief that held A (an update), or where
- * the slot rules place the line; a belief keyed by A itself ("preference/tea") is closed and B
- * gets a slot of its own. Returns the write and what was closed.
+ * A change from A to B. The belief that held A decides where B goes: its slot, as an update (A
+ * superseded, history kept), whatever slot the rules would guess for the line; a belief keyed by
+ * A itself ("preference/green_tea") or a note is closed, and B is kept where the rules place the
+ * line, else in a slot of its own. With no belief holding A, the line is captured as it is.
  */
 function applyChange(
   ctx: LineContext,
@@ -151,37 +152,28 @@ function applyChange(
   capture: Capture | null,
 ): { write: WriteResult | null; closed: Fact[] } {
   const to = reading.to!;
-  const placed = capture && capture.kind !== 'note' ? capture : null;
-  const written = placed ? write(ctx, placed) : null;
-  const from = targetsOf(ctx.store, reading, written?.fact?.id ?? null);
-  const closed: Fact[] = [];
-  if (written) {
-    for (const f of from) {
-      if (f.kind === placed!.kind && f.key === placed!.key) continue;
-      const c = close(ctx, f, reading);
-      if (c) closed.push(c);
-    }
-    return { write: written, closed };
-  }
-  const old = from[0];
-  if (!old) return { write: capture ? write(ctx, capture) : null, closed };
+  const old = targetsOf(ctx.store, reading, null)[0];
+  if (!old) return { write: capture ? write(ctx, capture) : null, closed: [] };
   const keyedByA = overlaps(
     subjectWords(old.key.replace(/[_.-]+/g, ' ')),
     subjectWords(reading.object),
   );
   if (old.kind !== 'note' && !keyedByA) {
+    const sameSlot = capture && capture.kind === old.kind && capture.key === old.key;
     const r = ctx.store.remember({
       kind: old.kind,
       key: old.key,
-      value: to,
+      value: sameSlot ? capture.value : to,
       source: 'owner_stated',
       episodeId: ctx.episodeId,
       actor: 'owner',
     });
-    return { write: r, closed };
+    return { write: r, closed: [] };
   }
+  const closed: Fact[] = [];
   const c = close(ctx, old, reading);
   if (c) closed.push(c);
+  if (capture && capture.kind !== 'note') return { write: write(ctx, capture), closed };
   const key = contentWords(to).slice(0, 3).join('_');
   let r: WriteResult | null = null;
   try {
@@ -197,6 +189,24 @@ function applyChange(
     if (!KeelError.isInstance(err) || err.code !== 'INVALID_INPUT') throw err;
   }
   return { write: r, closed };
+}
+
+/**
+ * The slot an owner's capture names in fewer words than a belief already held: when the
+ * capture's slot is empty and exactly one owner belief of the same kind has a key holding all of
+ * its words ("my new number is …" → the held `phone_number`), the capture is about that slot.
+ */
+function heldSlotFor(store: MemoryStore, capture: Capture): Capture {
+  if (capture.kind === 'note' || capture.about !== 'owner') return capture;
+  if (store.current({ scope: 'owner', kind: capture.kind, key: capture.key })) return capture;
+  const words = capture.key.split(/[_.-]+/).filter(Boolean);
+  const held = ownBeliefs(store).filter(
+    (f) =>
+      f.kind === capture.kind &&
+      isOwnerSource(f.source) &&
+      words.every((w) => f.key.split(/[_.-]+/).includes(w)),
+  );
+  return held.length === 1 ? { ...capture, key: held[0]!.key } : capture;
 }
 
 /**
@@ -254,6 +264,7 @@ export function captureOwnerStatement(
     ) {
       capture = null;
     }
+    if (capture) capture = heldSlotFor(store, capture);
     let written: WriteResult | null = null;
     let closed: Fact[] = [];
     if (reading?.shape === 'change') {

@@ -77,7 +77,7 @@ const WORDS: readonly ChangeWords[] = [
   {
     lang: 'en',
     negation: re(
-      `${B}(?:no longer|not any ?more|(?:not|n['’]t|never)${W}.*?${B}(?:any ?more|any longer)|not (?:anymore|any more))${W}`,
+      `(?:${B}(?:no longer|not any ?more)|(?:${B}not|n['’]t|${B}never)${W}.*?${B}(?:any ?more|any longer))${W}`,
     ),
     negationWords: re(
       `${B}(?:no longer|(?:do|does|did|am|is|are)(?:n['’]t| not)|not|never|any ?more|any longer)${W}|n['’]t${W}`,
