@@ -125,4 +125,90 @@ describe('pending questions', () => {
     expectKeelError(() => store.ask(job.id, { actor: 'owner', said: 'x' }), 'INVALID_STATE');
     expectKeelError(() => store.ask(job.id + 100, { actor: 'owner', said: 'x' }), 'NOT_FOUND');
   });
+
+  it('a question and a pending value from the same turn are answered together (yes confirms the value)', async () => {
+    const { store, job, home } = seeded();
+    const said = turn(store, 'starting at Globex on Monday, Acme is done');
+    const { question } = store.ask(job.id, {
+      actor: 'owner',
+      said: 'starting at Globex',
+      episodeId: said,
+    });
+    const pending = store.remember({
+      kind: 'profile',
+      key: 'employer',
+      value: 'Globex',
+      source: 'inferred',
+      episodeId: said,
+      actor: 'model',
+    });
+    expect(pending.decision).toBe('conflict');
+    store.answer(question.id, 'yes');
+    expect(store.current(slot('profile', 'employer'))).toMatchObject({ value: 'Globex' });
+    expect(store.fact(job.id)!.status).toBe('superseded');
+    expect(store.review()).toMatchObject({ pending: [], questions: [] });
+    expect(store.fact(home.id)!.status).toBe('active');
+  });
+
+  it('no rejects the pending value from the same turn; rejecting the value answers the question', async () => {
+    const { store, job } = seeded();
+    const said = turn(store, 'interviewing at Globex, Acme is driving me mad');
+    const { question } = store.ask(job.id, {
+      actor: 'owner',
+      said: 'interviewing at Globex',
+      episodeId: said,
+    });
+    store.remember({
+      kind: 'profile',
+      key: 'employer',
+      value: 'Globex',
+      source: 'inferred',
+      episodeId: said,
+    });
+    store.answer(question.id, 'no');
+    expect(store.current(slot('profile', 'employer'))!.id).toBe(job.id);
+    expect(store.review()).toMatchObject({ pending: [], questions: [] });
+    // The other way round: rejecting the value settles the question on the same turn.
+    const again = turn(store, 'Initech called about Acme');
+    store.ask(job.id, { actor: 'owner', said: 'Initech called', episodeId: again });
+    const p = store.remember({
+      kind: 'profile',
+      key: 'employer',
+      value: 'Initech',
+      source: 'inferred',
+      episodeId: again,
+    });
+    store.reject(p.fact!.id);
+    expect(store.review().questions).toEqual([]);
+    expect(store.current(slot('profile', 'employer'))!.id).toBe(job.id);
+  });
+
+  it("a model's key naming the owner's slot in other words is reviewed against it (control: an unrelated key is not)", async () => {
+    const { store } = seeded();
+    const team = store.remember({
+      kind: 'preference',
+      key: 'favourite_football_team',
+      value: 'Arsenal',
+      source: 'owner_stated',
+    }).fact!;
+    const e = turn(store, "I'm a Spurs fan now");
+    const r = store.remember({
+      kind: 'preference',
+      key: 'favourite_team',
+      value: 'Spurs',
+      source: 'inferred',
+      episodeId: e,
+    });
+    expect(r.decision).toBe('conflict');
+    expect(r.fact).toMatchObject({ key: 'favourite_football_team', status: 'pending' });
+    expect(store.current(slot('preference', 'favourite_football_team'))!.id).toBe(team.id);
+    const band = store.remember({
+      kind: 'preference',
+      key: 'favourite_band',
+      value: 'Blur',
+      source: 'inferred',
+      episodeId: e,
+    });
+    expect(band).toMatchObject({ decision: 'create', fact: { key: 'favourite_band' } });
+  });
 });
