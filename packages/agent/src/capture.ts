@@ -286,6 +286,14 @@ export function captureOwnerStatement(
       }
       // A note that only says something stopped adds nothing once the belief is closed.
       if (capture && !(closed.length > 0 && capture.kind === 'note')) written = write(ctx, capture);
+      // A plain statement the review refused (a credential, a tombstone) was never asked to be
+      // kept: the line is answered as any other line (its refusal is journaled all the same).
+      if (
+        capture?.trigger === 'plain' &&
+        (written?.decision === 'withheld' || written?.decision === 'ignore')
+      ) {
+        written = null;
+      }
     }
     const placed =
       written?.fact != null &&
