@@ -103,7 +103,7 @@ describe("reflection's corrections of the owner's word", () => {
     const out = applyDelta(
       store,
       {
-        op: 'upsert',
+        op: 'correct',
         kind: 'profile',
         subject: 'owner',
         key: 'employer',
