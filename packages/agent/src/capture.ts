@@ -257,6 +257,7 @@ export function captureOwnerStatement(
     const reading = readCorrection(text);
     const said = store.episode(episodeId)?.occurred_at ?? store.now();
     const ctx: LineContext = { store, episodeId, said, tz };
+    if (capture) capture = heldSlotFor(store, capture);
     // A plain "my X is Y" with an open-ended X restates a slot: kept only when it is held.
     if (
       capture?.restates &&
@@ -264,7 +265,6 @@ export function captureOwnerStatement(
     ) {
       capture = null;
     }
-    if (capture) capture = heldSlotFor(store, capture);
     let written: WriteResult | null = null;
     let closed: Fact[] = [];
     if (reading?.shape === 'change') {
