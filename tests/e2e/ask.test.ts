@@ -129,7 +129,7 @@ describe('keel ask', () => {
     store.close();
     fake.reply([toolUse('forget', { id: `f${tea.id}`, reason: 'the owner quit tea' })]);
     fake.reply([text('I asked to forget it.')]);
-    const r = await ask('I quit tea, forget it');
+    const r = await ask('please forget my tea');
     expect(r.status, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({
       reply: 'I asked to forget it.',

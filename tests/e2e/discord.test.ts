@@ -342,7 +342,7 @@ describe('the Discord front door', () => {
       toolUse('forget', { id: `f${cat.id}` }),
     ]);
     anthropic.reply('I asked you about both.');
-    discord.sendMessage(owner, dm, 'I quit tea; and forget the cat');
+    discord.sendMessage(owner, dm, 'please forget the tea and the cat');
     await discord.waitFor(() => discord.posted(dm).length === 2, 10_000, 'the reply and the ask');
     await bot!.idle();
     const [reply, ask] = discord.posted(dm);

@@ -436,6 +436,18 @@ describe('every verb prints --json under one contract', () => {
       text: 'remember that my locker code is … (a capture that failed)',
     });
     store.recordCaptureFailure(episode.id, 'TOO_LARGE', 'value is 5000 characters');
+    // A pending question: something the owner said may end the coffee belief.
+    const said = store.addEpisode({
+      kind: 'conversation',
+      channel: 'terminal',
+      role: 'owner',
+      text: 'no more oat flat whites for me',
+    });
+    ids.question = store.ask((coffee.fact as { id: number }).id, {
+      actor: 'reflection',
+      said: 'no more oat flat whites for me',
+      episodeId: said.id,
+    }).question.id;
     store.close();
     const later = MemoryStore.openHome(home, { now: () => Date.now() + 400 * 86_400_000 });
     expect(later.flagStaleBeliefs().length).toBeGreaterThan(0);
@@ -459,6 +471,8 @@ describe('every verb prints --json under one contract', () => {
     });
     expect(dated.window).toMatchObject({ phrase: 'last week', since: expect.any(String) });
     await walk(['history', 'project/current_project']);
+    const answered = await walk(['answer', `q${ids.question}`, 'no']);
+    expect(answered).toMatchObject({ answer: 'no', fact: { status: expect.any(String) } });
     const confirmed = await walk(['confirm', String(ids.pending)]);
     expect(confirmed.superseded).not.toBeNull();
     await walk(['reject', String(ids.commute)]);
@@ -561,6 +575,7 @@ describe('every verb prints an error the same way, and exits non-zero', () => {
     await failing(['history', 'nokind/x'], 'INVALID_INPUT');
     await failing(['forget', 'abc'], 'INVALID_INPUT');
     await failing(['keep', '99999'], 'NOT_FOUND');
+    await failing(['answer', 'q99999', 'yes'], 'NOT_FOUND');
     await failing(['review', '--threshold', '2'], 'INVALID_INPUT');
     await failing(['confirm', 'f99999'], 'NOT_FOUND');
     await failing(['reject', 'f99999'], 'NOT_FOUND');

@@ -239,7 +239,7 @@ describe('the terminal with a model: the model proposes, the owner decides what 
       const id = rememberTea();
       scriptForget(id);
       const r = await onTty([
-        { when: 'you ›', type: 'I quit tea, forget it' },
+        { when: 'you ›', type: 'please forget my tea' },
         {
           when: 'Forget it? [y/N]',
           seen: () => expect(fact(id)).toMatchObject({ fact: { status: 'active' }, asked: [id] }),

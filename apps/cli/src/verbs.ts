@@ -78,7 +78,13 @@ export const VERBS: readonly Verb[] = [
     name: 'review',
     usage: '[options]',
     summary:
-      'pending conflicts, requests to forget, weakly evidenced beliefs and stale beliefs to re-validate',
+      'pending conflicts and questions, requests to forget, weak and stale beliefs to re-validate',
+    define: async (program, config) => (await memory()).registerReviewCommands(program, config()),
+  },
+  {
+    name: 'answer',
+    usage: '<question> <answer>',
+    summary: 'answer a pending question: yes (the belief no longer holds) or no (it stays)',
     define: async (program, config) => (await memory()).registerReviewCommands(program, config()),
   },
   {

@@ -54,8 +54,10 @@ export {
   type WrongCode,
 } from './pair.js';
 export {
+  buttonCommand,
   type ForgetRequestItem,
   parseReviewButton,
+  questionButtonId,
   REVIEW_PAGE_ITEMS,
   type ReviewAction,
   type ReviewPage,

@@ -11,7 +11,7 @@ import type { MemoryStore } from '@keel/memory';
 import { splitMessage } from '@keel/outbound';
 import type { ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
 import { DISCORD_CHANNEL, errorText } from './dm.js';
-import { parseReviewButton, renderReview } from './review.js';
+import { buttonCommand, parseReviewButton, renderReview } from './review.js';
 
 /** What an interaction reaches. */
 export interface InteractionContext {
@@ -74,14 +74,14 @@ async function onCommand(i: ChatInputCommandInteraction, ctx: InteractionContext
 }
 
 /**
- * A review button: runs /confirm, /reject, /forget or /keep, notes the result and removes that
- * fact's buttons.
+ * A review button: runs /confirm, /reject, /forget, /keep or /answer, notes the result and removes
+ * that item's buttons.
  */
 async function onButton(i: ButtonInteraction, ctx: InteractionContext): Promise<void> {
   const action = parseReviewButton(i.customId);
   if (!action) return;
-  const result = await slashReply(ctx, `/${action.action} ${action.factId}`);
-  const suffix = `:${action.factId}`;
+  const { command, suffix } = buttonCommand(action);
+  const result = await slashReply(ctx, command);
   const components = i.message.components
     .map((c) => c.toJSON())
     .filter(

@@ -1,12 +1,14 @@
 /**
  * The review queue rendered for Discord: pages of at most five items, each with a Confirm and a
  * Reject button whose custom id names the fact — or, for a belief the model asked to forget, a
- * Forget and a Keep button (the model proposes; the owner decides). A click goes through the same
- * store functions the terminal's /confirm, /reject, /forget and /keep use.
+ * Forget and a Keep button (the model proposes; the owner decides), or, for a pending question
+ * (does something the owner said end a belief?), a Yes and a No button naming the question. A
+ * click goes through the same store functions the terminal's /confirm, /reject, /forget, /keep
+ * and /answer use.
  *
  * @module
  */
-import type { Fact, ReviewQueue } from '@keel/memory';
+import { type Fact, type PendingQuestion, questionText, type ReviewQueue } from '@keel/memory';
 import { formatFactLine } from '@keel/prompt';
 import type { APIActionRowComponent, APIButtonComponent } from 'discord.js';
 
@@ -21,10 +23,14 @@ export interface ReviewPage {
   components: APIActionRowComponent<APIButtonComponent>[];
 }
 
-/** A review button's action: the slash command it runs on the fact. */
+/**
+ * A review button's action: the slash command it runs on the fact, or, for `yes` and `no`, the
+ * answer to question `questionId` (then `factId` is the belief it is about, when known, else 0).
+ */
 export interface ReviewAction {
-  action: 'confirm' | 'reject' | 'forget' | 'keep';
+  action: 'confirm' | 'reject' | 'forget' | 'keep' | 'yes' | 'no';
   factId: number;
+  questionId?: number;
 }
 
 /** A request to forget a belief, as the owner is asked about it. */
@@ -39,11 +45,59 @@ export function reviewButtonId(action: ReviewAction['action'], factId: number): 
   return `keel:${action}:${factId}`;
 }
 
+/** The custom id of a question's Yes or No button: `keel:yes:q7`. */
+export function questionButtonId(answer: 'yes' | 'no', questionId: number): string {
+  return `keel:${answer}:q${questionId}`;
+}
+
 /** Parses a review button's custom id; null for anything else. */
 export function parseReviewButton(customId: string): ReviewAction | null {
+  const q = /^keel:(yes|no):q(\d{1,15})$/.exec(customId);
+  if (q) return { action: q[1] as 'yes' | 'no', factId: 0, questionId: Number(q[2]) };
   const m = /^keel:(confirm|reject|forget|keep):(\d{1,15})$/.exec(customId);
   if (!m) return null;
   return { action: m[1] as ReviewAction['action'], factId: Number(m[2]) };
+}
+
+/**
+ * The slash command a button runs (`/confirm 12`, `/answer q7 yes`) and the suffix of the custom
+ * ids whose row it answers.
+ */
+export function buttonCommand(a: ReviewAction): { command: string; suffix: string } {
+  if (a.questionId !== undefined) {
+    return { command: `/answer q${a.questionId} ${a.action}`, suffix: `:q${a.questionId}` };
+  }
+  return { command: `/${a.action} ${a.factId}`, suffix: `:${a.factId}` };
+}
+
+/** The Yes and No buttons of a pending question. */
+function questionRow(questionId: number): APIActionRowComponent<APIButtonComponent> {
+  return {
+    type: 1,
+    components: [
+      {
+        type: 2,
+        style: 4,
+        label: `Yes, q${questionId} no longer holds`,
+        custom_id: questionButtonId('yes', questionId),
+      },
+      {
+        type: 2,
+        style: 2,
+        label: `No, keep it`,
+        custom_id: questionButtonId('no', questionId),
+      },
+    ],
+  };
+}
+
+/** A pending question as the owner is asked it. */
+function questionItem(q: PendingQuestion) {
+  return {
+    id: q.id,
+    lines: [`question ${clip(questionText(q), 300)}`],
+    row: questionRow,
+  };
 }
 
 const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);
@@ -121,31 +175,33 @@ export function renderReview(queue: ReviewQueue): ReviewPage[] {
   const pendingIds = new Set(queue.pending.map((p) => p.fact.id));
   const forget = queue.forget.filter((r) => !pendingIds.has(r.factId));
   const asked = new Set(forget.map((r) => r.factId));
-  const items: { fact: Fact; lines: string[]; row: typeof row }[] = [
+  const questions = queue.questions.length;
+  const items: { id: number; lines: string[]; row: typeof row }[] = [
     ...queue.pending.map((p) => ({
-      fact: p.fact,
+      id: p.fact.id,
       lines: [
         `pending ${clip(formatFactLine(p.fact), 180)}`,
         ...(p.current ? [`   contradicts ${clip(formatFactLine(p.current), 170)}`] : []),
       ],
       row,
     })),
+    ...queue.questions.map(questionItem),
     ...forget.map((r) => ({
-      fact: r.fact,
+      id: r.fact.id,
       lines: [`asked to forget ${forgetLine(r, 300)}`],
       row: forgetRow,
     })),
     ...queue.weak
       .filter((f) => !asked.has(f.id))
       .map((f) => ({
-        fact: f,
+        id: f.id,
         lines: [`weak (< ${queue.threshold}) ${clip(formatFactLine(f), 170)}`],
         row,
       })),
     ...queue.stale
       .filter((f) => !queue.weak.some((w) => w.id === f.id) && !asked.has(f.id))
       .map((f) => ({
-        fact: f,
+        id: f.id,
         lines: [`stale (no evidence for 180 days) ${clip(formatFactLine(f), 150)}`],
         row,
       })),
@@ -157,7 +213,7 @@ export function renderReview(queue: ReviewQueue): ReviewPage[] {
     const page = shown.slice(i, i + REVIEW_PAGE_ITEMS);
     const header =
       i === 0
-        ? `To review: ${queue.pending.length} pending conflict(s), ${queue.weak.length} weak belief(s), ${queue.stale.length} stale${forget.length ? `, ${forget.length} keel asked to forget` : ''}. Confirm makes a belief yours (1.0); reject drops it for good.${forget.length ? ' Forget retracts it; keep leaves it as it is.' : ''}`
+        ? `To review: ${queue.pending.length} pending conflict(s), ${queue.weak.length} weak belief(s), ${queue.stale.length} stale${forget.length ? `, ${forget.length} keel asked to forget` : ''}${questions ? `, ${questions} pending question(s)` : ''}. Confirm makes a belief yours (1.0); reject drops it for good.${forget.length ? ' Forget retracts it; keep leaves it as it is.' : ''}${questions ? ' Yes closes the belief a question names (kept in history); no keeps it.' : ''}`
         : 'More to review:';
     const rest = items.length - shown.length;
     const footer =
@@ -166,7 +222,7 @@ export function renderReview(queue: ReviewQueue): ReviewPage[] {
         : [];
     pages.push({
       content: [header, ...page.flatMap((it) => it.lines), ...footer].join('\n'),
-      components: page.map((it) => it.row(it.fact.id)),
+      components: page.map((it) => it.row(it.id)),
     });
   }
   return pages;

@@ -39,7 +39,7 @@ export function slotKey(subject: string, key: string): string {
 /** What became of one delta. */
 export interface DeltaOutcome {
   /** `written`: the store created, corroborated, updated or retracted a belief; `conflict`: it
-   * was held as pending for the owner; `ignored`: the write review refused it (tombstone, same
+   * was held for the owner (a pending value, or a pending question on the owner's word); `ignored`: the write review refused it (tombstone, same
    * episode, …); `rejected`: it was invalid before reaching the store. */
   outcome: 'written' | 'conflict' | 'ignored' | 'rejected';
   /** The write review's decisions, one per cited episode. */
@@ -92,6 +92,11 @@ export function applyDelta(
       why: `the owner said it is no longer true (episode ${last.id})`,
       episodeId: last.id,
     });
+    // The owner's word is not retracted by reflection: when the owner's turn mentions it, the
+    // store asks the owner (a pending question in the review queue), else it refuses.
+    if (r.question) {
+      return { outcome: 'conflict', decisions: ['conflict'], reason: r.reason, factId: r.fact.id };
+    }
     return {
       outcome: r.retracted ? 'written' : 'ignored',
       decisions: r.retracted ? [] : ['ignore'],

@@ -259,9 +259,10 @@ export class Agent implements UnansweredRecorder {
    */
   staticBlock(): MemoryBlock {
     const facts = this.store.strongestFacts('owner', STANDING_KINDS, STATIC_CANDIDATES);
-    const key = facts.map((f) => `${f.id}:${f.updated_at}`).join(',');
+    const questions = this.store.questions();
+    const key = `${facts.map((f) => `${f.id}:${f.updated_at}`).join(',')}|${questions.map((q) => q.id).join(',')}`;
     if (this.staticCache?.key !== key) {
-      this.staticCache = { key, block: buildStaticBlock(facts, undefined, this.tz) };
+      this.staticCache = { key, block: buildStaticBlock(facts, undefined, this.tz, questions) };
     }
     return this.staticCache.block;
   }
@@ -348,6 +349,7 @@ export class Agent implements UnansweredRecorder {
     const turnBlock = buildTurnBlock(recall, {
       exclude: new Set(staticBlock.factIds),
       pending,
+      questions: this.store.questions(),
       tz: this.tz,
     });
     const factsUsed = new Set([...staticBlock.factIds, ...turnBlock.factIds]);

@@ -1,32 +1,247 @@
 /**
- * The one write of the owner's explicit statement ("remember that …", "call me …", a
- * correction), shared by every door: the terminal with a model and the offline terminal (and so
- * Discord, which runs one of them). Capture never fails a turn: an error is recorded against the
- * turn's episode (`keel doctor` lists it) and returned for the door to say.
+ * The one write of the owner's statement, shared by every door: the terminal with a model and
+ * the offline terminal (and so Discord, which runs one of them). Capture never fails a turn: an
+ * error is recorded against the turn's episode (`keel doctor` lists it) and returned for the door
+ * to say.
+ *
+ * Corrections are by slot, not by phrase. For each owner line:
+ *
+ * 1. **what it says stopped or changed** (`readCorrection`: negation + the slot's predicate, an
+ *    ending verb + its object, a change from A to B) is resolved against memory: the belief of the
+ *    slot the clause places, of the family its verb ends (a couple's ending: the partner
+ *    relations), or whose value the clause mentions (folded content words). The owner's word
+ *    closes it (`retracted`, `valid_to` the turn's time, history kept); a change opens B in A's
+ *    slot (an update: A superseded).
+ * 2. **what it states** (`captureExplicit`: "remember that …", a correction, or a plain statement
+ *    in a known slot) is written as `owner_stated`: a new value in a held slot supersedes it.
+ * 3. **what it may replace**: a statement that placed nothing in a slot (nothing, or a note) and
+ *    closed nothing, whose content words overlap a current owner belief's value, becomes a
+ *    pending question on that belief ("does … mean f3 no longer holds?"), never a silent second
+ *    certainty.
  *
  * @module
  */
 import { KeelError } from '@keel/errors';
-import { captureExplicit } from '@keel/gate';
-import { resolveStart } from '@keel/language';
-import type { MemoryStore, WriteResult } from '@keel/memory';
+import {
+  type Capture,
+  type ChangeReading,
+  captureExplicit,
+  PARTNER_KEYS,
+  readCorrection,
+  speechActOf,
+} from '@keel/gate';
+import { contentWords, foldText, hasCjk, mentions, resolveStart } from '@keel/language';
+import {
+  type Fact,
+  isOwnerSource,
+  type MemoryStore,
+  normalizeKey,
+  type PendingQuestion,
+  type WriteResult,
+} from '@keel/memory';
 
 /** What capturing one owner line did. */
 export interface OwnerCapture {
   /** The write review's result, or null when the line states nothing to keep (or it failed). */
   write: WriteResult | null;
+  /** Beliefs the line closed on the owner's word (retracted, history kept), as they are now. */
+  closed: Fact[];
+  /** Pending questions the line raised: beliefs it may replace, for the owner to answer. */
+  questions: PendingQuestion[];
   /** Why the capture failed (the episode is stored all the same), or null. */
   error: { code: string; message: string } | null;
 }
 
+/** The most questions one line raises. */
+export const MAX_QUESTIONS_PER_LINE = 3;
+
+/** Letters of scripts written without spaces, whose words are compared by two-letter runs. */
+const UNSPACED_RUN =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}]{2,}/gu;
+
 /**
- * Captures the owner's explicit statement in `text`, if it holds one, as an `owner_stated`
- * belief with `episodeId` as its evidence. A time phrase said with the value, before or after it
- * ("I moved to Porto yesterday", "on March 3rd I moved to Porto") is the belief's start
- * (`valid_from`: that day's start in `tz`) when it names a day at or before the line
- * ({@link resolveStart}: a day and month without a year is the most recent one); a month or a
- * year alone ("in March") leaves the start unknown rather than guessed. Either way it is not part
- * of the value.
+ * The words of `text` that say what it is about, for telling whether two texts share a subject:
+ * its content words (folded, stopwords out, at least 3 letters unless the word is in a script
+ * without case) and, for runs of a script written without spaces, every two-letter run
+ * ("阿里巴巴工作" → "阿里", "里巴", …), since such a run has no word boundaries to compare.
+ */
+export function subjectWords(text: string): Set<string> {
+  const words = new Set<string>();
+  for (const w of contentWords(text)) {
+    if (w.length >= 3 || /^[^\p{Script=Latin}\p{N}]/u.test(w)) words.add(w);
+  }
+  if (hasCjk(text) || UNSPACED_RUN.test(text)) {
+    UNSPACED_RUN.lastIndex = 0;
+    for (const run of foldText(text).match(UNSPACED_RUN) ?? []) {
+      const letters = [...run];
+      for (let i = 0; i + 1 < letters.length; i++) words.add(letters[i]! + letters[i + 1]!);
+    }
+  }
+  return words;
+}
+
+/** True when `a` and `b` share a subject word (see {@link subjectWords}). */
+function overlaps(a: Set<string>, b: Set<string>): boolean {
+  for (const w of a) if (b.has(w)) return true;
+  return false;
+}
+
+/** The owner's current beliefs about themself (not about someone else: `sam.employer`). */
+function ownBeliefs(store: MemoryStore): Fact[] {
+  return store.activeFacts('owner').filter((f) => !f.key.includes('.'));
+}
+
+/** The beliefs a stop or a change is about: its slot's, its family's, or those it mentions. */
+function targetsOf(store: MemoryStore, reading: ChangeReading, except: number | null): Fact[] {
+  const beliefs = ownBeliefs(store).filter((f) => f.id !== except);
+  const said = subjectWords(reading.shape === 'change' ? reading.object : reading.clause);
+  const mentioned = beliefs.filter(
+    (f) => mentions(reading.clause, f.value) || overlaps(said, subjectWords(f.value)),
+  );
+  const inSlot = beliefs.filter(
+    (f) =>
+      (reading.slot !== null && f.kind === reading.slot.kind && f.key === reading.slot.key) ||
+      (reading.family === 'partner' && f.kind === 'relationship' && PARTNER_KEYS.has(f.key)),
+  );
+  if (inSlot.length === 0) return mentioned;
+  const both = inSlot.filter((f) => mentioned.includes(f));
+  return both.length > 0 ? both : inSlot;
+}
+
+interface LineContext {
+  store: MemoryStore;
+  episodeId: number;
+  /** When the line was said (ms since epoch). */
+  said: number;
+  tz: string;
+}
+
+/** Closes `fact` on the owner's word as of the line. */
+function close(ctx: LineContext, fact: Fact, reading: ChangeReading): Fact | null {
+  const r = ctx.store.retract(fact.id, {
+    actor: 'owner',
+    why: `the owner said it stopped (${reading.shape}, episode ${ctx.episodeId})`,
+    episodeId: ctx.episodeId,
+  });
+  return r.retracted ? r.fact : null;
+}
+
+/** Writes a capture as the owner's word, its start from its time phrase when it names a day. */
+function write(ctx: LineContext, capture: Capture): WriteResult {
+  const day = capture.when ? resolveStart(capture.when, ctx.said, ctx.tz) : null;
+  return ctx.store.remember({
+    kind: capture.kind,
+    key: capture.key,
+    value: capture.value,
+    source: 'owner_stated',
+    episodeId: ctx.episodeId,
+    actor: 'owner',
+    ...(day && day.startMs <= ctx.said ? { validFrom: day.startMs } : {}),
+  });
+}
+
+/**
+ * A change from A to B. The belief that held A decides where B goes: its slot, as an update (A
+ * superseded, history kept), whatever slot the rules would guess for the line; a belief keyed by
+ * A itself ("preference/green_tea") or a note is closed, and B is kept where the rules place the
+ * line, else in a slot of its own. With no belief holding A, the line is captured as it is.
+ */
+function applyChange(
+  ctx: LineContext,
+  reading: ChangeReading,
+  capture: Capture | null,
+): { write: WriteResult | null; closed: Fact[] } {
+  const to = reading.to!;
+  const old = targetsOf(ctx.store, reading, null)[0];
+  if (!old) return { write: capture ? write(ctx, capture) : null, closed: [] };
+  const keyedByA = overlaps(
+    subjectWords(old.key.replace(/[_.-]+/g, ' ')),
+    subjectWords(reading.object),
+  );
+  if (old.kind !== 'note' && !keyedByA) {
+    const sameSlot = capture && capture.kind === old.kind && capture.key === old.key;
+    const r = ctx.store.remember({
+      kind: old.kind,
+      key: old.key,
+      value: sameSlot ? capture.value : to,
+      source: 'owner_stated',
+      episodeId: ctx.episodeId,
+      actor: 'owner',
+    });
+    return { write: r, closed: [] };
+  }
+  const closed: Fact[] = [];
+  const c = close(ctx, old, reading);
+  if (c) closed.push(c);
+  if (capture && capture.kind !== 'note') return { write: write(ctx, capture), closed };
+  const key = contentWords(to).slice(0, 3).join('_');
+  let r: WriteResult | null = null;
+  try {
+    r = ctx.store.remember({
+      kind: old.kind,
+      key: old.kind === 'note' || !key ? (capture?.key ?? normalizeKey(key || 'change')) : key,
+      value: reading.clause.charAt(0).toUpperCase() + reading.clause.slice(1),
+      source: 'owner_stated',
+      episodeId: ctx.episodeId,
+      actor: 'owner',
+    });
+  } catch (err) {
+    if (!KeelError.isInstance(err) || err.code !== 'INVALID_INPUT') throw err;
+  }
+  return { write: r, closed };
+}
+
+/**
+ * The slot an owner's capture names in fewer words than a belief already held: when the
+ * capture's slot is empty and exactly one owner belief of the same kind has a key holding all of
+ * its words ("my new number is …" → the held `phone_number`), the capture is about that slot.
+ */
+function heldSlotFor(store: MemoryStore, capture: Capture): Capture {
+  if (capture.kind === 'note' || capture.about !== 'owner') return capture;
+  if (store.current({ scope: 'owner', kind: capture.kind, key: capture.key })) return capture;
+  const words = capture.key.split(/[_.-]+/).filter(Boolean);
+  const held = ownBeliefs(store).filter(
+    (f) =>
+      f.kind === capture.kind &&
+      isOwnerSource(f.source) &&
+      words.every((w) => f.key.split(/[_.-]+/).includes(w)),
+  );
+  return held.length === 1 ? { ...capture, key: held[0]!.key } : capture;
+}
+
+/**
+ * Pending questions for the owner beliefs a statement may replace: those whose value shares a
+ * subject word with the line ({@link subjectWords}), at most {@link MAX_QUESTIONS_PER_LINE}.
+ */
+function askAboutOverlaps(
+  ctx: LineContext,
+  text: string,
+  except: number | null,
+): PendingQuestion[] {
+  const said = subjectWords(text);
+  if (said.size === 0) return [];
+  const questions: PendingQuestion[] = [];
+  for (const f of ownBeliefs(ctx.store)) {
+    if (questions.length >= MAX_QUESTIONS_PER_LINE) break;
+    if (f.id === except || !isOwnerSource(f.source)) continue;
+    if (!overlaps(said, subjectWords(f.value))) continue;
+    const { question } = ctx.store.ask(f.id, {
+      actor: 'owner',
+      said: text,
+      episodeId: ctx.episodeId,
+    });
+    questions.push(question);
+  }
+  return questions;
+}
+
+/**
+ * Captures the owner's statement in `text` (see the module comment): what it says stopped or
+ * changed closes or supersedes the belief of its slot, what it states is kept as `owner_stated`
+ * with `episodeId` as its evidence, and what it may replace is asked. A time phrase said with the
+ * value ("I moved to Porto yesterday") is the belief's start (`valid_from`: that day's start in
+ * `tz`) when it names a day at or before the line; a month or a year alone leaves the start
+ * unknown rather than guessed.
  *
  * @param episodeId - the owner's episode of this line (already stored).
  * @param tz - the owner's IANA time zone (`KEEL_TZ`), default "UTC".
@@ -38,26 +253,69 @@ export function captureOwnerStatement(
   tz = 'UTC',
 ): OwnerCapture {
   try {
-    const capture = captureExplicit(text);
-    if (!capture) return { write: null, error: null };
+    let capture = captureExplicit(text);
+    const reading = readCorrection(text);
     const said = store.episode(episodeId)?.occurred_at ?? store.now();
-    const day = capture.when ? resolveStart(capture.when, said, tz) : null;
-    const write = store.remember({
-      kind: capture.kind,
-      key: capture.key,
-      value: capture.value,
-      source: 'owner_stated',
-      episodeId,
-      actor: 'owner',
-      ...(day && day.startMs <= said ? { validFrom: day.startMs } : {}),
-    });
-    return { write, error: null };
+    const ctx: LineContext = { store, episodeId, said, tz };
+    if (capture) capture = heldSlotFor(store, capture);
+    // A plain "my X is Y" with an open-ended X restates a slot: kept only when it is held.
+    if (
+      capture?.restates &&
+      !store.current({ scope: 'owner', kind: capture.kind, key: capture.key })
+    ) {
+      capture = null;
+    }
+    let written: WriteResult | null = null;
+    let closed: Fact[] = [];
+    if (reading?.shape === 'change') {
+      ({ write: written, closed } = applyChange(ctx, reading, capture));
+    } else {
+      if (reading) {
+        for (const f of targetsOf(store, reading, null)) {
+          if (
+            capture &&
+            f.kind === capture.kind &&
+            f.key === capture.key &&
+            capture.kind !== 'note'
+          ) {
+            continue; // the statement's own value replaces it
+          }
+          const c = close(ctx, f, reading);
+          if (c) closed.push(c);
+        }
+      }
+      // A note that only says something stopped adds nothing once the belief is closed.
+      if (capture && !(closed.length > 0 && capture.kind === 'note')) written = write(ctx, capture);
+      // A plain statement the review refused (a credential, a tombstone) was never asked to be
+      // kept: the line is answered as any other line (its refusal is journaled all the same).
+      if (
+        capture?.trigger === 'plain' &&
+        (written?.decision === 'withheld' || written?.decision === 'ignore')
+      ) {
+        written = null;
+      }
+    }
+    const placed =
+      written?.fact != null &&
+      written.fact.kind !== 'note' &&
+      written.decision !== 'ignore' &&
+      written.decision !== 'withheld';
+    const questions =
+      closed.length === 0 && !placed && (capture !== null || reading !== null || isStatement(text))
+        ? askAboutOverlaps(ctx, text, written?.fact?.id ?? null)
+        : [];
+    return { write: written, closed, questions, error: null };
   } catch (err) {
     const error = {
       code: KeelError.isInstance(err) ? err.code : 'INTERNAL',
       message: err instanceof Error ? err.message : String(err),
     };
     store.recordCaptureFailure(episodeId, error.code, error.message);
-    return { write: null, error };
+    return { write: null, closed: [], questions: [], error };
   }
+}
+
+/** True when the line states something (not a question, request, supposition or report). */
+function isStatement(text: string): boolean {
+  return speechActOf(text) === 'statement';
 }

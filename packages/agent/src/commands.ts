@@ -10,9 +10,12 @@ import { KeelError } from '@keel/errors';
 import {
   type MemoryStore,
   type MentionReport,
-  type PurgeReceipt,
+  parseAnswer,
   parseFactId,
+  parseQuestionId,
   parseSlot,
+  type PurgeReceipt,
+  questionText,
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { historyLine, type TurnReply } from './offline.js';
@@ -21,12 +24,13 @@ import { historyLine, type TurnReply } from './offline.js';
 export const SLASH_HELP = [
   '/recall <query>          what keel remembers about something',
   '/history <kind>/<key>    every version of a belief, newest first',
-  '/review                  pending conflicts, weak and stale beliefs to confirm or reject',
-  '/confirm <id>            make a belief yours (owner_confirmed, 1.0)',
-  '/reject <id>             reject a belief (it will not come back)',
+  '/review                  pending conflicts and questions, weak and stale beliefs',
+  '/confirm <id>            make a belief yours (owner_confirmed, 1.0); /confirm q<id> answers yes',
+  '/reject <id>             reject a belief (it will not come back); /reject q<id> answers no',
   '/forget <id> [--purge]   retract a belief; --purge lists every mention of its value, --purge --yes erases them',
   '/purge <text> [--yes]    list every stored mention of a text; with --yes erase them all',
   '/keep <id>               keep a belief keel asked to forget',
+  '/answer q<id> yes|no     answer a pending question (yes: the belief no longer holds)',
   '/status                  which model and which recall mode are in use',
   '/help                    this list',
   '/quit                    leave',
@@ -113,6 +117,13 @@ export async function runSlashCommand(
           if (p.current) lines.push(`      contradicts ${formatFactLine(p.current)}`);
         }
       }
+      if (q.questions.length) {
+        lines.push('Pending questions (/answer q<id> yes if it no longer holds, no if it does):');
+        for (const p of q.questions) {
+          lines.push(`  PENDING question ${questionText(p)}`);
+          lines.push(`      about ${formatFactLine(p.fact)}`);
+        }
+      }
       if (q.weak.length) {
         lines.push(`Weak beliefs (confidence < ${q.threshold}):`);
         for (const f of q.weak) lines.push(`  ${formatFactLine(f)}`);
@@ -130,20 +141,6 @@ export async function runSlashCommand(
         for (const f of q.stale) lines.push(`  ${formatFactLine(f)}`);
       }
       return { text: lines.length ? lines.join('\n') : 'Nothing to review.' };
-    }
-    case 'confirm': {
-      const r = store.confirm(parseFactId(need('a fact id')), {
-        channel: context.channel,
-      });
-      return {
-        text: `Confirmed: ${formatFactLine(r.fact)}${r.superseded ? `\n  (supersedes f${r.superseded.id}: ${r.superseded.value})` : ''}`,
-      };
-    }
-    case 'reject': {
-      const f = store.reject(parseFactId(need('a fact id')), {
-        channel: context.channel,
-      });
-      return { text: `Rejected f${f.id}; it will not come back unless you say so.` };
     }
     case 'forget': {
       const purge = /(^|\s)--purge(\s|$)/.test(arg);
@@ -198,6 +195,58 @@ export async function runSlashCommand(
           ? `Kept f${id}; it is not forgotten.`
           : `Nothing asked to forget f${id}; it stays as it is.`,
       };
+    }
+    case 'answer':
+    case 'confirm':
+    case 'reject': {
+      const [ref = '', word] = arg.split(/\s+/);
+      const question = parseQuestionId(ref);
+      if (question === null && name.toLowerCase() !== 'answer') {
+        return factVerb(store, name, need, context);
+      }
+      if (question === null) {
+        throw new KeelError('INVALID_INPUT', `/answer needs a question id (e.g. q7), not "${ref}"`);
+      }
+      const answer =
+        name.toLowerCase() === 'answer'
+          ? parseAnswer(word ?? '')
+          : name.toLowerCase() === 'confirm'
+            ? 'yes'
+            : 'no';
+      const r = store.answer(question, answer, { channel: context.channel });
+      return {
+        text:
+          answer === 'yes'
+            ? `Answered yes to q${question}: f${r.fact.id} no longer holds (kept in history).\n  ${formatFactLine(r.fact)}`
+            : `Answered no to q${question}: f${r.fact.id} stays as it is.`,
+      };
+    }
+    default:
+      return { text: `unknown command /${name}\n${SLASH_HELP}` };
+  }
+}
+
+/** /confirm and /reject on a fact. */
+function factVerb(
+  store: MemoryStore,
+  name: string,
+  need: (what: string) => string,
+  context: SlashContext,
+): TurnReply {
+  switch (name.toLowerCase()) {
+    case 'confirm': {
+      const r = store.confirm(parseFactId(need('a fact id')), {
+        channel: context.channel,
+      });
+      return {
+        text: `Confirmed: ${formatFactLine(r.fact)}${r.superseded ? `\n  (supersedes f${r.superseded.id}: ${r.superseded.value})` : ''}`,
+      };
+    }
+    case 'reject': {
+      const f = store.reject(parseFactId(need('a fact id')), {
+        channel: context.channel,
+      });
+      return { text: `Rejected f${f.id}; it will not come back unless you say so.` };
     }
     default:
       return { text: `unknown command /${name}\n${SLASH_HELP}` };

@@ -12,7 +12,15 @@
 
 import { KeelError } from '@keel/errors';
 import { SECRET_PLACEHOLDER, type SecretKind, scanSecrets } from '@keel/language';
-import type { Episode, Fact, MemoryStore, RecallResponse, WriteResult } from '@keel/memory';
+import {
+  type Episode,
+  type Fact,
+  type MemoryStore,
+  type PendingQuestion,
+  questionText,
+  type RecallResponse,
+  type WriteResult,
+} from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { secretNotice } from './agent.js';
 import { captureOwnerStatement } from './capture.js';
@@ -130,7 +138,7 @@ export class OfflineSession implements UnansweredRecorder {
     });
     // Capture never fails the line: the episode is stored already; an error is recorded (keel
     // doctor shows it) and said.
-    const { write, error } = captureOwnerStatement(
+    const { write, error, closed, questions } = captureOwnerStatement(
       this.store,
       text,
       episode.id,
@@ -144,12 +152,17 @@ export class OfflineSession implements UnansweredRecorder {
         withheld: found,
       };
     }
+    const changes = correctionLines(closed, questions);
     if (write) {
       const lines = [`${DECISION_WORDS[write.decision]}: ${write.reason}.`];
       if (write.secret) lines.push(secretNotice([write.secret]));
       if (write.fact) lines.push(formatFactLine({ ...write.fact, age_ms: 0 }));
+      lines.push(...changes);
       const withheld = [...new Set([...found, ...(write.secret ? [write.secret] : [])])];
       return { text: lines.join('\n'), episodeId: episode.id, write, withheld };
+    }
+    if (closed.length > 0) {
+      return { text: changes.join('\n'), episodeId: episode.id, withheld: found };
     }
     const tz = this.options.tz ?? 'UTC';
     const recall = await this.store.recall(text, { limit: this.limit + 1, tz });
@@ -161,6 +174,7 @@ export class OfflineSession implements UnansweredRecorder {
       episode.text.includes(SECRET_PLACEHOLDER) && !text.includes(SECRET_PLACEHOLDER);
     const withheld = redacted ? found : [];
     if (redacted) lines.push(`A credential in it was withheld. ${secretNotice(withheld)}`);
+    lines.push(...changes);
     if (recall.results.length === 0) lines.push('Nothing I remember relates to that yet.');
     else {
       lines.push(`What I remember that relates (recall: ${recall.mode}):`);
@@ -168,6 +182,20 @@ export class OfflineSession implements UnansweredRecorder {
     }
     return { text: lines.join('\n'), episodeId: episode.id, recall, withheld };
   }
+}
+
+/**
+ * What a line's corrections did, for the owner: each belief it closed ("No longer current: …")
+ * and each question it raised, with how to answer it.
+ */
+export function correctionLines(
+  closed: readonly Fact[],
+  questions: readonly PendingQuestion[],
+): string[] {
+  return [
+    ...closed.map((f) => `No longer current (kept in history): ${formatFactLine(f)}`),
+    ...questions.map((q) => `PENDING question ${questionText(q)} (/answer q${q.id} yes|no)`),
+  ];
 }
 
 /**

@@ -21,7 +21,8 @@
  */
 import { foldText, splitTimePhrase } from '@keel/language';
 import type { Kind } from '@keel/memory';
-import { aboutSomeone } from './capture/build.js';
+import { aboutSomeone, nameLike } from './capture/build.js';
+import { type ChangeReading, readChangeClause } from './capture/change.js';
 import {
   CAPTURE_MAX_CHARS,
   type CaptureLanguage,
@@ -30,6 +31,7 @@ import {
   capitalise,
   type LanguageRules,
   type RuleHelpers,
+  type ScriptLanguage,
   slugOf,
   type TriggerPhrase,
 } from './capture/common.js';
@@ -40,7 +42,19 @@ import { FR } from './capture/fr.js';
 import { PT } from './capture/pt.js';
 import { NOT_NAMES } from './patterns/vocabulary.js';
 
-export { CAPTURE_LANGUAGES, type CaptureLanguage, type CaptureTrigger } from './capture/common.js';
+export {
+  type ChangeReading,
+  type ChangeShape,
+  PARTNER_KEYS,
+  type SlotFamily,
+} from './capture/change.js';
+export {
+  CAPTURE_LANGUAGES,
+  type CaptureLanguage,
+  type CaptureTrigger,
+  SCRIPT_LANGUAGES,
+  type ScriptLanguage,
+} from './capture/common.js';
 
 /** A statement the owner asked keel to keep. */
 export interface Capture {
@@ -53,8 +67,8 @@ export interface Capture {
   trigger: CaptureTrigger;
   /** The statement after the trigger phrase (its first sentence). */
   statement: string;
-  /** The language of the trigger phrase. */
-  language: CaptureLanguage;
+  /** The language of the trigger phrase (of the slot rule, for a plain statement). */
+  language: CaptureLanguage | ScriptLanguage;
   /** Whom the statement is about: `owner`, or the key of the person it is about ("sam"). */
   about: string;
   /**
@@ -66,6 +80,12 @@ export interface Capture {
    * "the boiler service is due in March").
    */
   when?: string;
+  /**
+   * Set on a plain statement (no trigger phrase) whose slot is open-ended ("my usual coffee order
+   * is a cortado"): it restates a slot, so the caller keeps it only when the slot already holds a
+   * belief; a fixed slot (home, employer, diet, a relation …) is kept either way.
+   */
+  restates?: true;
 }
 
 /**
@@ -342,18 +362,11 @@ function afterTrigger(
       }
     }
 
-    for (const t of tables) {
-      const s = t.expand ? t.expand(text) : text;
-      const h = helpersFor(t, s);
-      for (const rule of t.slots) {
-        const m = rule.re.exec(s);
-        if (!m) continue;
-        const slot = rule.slot(m, h);
-        if (!slot) continue;
-        // A bare "actually, …" restates a fact, not a passing like ("actually, I like that idea").
-        if (trigger === 'correction' && !CORRECTABLE.has(slot.kind)) return none('statement');
-        return captured(rules, trigger, statement, slot, when);
-      }
+    const placed = placeInSlot(tables, text);
+    if (placed) {
+      // A bare "actually, …" restates a fact, not a passing like ("actually, I like that idea").
+      if (trigger === 'correction' && !CORRECTABLE.has(placed.slot.kind)) return none('statement');
+      return captured(placed.rules, trigger, statement, placed.slot, when, rules.lang);
     }
   }
   // A bare "actually, …" is captured only when it restates a known slot.
@@ -398,8 +411,90 @@ function captured(
   statement: string,
   slot: CaptureSlot,
   timed: Timed = null,
+  language: CaptureLanguage = rules.lang,
 ): Analysis {
-  return { act: 'statement', capture: toCapture(rules, trigger, statement, slot, timed) };
+  return {
+    act: 'statement',
+    capture: { ...toCapture(rules, trigger, statement, slot, timed), language },
+  };
+}
+
+/** The slot rules' first placement of `statement`, in `tables` order, with the table that placed it. */
+function placeInSlot(
+  tables: readonly LanguageRules[],
+  statement: string,
+): { rules: LanguageRules; slot: CaptureSlot; rule: string } | null {
+  for (const t of tables) {
+    const s = t.expand ? t.expand(statement) : statement;
+    const h = helpersFor(t, s);
+    for (const rule of t.slots) {
+      const m = rule.re.exec(s);
+      if (!m) continue;
+      const slot = rule.slot(m, h);
+      if (slot) return { rules: t, slot, rule: rule.name };
+    }
+  }
+  return null;
+}
+
+/**
+ * The kinds a plain statement (no trigger phrase) may land in: the owner's single-valued facts
+ * (home, employer, diet, a relation, a name, the current project, an allergy), never a passing
+ * like or a note.
+ */
+const PLAIN_KINDS: ReadonlySet<Kind> = new Set([
+  'profile',
+  'relationship',
+  'project',
+  'constraint',
+]);
+/** Profile slots a plain statement may fill whatever the value looks like. */
+const PLAIN_PROFILE_KEYS: ReadonlySet<string> = new Set([
+  'home',
+  'employer',
+  'diet',
+  'name',
+  'preferred_name',
+]);
+/** A copula in the past: "my car was red" says what was, not what is. */
+const PAST_COPULA =
+  /(?<![\p{L}\p{M}])(?:was|were|used to|era|eran|fue|fueron|était|étaient|war|waren|foi|foram)(?![\p{L}\p{M}])/iu;
+
+/**
+ * A plain statement's slot: the owner's own, present-tense statement that the rules place in a
+ * known slot of {@link PLAIN_KINDS} ("I live in Lyon now", "I work at Globex these days", "my
+ * new number is 555 0101", "I'm vegetarian now"). A "my X is Y" whose Y is neither a name nor a
+ * number ("my day is awful") only {@link Capture.restates} a slot: kept when the slot is held.
+ */
+function plainCapture(line: string): Capture | null {
+  const first = firstSentence(line);
+  if (first === null) return null;
+  let statement = cleanStatement(first);
+  for (let prev = ''; prev !== statement; ) {
+    prev = statement;
+    for (const t of TABLES) statement = statement.replace(t.correction, '');
+  }
+  if (!statement) return null;
+  // The statement's time phrase is no part of a slot's value: read without it first, then whole.
+  const timed = splitTimePhrase(statement);
+  const readings: [string, Timed][] = timed
+    ? [
+        [timed.rest, timed],
+        [statement, null],
+      ]
+    : [[statement, null]];
+  for (const [text, when] of readings) {
+    const placed = placeInSlot(TABLES, text);
+    if (!placed) continue;
+    const { slot, rules, rule } = placed;
+    if (slot.about !== 'owner' || !PLAIN_KINDS.has(slot.kind)) return null;
+    if (PAST_COPULA.test(text) && rule !== 'home' && rule !== 'employer') return null;
+    const free = slot.kind !== 'profile' || PLAIN_PROFILE_KEYS.has(slot.key);
+    const capture = toCapture(rules, 'plain', statement, slot, when);
+    if (free || nameLike(slot.value) || /\p{N}/u.test(slot.value)) return capture;
+    return { ...capture, restates: true };
+  }
+  return null;
 }
 
 /** What a line without a trigger phrase does. */
@@ -439,7 +534,112 @@ function analyse(text: string): Analysis {
       return afterTrigger(c.rules, trigger, after.slice(conn?.[0].length ?? 0), connected);
     }
   }
-  return none(plainAct(line));
+  const script = scriptTrigger(line);
+  if (script) return script;
+  const act = plainAct(line);
+  return act === 'statement' ? { act, capture: plainCapture(line) } : none(act);
+}
+
+/**
+ * "Remember that …" in the scripts keel recalls beyond the tables' languages: the verb of
+ * remembering in its imperative, then an optional connector ("что", "ότι", "ש", "أن", "कि",
+ * "ว่า", a comma). Each source is one language's imperative forms, formal and informal.
+ */
+const SCRIPT_TRIGGERS: readonly { lang: ScriptLanguage; re: RegExp }[] = [
+  { lang: 'ru', re: /^(?:запомни(?:те)?|не забудь(?:те)?)(?:\s*[,:—-]?\s*(?:что|, что))?/iu },
+  {
+    lang: 'uk',
+    re: /^(?:запам['’ʼ]ятай(?:те)?|пам['’ʼ]ятай(?:те)?|не забудь(?:те)?)(?:\s*[,:—-]?\s*що)?/iu,
+  },
+  {
+    lang: 'el',
+    re: /^(?:θυμήσου|θυμηθείτε|να θυμάσαι|μην ξεχάσεις)(?:\s*[,:—-]?\s*(?:ότι|πως))?/iu,
+  },
+  { lang: 'he', re: /^(?:תזכור|תזכרי|זכור|זכרי|תזכרו)(?:\s*[,:—-]?\s*(?:ש|כי\s))?/u },
+  {
+    lang: 'ar',
+    re: /^(?:تذكر|تذكري|تذكّر|تذكّري|تذكروا|لا تنس|لا تنسى)(?:\s*[,:،—-]?\s*(?:أن|ان|أنّ|بأن))?/u,
+  },
+  {
+    lang: 'ja',
+    re: /^(?:覚えておいて(?:ください|ね|ほしい)?|覚えといて|忘れないで(?:ください|ね)?)(?:\s*[、,:：]?\s*)/u,
+  },
+  { lang: 'zh', re: /^(?:请)?(?:记住|記住|别忘了|別忘了)(?:\s*[，,:：]?\s*)/u },
+  { lang: 'ko', re: /^(?:기억해(?:줘|주세요|둬|두세요)?|잊지 마(?:세요)?)(?:\s*[,:：]?\s*)/u },
+  { lang: 'hi', re: /^(?:याद रखो|याद रखना|याद रखें|याद रखिए)(?:\s*[,:—-]?\s*कि)?/u },
+  { lang: 'th', re: /^(?:จำไว้|จำไว้นะ|อย่าลืม)(?:\s*ว่า)?/u },
+];
+
+/** A line opening with {@link SCRIPT_TRIGGERS}: the statement after it as a slot or a note. */
+function scriptTrigger(line: string): Analysis | null {
+  for (const { lang, re } of SCRIPT_TRIGGERS) {
+    const m = re.exec(line);
+    if (!m) continue;
+    const rest = line.slice(m[0].length).replace(/^[\s,，、:：—-]+/u, '');
+    const first = firstSentence(rest);
+    if (first === null || !/[\p{L}\p{N}]/u.test(first)) return none('statement');
+    if (QUESTION_MARK.test(first.slice(-2))) return none('question');
+    const statement = cleanStatement(first);
+    const placed = placeInSlot(TABLES, statement);
+    if (placed)
+      return captured(placed.rules, 'remember', statement, placed.slot, placed.rules.lang);
+    const key = slugOf(statement, 3);
+    if (!key) return none('statement');
+    return {
+      act: 'statement',
+      capture: {
+        kind: 'note',
+        key,
+        value: capitalise(statement),
+        trigger: 'remember',
+        statement,
+        language: lang,
+        about: 'owner',
+      },
+    };
+  }
+  return null;
+}
+
+/** The statement a line states: after its trigger phrase when it has one, else the line. */
+function statementOf(line: string): string {
+  for (const c of COMPILED) {
+    for (const p of c.phrases) {
+      const m = p.start.exec(line.slice(0, CAPTURE_MAX_CHARS + 200));
+      if (!m) continue;
+      const after = line.slice(m[0].length);
+      const conn = p.connector.exec(after);
+      return after.slice(conn?.[0].length ?? 0).trim();
+    }
+  }
+  for (const { re } of SCRIPT_TRIGGERS) {
+    const m = re.exec(line);
+    if (m) return line.slice(m[0].length).replace(/^[\s,，、:：—-]+/u, '');
+  }
+  return line;
+}
+
+/**
+ * Reads whether the owner's line says that something stopped or changed (see
+ * `capture/change.ts`: negation + the slot's predicate, an ending verb + its object, a change
+ * from A to B), in its first sentence (after a trigger phrase when there is one). Only a
+ * statement is read: a question, a request, a supposition or a report of someone else says
+ * nothing about the owner's beliefs.
+ *
+ * @returns the reading, or null.
+ */
+export function readCorrection(text: string): ChangeReading | null {
+  if (typeof text !== 'string') return null;
+  const line = text.trim();
+  if (!line || analyse(line).act !== 'statement') return null;
+  const first = firstSentence(statementOf(line));
+  if (first === null) return null;
+  let clause = cleanStatement(first);
+  for (let prev = ''; prev !== clause; ) {
+    prev = clause;
+    for (const t of TABLES) clause = clause.replace(t.correction, '');
+  }
+  return readChangeClause(clause, (positive) => placeInSlot(TABLES, positive)?.slot ?? null);
 }
 
 /**

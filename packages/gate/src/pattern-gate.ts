@@ -353,8 +353,9 @@ export function judgeByPattern(text: string): GateVerdict {
     return { decision: 'no', reason: 'empty turn' };
   }
   const hits: Hit[] = [];
+  // An explicit statement is a yes; a plain one is judged by the patterns like any other turn.
   const capture = captureExplicit(text.slice(0, PATTERN_GATE_MAX_CHARS));
-  if (capture) hits.push(fromCapture(capture));
+  if (capture && capture.trigger !== 'plain') hits.push(fromCapture(capture));
   for (const sentence of sentencesOf(text)) hits.push(...judgeSentence(sentence));
   if (hits.length === 0) {
     return { decision: 'no', reason: 'no pattern for a durable fact about the owner matched' };

@@ -93,7 +93,13 @@ export {
   REPEAT_STEP,
   STRONG_CONFIDENCE,
 } from './facts/evidence-gate.js';
-export { normalizeKey, parseFactId, parseSlot } from './facts/keys.js';
+export {
+  normalizeKey,
+  parseAnswer,
+  parseFactId,
+  parseQuestionId,
+  parseSlot,
+} from './facts/keys.js';
 export {
   DECAY_GRACE_WEEKS,
   DECAY_PER_WEEK,
@@ -116,6 +122,14 @@ export {
   WEAK_BELIEF_THRESHOLD,
 } from './facts/owner.js';
 export {
+  type AnswerResult,
+  type AskInput,
+  type PendingQuestion,
+  QUESTION_MAX_CHARS,
+  questionText,
+} from './facts/questions.js';
+export {
+  ASKED_OWNER_RETRACTION,
   REFUSED_OWNER_RETRACTION,
   type RetractOptions,
   type RetractResult,

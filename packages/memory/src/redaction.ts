@@ -227,6 +227,8 @@ export const NO_OWNER_TEXT: Readonly<Record<string, string>> = {
   'curator_diary.night': 'a date',
   'interrupts.item_key': "a hash of the item's name",
   'review_flags.reason': 'an enumeration',
+  'review_flags.actor': 'who raised a question (an actor name)',
+  'review_flags.answer': 'yes or no',
   'vector_queue.entity': 'an enumeration',
   'vec_facts_codes.code':
     'sign bits of an embedding; rebuilt from the redacted text by the vector queue',

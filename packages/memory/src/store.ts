@@ -34,6 +34,14 @@ import {
   reviewQueue,
 } from './facts/owner.js';
 import {
+  type AnswerResult,
+  type AskInput,
+  answerQuestion,
+  askQuestion,
+  openQuestions,
+  type PendingQuestion,
+} from './facts/questions.js';
+import {
   activeFact,
   activeFacts,
   evidenceEpisodes,
@@ -298,8 +306,36 @@ export class MemoryStore {
   }
 
   /**
-   * Retracts a belief keel formed itself when the owner said it stopped being true (no tombstone;
-   * see `facts/retract.ts`).
+   * Raises a question on an active belief: does what was said end it? It waits in the review queue
+   * (`review().questions`) and beside the belief in the prompt until the owner answers (see
+   * `facts/questions.ts`). Nothing about the belief changes.
+   *
+   * @returns the open question, and whether this call raised it.
+   * @throws KeelError `NOT_FOUND`, `INVALID_STATE` (not active), `INVALID_INPUT`.
+   */
+  ask(factId: number, input: AskInput): { question: PendingQuestion; created: boolean } {
+    return askQuestion(this.#ctx, factId, input);
+  }
+
+  /** Every open pending question, oldest first (also in `review().questions`). */
+  questions(): PendingQuestion[] {
+    return openQuestions(this.#ctx);
+  }
+
+  /**
+   * The owner answers question `q<id>`: yes closes the belief as of the turn it rests on (history
+   * kept), no leaves it as it was.
+   *
+   * @throws KeelError `NOT_FOUND` (no open question), `INVALID_STATE` (the belief is gone already).
+   */
+  answer(id: number, answer: 'yes' | 'no', options?: OwnerActionOptions): AnswerResult {
+    return answerQuestion(this.#ctx, id, answer, options);
+  }
+
+  /**
+   * Retracts a belief when the owner said it stopped being true (no tombstone; see
+   * `facts/retract.ts`): the owner's word only on the owner's own say (actor `owner`); anyone
+   * else's retraction of it becomes a question when it rests on the owner's turn.
    *
    * @throws KeelError `NOT_FOUND`, `INVALID_STATE` (not active).
    */

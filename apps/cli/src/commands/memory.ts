@@ -1,7 +1,7 @@
 /**
  * The memory verbs, each a thin adapter over `@keel/memory`: `keel remember` (store a belief),
  * `keel recall` and `keel history` (read), and the owner's corrections `keel forget`, `keel keep`,
- * `keel review`, `keel confirm` and `keel reject`. Every verb takes `--json`.
+ * `keel review`, `keel answer`, `keel confirm` and `keel reject`. Every verb takes `--json`.
  *
  * @module
  */
@@ -11,9 +11,13 @@ import { openKeel, type RecoveryInput, type RecoveryRemember } from '@keel/host'
 import { resolveAsOf } from '@keel/language';
 import {
   type ForgetResult,
+  type MemoryStore,
   type PurgeReceipt,
+  parseAnswer,
   parseFactId,
+  parseQuestionId,
   parseSlot,
+  questionText,
   SOURCES,
   type Source,
 } from '@keel/memory';
@@ -237,7 +241,7 @@ function forgetJson(r: ForgetResult, receipt: PurgeReceipt | null) {
   };
 }
 
-/** Registers `keel forget`, `keel keep`, `keel review`, `keel confirm` and `keel reject`. */
+/** Registers `keel forget`, `keel keep`, `keel review`, `keel answer`, `keel confirm` and `keel reject`. */
 export function registerReviewCommands(program: Command, config: Config): void {
   program
     .command('forget')
@@ -330,7 +334,7 @@ export function registerReviewCommands(program: Command, config: Config): void {
   program
     .command('review')
     .description(
-      'pending conflicts, requests to forget, weakly evidenced beliefs and stale beliefs to re-validate',
+      'pending conflicts and questions, requests to forget, weak and stale beliefs to re-validate',
     )
     .option(
       '--threshold <0..1>',
@@ -359,12 +363,30 @@ export function registerReviewCommands(program: Command, config: Config): void {
                   why: r.why,
                   requested_at: r.requestedAt,
                 })),
+                questions: q.questions.map((x) => ({
+                  id: `q${x.id}`,
+                  question: questionText(x),
+                  said: x.said,
+                  fact: factJson(x.fact),
+                  episode_id: x.episodeId,
+                  actor: x.actor,
+                  asked_at: x.askedAt,
+                })),
               },
               () => {
                 const lines: string[] = [];
                 for (const p of q.pending) {
                   lines.push(`pending ${formatFactLine(p.fact)}`);
                   if (p.current) lines.push(`   contradicts ${formatFactLine(p.current)}`);
+                }
+                for (const x of q.questions) {
+                  lines.push(`question ${questionText(x)}`);
+                  lines.push(`   about ${formatFactLine(x.fact)}`);
+                }
+                if (q.questions.length) {
+                  lines.push(
+                    'question: keel answer q<id> yes (it no longer holds) or keel answer q<id> no.',
+                  );
                 }
                 for (const r of q.forget) {
                   lines.push(`forget? ${formatFactLine(r.fact)}${r.why ? ` (why: ${r.why})` : ''}`);
@@ -390,12 +412,24 @@ export function registerReviewCommands(program: Command, config: Config): void {
     );
 
   program
+    .command('answer')
+    .description('answer a pending question: yes (the belief no longer holds) or no (it stays)')
+    .argument('<question>', 'question id, e.g. q7')
+    .argument('<answer>', 'yes or no')
+    .action(
+      action((ref: string, word: string, _opts: unknown, cmd: Command) =>
+        withStore(config, (store) => answerVerb(store, ref, parseAnswer(word), json(cmd))),
+      ),
+    );
+
+  program
     .command('confirm')
     .description('confirm a belief: owner_confirmed at 1.0, superseding what it contradicted')
     .argument('<id>', 'fact id')
     .action(
       action((ref: string, _opts: unknown, cmd: Command) =>
         withStore(config, (store) => {
+          if (parseQuestionId(ref) !== null) return answerVerb(store, ref, 'yes', json(cmd));
           const r = store.confirm(parseFactId(ref), { channel: 'cli' });
           emit(
             json(cmd),
@@ -414,9 +448,26 @@ export function registerReviewCommands(program: Command, config: Config): void {
     .action(
       action((ref: string, _opts: unknown, cmd: Command) =>
         withStore(config, (store) => {
+          if (parseQuestionId(ref) !== null) return answerVerb(store, ref, 'no', json(cmd));
           const f = store.reject(parseFactId(ref), { channel: 'cli' });
           emit(json(cmd), { fact: factJson(f) }, () => `rejected f${f.id}`);
         }),
       ),
     );
+}
+
+/**
+ * Answers pending question `ref` ("q7") and prints what became of its belief.
+ *
+ * @throws KeelError `INVALID_INPUT` (not a question id), `NOT_FOUND`, `INVALID_STATE`.
+ */
+function answerVerb(store: MemoryStore, ref: string, answer: 'yes' | 'no', asJson: boolean): void {
+  const id = parseQuestionId(ref);
+  if (id === null) throw new KeelError('INVALID_INPUT', `"${ref}" is not a question id (e.g. q7)`);
+  const r = store.answer(id, answer, { channel: 'cli' });
+  emit(asJson, { question: `q${id}`, answer, fact: factJson(r.fact) }, () =>
+    answer === 'yes'
+      ? `q${id}: yes; f${r.fact.id} no longer holds (kept in history)\n${formatFactLine(r.fact)}`
+      : `q${id}: no; f${r.fact.id} stays as it is`,
+  );
 }

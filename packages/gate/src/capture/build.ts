@@ -87,6 +87,13 @@ export function allergy(h: RuleHelpers, object: string): CaptureSlot | null {
     : null;
 }
 
+/** The diet the owner follows now ("vegetarian", "vegana"): profile/diet, the word as said. */
+export function diet(h: RuleHelpers, word: string): CaptureSlot | null {
+  if (h.additive) return null;
+  const value = h.trim(word);
+  return value ? { kind: 'profile', key: 'diet', value, about: OWNER } : null;
+}
+
 /** Where the owner lives now: profile/home. */
 export function home(h: RuleHelpers, place: string): CaptureSlot | null {
   if (h.additive) return null;

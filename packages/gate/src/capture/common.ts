@@ -14,10 +14,37 @@ export const CAPTURE_LANGUAGES = ['en', 'es', 'fr', 'de', 'pt'] as const;
 export type CaptureLanguage = (typeof CAPTURE_LANGUAGES)[number];
 
 /**
- * Which phrase made a line a capture: "remember that …", "note that …", "from now on …",
- * "call me …" (in any of the languages), or a correction that opens with "actually …".
+ * Languages whose "remember that …" capture understands beyond the tables (ISO 639-1): the
+ * statement after it is a note in the owner's words, or a slot when the rules can place it.
  */
-export type CaptureTrigger = 'remember' | 'note' | 'from_now_on' | 'call_me' | 'correction';
+export const SCRIPT_LANGUAGES = [
+  'ru',
+  'uk',
+  'el',
+  'he',
+  'ar',
+  'ja',
+  'zh',
+  'ko',
+  'hi',
+  'th',
+] as const;
+/** One of {@link SCRIPT_LANGUAGES}. */
+export type ScriptLanguage = (typeof SCRIPT_LANGUAGES)[number];
+
+/**
+ * Which phrase made a line a capture: "remember that …", "note that …", "from now on …",
+ * "call me …" (in any of the languages), a correction that opens with "actually …", or none:
+ * `plain`, a present-tense statement about the owner that lands in a known slot on its own ("I
+ * live in Lyon now").
+ */
+export type CaptureTrigger =
+  | 'remember'
+  | 'note'
+  | 'from_now_on'
+  | 'call_me'
+  | 'correction'
+  | 'plain';
 
 /** Where a statement lands: a slot and the value in the owner's words. */
 export interface CaptureSlot {

@@ -5,9 +5,11 @@
  *
  * @module
  */
+import { DIETS } from '../patterns/vocabulary.js';
 import {
   aboutSomeone,
   allergy,
+  diet,
   employer,
   favourite,
   home,
@@ -185,6 +187,14 @@ export const DE: LanguageRules = {
       name: 'dislike',
       re: /^ich (?:hasse|mag keine?n?|mag nicht|esse keine?n?|trinke keine?n?) (.+)$|^ich (.+?) (?:hasse|nicht leiden kann)$/iu,
       slot: (m, h) => preference(h, m[1] ?? m[2]!),
+    },
+    {
+      name: 'diet',
+      re: new RegExp(
+        `^ich bin (?:jetzt |seit kurzem |nun )?(${DIETS})(?: jetzt)?(?![\\p{L}\\p{M}])`,
+        'iu',
+      ),
+      slot: (m, h) => diet(h, m[1]!),
     },
     {
       name: 'allergy',

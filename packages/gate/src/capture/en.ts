@@ -4,10 +4,11 @@
  *
  * @module
  */
-import { REL } from '../patterns/vocabulary.js';
+import { DIETS, REL } from '../patterns/vocabulary.js';
 import {
   aboutSomeone,
   allergy,
+  diet,
   employer,
   favourite,
   home,
@@ -167,7 +168,7 @@ export const EN: LanguageRules = {
     {
       name: 'project left for another',
       re: new RegExp(
-        `^I am (?:now )?(?:off|no longer on|not on) ${PROJ}(?:\\s*[,;]\\s*|\\s+)(?:and |but )?(?:I am |I['’]m )?(?:now )?on ${PROJ}${NOW}$`,
+        `^I (?:am|have been|['’]ve been) (?:now )?(?:off|no longer on|not on) ${PROJ}(?:\\s*[,;]\\s*|\\s+)(?:and |but )?(?:I am |I['’]m )?(?:now )?on ${PROJ}${NOW}$`,
         'iu',
       ),
       slot: (m, h) => project(h, m[2]!),
@@ -208,6 +209,14 @@ export const EN: LanguageRules = {
       name: 'dislike',
       re: /^i\s+(?:really\s+|truly\s+|absolutely\s+|now\s+)?(?:hate|dislike|detest|can['’]?t stand|cannot stand|don['’]?t like|do not like|no longer like|don['’]?t eat|do not eat|don['’]?t drink|no longer eat)\s+(.+)$/iu,
       slot: (m, h) => preference(h, m[1]!),
+    },
+    {
+      name: 'diet',
+      re: new RegExp(
+        `^I(?: am| have been|['’]ve been) (?:now |currently |still |also |fully |strictly |a |an )*(${DIETS})(?: now| these days| again)?(?![\\p{L}\\p{M}])`,
+        'iu',
+      ),
+      slot: (m, h) => diet(h, m[1]!),
     },
     {
       name: 'allergy',

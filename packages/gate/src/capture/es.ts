@@ -4,9 +4,11 @@
  *
  * @module
  */
+import { DIETS } from '../patterns/vocabulary.js';
 import {
   aboutSomeone,
   allergy,
+  diet,
   employer,
   favourite,
   home,
@@ -156,6 +158,14 @@ export const ES: LanguageRules = {
       name: 'dislike',
       re: /^(?:a mí )?(?:no me gustan?|ya no me gustan?|odio|detesto|no soporto|no aguanto|no como|no bebo|no tomo)(?: nada)? (.+)$/iu,
       slot: (m, h) => preference(h, m[1]!),
+    },
+    {
+      name: 'diet',
+      re: new RegExp(
+        `^(?:ahora |ya )?(?:soy|estoy) (?:ahora |ya )?(${DIETS})(?: ahora)?(?![\\p{L}\\p{M}])`,
+        'iu',
+      ),
+      slot: (m, h) => diet(h, m[1]!),
     },
     {
       name: 'allergy',

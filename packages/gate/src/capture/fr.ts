@@ -4,9 +4,11 @@
  *
  * @module
  */
+import { DIETS } from '../patterns/vocabulary.js';
 import {
   aboutSomeone,
   allergy,
+  diet,
   employer,
   favourite,
   home,
@@ -184,6 +186,14 @@ export const FR: LanguageRules = {
         'iu',
       ),
       slot: (m, h) => preference(h, m[1]!),
+    },
+    {
+      name: 'diet',
+      re: new RegExp(
+        `^(?:je suis|j['’]suis) (?:maintenant |désormais |devenue? )?(${DIETS})(?: maintenant)?(?![\\p{L}\\p{M}])`,
+        'iu',
+      ),
+      slot: (m, h) => diet(h, m[1]!),
     },
     {
       name: 'allergy',

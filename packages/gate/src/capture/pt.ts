@@ -5,9 +5,11 @@
  *
  * @module
  */
+import { DIETS } from '../patterns/vocabulary.js';
 import {
   aboutSomeone,
   allergy,
+  diet,
   employer,
   favourite,
   home,
@@ -166,6 +168,14 @@ export const PT: LanguageRules = {
       name: 'dislike',
       re: /^(?:eu )?(?:(?:já )?não gosto (?:de|do|da|dos|das)|odeio|detesto|não suporto|não aguento|não como|não bebo) (.+)$/iu,
       slot: (m, h) => preference(h, m[1]!),
+    },
+    {
+      name: 'diet',
+      re: new RegExp(
+        `^(?:agora )?(?:eu )?(?:sou|estou) (?:agora )?(${DIETS})(?: agora)?(?![\\p{L}\\p{M}])`,
+        'iu',
+      ),
+      slot: (m, h) => diet(h, m[1]!),
     },
     {
       name: 'allergy',

@@ -133,6 +133,16 @@ export const REL = `(?:${RELATION_MODS}(?:${RELATIONS}))`;
  */
 export const RELATION_WORD = new RegExp(`^${REL}$`);
 
+/**
+ * Diets the owner may say they follow ("I'm vegetarian", "soy vegano", "je suis végétarienne",
+ * "ich bin Veganerin", "sou vegetariana"), as a regular-expression source matched whole-word:
+ * explicit capture files them as profile/diet.
+ */
+export const DIETS =
+  'vegetarian|vegan|pescatarian|pescetarian|flexitarian|teetotal|sober|kosher|halal|keto|paleo|gluten[- ]free|dairy[- ]free|' +
+  'vegetarian[oa]s?|vegan[oa]s?|pescetarian[oa]|végétarien(?:ne)?|végétalien(?:ne)?|végan(?:e)?|vegane?r(?:in)?|vegetarier(?:in)?|' +
+  'vegetariano|vegetariana|vegano|vegana';
+
 /** Capitalised words that follow "my sister" without being a name. */
 export const NOT_NAMES = new Set(
   (

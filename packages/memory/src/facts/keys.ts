@@ -107,3 +107,27 @@ export function parseFactId(ref: string | number): number {
   if (!m) throw new KeelError('INVALID_INPUT', `"${ref}" is not a fact id (e.g. 42 or f42)`);
   return Number(m[1]);
 }
+
+/**
+ * Parses a question reference: "q7" (the `q` is required, so a question is never taken for a
+ * fact).
+ *
+ * @returns the question id, or null when `ref` is not a question reference.
+ */
+export function parseQuestionId(ref: string): number | null {
+  const m = /^q(\d{1,15})$/i.exec(String(ref).trim());
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * Parses the owner's answer to a question: yes (y, confirm, si, sí, oui, ja, sim) or no (n,
+ * reject, non, nein, não, nao).
+ *
+ * @throws KeelError `INVALID_INPUT` for anything else.
+ */
+export function parseAnswer(word: string): 'yes' | 'no' {
+  const w = String(word).trim().toLowerCase();
+  if (/^(?:y|yes|confirm|si|sí|oui|ja|sim)$/u.test(w)) return 'yes';
+  if (/^(?:n|no|reject|non|nein|não|nao)$/u.test(w)) return 'no';
+  throw new KeelError('INVALID_INPUT', `"${word}" is not an answer: say yes or no`);
+}

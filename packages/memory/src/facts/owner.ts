@@ -11,8 +11,10 @@ import { appendJournal } from '../journal/journal.js';
 import { type OwnerTextHolder, scrubberFor } from '../redaction.js';
 import { addEpisode } from '../repos/episodes.js';
 import type { Actor, Fact } from '../types.js';
+import { openQuestions, type PendingQuestion, settleQuestions } from './questions.js';
 import {
   activeFact,
+  evidenceEpisodes,
   factById,
   factsHolding,
   pendingFacts,
@@ -47,10 +49,15 @@ export interface ReviewQueue {
   stale: Fact[];
   /** Requests to forget a belief (the model proposes; the owner forgets or keeps), oldest first. */
   forget: (ForgetRequest & { fact: Fact })[];
+  /**
+   * Pending questions, oldest first: what was said may end a current belief, and keel could not
+   * tell (see `questions.ts`); the owner answers yes (the belief is closed) or no (it stays).
+   */
+  questions: PendingQuestion[];
   threshold: number;
 }
 
-/** Lists pending conflicts, weakly evidenced beliefs and beliefs flagged as stale. */
+/** Lists pending conflicts, pending questions, weak beliefs and beliefs flagged as stale. */
 export function reviewQueue(ctx: StoreContext, threshold = WEAK_BELIEF_THRESHOLD): ReviewQueue {
   // Pending rows are not current beliefs; this audit read is the review surface itself.
   const pending = pendingFacts(ctx).map((fact) => ({
@@ -61,7 +68,14 @@ export function reviewQueue(ctx: StoreContext, threshold = WEAK_BELIEF_THRESHOLD
     const fact = factById(ctx, r.factId);
     return fact ? [{ ...r, fact }] : [];
   });
-  return { pending, weak: weakFacts(ctx, threshold), stale: staleFacts(ctx), forget, threshold };
+  return {
+    pending,
+    weak: weakFacts(ctx, threshold),
+    stale: staleFacts(ctx),
+    forget,
+    questions: openQuestions(ctx),
+    threshold,
+  };
 }
 
 function loadFact(ctx: StoreContext, id: number): Fact {
@@ -112,6 +126,9 @@ export function confirm(
           validTo: now,
           reason: 'owner confirmed another value',
         });
+        // Questions on it from the turn that proposed this value are answered: yes.
+        settleQuestions(ctx, current.id, evidenceEpisodes(ctx, id), 'yes', now);
+        clearReviewFlags(ctx, current.id, now);
         superseded = factById(ctx, current.id)!;
       }
       // Other pending rows for the same slot and value are resolved by this confirmation.
@@ -200,6 +217,11 @@ export function reject(ctx: StoreContext, id: number, options: OwnerActionOption
   return ctx.db
     .transaction(() => {
       ownerEpisode(ctx, `reject f${id}`, options.channel ?? 'cli');
+      // Questions from the turn that proposed a pending value are answered with it: no.
+      const fact = factById(ctx, id);
+      if (fact?.status === 'pending' && fact.conflicts_with_id !== null) {
+        settleQuestions(ctx, fact.conflicts_with_id, evidenceEpisodes(ctx, id), 'no', ctx.now());
+      }
       return retireBelief(ctx, id, {
         status: 'rejected',
         reason: 'rejected',

@@ -6,7 +6,7 @@
  */
 import { type StoreContext, stmt } from '../context.js';
 import { unexplainedFacts } from '../journal/rows.js';
-import type { Fact, Scope, Slot, Status } from '../types.js';
+import type { Fact, Kind, Scope, Slot, Status } from '../types.js';
 
 /** The current value of a slot, or undefined. */
 export function activeFact(ctx: StoreContext, slot: Slot): Fact | undefined {
@@ -26,6 +26,15 @@ export function activeFacts(ctx: StoreContext, scope?: Scope): Fact[] {
         )
       : stmt(ctx.db, 'SELECT * FROM active_facts ORDER BY confidence DESC, id').all()
   ) as Fact[];
+}
+
+/** The owner's own current beliefs (owner_stated, owner_confirmed) of one scope and kind, by id. */
+export function ownerFactsOfKind(ctx: StoreContext, scope: Scope, kind: Kind): Fact[] {
+  return stmt(
+    ctx.db,
+    `SELECT * FROM active_facts WHERE scope = ? AND kind = ?
+       AND source IN ('owner_stated', 'owner_confirmed') ORDER BY id`,
+  ).all(scope, kind) as Fact[];
 }
 
 /**

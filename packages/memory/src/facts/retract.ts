@@ -2,8 +2,11 @@
  * Retraction from conversation: the owner said that something keel believed is no longer true
  * ("I don't work at Acme any more"), and reflection proposes to retract it. Unlike forget or
  * prune, no tombstone is left: it was true once and may become true again, and the history stays
- * (the row keeps its value, `valid_to` marks the end). Only beliefs keel formed itself may be
- * retracted this way; an owner-stated belief waits for the owner.
+ * (the row keeps its value, `valid_to` marks the end). Beliefs keel formed itself are retracted
+ * this way; an owner-stated belief is closed only on the owner's word (the owner's own capture,
+ * actor `owner`). A retraction of the owner's word proposed by anyone else that rests on an owner
+ * turn mentioning the belief becomes a pending question for the owner (`questions.ts`), never a
+ * silent drop; one resting on nothing the owner said is refused.
  *
  * @module
  */
@@ -11,9 +14,12 @@
 import { KeelError } from '@keel/errors';
 import { type StoreContext, stmt } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
+import { episodeSupports, getEpisode } from '../repos/episodes.js';
 import type { Actor, Fact } from '../types.js';
 import { isOwnerSource } from './evidence-gate.js';
+import { askQuestion, closeOwnerBelief, type PendingQuestion } from './questions.js';
 import { factById } from './read.js';
+import { clearReviewFlags } from './review-flags.js';
 import { retractAt } from './transitions.js';
 
 /** How a retraction is recorded. */
@@ -29,18 +35,38 @@ export interface RetractOptions {
 export interface RetractResult {
   /** The row after the call. */
   fact: Fact;
-  /** False when it was refused (the owner's word); the refusal is journaled. */
+  /** False when it was refused or asked (the owner's word); the refusal is journaled. */
   retracted: boolean;
   reason: string;
+  /**
+   * Set when the retraction of the owner's word became a question for the owner (it rests on an
+   * owner turn that mentions the belief): the belief stays current until the owner answers.
+   */
+  question?: PendingQuestion;
 }
 
 /** Why a retraction of the owner's word is refused (a stable phrase). */
 export const REFUSED_OWNER_RETRACTION = "only the owner can retract the owner's word";
+/** Why a retraction of the owner's word became a question (a stable phrase). */
+export const ASKED_OWNER_RETRACTION =
+  "only the owner can retract the owner's word: asked the owner";
 
 /**
- * Retracts an active belief that did not come from the owner: status `retracted`, `valid_to` set
- * to the episode's time (or now), journaled with the episode. A belief the owner stated or
- * confirmed is left as it is and the refusal is journaled (`ignore`).
+ * Whether episode `id` is the owner's own conversation turn and mentions the belief (its value or
+ * its key, folded and stemmed: see `episodeSupports`).
+ */
+function ownerTurnMentions(ctx: StoreContext, id: number, fact: Fact): boolean {
+  const e = getEpisode(ctx, id);
+  if (e?.role !== 'owner') return false;
+  return episodeSupports(ctx, id, `${fact.value} ${fact.key.replace(/[_.-]+/g, ' ')}`, 'any');
+}
+
+/**
+ * Retracts an active belief: status `retracted`, `valid_to` set to the episode's time (or now),
+ * journaled with the episode, its open review flags answered. A belief the owner stated or
+ * confirmed is closed only when the actor is the owner; for anyone else, when `episodeId` is the
+ * owner's turn and mentions the belief, a question is raised for the owner (`question` set,
+ * journaled `ask`), otherwise the refusal is journaled (`ignore`). Either way the belief stays.
  *
  * @throws KeelError `NOT_FOUND` for an unknown fact or episode; `INVALID_STATE` when the fact is
  *   not active.
@@ -58,7 +84,16 @@ export function retractBelief(
         throw new KeelError('INVALID_STATE', `fact ${id} is ${fact.status}, not active`);
       }
       const now = ctx.now();
-      if (isOwnerSource(fact.source)) {
+      if (isOwnerSource(fact.source) && options.actor !== 'owner') {
+        if (options.episodeId !== undefined && ownerTurnMentions(ctx, options.episodeId, fact)) {
+          const said = getEpisode(ctx, options.episodeId)!.text;
+          const { question } = askQuestion(ctx, id, {
+            actor: options.actor,
+            said,
+            episodeId: options.episodeId,
+          });
+          return { fact, retracted: false, reason: ASKED_OWNER_RETRACTION, question };
+        }
         appendJournal(ctx.db, {
           at: now,
           actor: options.actor,
@@ -84,7 +119,17 @@ export function retractBelief(
         throw new KeelError('NOT_FOUND', `no episode with id ${options.episodeId}`);
       }
       const validTo = episode?.occurred_at ?? now;
+      if (isOwnerSource(fact.source)) {
+        closeOwnerBelief(ctx, fact, {
+          now,
+          validTo,
+          why: options.why,
+          episodeId: options.episodeId ?? null,
+        });
+        return { fact: factById(ctx, id)!, retracted: true, reason: 'retracted' };
+      }
       retractAt(ctx, id, { now, validTo, reason: options.why });
+      const cleared = clearReviewFlags(ctx, id, now);
       appendJournal(ctx.db, {
         at: now,
         actor: options.actor,
@@ -97,6 +142,7 @@ export function retractBelief(
           reason: options.why,
           episode_id: options.episodeId ?? null,
           valid_to: validTo,
+          ...(cleared ? { review_flags_cleared: cleared } : {}),
         },
       });
       return { fact: factById(ctx, id)!, retracted: true, reason: 'retracted' };

@@ -60,7 +60,7 @@ import {
   STRONG_CONFIDENCE,
 } from './evidence-gate.js';
 import { normalizeKey } from './keys.js';
-import { activeFact, slotRows } from './read.js';
+import { activeFact, ownerFactsOfKind, slotRows } from './read.js';
 import { clearReviewFlags } from './review-flags.js';
 import {
   type ContentTombstone,
@@ -702,6 +702,36 @@ function decide(r: Review): WriteResult {
   return updateStep(r, current);
 }
 
+/** The words of a key: `favourite_football_team` → favourite, football, team. */
+function keyWords(key: string): string[] {
+  return key.split(/[_.-]+/).filter(Boolean);
+}
+
+/**
+ * The owner's slot a writer other than the owner names under another key: when `slot` holds
+ * nothing, and exactly one active owner-stated or owner-confirmed belief of the same scope and
+ * kind has a key whose words hold all of `slot`'s, or are all held by them, sharing at least two
+ * (`favourite_team` / `favourite_football_team`; not `welsh` / `welsh_study`), a model or
+ * reflection proposing a value there speaks of that slot: its value is reviewed against the
+ * owner's word (a conflict, for the owner to answer) instead of standing beside it as a second
+ * certainty. Keys about someone else (`sam.employer`) are matched only with the same person.
+ */
+function ownerSlotNamed(ctx: StoreContext, slot: Slot): Slot | null {
+  if (slotRows(ctx, slot, ['active', 'pending']).length > 0) return null;
+  const words = keyWords(slot.key);
+  const person = slot.key.includes('.') ? slot.key.split('.')[0] : null;
+  const matches = ownerFactsOfKind(ctx, slot.scope, slot.kind).filter((f) => {
+    if (f.key === slot.key) return false;
+    const fPerson = f.key.includes('.') ? f.key.split('.')[0] : null;
+    if (fPerson !== person) return false;
+    const theirs = keyWords(f.key);
+    const held = (a: string[], b: string[]) => a.every((w) => b.includes(w));
+    const shared = words.filter((w) => theirs.includes(w)).length;
+    return shared >= 2 && (held(words, theirs) || held(theirs, words));
+  });
+  return matches.length === 1 ? { scope: slot.scope, kind: slot.kind, key: matches[0]!.key } : null;
+}
+
 /**
  * Reviews and applies one write. Runs in one IMMEDIATE transaction, so concurrent writers from
  * several processes serialise and never see a half-applied decision. The steps: validate, open
@@ -713,7 +743,11 @@ function decide(r: Review): WriteResult {
  * @throws KeelError `INVALID_INPUT`, `TOO_LARGE`, `NOT_FOUND` (unknown episode).
  */
 export function remember(ctx: StoreContext, input: RememberInput): WriteResult {
-  const { slot, value } = validate(input);
+  const validated = validate(input);
+  const { value } = validated;
+  const slot = isOwnerSource(input.source)
+    ? validated.slot
+    : (ownerSlotNamed(ctx, validated.slot) ?? validated.slot);
   const hash = valueHash(value);
   const actor: Actor = input.actor ?? (isOwnerSource(input.source) ? 'owner' : 'system');
   const run = ctx.db.transaction((): WriteResult => {

@@ -19,6 +19,7 @@
  *     kept inside tokens, unspaced scripts cut into words, Hebrew/Arabic bare forms).
  * 13. `013-tombstone-content.ts`: a tombstone records its value's folded content, and may bind
  *     content alone across its scope.
+ * 14. `014-questions.ts`: a pending question on a belief waits for the owner's answer.
  *
  * A step is never edited once released (`index.test.ts` holds a checksum of each); a change is a
  * new step. A step imports no runtime module: names that runtime code shares with the schema are
@@ -42,6 +43,7 @@ import { forgetRequests } from './010-forget-requests.js';
 import { journalEvidence } from './011-journal-evidence.js';
 import { scriptTokens } from './012-script-tokens.js';
 import { tombstoneContent } from './013-tombstone-content.js';
+import { questions } from './014-questions.js';
 
 export { VECTOR_QUEUE } from './005-vector-queue.js';
 export { META_VECTOR_FINGERPRINT } from './007-vector-queue-gate.js';
@@ -71,6 +73,7 @@ export const MIGRATIONS: readonly Migration[] = [
   journalEvidence,
   scriptTokens,
   tombstoneContent,
+  questions,
 ];
 
 /** The newest schema version this code knows. */

@@ -1,0 +1,255 @@
+// Corrections by slot, not by phrase, through the real store: a new owner statement supersedes
+// its slot's belief; a stop closes it (history kept); a change from A to B closes A and opens B;
+// a statement that places nothing but overlaps a current owner belief becomes a pending question
+// the owner answers either way. Each case seeds a control belief that must stay untouched.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Fact, MemoryStore } from '@keel/memory';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { captureOwnerStatement, type OwnerCapture, subjectWords } from './capture.js';
+import { OfflineSession } from './offline.js';
+
+const DAY = 86_400_000;
+let now = Date.UTC(2026, 5, 1, 12);
+let dir: string;
+let store: MemoryStore;
+beforeEach(() => {
+  now = Date.UTC(2026, 5, 1, 12);
+  dir = mkdtempSync(join(tmpdir(), 'keel-corrections-'));
+  store = MemoryStore.open(join(dir, 'keel.db'), { now: () => now });
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The owner says `text` a day after the previous line; returns what capture did. */
+function say(text: string): OwnerCapture {
+  now += DAY;
+  const episode = store.addEpisode({ channel: 'terminal', role: 'owner', text });
+  const r = captureOwnerStatement(store, text, episode.id);
+  expect(r.error).toBeNull();
+  return r;
+}
+
+/** The current owner belief of a slot. */
+const current = (kind: Fact['kind'], key: string) => store.current({ scope: 'owner', kind, key });
+/** Whether some current owner belief's value holds `text` (case-insensitive). */
+const held = (text: string) =>
+  store.activeFacts('owner').some((f) => f.value.toLowerCase().includes(text.toLowerCase()));
+
+/** The control every case keeps: the owner's allergy, untouched by any correction. */
+function control(): Fact {
+  return say('remember that I am allergic to shellfish').write!.fact!;
+}
+function expectControl(c: Fact) {
+  expect(store.fact(c.id)).toMatchObject({ status: 'active', value: c.value, confidence: 1 });
+}
+
+describe('a new owner statement supersedes its slot', () => {
+  // "my new number" names the held phone_number in fewer words: the same slot.
+  it.each([
+    ['remember that I live in Ghent', 'I live in Bruges now', 'home', 'Bruges'],
+    ['remember that I work at Umbrella', 'I work at Soylent these days', 'employer', 'Soylent'],
+    [
+      'remember that my phone number is 0470 11 22 33',
+      'my new number is 0470 99 88 77',
+      'phone_number',
+      '0470 99 88 77',
+    ],
+    ['remember that I am vegan', "I'm pescatarian now", 'diet', 'pescatarian'],
+  ])('%j then %j', (first, second, key, value) => {
+    const c = control();
+    const old = say(first).write!.fact!;
+    const r = say(second);
+    expect(r.write).toMatchObject({ decision: 'update' });
+    expect(current('profile', key)).toMatchObject({ value, source: 'owner_stated', confidence: 1 });
+    expect(store.fact(old.id)).toMatchObject({ status: 'superseded' });
+    expect(store.history({ scope: 'owner', kind: 'profile', key }).map((f) => f.id)).toContain(
+      old.id,
+    );
+    expectControl(c);
+  });
+});
+
+describe('a stop closes the owner belief of its slot (history kept)', () => {
+  it.each([
+    ['remember that I work at Initrode', "I'm not at Initrode anymore", 'Initrode'],
+    ['remember that I work at Initrode', 'I handed in my notice and left Initrode', 'Initrode'],
+    ['I live in Tampere', "I don't live in Tampere any more", 'Tampere'],
+    ['my girlfriend is Noor', 'Noor and I broke up last month', 'Noor'],
+    ['my girlfriend is Noor', 'remember that we split up', 'Noor'],
+    ["I'm vegetarian", 'I am no longer vegetarian', 'vegetarian'],
+    ['recuerda que trabajo en Inditex', 'ya no trabajo en Inditex', 'Inditex'],
+    ['retiens que je travaille chez Michelin', 'je ne travaille plus chez Michelin', 'Michelin'],
+    ['merk dir, dass ich bei Bayer arbeite', 'ich habe bei Bayer gekündigt', 'Bayer'],
+    ['lembra que eu trabalho na Natura', 'saí da Natura semana passada', 'Natura'],
+    ['remember that I play squash on Mondays', 'I gave up squash', 'squash'],
+  ])('%j then %j', (first, second, old) => {
+    const c = control();
+    const before = say(first).write!.fact!;
+    expect(before.value).toContain(old);
+    const r = say(second);
+    expect(r.closed.map((f) => f.id)).toContain(before.id);
+    expect(store.fact(before.id)).toMatchObject({ status: 'retracted' });
+    // Closed as of the line that said so, kept in history, not recalled as current.
+    expect(store.fact(before.id)!.valid_to).toBe(now);
+    expect(store.history(before).map((f) => f.id)).toContain(before.id);
+    expect(held(old)).toBe(false);
+    expectControl(c);
+  });
+
+  it('a stop naming nothing keel holds closes nothing', () => {
+    const job = say('remember that I work at Initrode').write!.fact!;
+    const r = say('I quit Globex');
+    expect(r.closed).toEqual([]);
+    expect(store.fact(job.id)!.status).toBe('active');
+  });
+});
+
+describe('a change from A to B closes A and opens B', () => {
+  it.each([
+    [
+      'remember that my gym is PureGym',
+      'I switched from PureGym to Gymbox, closer to work',
+      'gym',
+      'Gymbox',
+      'PureGym',
+    ],
+    ['remember that my bank is Monzo', 'I swapped Monzo for Starling', 'bank', 'Starling', 'Monzo'],
+    [
+      'remember that my bank is Monzo',
+      'je suis passé de Monzo à Revolut',
+      'bank',
+      'Revolut',
+      'Monzo',
+    ],
+  ])('%j then %j', (first, second, key, to, from) => {
+    const c = control();
+    const old = say(first).write!.fact!;
+    say(second);
+    expect(current('profile', key)).toMatchObject({ value: to, source: 'owner_stated' });
+    expect(store.fact(old.id)).toMatchObject({ status: 'superseded' });
+    expect(held(from)).toBe(false);
+    expectControl(c);
+  });
+
+  it('a belief keyed by A itself is closed and B gets a slot of its own', () => {
+    const c = control();
+    const tea = say('remember that I love green tea').write!.fact!;
+    expect(tea.key).toBe('green_tea');
+    say('I went from green tea to matcha');
+    expect(store.fact(tea.id)).toMatchObject({ status: 'retracted' });
+    expect(held('matcha')).toBe(true);
+    expectControl(c);
+  });
+});
+
+describe('an unplaceable statement that overlaps a current owner belief becomes a pending question', () => {
+  function seed() {
+    const c = control();
+    const car = say('remember that I drive a red Fiat Panda').write!.fact!;
+    const r = say('the Panda got written off in the crash, insurance pays out next week');
+    expect(r.write).toBeNull();
+    expect(r.questions).toHaveLength(1);
+    return { c, car, q: r.questions[0]! };
+  }
+
+  it('it is listed in the review queue with the words and the belief, and the belief stays current', () => {
+    const { c, car, q } = seed();
+    const queue = store.review();
+    expect(queue.questions.map((x) => [x.id, x.factId])).toEqual([[q.id, car.id]]);
+    expect(queue.questions[0]!.said).toContain('Panda got written off');
+    expect(store.fact(car.id)!.status).toBe('active');
+    expectControl(c);
+  });
+
+  it('yes closes the belief (history kept)', () => {
+    const { c, car, q } = seed();
+    store.answer(q.id, 'yes', { channel: 'terminal' });
+    expect(store.fact(car.id)).toMatchObject({ status: 'retracted' });
+    expect(store.review().questions).toEqual([]);
+    expectControl(c);
+  });
+
+  it('no leaves the belief as it was', () => {
+    const { c, car, q } = seed();
+    store.answer(q.id, 'no', { channel: 'terminal' });
+    expect(store.fact(car.id)).toMatchObject({ status: 'active', confidence: 1 });
+    expect(store.review().questions).toEqual([]);
+    expectControl(c);
+  });
+
+  it('a statement about something else raises no question (control: one that overlaps does)', () => {
+    say('remember that I live in Portland');
+    expect(say('my brother lives in Tucson, he visits in spring').questions).toEqual([]);
+    expect(say('what is the weather in Portland?').questions).toEqual([]);
+    expect(say('Portland flooded, we are moving out of the city').questions.length).toBe(1);
+  });
+});
+
+describe('plain statements are captured at the turn (offline)', () => {
+  it.each([
+    ['I live in Lyon now', 'home', 'Lyon'],
+    ['I work at Globex these days', 'employer', 'Globex'],
+    ['my new number is 0612 345 678', 'number', '0612 345 678'],
+    ["I'm vegetarian now", 'diet', 'vegetarian'],
+    ['since 2023 I work at Hooli', 'employer', 'Hooli'],
+  ])('%j → profile/%s', async (line, key, value) => {
+    const session = new OfflineSession(store, { channel: 'terminal' });
+    const reply = await session.handle(line);
+    expect(reply.write?.fact).toMatchObject({
+      kind: 'profile',
+      key,
+      value,
+      source: 'owner_stated',
+    });
+  });
+
+  it.each([
+    'do I live in Lyon?',
+    'remind me to call Globex',
+    'what if I worked at Globex',
+    'Sam said he works at Globex',
+    'my brother lives in Lyon',
+    'my day was awful',
+  ])('%j is not captured (control: a statement is)', async (line) => {
+    const session = new OfflineSession(store, { channel: 'terminal' });
+    expect((await session.handle(line)).write).toBeUndefined();
+    expect((await session.handle('I live in Lyon now')).write?.fact?.value).toBe('Lyon');
+  });
+});
+
+describe('"remember that" in other scripts', () => {
+  it.each([
+    ['запомни, что моя собака Шарик', 'ru'],
+    ['запам’ятай, що я люблю борщ', 'uk'],
+    ['θυμήσου ότι μου αρέσει ο καφές', 'el'],
+    ['תזכור שאני אוהב קפה', 'he'],
+    ['تذكر أن أختي تسكن في عمان', 'ar'],
+    ['覚えておいて、私の猫はタマです', 'ja'],
+    ['记住，我喜欢喝绿茶', 'zh'],
+    ['기억해 줘, 나는 커피를 좋아해', 'ko'],
+    ['याद रखो कि मुझे चाय पसंद है', 'hi'],
+    ['จำไว้ว่าฉันชอบกาแฟ', 'th'],
+  ])('%j is kept in the owner’s words', (line) => {
+    const r = say(line);
+    expect(r.write?.decision).toBe('create');
+    const value = r.write!.fact!.value;
+    // The statement after the trigger, not the trigger.
+    expect(line.endsWith(value.slice(1)) || line.includes(value)).toBe(true);
+    // Control: a question after the same trigger is not kept.
+    expect(say(`${line}?`).write).toBeNull();
+  });
+});
+
+describe('subjectWords', () => {
+  it('compares words in spaced scripts and two-letter runs in unspaced ones', () => {
+    expect([...subjectWords('I drive a red Fiat Panda')]).toEqual(
+      expect.arrayContaining(['drive', 'red', 'fiat', 'panda']),
+    );
+    expect(subjectWords('我在阿里巴巴工作').has('工作')).toBe(true);
+    expect(subjectWords('it is in')).toEqual(new Set());
+  });
+});
