@@ -10,11 +10,11 @@ import { KeelError } from '@keel/errors';
 import {
   type MemoryStore,
   type MentionReport,
+  type PurgeReceipt,
   parseAnswer,
   parseFactId,
   parseQuestionId,
   parseSlot,
-  type PurgeReceipt,
   questionText,
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';

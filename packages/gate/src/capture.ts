@@ -582,7 +582,7 @@ function scriptTrigger(line: string): Analysis | null {
     const statement = cleanStatement(first);
     const placed = placeInSlot(TABLES, statement);
     if (placed)
-      return captured(placed.rules, 'remember', statement, placed.slot, placed.rules.lang);
+      return captured(placed.rules, 'remember', statement, placed.slot, null, placed.rules.lang);
     const key = slugOf(statement, 3);
     if (!key) return none('statement');
     return {

@@ -20,6 +20,7 @@ import {
   moreBeliefsNote,
   NOTHING_FOUND,
   NOTHING_YET,
+  neutralise,
   STATIC_TITLE,
   sinceTail,
   turnTitle,
