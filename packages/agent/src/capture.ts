@@ -30,7 +30,14 @@ import {
   readCorrection,
   speechActOf,
 } from '@keel/gate';
-import { contentWords, foldText, hasCjk, mentions, resolveStart } from '@keel/language';
+import {
+  contentWords,
+  foldText,
+  hasCjk,
+  mentions,
+  resolveStart,
+  splitTimePhrase,
+} from '@keel/language';
 import {
   type Fact,
   isOwnerSource,
@@ -116,12 +123,18 @@ interface LineContext {
   tz: string;
 }
 
-/** Closes `fact` on the owner's word as of the line. */
+/**
+ * Closes `fact` on the owner's word as of the line, or as of the day its time phrase names ("I
+ * left Nubank yesterday": valid_to is yesterday's start in the owner's zone).
+ */
 function close(ctx: LineContext, fact: Fact, reading: ChangeReading): Fact | null {
+  const timed = splitTimePhrase(reading.clause);
+  const day = timed ? resolveStart(timed.phrase, ctx.said, ctx.tz) : null;
   const r = ctx.store.retract(fact.id, {
     actor: 'owner',
     why: `the owner said it stopped (${reading.shape}, episode ${ctx.episodeId})`,
     episodeId: ctx.episodeId,
+    ...(day && day.startMs <= ctx.said ? { endedAt: day.startMs } : {}),
   });
   return r.retracted ? r.fact : null;
 }

@@ -253,3 +253,20 @@ describe('subjectWords', () => {
     expect(subjectWords('it is in')).toEqual(new Set());
   });
 });
+
+describe('a stop dated by its own words ends on that day', () => {
+  it('"I left Nubank yesterday" ends the belief yesterday; an undated stop ends at the turn (control)', () => {
+    const c = control();
+    say('remember that I work at Nubank');
+    say('remember that I live in Lisbon');
+    const left = say('I left Nubank yesterday');
+    expect(left.closed.map((f) => f.value)).toEqual(['Nubank']);
+    const nubank = left.closed[0]!;
+    const yesterday = Date.UTC(2026, 5, 4); // said on 5 June at 12:00 UTC
+    expect(store.fact(nubank.id)).toMatchObject({ status: 'retracted', valid_to: yesterday });
+    const moved = say("I don't live in Lisbon any more");
+    expect(moved.closed.map((f) => f.value)).toEqual(['Lisbon']);
+    expect(store.fact(moved.closed[0]!.id)!.valid_to).toBe(now);
+    expectControl(c);
+  });
+});

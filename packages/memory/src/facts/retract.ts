@@ -29,6 +29,12 @@ export interface RetractOptions {
   why: string;
   /** The episode in which the owner said it stopped being true; its time becomes `valid_to`. */
   episodeId?: number;
+  /**
+   * When the owner's words date the end ("I left Nubank yesterday": that day's start, ms since
+   * epoch): `valid_to` instead of the episode's time. Ignored when after the episode; never
+   * before the belief's start.
+   */
+  endedAt?: number;
 }
 
 /** What became of a retraction. */
@@ -118,7 +124,11 @@ export function retractBelief(
       if (options.episodeId !== undefined && !episode) {
         throw new KeelError('NOT_FOUND', `no episode with id ${options.episodeId}`);
       }
-      const validTo = episode?.occurred_at ?? now;
+      const said = episode?.occurred_at ?? now;
+      const validTo =
+        options.endedAt !== undefined && options.endedAt <= said
+          ? Math.max(options.endedAt, fact.valid_from ?? options.endedAt)
+          : said;
       if (isOwnerSource(fact.source)) {
         closeOwnerBelief(ctx, fact, {
           now,
