@@ -109,7 +109,10 @@ describe("a new belief rests on the owner's words", () => {
       channel: 'test',
     });
     expect(JSON.stringify(said.calls[1]!.messages.at(-1)!.content[0]!)).toContain('staged');
-    expect(ok.writes.map((w) => w.decision)).toEqual(['create']);
+    // The owner's plain statement is captured as their own word beside the model's inference.
+    expect(ok.writes.filter((w) => w.fact?.source === 'inferred').map((w) => w.decision)).toEqual([
+      'create',
+    ]);
     expect(store.current({ scope: 'owner', kind: 'constraint', key: 'allergy' })).toMatchObject({
       value: 'peanut allergy',
       source: 'inferred',

@@ -32,7 +32,7 @@ const RELEASED: Record<number, string> = {
   11: 'e2ec827a3db1d615a254ebc67e1591307e33dc09b87e8cbb1cc8db778bfa574f',
   12: '0d77f96d3afc8b05dfbf249fd0234c4593065671876378543ba0cf2ff5a6e85c',
   13: '5da97db35869e7399efdd81e098215c08ed501e57f6b0104ff7c845418235046',
-  14: 'TBD',
+  14: '115708a98d33a08ffb6be53e02acf3eba466f7d0680d09e2809413fdec97cd92',
 };
 
 describe('migrations', () => {
