@@ -958,9 +958,31 @@ export interface ScanOptions {
   /**
    * The owner's previous turn as stored (already redacted): when it held the id half of a key
    * pair (an AWS access key id, withheld or not), the secret half said in this text is withheld
-   * too. Read for that alone; nothing in it is reported.
+   * too; when it ended on an open clause ("my bank password is", "PIN:"), this text is read as
+   * that clause's next line. Read for that alone; nothing in it is reported.
    */
   context?: string | undefined;
+}
+
+/** The most characters of the previous turn read as the clause this text may finish. */
+const CARRIED_CLAUSE_CHARS = 300;
+/** A clause left open for its value: it ends on a joining word or sign. */
+const OPEN_CLAUSE =
+  /(?:[:=：]|(?<![\p{L}\p{M}])(?:is|was|are|es|era|est|ist|lautet|war|é|è|foi|это|είναι))[^\S\n]*$/iu;
+
+/**
+ * The secrets of `text` read as the next line of the clause the previous turn left open ("my bank
+ * password at the old flat is", then the password on its own): the same structure the scan reads
+ * inside one text across a line break, across two turns. Spans are in `text`.
+ */
+function carriedFindings(text: string, context: string | undefined): SecretFinding[] {
+  if (!context) return [];
+  const tail = context.trimEnd().slice(-CARRIED_CLAUSE_CHARS);
+  if (!OPEN_CLAUSE.test(tail)) return [];
+  const offset = tail.length + 1;
+  return scanSecrets(`${tail}\n${text}`)
+    .filter((f) => f.start >= offset)
+    .map((f) => ({ ...f, start: f.start - offset, end: f.end - offset }));
 }
 
 /**
@@ -978,6 +1000,7 @@ export function scanSecrets(text: string, options: ScanOptions = {}): SecretFind
     ...shapeFindings(text),
     ...checkedNumbers(text),
     ...pairedKeyHalves(text, options.context),
+    ...carriedFindings(text, options.context),
     ...securityAnswers(text),
     ...deliveredCodes(text),
   ]

@@ -349,3 +349,22 @@ describe('a key pair said over two owner turns', () => {
     expect(third.text).toBe(`here: ${half}`);
   });
 });
+
+describe('a secret whose clause the previous owner turn left open', () => {
+  it('withholds the value said alone in the next owner turn; a turn after a closed clause is kept', () => {
+    const { store, path } = openTempStore();
+    const value = 'Tr0ub4dor&3zz';
+    store.addEpisode({
+      channel: 'test',
+      role: 'owner',
+      text: 'my bank password at the old flat is',
+    });
+    const second = store.addEpisode({ channel: 'test', role: 'owner', text: value });
+    expect(second.text).toBe(SECRET_PLACEHOLDER);
+    expectNowhere(store, path, value);
+    // Control: after a turn that closed its clause, the same text is kept as typed.
+    store.addEpisode({ channel: 'test', role: 'owner', text: 'I changed my bank password today' });
+    const fourth = store.addEpisode({ channel: 'test', role: 'owner', text: 'Lisbon2024 trip' });
+    expect(fourth.text).toBe('Lisbon2024 trip');
+  });
+});
