@@ -339,13 +339,7 @@ function afterTrigger(
   // are read without it first; when none fits, the whole statement is read (the date may be the
   // value: "my birthday is on 3 May"), with no start.
   const timed = splitTimePhrase(statement);
-  const readings: [string, Timed][] = timed
-    ? [
-        [timed.rest, timed],
-        [statement, null],
-      ]
-    : [[statement, null]];
-  for (const [text, when] of readings) {
+  for (const [text, when] of timeReadings(statement, timed)) {
     for (const t of tables) {
       const s = t.expand ? t.expand(text) : text;
       for (const re of t.report) {
@@ -392,6 +386,20 @@ function afterTrigger(
  * without it (the phrase is then the capture's `when`).
  */
 type Timed = { rest: string; phrase: string } | null;
+
+/**
+ * How a statement is read for its slots: without its time phrase first (the phrase is then the
+ * capture's `when`), then whole with no start (the date may be the value: "my birthday is on 3
+ * May").
+ */
+function timeReadings(statement: string, timed: Timed): [string, Timed][] {
+  return timed
+    ? [
+        [timed.rest, timed],
+        [statement, null],
+      ]
+    : [[statement, null]];
+}
 
 function toCapture(
   rules: LanguageRules,
@@ -476,14 +484,7 @@ function plainCapture(line: string): Capture | null {
   }
   if (!statement) return null;
   // The statement's time phrase is no part of a slot's value: read without it first, then whole.
-  const timed = splitTimePhrase(statement);
-  const readings: [string, Timed][] = timed
-    ? [
-        [timed.rest, timed],
-        [statement, null],
-      ]
-    : [[statement, null]];
-  for (const [text, when] of readings) {
+  for (const [text, when] of timeReadings(statement, splitTimePhrase(statement))) {
     const placed = placeInSlot(TABLES, text);
     if (!placed) continue;
     const { slot, rules, rule } = placed;
