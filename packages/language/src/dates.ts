@@ -126,7 +126,8 @@ export function mayNameDate(text: string): boolean {
   return DATE_HINT.test(text.normalize('NFC'));
 }
 
-const MONTHS = [
+/** The English month names, lower case, January first (index + 1 is the month number). */
+export const ENGLISH_MONTHS = [
   'january',
   'february',
   'march',
@@ -139,7 +140,8 @@ const MONTHS = [
   'october',
   'november',
   'december',
-];
+] as const;
+const MONTHS: readonly string[] = ENGLISH_MONTHS;
 /** "last March": the most recent March before the month it was said in (chrono reads "March"). */
 const LAST_MONTH = new RegExp(`\\blast\\s+(${MONTHS.join('|')})\\b`, 'i');
 

@@ -30,6 +30,7 @@
  */
 export {
   type DateWindow,
+  ENGLISH_MONTHS,
   localDay,
   localStamp,
   mayNameDate,

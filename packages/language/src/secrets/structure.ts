@@ -32,6 +32,8 @@ const KEY_ID =
   /(?<![A-Za-z0-9])(?:(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}|LTAI[A-Za-z0-9]{20})(?![A-Za-z0-9])/g;
 
 /** An id half already withheld: its noun, then the placeholder ("access key id: [secret withheld]"). */
+/** {@link KEY_ID} without its global flag: a test that keeps no position between calls. */
+const HAS_KEY_ID = new RegExp(KEY_ID.source);
 const WITHHELD_KEY_ID = new RegExp(
   `(?:access[ _-]?key(?:[ _-]?id)?|key[ _-]?id|AKIA)[^\\n]{0,40}?${SECRET_PLACEHOLDER.replace(/[[\]]/g, '\\$&')}`,
   'i',
@@ -56,8 +58,7 @@ function randomEnough(s: string): boolean {
  * @param context - the previous owner turn, redacted or not; read only for an id half.
  */
 export function pairedKeyHalves(text: string, context?: string): SecretFinding[] {
-  const fromContext =
-    !!context && (WITHHELD_KEY_ID.test(context) || new RegExp(KEY_ID.source).test(context));
+  const fromContext = !!context && (WITHHELD_KEY_ID.test(context) || HAS_KEY_ID.test(context));
   let from = fromContext ? 0 : -1;
   if (from < 0) {
     KEY_ID.lastIndex = 0;

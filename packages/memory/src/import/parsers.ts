@@ -14,6 +14,7 @@
  */
 
 import { KeelError } from '@keel/errors';
+import { ENGLISH_MONTHS } from '@keel/language';
 import { z } from 'zod';
 
 /** The dataset formats {@link parseImport} understands. */
@@ -72,20 +73,7 @@ export interface ParsedImport {
 // ---------------------------------------------------------------------------------------------
 // Dates: two fixed formats, parsed explicitly and checked by round-tripping through Date.UTC.
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-] as const;
+const MONTHS = ENGLISH_MONTHS;
 
 /** "1:56 pm on 8 May, 2023" */
 const LOCOMO_DATE = /^\s*(\d{1,2}):(\d{2})\s*([ap])m\s+on\s+(\d{1,2})\s+([a-z]+),?\s+(\d{4})\s*$/i;
