@@ -16,7 +16,8 @@
  * The held-out half prints per-class counts only; its failing expectations are written to the
  * results file by kind, never by text, so nobody tunes on them.
  *
- *   node --import tsx bench/honesty.ts [--half dev|heldout|both] [--label name] [--verbose]
+ *   node --import tsx bench/honesty.ts [--half dev|heldout|both] [--set cases|round2|all]
+ *     [--label name] [--verbose] [--only id-or-class]
  *
  * @module
  */
@@ -503,6 +504,11 @@ function table(outcomes: Outcome[]): string[][] {
 }
 
 const HEADER = ['class', 'passed', '%', 'secrets kept', 're-learned', 'errors'];
+/**
+ * The case sets, each split once into `<set>.dev.json` and `<set>.heldout.json`: `cases` (the
+ * first round, 333 cases) and `round2` (120 cases written later under the same rules).
+ */
+const SETS: readonly string[] = ['cases', 'round2'];
 
 /**
  * Runs the chosen halves, prints a table per half and writes the results.
@@ -514,6 +520,7 @@ export async function runHonesty(argv = process.argv.slice(2)): Promise<Record<s
     args: argv,
     options: {
       half: { type: 'string', default: 'both' },
+      set: { type: 'string', default: 'all' },
       label: { type: 'string' },
       verbose: { type: 'boolean', default: false },
       only: { type: 'string' },
@@ -521,18 +528,21 @@ export async function runHonesty(argv = process.argv.slice(2)): Promise<Record<s
     allowPositionals: true,
   });
   const halves = values.half === 'both' ? ['dev', 'heldout'] : [values.half!];
+  const sets = values.set === 'all' ? [...SETS] : [values.set!];
   const results: Record<string, { rows: string[][]; outcomes: Outcome[] }> = {};
-  for (const half of halves) {
+  for (const [set, half] of sets.flatMap((x) => halves.map((h) => [x, h] as const))) {
+    if (!SETS.includes(set)) throw new Error(`--set: one of ${SETS.join(', ')} or all`);
     const dev = half === 'dev';
+    const name = set === 'cases' ? half : `${set}.${half}`;
     const cases = JSON.parse(
-      readFileSync(join(REPO_ROOT, 'bench', 'honesty', `cases.${half}.json`), 'utf8'),
+      readFileSync(join(REPO_ROOT, 'bench', 'honesty', `${set}.${half}.json`), 'utf8'),
     ) as Case[];
     const chosen = values.only
       ? cases.filter((c) => c.id.includes(values.only!) || c.class === values.only)
       : cases;
     const outcomes: Outcome[] = [];
     for (const c of chosen) outcomes.push(await runCase(c, dev));
-    heading(`honesty: ${half} half (${chosen.length} cases)`);
+    heading(`honesty: ${name} half (${chosen.length} cases)`);
     const rows = table(outcomes);
     printTable(HEADER, rows);
     if (dev && values.verbose) {
@@ -542,7 +552,7 @@ export async function runHonesty(argv = process.argv.slice(2)): Promise<Record<s
           console.log(`  ${m.kind}: ${m.what}${m.saw !== undefined ? `\n     saw: ${m.saw}` : ''}`);
       }
     }
-    results[half] = { rows, outcomes };
+    results[name] = { rows, outcomes };
   }
   const [firstHalf, ...rest] = Object.entries(results);
   if (!firstHalf) return {};

@@ -205,6 +205,27 @@ function applyChange(
 }
 
 /**
+ * What a stop says holds instead ("ya no trabajo en Telefónica, ahora estoy en BBVA"): the new
+ * value in the stopped slot, as the owner's statement, when the line states nothing more specific
+ * (no capture, or only a note).
+ */
+function insteadOfStop(
+  reading: ChangeReading | null,
+  capture: Capture | null,
+  text: string,
+): Capture | null {
+  if (reading?.shape !== 'negation' || !reading.opens) return capture;
+  if (capture && capture.kind !== 'note') return capture;
+  return {
+    trigger: 'plain',
+    statement: text,
+    language: reading.language,
+    ...reading.opens,
+    ...(reading.when ? { when: reading.when } : {}),
+  };
+}
+
+/**
  * The slot an owner's capture names in fewer words than a belief already held: when the
  * capture's slot is empty and exactly one owner belief of the same kind has a key holding all of
  * its words ("my new number is …" → the held `phone_number`), the capture is about that slot.
@@ -270,6 +291,7 @@ export function captureOwnerStatement(
     const reading = readCorrection(text);
     const said = store.episode(episodeId)?.occurred_at ?? store.now();
     const ctx: LineContext = { store, episodeId, said, tz };
+    capture = insteadOfStop(reading, capture, text);
     if (capture) capture = heldSlotFor(store, capture);
     // A plain "my X is Y" with an open-ended X restates a slot: kept only when it is held.
     if (
@@ -308,6 +330,9 @@ export function captureOwnerStatement(
         written = null;
       }
     }
+    if (!written && !reading && closed.length === 0 && isStatement(text)) {
+      written = sayAgain(ctx, text);
+    }
     const placed =
       written?.fact != null &&
       written.fact.kind !== 'note' &&
@@ -326,6 +351,26 @@ export function captureOwnerStatement(
     store.recordCaptureFailure(episodeId, error.code, error.message);
     return { write: null, closed: [], questions: [], error };
   }
+}
+
+/**
+ * The owner saying again what they forgot, in a line keel would not otherwise keep ("I drink
+ * oat milk, just so you know"): the forgotten belief whose content the line's first clause says,
+ * and nothing more, is kept again as the owner's word (its tombstone lifted). Saying it again is
+ * the one way back; a line that only mentions it ("my friend drinks oat milk") is not.
+ */
+function sayAgain(ctx: LineContext, text: string): WriteResult | null {
+  const clause = text.trim().split(/\s*(?:[,;:.!?…\n]|\s[-—–]\s)/u)[0] ?? '';
+  const again = ctx.store.forgottenSaidAgain(clause)[0];
+  if (!again) return null;
+  return ctx.store.remember({
+    kind: again.kind,
+    key: again.key,
+    value: again.value,
+    source: 'owner_stated',
+    episodeId: ctx.episodeId,
+    actor: 'owner',
+  });
 }
 
 /** True when the line states something (not a question, request, supposition or report). */

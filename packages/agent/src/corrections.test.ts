@@ -108,6 +108,67 @@ describe('a stop closes the owner belief of its slot (history kept)', () => {
   });
 });
 
+describe('a stop followed by what holds instead supersedes the slot with the new value', () => {
+  it.each([
+    [
+      'recuerda que trabajo en Telefónica',
+      'ya no trabajo en Telefonica, ahora estoy en BBVA en el equipo de datos',
+      'employer',
+      'Telefónica',
+      'BBVA',
+    ],
+    [
+      'merk dir, dass ich in Köln wohne',
+      'ich wohne nicht mehr in Köln, seit Januar in Leipzig-Plagwitz',
+      'home',
+      'Köln',
+      'Leipzig-Plagwitz',
+    ],
+    [
+      'remember that I work at Initrode',
+      "I don't work at Initrode anymore, now I'm at Globex",
+      'employer',
+      'Initrode',
+      'Globex',
+    ],
+  ])('%j then %j', (first, second, key, old, next) => {
+    const c = control();
+    const before = say(first).write!.fact!;
+    expect(before.value).toBe(old);
+    say(second);
+    const now = current('profile', key)!;
+    expect(now.value).toContain(next);
+    expect(now.source).toBe('owner_stated');
+    // The old value is history, not current.
+    expect(store.fact(before.id)!.status).not.toBe('active');
+    expect(store.history(now).map((f) => f.value)).toContain(old);
+    expect(held(old)).toBe(false);
+    expectControl(c);
+  });
+
+  it('a reason after the stop is not a new value: the belief is only closed', () => {
+    const home = say('I live in Tampere').write!.fact!;
+    const r = say("I don't live in Tampere any more, it was too cold");
+    expect(r.closed.map((f) => f.id)).toEqual([home.id]);
+    expect(current('profile', 'home')).toBeUndefined();
+  });
+});
+
+describe('the owner saying again what they forgot is the way back', () => {
+  it('the same words in passing restore the forgotten belief; a mention about someone else does not', () => {
+    const c = control();
+    const milk = say('remember that I drink oat milk').write!.fact!;
+    store.forget(milk.id, { actor: 'owner' });
+    // control: said of someone else, it stays forgotten
+    expect(say('my friend drinks oat milk too').write).toBeNull();
+    expect(held('oat milk')).toBe(false);
+    const r = say('I drink oat milk, just so you know, the other stuff makes me ill');
+    expect(r.write?.fact).toMatchObject({ value: 'I drink oat milk', source: 'owner_stated' });
+    expect(held('oat milk')).toBe(true);
+    expectControl(c);
+  });
+});
+
 describe('a change from A to B closes A and opens B', () => {
   it.each([
     [
@@ -196,6 +257,12 @@ describe('plain statements are captured at the turn (offline)', () => {
     ['my new number is 0612 345 678', 'number', '0612 345 678'],
     ["I'm vegetarian now", 'diet', 'vegetarian'],
     ['since 2023 I work at Hooli', 'employer', 'Hooli'],
+    // a fronted time phrase, German verb-second order, a chat's dropped subject, a first clause
+    ['seit 2021 arbeite ich bei SAP', 'employer', 'SAP'],
+    ['am 15. März habe ich bei Lidl angefangen, also bald ein Jahr', 'employer', 'Lidl'],
+    ['started at Initech on the 3rd of March, so almost a year now', 'employer', 'Initech'],
+    ['I started my new job at Mercari yesterday, onboarding all week', 'employer', 'Mercari'],
+    ["From 1 Feb 2026 I'm renting a studio in Valletta", 'home', 'Valletta'],
   ])('%j → profile/%s', async (line, key, value) => {
     const session = new OfflineSession(store, { channel: 'terminal' });
     const reply = await session.handle(line);
@@ -214,6 +281,8 @@ describe('plain statements are captured at the turn (offline)', () => {
     'Sam said he works at Globex',
     'my brother lives in Lyon',
     'my day was awful',
+    'Ahmed started at Globex',
+    'dass ich bei Globex arbeite, weiß niemand',
   ])('%j is not captured (control: a statement is)', async (line) => {
     const session = new OfflineSession(store, { channel: 'terminal' });
     expect((await session.handle(line)).write).toBeUndefined();

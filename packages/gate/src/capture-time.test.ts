@@ -42,6 +42,16 @@ describe('capture: a leading, trailing or middle time phrase leaves the key and 
     ],
     ['lembra que desde ontem moro em Lisboa', 'profile/home', 'Lisboa', 'desde ontem'],
     ['lembra que ontem comecei na Embraer', 'profile/employer', 'Embraer', 'ontem'],
+    // plain statements: verb second after the phrase, a day's ordinal full stop, a dropped
+    // subject, and a date that beats "now"
+    ['seit 2021 arbeite ich bei SAP', 'profile/employer', 'SAP', 'seit 2021'],
+    ['am 15. März habe ich bei Lidl angefangen', 'profile/employer', 'Lidl', 'am 15. März'],
+    [
+      'started at Initech on the 3rd of March, so almost a year now',
+      'profile/employer',
+      'Initech',
+      'on the 3rd of March',
+    ],
   ])('%j → %s %j, said %j', (text, slot, value, when) => {
     const c = captureExplicit(text)!;
     expect(`${c.kind}/${c.key}`).toBe(slot);

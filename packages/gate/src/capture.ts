@@ -159,12 +159,43 @@ const QUESTION_MARK = /[?？؟]/u;
 const POINTS_BACK =
   /^(?:about|of|regarding|something|some|that story|the story|what|sobre|de|del|do|da|dos|das|à propos|von|über)(?![\p{L}\p{M}])/iu;
 
+/**
+ * Languages that write a day as an ordinal number with a full stop ("am 15. März", "den 3.
+ * marts", "3. května"): their month names, as the platform's `Intl` spells them.
+ */
+const ORDINAL_DOT_LOCALES = ['de', 'da', 'nb', 'fi', 'cs', 'sk', 'pl', 'hu', 'sl', 'hr', 'et'];
+let monthNames: ReadonlySet<string> | undefined;
+
+/** Whether the full stop at `at` in `text` closes a day's ordinal number before a month name. */
+function ordinalDay(text: string, at: number): boolean {
+  if (!/(?<![\p{N}.])\p{N}{1,2}$/u.test(text.slice(0, at))) return false;
+  const next = /^\.\s+([\p{L}]+)/u.exec(text.slice(at))?.[1];
+  if (!next) return false;
+  monthNames ??= new Set(
+    ORDINAL_DOT_LOCALES.flatMap((locale) =>
+      ['long', 'short'].flatMap((month) => {
+        const f = new Intl.DateTimeFormat(locale, { month: month as 'long' | 'short' });
+        const forms = new Intl.DateTimeFormat(locale, { day: 'numeric', month: month as 'long' });
+        return Array.from({ length: 12 }, (_, i) => {
+          const d = new Date(Date.UTC(2026, i, 15));
+          const inDate = forms.formatToParts(d).find((p) => p.type === 'month')?.value ?? '';
+          return [f.format(d), inDate];
+        }).flat();
+      }),
+    )
+      .map((n) => n.toLocaleLowerCase().replace(/\.$/u, ''))
+      .filter((n) => n.length >= 3),
+  );
+  return monthNames.has(next.toLocaleLowerCase());
+}
+
 /** The first sentence of `text`, or null when it is longer than {@link CAPTURE_MAX_CHARS}. */
 function firstSentence(text: string): string | null {
   const t = text.trim();
   SENTENCE_END.lastIndex = 0;
   for (let m = SENTENCE_END.exec(t); m; m = SENTENCE_END.exec(t)) {
     if (m[0] === '.' && ABBREVIATION.test(t.slice(0, m.index))) continue;
+    if (m[0] === '.' && ordinalDay(t, m.index)) continue;
     const end = m.index + m[0].length;
     return end > CAPTURE_MAX_CHARS ? null : t.slice(0, end).trim();
   }
@@ -427,13 +458,46 @@ function captured(
   };
 }
 
-/** The slot rules' first placement of `statement`, in `tables` order, with the table that placed it. */
-function placeInSlot(
+/** Where the slot rules placed a statement: the table, the slot, and the rule's name. */
+type Placement = { rules: LanguageRules; slot: CaptureSlot; rule: string };
+
+/** Where a statement's first clause ends (a comma, a semicolon, a spaced dash). */
+const CLAUSE_END = /\s*(?:[,;]|\s[-—–]\s)/u;
+
+/**
+ * The slot rules' first placement of `statement`, in `tables` order: as written, then its first
+ * clause alone ("habe ich bei Lidl angefangen, also bald ein Jahr" → "… angefangen"), then, for
+ * the owner's own slots only, each with the subject a chat leaves out restored
+ * ({@link LanguageRules.dropped}: "started at Initech" → "I started at Initech").
+ */
+function placeInSlot(tables: readonly LanguageRules[], statement: string): Placement | null {
+  const clause = statement.split(CLAUSE_END)[0]!.trim();
+  const texts =
+    clause && clause !== statement && /\s/u.test(clause) ? [statement, clause] : [statement];
+  for (const text of texts) {
+    const placed = placeReading(tables, text, false);
+    if (placed) return placed;
+  }
+  for (const text of texts) {
+    const placed = placeReading(tables, text, true);
+    if (placed?.slot.about === 'owner') return placed;
+  }
+  return null;
+}
+
+/** One reading of {@link placeInSlot}: `text` expanded, its dropped subject restored if asked. */
+function placeReading(
   tables: readonly LanguageRules[],
-  statement: string,
-): { rules: LanguageRules; slot: CaptureSlot; rule: string } | null {
+  text: string,
+  dropped: boolean,
+): Placement | null {
   for (const t of tables) {
-    const s = t.expand ? t.expand(statement) : statement;
+    let s = t.expand ? t.expand(text) : text;
+    if (dropped) {
+      const restored = t.dropped?.(s);
+      if (!restored) continue;
+      s = restored;
+    }
     const h = helpersFor(t, s);
     for (const rule of t.slots) {
       const m = rule.re.exec(s);

@@ -327,6 +327,13 @@ describe('splitTimePhrase: a time phrase wherever the statement puts it', () => 
     ['ich seit gestern bei Siemens arbeite', 'ich bei Siemens arbeite', 'seit gestern'],
     ['ich arbeite seit gestern bei Siemens', 'ich arbeite bei Siemens', 'seit gestern'],
     ['desde ontem moro em Lisboa', 'moro em Lisboa', 'desde ontem'],
+    // a phrase that names only the present loses to one that names a day
+    [
+      'started at Initech on the 3rd of March, so almost a year now',
+      'started at Initech, so almost a year now',
+      'on the 3rd of March',
+    ],
+    ['ahora trabajo en BBVA desde el 3 de marzo', 'ahora trabajo en BBVA', 'desde el 3 de marzo'],
     [
       'em 12 de maio de 2025 mudei-me para o Porto',
       'mudei-me para o Porto',
@@ -376,5 +383,12 @@ describe('resolveStart: the day a time phrase says something began', () => {
       expect(resolveStart(phrase, said, tz)).toBeNull();
     }
     expect(resolveStart('on March 3rd', said, tz)?.date).toBe('2026-03-03');
+  });
+
+  it('"now" says when it was said, not when it began; "today" names the day', () => {
+    for (const phrase of ['now', 'right now', 'ahora', 'maintenant', 'jetzt', 'agora']) {
+      expect(resolveStart(phrase, said, tz)).toBeNull();
+    }
+    expect(resolveStart('today', said, tz)?.date).toBe('2026-12-02');
   });
 });

@@ -245,10 +245,11 @@ export function resolveDate(text: string, episodeMs: number, tz: string): Resolv
 
 /**
  * Words that introduce when something began or happened, in the languages capture reads ("in
- * March", "since last year", "desde ayer", "depuis hier", "seit gestern", "desde ontem").
+ * March", "since last year", "desde ayer", "depuis hier", "seit gestern", "desde ontem"), with
+ * the article a day may take after them ("on the 3rd of March", "desde el 3 de marzo").
  */
 const TIME_PREPOSITION =
-  /(?:^|\s)(?:in|since|on|from|as of|starting|en|desde|el|a partir de|depuis|le|à partir de|dès|im|seit|am|ab|em|no|na)$/iu;
+  /(?:^|\s)(?:(?:in|since|on|from|as of|starting|en|desde|a partir de|depuis|à partir de|dès|seit|ab|em)(?:\s+(?:the|el|la|le|du|dem|den|der|o|a))?|el|le|im|am|no|na|vom)$/iu;
 /** Words that end a span ("until last year"): such a phrase is when it stopped, not began. */
 const UNTIL = /(?:^|\s)(?:until|till|up to|hasta|jusqu['’]à|jusqu['’]en|bis|até)$/iu;
 /** A bare year after such a word ("since 2024", "desde 2019"): chrono does not read it alone. */
@@ -261,6 +262,8 @@ const DANGLING = /^[\s,;:–—-]+|[\s,;:–—-]+$/gu;
 interface TimeSpan {
   start: number;
   end: number;
+  /** The phrase names the moment it was said ("now", "ahora", "jetzt"), no day of its own. */
+  present?: boolean;
 }
 
 /**
@@ -285,9 +288,10 @@ function timeSpans(text: string): TimeSpan[] {
     const before = text.slice(0, r.index).trimEnd();
     if (UNTIL.test(before) || UNTIL.test(r.text.split(/\s+/u)[0] ?? '')) continue;
     const end = r.index + r.text.length;
+    const present = r.start.isCertain('minute') && r.start.date().getTime() === ref.getTime();
     const word = TIME_PREPOSITION.exec(before);
     if (word) {
-      spans.push({ start: word.index + (/^\s/u.test(word[0]) ? 1 : 0), end });
+      spans.push({ start: word.index + (/^\s/u.test(word[0]) ? 1 : 0), end, present });
       continue;
     }
     const introduced = TIME_PREPOSITION.test(r.text.split(/\s+/u)[0] ?? '');
@@ -297,7 +301,7 @@ function timeSpans(text: string): TimeSpan[] {
       r.start.isCertain(p as 'day' | 'month' | 'year'),
     );
     if (introduced || (relative && (atEnd || moreThanWeekday))) {
-      spans.push({ start: r.index, end });
+      spans.push({ start: r.index, end, present });
     }
   }
   return spans;
@@ -311,7 +315,9 @@ function timeSpans(text: string): TimeSpan[] {
  * Which phrases count is {@link timeSpans}'s rule (a day, month or year, introduced by a time
  * word or relative to when it was said; never a span's end, never a time of day alone: "coffee in
  * the morning" stays whole, "I moved to March" keeps the town). When several do, the one at the
- * end wins, then the one at the start, then the first. The rest is the statement without it, the
+ * end wins, then the one at the start, then the first; a phrase that names only the present
+ * ("now") loses to one that names a day, month or year ("started at Initech on the 3rd of March,
+ * so almost a year now" → "on the 3rd of March"). The rest is the statement without it, the
  * punctuation the cut leaves dangling dropped ("Since 2024, I work at Acme" → "I work at Acme";
  * "I moved to Ghent 3 days ago, still no internet" → "I moved to Ghent, still no internet").
  *
@@ -320,8 +326,10 @@ function timeSpans(text: string): TimeSpan[] {
  */
 export function splitTimePhrase(value: string): { rest: string; phrase: string } | null {
   const text = value.trim().replace(/[.!]+$/u, '');
-  const spans = timeSpans(text);
-  if (spans.length === 0) return null;
+  const found = timeSpans(text);
+  if (found.length === 0) return null;
+  const dated = found.filter((x) => !x.present);
+  const spans = dated.length > 0 ? dated : found;
   const chosen =
     spans.find((x) => x.end === text.length) ??
     spans.find((x) => text.slice(0, x.start).trim() === '') ??
@@ -335,18 +343,27 @@ export function splitTimePhrase(value: string): { rest: string; phrase: string }
   return { rest, phrase: text.slice(chosen.start, chosen.end).trim() };
 }
 
+/** Whether `phrase`'s first date is the very moment `ref` ("now", "ahora", "jetzt"). */
+function namesOnlyThePresent(phrase: string, ref: Date): boolean {
+  for (const { r } of results(phrase, ref, false)) {
+    return r.start.isCertain('minute') && r.start.date().getTime() === ref.getTime();
+  }
+  return false;
+}
+
 /**
  * The day a statement's time phrase says it began, read against the moment the statement was
  * said (`episodeMs`) in zone `tz`: what {@link resolveDate} reads (a relative day, or a date with
  * its day, month and year: "on 12 May 2025" → that day), and also a day and month without a year
  * ("on March 3rd", "el 3 de marzo", "am 3. März") → the most recent such day at or before the
- * line. A month or a year alone ("in March", "since 2024") names no day: null, the start unknown
- * rather than guessed. A day after the line is returned as read; the caller decides (a start is
+ * line. A month or a year alone ("in March", "since 2024") names no day, and "now" ("ahora",
+ * "jetzt") names when it was said, not when it began: null, the start unknown rather than guessed. A day after the line is returned as read; the caller decides (a start is
  * never in the future).
  *
  * @returns the day, or null when the phrase names none.
  */
 export function resolveStart(phrase: string, episodeMs: number, tz: string): ResolvedDate | null {
+  if (namesOnlyThePresent(phrase, wallClock(episodeMs, tz))) return null;
   const known = resolveDate(phrase, episodeMs, tz);
   if (known) return known;
   const ref = wallClock(episodeMs, tz);

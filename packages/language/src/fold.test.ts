@@ -38,6 +38,16 @@ describe('mentions', () => {
     expect(mentions('Paulo from São', 'São Paulo')).toBe(false);
     expect(mentions('anything', '!!')).toBe(false);
   });
+
+  it('reads a case ending and an attached Hebrew or Arabic prefix as the same word', () => {
+    expect(mentions('С 2022 года я работаю в Яндексе', 'Яндекс')).toBe(true);
+    expect(mentions('אני גר בחיפה', 'חיפה')).toBe(true);
+    expect(mentions('سافرت بالقطار أمس', 'قطار')).toBe(true);
+    // controls: another word that merely begins or ends with the same letters is not a mention
+    expect(mentions('אני גר בתל אביב', 'חיפה')).toBe(false);
+    expect(mentions('Яндексмаркет открылся', 'Яндекс')).toBe(false);
+    expect(mentions('سافرت إلى قطر', 'قطار')).toBe(false);
+  });
 });
 
 describe('supportsValue', () => {

@@ -7,6 +7,7 @@
  */
 import { stemmer } from 'stemmer';
 import { ara, deu, ell, eng, fra, heb, ita, nld, por, rus, spa, ukr } from 'stopword';
+import { mentionFinder } from './mention.js';
 import { NLTK_ENGLISH_STOPWORDS } from './text.js';
 
 /** Letters whose combining marks are accents to ignore (Latin, Greek, Cyrillic). */
@@ -58,13 +59,13 @@ export function contentWords(text: string): string[] {
 
 /**
  * True when `text` mentions `value`: the folded words of `value` appear in `text`'s folded words,
- * in order and next to each other (whole words: "Porto" is in "Porto, Portugal", not in
- * "Portobello"). A value with no word is mentioned nowhere.
+ * in order and next to each other, as whole words that may carry a short inflected ending or an
+ * attached Hebrew or Arabic prefix ("Porto" is in "Porto, Portugal" and "Portos", not in
+ * "Portobello"; "Яндекс" in "в Яндексе"; "חיפה" in "בחיפה"). The one test of a mention: purge
+ * and tombstones read it through {@link mentionFinder}. A value with no word is mentioned nowhere.
  */
 export function mentions(text: string, value: string): boolean {
-  const needle = foldText(value);
-  if (!needle) return false;
-  return ` ${foldText(text)} `.includes(` ${needle} `);
+  return mentionFinder(value)?.test(text) ?? false;
 }
 
 /**

@@ -72,5 +72,8 @@ describe('folded words', () => {
     expect(holdsWord(['portugal'], 'porto')).toBe(false);
     expect(wordStems('kowalskis')).toContain('kowalski');
     expect(wordStems('anna')).toEqual(['anna']);
+    expect(holdsWord(['גר', 'בחיפה'], 'חיפה')).toBe(true);
+    expect(wordStems('בחיפה')).toContain('חיפה');
+    expect(holdsWord(['גר', 'בחיפה'], 'היפה')).toBe(false);
   });
 });

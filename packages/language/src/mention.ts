@@ -19,6 +19,8 @@
  * @module
  */
 
+import { prefixForms, prefixPattern } from './scripts.js';
+
 /** The shortest value word that may carry an inflected ending in a text (characters). */
 export const INFLECTED_MIN = 4;
 /** The most letters an inflected ending adds to a value word. */
@@ -112,9 +114,10 @@ export function apostropheForms(text: string): string[] {
 
 /**
  * The pattern that finds a value's folded `needles` (one per spelling of {@link apostropheForms})
- * in folded text (global), or null for a value with no word. Words in order, one space apart; each word of {@link INFLECTED_MIN} characters or more may
- * carry an ending of up to {@link INFLECTION_MAX} letters; whole words, except in scripts written
- * without spaces.
+ * in folded text (global), or null for a value with no word. Words in order, one space apart; each
+ * word of {@link INFLECTED_MIN} characters or more may carry an ending of up to
+ * {@link INFLECTION_MAX} letters, and a Hebrew or Arabic word the prefixes its grammar attaches
+ * ({@link prefixPattern}); whole words, except in scripts written without spaces.
  */
 function foldedPattern(needles: readonly string[]): RegExp | null {
   if (needles.length === 0) return null;
@@ -124,8 +127,9 @@ function foldedPattern(needles: readonly string[]): RegExp | null {
   const bodies = needles.map((needle) =>
     needle
       .split(' ')
-      .map((w) =>
-        [...w].length >= INFLECTED_MIN ? `${escapeRe(w)}\\p{L}{0,${INFLECTION_MAX}}` : escapeRe(w),
+      .map(
+        (w) =>
+          `${prefixPattern(w) ?? ''}${[...w].length >= INFLECTED_MIN ? `${escapeRe(w)}\\p{L}{0,${INFLECTION_MAX}}` : escapeRe(w)}`,
       )
       .join(' '),
   );
@@ -229,13 +233,15 @@ export function mentionFinder(value: string): MentionFinder | null {
 
 /**
  * True when `words` (folded words of a text, {@link foldedWords}) hold `word` (a folded word) as
- * a word or as the word with an inflected ending (see the module).
+ * a word, as the word with an inflected ending (see the module), or, in Hebrew and Arabic, with
+ * a prefix attached ({@link prefixForms}).
  */
 export function holdsWord(words: readonly string[], word: string): boolean {
   const inflects = [...word].length >= INFLECTED_MIN;
   return words.some(
     (w) =>
       w === word ||
+      prefixForms(w).includes(word) ||
       (inflects &&
         w.startsWith(word) &&
         [...w.slice(word.length)].length <= INFLECTION_MAX &&
@@ -245,12 +251,12 @@ export function holdsWord(words: readonly string[], word: string): boolean {
 
 /**
  * The forms of a folded `word` under which {@link holdsWord} may have found a shorter word: the
- * word itself and the word less up to {@link INFLECTION_MAX} final letters (kept while at least
+ * word itself, the word without an attached Hebrew or Arabic prefix, and the word less up to {@link INFLECTION_MAX} final letters (kept while at least
  * {@link INFLECTED_MIN} characters). For matching against words kept only as hashes.
  */
 export function wordStems(word: string): string[] {
   const chars = [...word];
-  const out = [word];
+  const out = [word, ...prefixForms(word)];
   for (let cut = 1; cut <= INFLECTION_MAX; cut++) {
     const stem = chars.slice(0, chars.length - cut);
     if (stem.length < INFLECTED_MIN) break;

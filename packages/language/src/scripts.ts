@@ -190,6 +190,21 @@ export function prefixForms(word: string): string[] {
   return [];
 }
 
+/**
+ * A regular-expression source for the prefixes {@link prefixForms} takes off a Hebrew or Arabic
+ * `word`, optional, to stand before that word where it is searched for ("חיפה" is found in
+ * "בחיפה", "قطار" in "بالقطار"); null for a word of another script.
+ */
+export function prefixPattern(word: string): string | null {
+  if (HEBREW_WORD.test(word)) {
+    return `(?:${[...HEBREW_PAIRS, ...HEBREW_PREFIX].join('|')})?`;
+  }
+  if (ARABIC_WORD.test(word)) {
+    return `(?:${ARABIC_PREFIXES.map((p) => p.prefix).join('|')})?`;
+  }
+  return null;
+}
+
 /** A Hebrew or Arabic word (letters only) as the index holds it. */
 const SEMITIC_WORD = /(?:(?=\p{L})[\p{Script=Hebrew}\p{Script=Arabic}])+/gu;
 

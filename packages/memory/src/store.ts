@@ -62,6 +62,7 @@ import {
   reviewFlagsHolder,
   type StaleOptions,
 } from './facts/review-flags.js';
+import { forgottenSaidAgain } from './facts/tombstones.js';
 import { type AccessCount, recordAccess } from './facts/transitions.js';
 import { type ImportOptions, type ImportResult, importTurns } from './import/import.js';
 import type { ParsedImport } from './import/parsers.js';
@@ -341,6 +342,16 @@ export class MemoryStore {
    */
   retract(id: number, options: RetractOptions): RetractResult {
     return retractBelief(this.#ctx, id, options);
+  }
+
+  /**
+   * The beliefs the owner forgot (not purged) that `clause` of the owner's says again, word for
+   * word in meaning: every content word of the forgotten value, and nothing more ("I drink oat
+   * milk" again after forgetting it; not "my friend drinks oat milk"). What a door may offer to
+   * restore: the owner saying it again is the one way back.
+   */
+  forgottenSaidAgain(clause: string, scope: Scope = 'owner'): Fact[] {
+    return forgottenSaidAgain(this.#ctx, scope, clause);
   }
 
   /**

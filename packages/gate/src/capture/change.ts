@@ -20,6 +20,8 @@
  *
  * @module
  */
+
+import { splitTimePhrase } from '@keel/language';
 import type { Kind } from '@keel/memory';
 import type { CaptureLanguage, CaptureSlot } from './common.js';
 
@@ -45,8 +47,14 @@ export interface ChangeReading {
   slot: { kind: Kind; key: string } | null;
   /** A family of relation slots the ending closes (a couple ending: partner, boyfriend, …). */
   family?: SlotFamily;
-  /** For a change, where B lands when the slot rules can place "B" on its own. */
+  /**
+   * For a change, where B lands when the slot rules can place "B" on its own; for a stop followed
+   * by what holds instead ("not at Telefónica anymore, now at BBVA"), the new value in the
+   * stopped slot.
+   */
   opens?: CaptureSlot | null;
+  /** The time phrase of what holds instead after a stop ("seit Januar"), when it has one. */
+  when?: string;
   language: CaptureLanguage;
 }
 
@@ -236,6 +244,54 @@ function firstClause(text: string): string {
     .trim();
 }
 
+/** Where the clause of a stop ends and what follows it begins (a comma, a semicolon, a dash). */
+const CLAUSE_BREAK = /\s*(?:[,;:]|\s[-—–]\s)\s*/gu;
+
+const escapeRe = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * What a stop's next clause says holds instead, in the stopped slot: "ya no trabajo en
+ * Telefónica, ahora estoy en BBVA" → BBVA; "ich wohne nicht mehr in Köln, seit Januar in
+ * Leipzig" → Leipzig. The next clause is read on its own first; when it places nothing in that
+ * slot, it is read as the stop's positive clause with the new object in place of the old (the
+ * words after the old value's preposition, when the next clause repeats it; else the whole
+ * clause, when it is a short name). Its time phrase is kept apart as `when`.
+ */
+function continuation(
+  text: string,
+  after: number,
+  positive: string,
+  placed: CaptureSlot,
+  place: (positive: string) => CaptureSlot | null,
+): { opens: CaptureSlot; when?: string } | null {
+  CLAUSE_BREAK.lastIndex = after;
+  const brk = CLAUSE_BREAK.exec(text);
+  if (!brk || brk[0].trim() === '') return null;
+  const rest = text.slice(brk.index + brk[0].length).trim();
+  if (!/[\p{L}\p{N}]/u.test(rest)) return null;
+  const timed = splitTimePhrase(rest);
+  const body = timed?.rest ?? rest;
+  const same = (slot: CaptureSlot | null): slot is CaptureSlot =>
+    slot !== null &&
+    slot.kind === placed.kind &&
+    slot.key === placed.key &&
+    slot.about === placed.about;
+  const withWhen = (opens: CaptureSlot) => (timed ? { opens, when: timed.phrase } : { opens });
+  const own = place(body);
+  if (same(own)) return withWhen(own);
+  const at = positive.toLocaleLowerCase().indexOf(placed.value.toLocaleLowerCase());
+  if (at <= 0) return null;
+  const predicate = positive.slice(0, at);
+  const preposition = /(\S+)\s+$/u.exec(predicate)?.[1];
+  const repeated = preposition
+    ? new RegExp(`(?<![\\p{L}\\p{M}])${escapeRe(preposition)}\\s+(.+)$`, 'iu').exec(body)
+    : null;
+  const object = repeated?.[1] ?? (body.split(/\s+/u).length <= 3 ? body : null);
+  if (!object) return null;
+  const elided = place(predicate + object);
+  return same(elided) ? withWhen(elided) : null;
+}
+
 /**
  * Reads whether `clause` (one sentence of the owner's, without its trigger) says that something
  * stopped or changed, in the languages capture knows.
@@ -275,11 +331,15 @@ export function readChangeClause(
       .replace(/\s+/gu, ' ')
       .trim();
     const placed = positive ? place(positive) : null;
+    const next = placed ? continuation(text, m.index + m[0].length, positive, placed, place) : null;
     return {
       shape: 'negation',
       clause: text,
       object: text.slice(m.index + m[0].length).trim() || text.slice(0, m.index).trim(),
       slot: placed ? { kind: placed.kind, key: placed.key } : null,
+      ...(next
+        ? { opens: next.opens, to: next.opens.value, ...(next.when ? { when: next.when } : {}) }
+        : {}),
       language: w.lang,
     };
   }

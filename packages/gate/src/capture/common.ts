@@ -152,6 +152,12 @@ export interface LanguageRules {
   readonly negation: RegExp;
   /** Rewrites a statement before the rules read it (English: "I'm" → "I am"). */
   readonly expand?: (statement: string) => string;
+  /**
+   * The statement with the subject a chat leaves out restored ("started at Initech" → "I started
+   * at Initech"), or null when it does not open that way. Read only when the statement as written
+   * places nothing, and only for the owner's own slots.
+   */
+  readonly dropped?: (statement: string) => string | null;
   /** How a relation is found in a noun phrase: its last word (English, German) or any word. */
   readonly relationHead: 'last' | 'any';
   /** The language's slot rules, in order. */

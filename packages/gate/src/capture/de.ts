@@ -29,6 +29,25 @@ const NOW = '(?:(?:jetzt|nun|inzwischen|mittlerweile|derzeit|gerade|seit kurzem)
 /** A noun phrase in verb-last order: lower-case adjectives, then a capitalised noun. */
 const NOUN = '((?:\\p{Ll}\\S* )*\\p{Lu}\\S*)';
 
+/** Conjunctions after which the verb comes last ("dass ich bei SAP arbeite"): no verb second. */
+const SUBORDINATORS =
+  'dass|daß|weil|wenn|ob|als|und|aber|oder|denn|sondern|falls|obwohl|damit|nachdem|bevor|seit|seitdem|während|wie|wo|was|wer|sobald|sodass|bis|da';
+
+/**
+ * A main clause whose finite verb stands before "ich" (verb second, what stood first taken off:
+ * a time phrase, or a time word of {@link NOW}'s): the verb and its subject in statement order.
+ */
+const V2 = new RegExp(
+  `^(?:(?:jetzt|nun|inzwischen|mittlerweile|derzeit|gerade|seit kurzem|aktuell|heute|gestern) )*(?!(?:${SUBORDINATORS})${E})(\\p{Ll}[\\p{L}]*) ich(?:\\s+|$)`,
+  'iu',
+);
+
+/**
+ * The modal particles German puts after an imperative ("merk dir doch, dass …", "merk dir bitte
+ * mal, dass …"), any of them in any order.
+ */
+const PARTICLES = '(?: (?:bitte|doch|mal|einfach|eben|halt|ja|nochmal|noch mal))*';
+
 /** German. */
 export const DE: LanguageRules = {
   lang: 'de',
@@ -36,14 +55,13 @@ export const DE: LanguageRules = {
   triggers: [
     {
       trigger: 'remember',
-      phrase:
-        '(?:merk(?:e|t)? (?:dir|euch)|merken sie sich|denk(?:e|t)? (?:daran|dran)|denken sie daran|vergiss nicht|vergesst nicht|vergessen sie nicht|behalte? im kopf)(?: bitte)?',
+      phrase: `(?:merk(?:e|t)? (?:dir|euch)|merken sie sich|denk(?:e|t)? (?:daran|dran)|denken sie daran|vergiss nicht|vergesst nicht|vergessen sie nicht|behalte? im kopf)${PARTICLES}`,
       connector: `\\s*,?\\s*dass${E}|\\s*[:—–-]`,
       connectorOptional: false,
     },
     {
       trigger: 'note',
-      phrase: '(?:notier(?:e)?(?: dir)?|notieren sie(?: sich)?|schreib(?: dir)? auf)',
+      phrase: `(?:notier(?:e)?(?: dir)?|notieren sie(?: sich)?|schreib(?: dir)? auf)${PARTICLES}`,
       connector: `\\s*,?\\s*dass${E}|\\s*[:—–-]`,
       connectorOptional: false,
     },
@@ -119,6 +137,9 @@ export const DE: LanguageRules = {
     /^(?:jetzt|nun|inzwischen|mittlerweile|derzeit|gerade|aktuell)\s+|\s+(?:jetzt|nun|inzwischen|mittlerweile|derzeit|gerade|aktuell|ab jetzt)$/iu,
   additive: wordsRe(['auch', 'außerdem', 'zusätzlich', 'noch ein', 'noch eine', 'noch einen']),
   negation: new RegExp(`^(?:nicht|kein|keine|keinen|nie|niemand)${E}`, 'iu'),
+  // Main-clause order after a fronted phrase: the finite verb, then the subject ("seit 2021
+  // arbeite ich bei SAP" once the time phrase is read off → "ich arbeite bei SAP").
+  expand: (s) => s.replace(V2, 'ich $1 '),
   relationHead: 'last',
   slots: [
     {

@@ -52,6 +52,17 @@ function personOf(
 
 const relationWord = new RegExp(`^${REL}$`, 'iu');
 
+/**
+ * A clause that opens with a verb in the past and no subject, as owners write in chat ("started
+ * at Initech in March", "just moved to Porto", "Joined Globex last week"): the subject dropped is
+ * the owner's own "I". A verb in the past (a regular "-ed" form or one of the irregular pasts of
+ * the slots' verbs), after an optional adverb of time; never the base form an order opens with
+ * ("work at Acme for a year and see"). Read only when the clause as written places nothing
+ * ("Ahmed started at Globex" is about Ahmed).
+ */
+const DROPPED_SUBJECT =
+  /^(?=(?:(?:just|recently|finally|also|then|officially|now)\s+)*(?:[a-z]+ed|began|left|quit|got|took|went|became|rented|bought)\b)/iu;
+
 /** English. */
 export const EN: LanguageRules = {
   lang: 'en',
@@ -126,6 +137,7 @@ export const EN: LanguageRules = {
   additive: /\b(?:also|too|as well|in addition|additionally|another)\b/i,
   negation: /^(?:not|no longer|never|nobody|no one|none)\b/i,
   expand: (s) => s.replace(/^i['’]m\b/i, 'I am'),
+  dropped: (s) => (DROPPED_SUBJECT.test(s) ? `I ${s}` : null),
   relationHead: 'last',
   slots: [
     {
@@ -225,7 +237,7 @@ export const EN: LanguageRules = {
     },
     {
       name: 'home',
-      re: /^I (?:now |currently |still |also )*(?:live|am living|reside|am based|am staying|have lived|have been living|['’]ve been living) in (.+)$/iu,
+      re: /^I (?:now |currently |still |also )*(?:live|am living|reside|am based|am staying|have lived|have been living|['’]ve been living|(?:am renting|rent|have rented|['’]ve rented|rented|bought|have bought|['’]ve bought) (?:a|an|the|my|our) (?:[\p{L}-]+ ){0,2}?(?:flat|apartment|studio|room|house|place|condo|loft|cottage|home)) in (.+)$/iu,
       slot: (m, h) => home(h, m[1]!),
     },
     {
@@ -240,7 +252,7 @@ export const EN: LanguageRules = {
     },
     {
       name: 'new employer',
-      re: /^I (?:have |['’]ve )?(?:just |recently |now |finally |also )*(?:joined|started (?:a (?:new )?job |working |work )?(?:at|with|for)|got (?:a|the) (?:new )?job (?:at|with)|took (?:a|the) (?:new )?(?:job|position|role) (?:at|with)|accepted (?:a|an|the) (?:offer|job|position) (?:from|at)) (.+)$/iu,
+      re: /^I (?:have |['’]ve )?(?:just |recently |now |finally |also )*(?:joined|started (?:(?:a|my|the|this) (?:new )?(?:job|position|role) |working |work )?(?:at|with|for)|got (?:a|the) (?:new )?job (?:at|with)|took (?:a|the) (?:new )?(?:job|position|role) (?:at|with)|accepted (?:a|an|the) (?:offer|job|position) (?:from|at)) (.+)$/iu,
       slot: (m, h) => employer(h, m[1]!, true),
     },
     {

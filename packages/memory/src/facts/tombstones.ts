@@ -284,3 +284,37 @@ export function tombstoneReasons(ctx: StoreContext, hash: string): TombstoneReas
     }[]
   ).map((t) => t.reason);
 }
+
+/**
+ * The beliefs the owner forgot (retracted under an unlifted `forgotten` tombstone, value still
+ * kept: not purged) that `clause` says again: every content word of the forgotten value is among
+ * the clause's words and every content word of the clause is one of the value's (as words, a
+ * short inflected ending or an attached prefix allowed), so "I drink oat milk" says again a
+ * forgotten "I drink oat milk" and "my friend drinks oat milk" does not. Oldest first.
+ *
+ * @param clause - one clause of the owner's own statement.
+ */
+export function forgottenSaidAgain(ctx: StoreContext, scope: Scope, clause: string): Fact[] {
+  const said = writtenWords(clause, '');
+  if (said.valueContent.length === 0) return [];
+  const rows = stmt(
+    ctx.db,
+    `SELECT f.* FROM tombstones t JOIN facts f ON f.id = t.fact_id
+     WHERE t.scope = ? AND t.reason = 'forgotten' AND t.lifted_at IS NULL
+       AND f.status = 'retracted' AND f.purged_at IS NULL
+     ORDER BY t.id`,
+  ).all(scope) as Fact[];
+  const seen = new Set<number>();
+  return rows.filter((f) => {
+    if (seen.has(f.id) || f.value === PURGED) return false;
+    seen.add(f.id);
+    return contentOf(f.value).some((form) => {
+      const words = new Set(form);
+      const everyWordSaid = form.every((h) => said.all.has(h));
+      const nothingElseSaid = said.valueContent.some((c) =>
+        c.every((forms) => forms.some((h) => words.has(h))),
+      );
+      return everyWordSaid && nothingElseSaid;
+    });
+  });
+}
