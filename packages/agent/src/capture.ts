@@ -30,14 +30,7 @@ import {
   readCorrection,
   speechActOf,
 } from '@keel/gate';
-import {
-  contentWords,
-  foldText,
-  hasCjk,
-  mentions,
-  resolveStart,
-  splitTimePhrase,
-} from '@keel/language';
+import { contentWords, foldText, hasCjk, mentions, resolveStart } from '@keel/language';
 import {
   type Fact,
   isOwnerSource,
@@ -128,15 +121,22 @@ interface LineContext {
  * left Nubank yesterday": valid_to is yesterday's start in the owner's zone).
  */
 function close(ctx: LineContext, fact: Fact, reading: ChangeReading): Fact | null {
-  const timed = splitTimePhrase(reading.clause);
-  const day = timed ? resolveStart(timed.phrase, ctx.said, ctx.tz) : null;
+  const day = endedOn(ctx, reading);
   const r = ctx.store.retract(fact.id, {
     actor: 'owner',
     why: `the owner said it stopped (${reading.shape}, episode ${ctx.episodeId})`,
     episodeId: ctx.episodeId,
-    ...(day && day.startMs <= ctx.said ? { endedAt: day.startMs } : {}),
+    ...(day ? { endedAt: day.startMs } : {}),
   });
   return r.retracted ? r.fact : null;
+}
+
+/** The day a stop's own words say it ended, at or before the line, or null. */
+function endedOn(ctx: LineContext, reading: ChangeReading): { startMs: number } | null {
+  const day = reading.ended
+    ? resolveStart(reading.ended, ctx.said, ctx.tz, { pastWeekday: true })
+    : null;
+  return day && day.startMs <= ctx.said ? day : null;
 }
 
 /** Writes a capture as the owner's word, its start from its time phrase when it names a day. */
@@ -173,6 +173,9 @@ function applyChange(
   );
   if (old.kind !== 'note' && !keyedByA) {
     const sameSlot = capture && capture.kind === old.kind && capture.key === old.key;
+    // A dated stop ("moved out of Munich on 28 February — I'm in Leipzig now") ends A on its day;
+    // B is then kept in A's slot with its start unknown.
+    const closed = endedOn(ctx, reading) ? close(ctx, old, reading) : null;
     const r = ctx.store.remember({
       kind: old.kind,
       key: old.key,
@@ -181,7 +184,7 @@ function applyChange(
       episodeId: ctx.episodeId,
       actor: 'owner',
     });
-    return { write: r, closed: [] };
+    return { write: r, closed: closed ? [closed] : [] };
   }
   const closed: Fact[] = [];
   const c = close(ctx, old, reading);
@@ -302,7 +305,7 @@ export function captureOwnerStatement(
     }
     let written: WriteResult | null = null;
     let closed: Fact[] = [];
-    if (reading?.shape === 'change') {
+    if (reading?.shape === 'change' || (reading?.to && !reading.opens)) {
       ({ write: written, closed } = applyChange(ctx, reading, capture));
     } else {
       if (reading) {

@@ -154,11 +154,120 @@ describe('a stop followed by what holds instead supersedes the slot with the new
   });
 });
 
+describe('what follows a stop that names no slot, and whose stop it is', () => {
+  it.each([
+    [
+      'I live in Bristol',
+      'no longer in Bristol, in Cardiff since May',
+      'home',
+      'Bristol',
+      'Cardiff',
+    ],
+    [
+      'recuerda que trabajo en BBVA',
+      'dejé el BBVA, ahora estoy en Santander, en la oficina de Boadilla',
+      'employer',
+      'BBVA',
+      'Santander',
+    ],
+    [
+      "j'habite à Lyon",
+      "j'habite plus à Lyon, maintenant c'est Grenoble",
+      'home',
+      'Lyon',
+      'Grenoble',
+    ],
+    [
+      'souviens-toi que je suis végane',
+      'je suis plus végane, je suis flexitarienne maintenant',
+      'diet',
+      'végane',
+      'flexitarienne',
+    ],
+    [
+      'ich wohne in Stuttgart',
+      'wohne nicht mehr in Stuttgart, bin jetzt in Freiburg',
+      'home',
+      'Stuttgart',
+      'Freiburg',
+    ],
+  ])('%j then %j', (first, second, key, old, next) => {
+    const c = control();
+    say(first);
+    say(second);
+    expect(current('profile', key)?.value).toBe(next);
+    expect(held(old)).toBe(false);
+    expectControl(c);
+  });
+
+  it('"B instead of A" and "swapped A for B" close A and keep B', () => {
+    const oat = say('merk dir, dass ich Hafermilch trinke').write!.fact!;
+    say('ich trinke jetzt Sojamilch statt Hafermilch');
+    expect(held('Sojamilch')).toBe(true);
+    expect(store.fact(oat.id)!.status).toBe('retracted');
+    const tea = say('lembra que eu tomo chá preto de manhã').write!.fact!;
+    say('troquei o chá preto por café');
+    expect(held('café')).toBe(true);
+    expect(store.fact(tea.id)!.status).toBe('retracted');
+  });
+
+  it('someone else leaving, or words in quotation marks, close nothing of the owner’s', () => {
+    const job = say('je travaille chez Airbus Helicopters à Marignane').write!.fact!;
+    expect(say('mon voisin a quitté Airbus pour Dassault, il est ravi').closed).toEqual([]);
+    expect(say('Sam quit Airbus last year').closed).toEqual([]);
+    expect(say('saw this tweet: "I quit Airbus to bake sourdough" lmao').closed).toEqual([]);
+    expect(store.fact(job.id)!.status).toBe('active');
+    // control: the owner's own stop does close it
+    expect(say("j'ai quitté Airbus").closed.map((f) => f.id)).toEqual([job.id]);
+  });
+
+  it('a dated stop ends on its day; the new value follows with its start unknown', () => {
+    const munich = say('I live in Munich').write!.fact!;
+    say('I moved out of Munich on 28 February — I’m in Leipzig now');
+    expect(current('profile', 'home')).toMatchObject({ value: 'Leipzig', valid_from: null });
+    const old = store.fact(munich.id)!;
+    expect(old.status).not.toBe('active');
+    expect(new Date(old.valid_to!).toISOString().slice(0, 10)).toBe('2026-02-28');
+  });
+});
+
+describe('a corrected relation keeps the person, not the words around them', () => {
+  it.each([
+    [
+      'merk dir, dass mein Zahnarzt Dr. Becker ist',
+      'Korrektur: mein Zahnarzt ist eigentlich Dr. Wolff, nicht Becker',
+      'zahnarzt',
+      'Dr. Wolff',
+    ],
+    [
+      'recuerda que mi médico es el doctor Ferrer',
+      'perdona, en realidad mi médico es la doctora Vidal, no Ferrer',
+      'médico',
+      'la doctora Vidal',
+    ],
+  ])('%j then %j', (first, second, key, value) => {
+    say(first);
+    say(second);
+    expect(current('relationship', key)?.value).toBe(value);
+  });
+
+  it.each([
+    ["I'm married to Priya", 'spouse', 'Priya'],
+    ['ich bin seit 2020 mit Jonas verheiratet', 'spouse', 'Jonas'],
+    ['je suis en couple avec Mathis depuis 2022', 'partner', 'Mathis'],
+    ['sou casada com o Thiago desde 2018', 'spouse', 'Thiago'],
+    ['estoy saliendo con Lucía', 'partner', 'Lucía'],
+  ])('%j → relationship/%s', (line, key, value) => {
+    say(line);
+    expect(current('relationship', key)).toMatchObject({ value, valid_from: null });
+  });
+});
+
 describe('the owner saying again what they forgot is the way back', () => {
   it('the same words in passing restore the forgotten belief; a mention about someone else does not', () => {
     const c = control();
     const milk = say('remember that I drink oat milk').write!.fact!;
-    store.forget(milk.id, { actor: 'owner' });
+    store.forget(milk.id);
     // control: said of someone else, it stays forgotten
     expect(say('my friend drinks oat milk too').write).toBeNull();
     expect(held('oat milk')).toBe(false);

@@ -688,8 +688,9 @@ function statementOf(line: string): string {
  * Reads whether the owner's line says that something stopped or changed (see
  * `capture/change.ts`: negation + the slot's predicate, an ending verb + its object, a change
  * from A to B), in its first sentence (after a trigger phrase when there is one). Only a
- * statement is read: a question, a request, a supposition or a report of someone else says
- * nothing about the owner's beliefs.
+ * statement is read: a question, a request, a supposition, a report of someone else, words in
+ * quotation marks, or a clause whose subject is someone else says nothing about the owner's
+ * beliefs.
  *
  * @returns the reading, or null.
  */
@@ -697,15 +698,25 @@ export function readCorrection(text: string): ChangeReading | null {
   if (typeof text !== 'string') return null;
   const line = text.trim();
   if (!line || analyse(line).act !== 'statement') return null;
-  const first = firstSentence(statementOf(line));
+  const first = firstSentence(statementOf(line).replace(QUOTED, ' … '));
   if (first === null) return null;
   let clause = cleanStatement(first);
   for (let prev = ''; prev !== clause; ) {
     prev = clause;
     for (const t of TABLES) clause = clause.replace(t.correction, '');
   }
-  return readChangeClause(clause, (positive) => placeInSlot(TABLES, positive)?.slot ?? null);
+  return readChangeClause(
+    clause,
+    (positive) => placeInSlot(TABLES, positive)?.slot ?? null,
+    (word) => TABLES.some((t) => t.relations.test(word)),
+  );
 }
+
+/**
+ * Words in quotation marks: someone else's words the owner passes on ("saw this tweet: \"I quit
+ * Google\""), never the owner saying that something of theirs stopped.
+ */
+const QUOTED = /"[^"\n]*"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»|»[^«\n]*«|「[^」\n]*」/gu;
 
 /**
  * Recognises the owner's explicit statement of something to keep: "remember that …", "note

@@ -289,6 +289,7 @@ describe('splitTimePhrase: the time phrase a stated value ends with', () => {
     ['Lyon depuis hier', 'Lyon', 'depuis hier'],
     ['Berlin seit gestern', 'Berlin', 'seit gestern'],
     ['Lisboa desde ontem', 'Lisboa', 'desde ontem'],
+    ['in Cardiff since May', 'in Cardiff', 'since May'], // "May" alone, which chrono does not read
   ])('%j → %j + %j', (value, rest, phrase) => {
     expect(splitTimePhrase(value)).toEqual({ rest, phrase });
   });
@@ -390,5 +391,16 @@ describe('resolveStart: the day a time phrase says something began', () => {
       expect(resolveStart(phrase, said, tz)).toBeNull();
     }
     expect(resolveStart('today', said, tz)?.date).toBe('2026-12-02');
+  });
+
+  it('for a stop said in the past, a weekday alone is the most recent one at or before the line', () => {
+    // 2 December 2026 is a Wednesday in Los Angeles.
+    const past = { pastWeekday: true };
+    expect(resolveStart('on Friday', said, tz, past)?.date).toBe('2026-11-27');
+    expect(resolveStart('am Freitag', said, tz, past)?.date).toBe('2026-11-27');
+    expect(resolveStart('on Wednesday', said, tz, past)?.date).toBe('2026-12-02');
+    expect(resolveStart('last Friday', said, tz, past)?.date).toBe('2026-11-27');
+    // control: without it, a weekday ahead is read as ahead (the caller refuses it as a start)
+    expect(resolveStart('on Friday', said, tz)?.date).toBe('2026-12-04');
   });
 });

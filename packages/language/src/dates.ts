@@ -255,6 +255,14 @@ const UNTIL = /(?:^|\s)(?:until|till|up to|hasta|jusqu['’]à|jusqu['’]en|bis
 /** A bare year after such a word ("since 2024", "desde 2019"): chrono does not read it alone. */
 const YEAR_PHRASE =
   /(?<![\p{L}\p{M}\p{N}])(?:in|since|from|as of|en|desde|depuis|dès|seit|ab|im|em)\s+(?:19|20)\d{2}(?![\p{L}\p{M}\p{N}])/giu;
+/**
+ * An English month named alone after a time word ("since May", "in May"): chrono does not read
+ * "May" alone (it is also a verb), so the phrase is found here; like a bare year, it names no day.
+ */
+const MONTH_PHRASE = new RegExp(
+  `(?<![\\p{L}\\p{M}\\p{N}])(?:since|from|as of|in|starting)\\s+(?:${ENGLISH_MONTHS.join('|')})(?![\\p{L}\\p{M}\\p{N}])(?!\\s+\\d)`,
+  'giu',
+);
 /** Punctuation and dashes a cut leaves dangling at either end of what remains. */
 const DANGLING = /^[\s,;:–—-]+|[\s,;:–—-]+$/gu;
 
@@ -277,8 +285,8 @@ interface TimeSpan {
  */
 function timeSpans(text: string): TimeSpan[] {
   const spans: TimeSpan[] = [];
-  for (const m of text.matchAll(YEAR_PHRASE)) {
-    spans.push({ start: m.index, end: m.index + m[0].length });
+  for (const re of [YEAR_PHRASE, MONTH_PHRASE]) {
+    for (const m of text.matchAll(re)) spans.push({ start: m.index, end: m.index + m[0].length });
   }
   if (!mayNameDate(text)) return spans;
   const ref = new Date();
@@ -343,6 +351,30 @@ export function splitTimePhrase(value: string): { rest: string; phrase: string }
   return { rest, phrase: text.slice(chosen.start, chosen.end).trim() };
 }
 
+/**
+ * A weekday named alone ("on Friday", "am Freitag") as a start or a stop: the most recent such day
+ * at or before the line, never the coming one chrono may read.
+ */
+function lastSuchWeekday(
+  day: ResolvedDate,
+  phrase: string,
+  episodeMs: number,
+  tz: string,
+): ResolvedDate {
+  const said = DateTime.fromMillis(episodeMs, { zone: tz }).startOf('day');
+  if (day.startMs <= said.toMillis()) return day;
+  const ref = wallClock(episodeMs, tz);
+  const first = results(phrase, ref, false).next().value;
+  if (!first?.r.start.isCertain('weekday') || first.r.start.isCertain('day')) return day;
+  const back = DateTime.fromMillis(day.startMs, { zone: tz }).minus({ days: 7 });
+  return {
+    ...day,
+    date: back.toISODate() ?? day.date,
+    startMs: back.toMillis(),
+    instantMs: back.set({ hour: 12 }).toMillis(),
+  };
+}
+
 /** Whether `phrase`'s first date is the very moment `ref` ("now", "ahora", "jetzt"). */
 function namesOnlyThePresent(phrase: string, ref: Date): boolean {
   for (const { r } of results(phrase, ref, false)) {
@@ -356,16 +388,23 @@ function namesOnlyThePresent(phrase: string, ref: Date): boolean {
  * said (`episodeMs`) in zone `tz`: what {@link resolveDate} reads (a relative day, or a date with
  * its day, month and year: "on 12 May 2025" → that day), and also a day and month without a year
  * ("on March 3rd", "el 3 de marzo", "am 3. März") → the most recent such day at or before the
- * line. A month or a year alone ("in March", "since 2024") names no day, and "now" ("ahora",
+ * line; with `pastWeekday` (a stop, said in the past: "I left Zillow on Friday"), a weekday alone →
+ * the most recent one at or before the line ("I work at Globex on Saturday" is no start). A month or a
+ * year alone ("in March", "since 2024") names no day, and "now" ("ahora",
  * "jetzt") names when it was said, not when it began: null, the start unknown rather than guessed. A day after the line is returned as read; the caller decides (a start is
  * never in the future).
  *
  * @returns the day, or null when the phrase names none.
  */
-export function resolveStart(phrase: string, episodeMs: number, tz: string): ResolvedDate | null {
+export function resolveStart(
+  phrase: string,
+  episodeMs: number,
+  tz: string,
+  options: { pastWeekday?: boolean } = {},
+): ResolvedDate | null {
   if (namesOnlyThePresent(phrase, wallClock(episodeMs, tz))) return null;
   const known = resolveDate(phrase, episodeMs, tz);
-  if (known) return known;
+  if (known) return options.pastWeekday ? lastSuchWeekday(known, phrase, episodeMs, tz) : known;
   const ref = wallClock(episodeMs, tz);
   const said = DateTime.fromMillis(episodeMs, { zone: tz });
   for (const { r } of results(phrase, ref, false)) {

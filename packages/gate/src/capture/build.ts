@@ -58,11 +58,28 @@ export function possessive(h: RuleHelpers, x: string, y: string, clip = false): 
     return aboutSomeone(h, last, y);
   }
   if (h.additive) return null;
-  const value = clip ? h.clip(y) : h.trim(y);
+  // A relation is a person, said in one clause ("Dr. Wolff, nicht Becker" → "Dr. Wolff").
+  const value = clip || h.isRelation(x) ? h.clip(y) : h.trim(y);
   if (!value || h.negated(value)) return null;
   const key = h.slug(x);
   if (!key) return null;
   return { kind: h.isRelation(x) ? 'relationship' : 'profile', key, value, about: OWNER };
+}
+
+/**
+ * The owner's partner, named: relationship/spouse for a marriage, relationship/partner for a
+ * couple ("I'm married to Priya", "je suis en couple avec Mathis", "ich bin mit Jonas
+ * verheiratet"); the article a language puts before a name ("o Thiago") left out.
+ */
+export function partner(
+  h: RuleHelpers,
+  key: 'spouse' | 'partner',
+  who: string,
+): CaptureSlot | null {
+  if (h.additive) return null;
+  const value = h.clip(who).replace(/^(?:o|a|el|la|le|the|der|die|den)\s+(?=\p{Lu})/u, '');
+  if (!value || !nameLike(value) || h.negated(value)) return null;
+  return { kind: 'relationship', key, value, about: OWNER };
 }
 
 /** "my favourite X is Y" → preference/favourite_X. */

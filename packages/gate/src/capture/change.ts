@@ -55,6 +55,11 @@ export interface ChangeReading {
   opens?: CaptureSlot | null;
   /** The time phrase of what holds instead after a stop ("seit Januar"), when it has one. */
   when?: string;
+  /**
+   * The time phrase of the stop's own clause ("I left Zillow on Friday", "I moved out of Munich
+   * on 28 February — I'm in Leipzig now" → "on 28 February"): when it stopped.
+   */
+  ended?: string;
   language: CaptureLanguage;
 }
 
@@ -73,6 +78,19 @@ interface ChangeWords {
   }[];
   /** Change constructions: groups `from` and `to`. */
   readonly changes: readonly RegExp[];
+  /**
+   * "B instead of A": group `before` (the clause up to the word, B its last words) and `from`
+   * (A); B is read as the words before it, as many as A has (the two stand in parallel).
+   */
+  readonly instead: RegExp;
+  /** A subject that is someone else: a third-person pronoun, or a possessive before a noun. */
+  readonly others: RegExp;
+  /** Words that put the owner in a clause ("I", "me", "we", "and I"). */
+  readonly owner: RegExp;
+  /** The words that hold what follows a stop up as its new value ("it's", "c'est", "ist"). */
+  readonly presenting: RegExp;
+  /** Prepositions a new value follows ("now at Globex", "ahora en Santander"). */
+  readonly prepositions: RegExp;
 }
 
 const W = '(?![\\p{L}\\p{M}])';
@@ -92,7 +110,9 @@ const WORDS: readonly ChangeWords[] = [
     ),
     endings: [
       {
-        re: re(`${B}(?:split up|broke up|separated|divorced|dumped|parted ways)${W}`),
+        re: re(
+          `${B}(?:split up|broke up|separated|divorced|dumped|parted ways|called it quits)${W}`,
+        ),
         family: 'partner',
       },
       {
@@ -102,7 +122,7 @@ const WORDS: readonly ChangeWords[] = [
       { re: re(`${B}moved out${W}`), slot: HOME },
       {
         re: re(
-          `${B}(?:left|quit|quitted|stopped|ended|gave up|give up|cancel(?:l)?ed|switched away from|moved away from|dropped|finished with)${W}`,
+          `${B}(?:left|quit|quitted|stopped|ended|gave up|give up|cancel(?:l)?ed|switched away from|moved away from|dropped|finished with|sold|got rid of)${W}`,
         ),
       },
     ],
@@ -114,6 +134,13 @@ const WORDS: readonly ChangeWords[] = [
         `${B}(?:swapped|traded|exchanged|replaced|ditched|dropped)\\s+(?<from>.+?)\\s+(?:for|with)\\s+(?<to>.+)$`,
       ),
     ],
+    instead: re(`^(?<before>.+?)\\s+(?:instead of|rather than|in place of)\\s+(?<from>.+)$`),
+    others: re(
+      `^(?:(?:my|our|his|her|their)\\s+(?<noun>[\\p{L}'’-]+)|(?:he|she|they|someone|somebody)${W})`,
+    ),
+    owner: re(`${B}(?:i|me|we|us|myself|i['’](?:m|ve|d|ll))${W}`),
+    presenting: re(`^(?:it['’]s|it is|that['’]s|i['’]m|i am)\\s+`),
+    prepositions: re(`^(?:at|in|with|for|to|on)\\s+`),
   },
   {
     lang: 'es',
@@ -138,10 +165,21 @@ const WORDS: readonly ChangeWords[] = [
         `${B}(?:cambié|cambie|pasé|pase|me cambié|me pasé|me mudé)\\s+(?:de\\s+)?(?<from>.+?)\\s+(?:a|al|por)\\s+(?<to>.+)$`,
       ),
     ],
+    instead: re(
+      `^(?<before>.+?)\\s+(?:en lugar de|en vez de|en lugar del|en vez del)\\s+(?<from>.+)$`,
+    ),
+    others: re(
+      `^(?:(?:mi|mis|nuestro|nuestra)\\s+(?<noun>[\\p{L}-]+)|(?:él|ella|ellos|ellas|alguien)${W})`,
+    ),
+    owner: re(`${B}(?:yo|me|nos|nosotros|nosotras|conmigo)${W}`),
+    presenting: re(`^(?:es|son|estoy|soy)\\s+`),
+    prepositions: re(`^(?:en|a|al|con|para|de)\\s+`),
   },
   {
     lang: 'fr',
-    negation: re(`${B}(?:ne\\s+|n['’])(?:\\S+\\s+){0,2}?plus${W}|${B}plus jamais${W}`),
+    negation: re(
+      `${B}(?:ne\\s+|n['’])(?:\\S+\\s+){0,2}?plus${W}|${B}plus jamais${W}|^(?:je\\s+|j['’]|on\\s+|nous\\s+)(?:\\S+\\s+)?\\S+\\s+plus${W}(?!\\s+(?:de|d['’]|du|des|que|qu['’]|tard|tôt|souvent|loin|vite|longtemps))`,
+    ),
     negationWords: re(`${B}(?:ne|plus|jamais)${W}|${B}n['’]`),
     endings: [
       {
@@ -161,6 +199,15 @@ const WORDS: readonly ChangeWords[] = [
       ),
       re(`${B}(?:remplacé|échangé)\\s+(?<from>.+?)\\s+(?:par|contre)\\s+(?<to>.+)$`),
     ],
+    instead: re(
+      `^(?<before>.+?)\\s+(?:au lieu de|au lieu du|au lieu des|à la place de|à la place du|plutôt que)\\s+(?<from>.+)$`,
+    ),
+    others: re(
+      `^(?:(?:mon|ma|mes|notre|nos)\\s+(?<noun>[\\p{L}-]+)|(?:il|elle|ils|elles|quelqu['’]un)${W})`,
+    ),
+    owner: re(`${B}(?:je|moi|me|nous|on)${W}|${B}[jm]['’]`),
+    presenting: re(`^(?:c['’]est|ce sont|je suis)\\s+`),
+    prepositions: re(`^(?:à|a|au|aux|chez|en|avec|pour|dans)\\s+`),
   },
   {
     lang: 'de',
@@ -188,7 +235,15 @@ const WORDS: readonly ChangeWords[] = [
       re(
         `${B}von\\s+(?<from>.+?)\\s+(?:zu|zum|zur|auf|nach)\\s+(?<to>.+?)(?:\\s+(?:gewechselt|umgestiegen|umgezogen|gegangen))?$`,
       ),
+      re(
+        `${B}(?:(?:den|die|das|meinen|meine|mein)\\s+)?(?<from>\\S+(?:\\s+\\S+)?)\\s+(?:gegen|durch)\\s+(?:(?:den|die|das|einen|eine|ein)\\s+)?(?<to>.+?)\\s+(?:getauscht|eingetauscht|ersetzt|ausgetauscht)$`,
+      ),
     ],
+    instead: re(`^(?<before>.+?)\\s+(?:statt|anstatt|anstelle von|anstelle)\\s+(?<from>.+)$`),
+    others: re(`^(?:(?:mein|meine|meiner|unser|unsere)\\s+(?<noun>[\\p{L}-]+)|(?:er|jemand)${W})`),
+    owner: re(`${B}(?:ich|mich|mir|wir|uns)${W}`),
+    presenting: re(`^(?:es ist|ist es|das ist|ist|bin|ich bin)\\s+`),
+    prepositions: re(`^(?:in|bei|bei der|bei dem|beim|nach|zu|zum|zur|für|mit|im)\\s+`),
   },
   {
     lang: 'pt',
@@ -213,7 +268,19 @@ const WORDS: readonly ChangeWords[] = [
       re(
         `${B}(?:mudei|troquei|passei|migrei)\\s+(?:de|do|da)\\s+(?<from>.+?)\\s+(?:para|pra|pro|pela|pelo)\\s+(?<to>.+)$`,
       ),
+      re(
+        `${B}(?:troquei|substituí|substitui|trocamos)\\s+(?:o\\s+|a\\s+|os\\s+|as\\s+)?(?<from>.+?)\\s+(?:por|pelo|pela|pelos|pelas)\\s+(?<to>.+)$`,
+      ),
     ],
+    instead: re(
+      `^(?<before>.+?)\\s+(?:em vez de|em vez do|em vez da|ao invés de|no lugar de)\\s+(?<from>.+)$`,
+    ),
+    others: re(
+      `^(?:(?:o |a )?(?:meu|minha|meus|minhas|nosso|nossa)\\s+(?<noun>[\\p{L}-]+)|(?:ele|ela|eles|elas|alguém)${W})`,
+    ),
+    owner: re(`${B}(?:eu|me|mim|nós|comigo|a gente)${W}`),
+    presenting: re(`^(?:é|são|estou|sou)\\s+`),
+    prepositions: re(`^(?:em|na|no|nas|nos|para|pra|com|de|da|do)\\s+`),
   },
 ];
 
@@ -248,6 +315,38 @@ function firstClause(text: string): string {
 const CLAUSE_BREAK = /\s*(?:[,;:]|\s[-—–]\s)\s*/gu;
 
 const escapeRe = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const wordsOf = (x: string) => x.split(/\s+/u).filter(Boolean);
+
+/** Where the clause that starts before `from` ends in `text` (its break), or the text's end. */
+function clauseEnd(text: string, from: number): { end: number; next: number } {
+  CLAUSE_BREAK.lastIndex = from;
+  const brk = CLAUSE_BREAK.exec(text);
+  return brk && brk[0].trim() !== ''
+    ? { end: brk.index, next: brk.index + brk[0].length }
+    : { end: text.length, next: text.length };
+}
+
+/** What follows a stop, read for a new value: its first clause, its time phrase apart. */
+interface Next {
+  /** The clause without its time phrase and without the words that present a value. */
+  body: string;
+  /** Its time phrase ("seit Januar", "ahora"), if any. */
+  when?: string;
+  /** Whether it says "now", names a time, or presents a value ("c'est …"): it says what holds. */
+  marked: boolean;
+}
+
+/** The clause after a stop ({@link clauseEnd}'s `next`), or null when nothing follows. */
+function nextClause(w: ChangeWords, text: string, next: number): Next | null {
+  const rest = text.slice(next).trim();
+  if (!/[\p{L}\p{N}]/u.test(rest)) return null;
+  const timed = splitTimePhrase(rest);
+  const first = firstClause(timed?.rest ?? rest);
+  const presented = w.presenting.exec(first);
+  const body = presented ? first.slice(presented[0].length).trim() : first;
+  if (!body) return null;
+  return { body, ...(timed ? { when: timed.phrase } : {}), marked: !!timed || !!presented };
+}
 
 /**
  * What a stop's next clause says holds instead, in the stopped slot: "ya no trabajo en
@@ -255,56 +354,105 @@ const escapeRe = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * Leipzig" → Leipzig. The next clause is read on its own first; when it places nothing in that
  * slot, it is read as the stop's positive clause with the new object in place of the old (the
  * words after the old value's preposition, when the next clause repeats it; else the whole
- * clause, when it is a short name). Its time phrase is kept apart as `when`.
+ * clause, when it is short and says what holds: "maintenant c'est Grenoble"). "I no longer live
+ * in Lyon, France" says nothing new.
  */
 function continuation(
-  text: string,
-  after: number,
+  next: Next,
   positive: string,
   placed: CaptureSlot,
   place: (positive: string) => CaptureSlot | null,
-): { opens: CaptureSlot; when?: string } | null {
-  CLAUSE_BREAK.lastIndex = after;
-  const brk = CLAUSE_BREAK.exec(text);
-  if (!brk || brk[0].trim() === '') return null;
-  const rest = text.slice(brk.index + brk[0].length).trim();
-  if (!/[\p{L}\p{N}]/u.test(rest)) return null;
-  const timed = splitTimePhrase(rest);
-  const body = timed?.rest ?? rest;
+): CaptureSlot | null {
   const same = (slot: CaptureSlot | null): slot is CaptureSlot =>
     slot !== null &&
     slot.kind === placed.kind &&
     slot.key === placed.key &&
     slot.about === placed.about;
-  const withWhen = (opens: CaptureSlot) => (timed ? { opens, when: timed.phrase } : { opens });
-  const own = place(body);
-  if (same(own)) return withWhen(own);
+  const own = place(next.body);
+  if (same(own)) return own;
   const at = positive.toLocaleLowerCase().indexOf(placed.value.toLocaleLowerCase());
   if (at <= 0) return null;
   const predicate = positive.slice(0, at);
   const preposition = /(\S+)\s+$/u.exec(predicate)?.[1];
   const repeated = preposition
-    ? new RegExp(`(?<![\\p{L}\\p{M}])${escapeRe(preposition)}\\s+(.+)$`, 'iu').exec(body)
+    ? new RegExp(`(?<![\\p{L}\\p{M}])${escapeRe(preposition)}\\s+(.+)$`, 'iu').exec(next.body)
     : null;
-  const object = repeated?.[1] ?? (body.split(/\s+/u).length <= 3 ? body : null);
+  const object =
+    repeated?.[1] ?? (next.marked && wordsOf(next.body).length <= 3 ? next.body : null);
   if (!object) return null;
   const elided = place(predicate + object);
-  return same(elided) ? withWhen(elided) : null;
+  return same(elided) ? elided : null;
+}
+
+/**
+ * The new value a stop that placed no slot is followed by ("dejé el BBVA, ahora estoy en
+ * Santander" → Santander; "no longer in Bristol, in Cardiff since May" → Cardiff): the words after
+ * the next clause's preposition, or the whole clause when it is short and says what holds.
+ */
+function newObject(w: ChangeWords, next: Next): string | null {
+  const prep = w.prepositions.exec(next.body);
+  if (prep) return firstClause(next.body.slice(prep[0].length)) || null;
+  return next.marked && wordsOf(next.body).length <= 3 ? next.body : null;
+}
+
+/**
+ * Whether `text` is about someone else, not the owner: its subject is a third-person pronoun, a
+ * possessive before a relation ("mon voisin a quitté Airbus"), or a name ("Sam quit Acme"), and
+ * nothing in it puts the owner in ("Noor and I broke up", "Acme let me go").
+ */
+function aboutOthers(text: string, isRelation: (word: string) => boolean): boolean {
+  for (const w of WORDS) {
+    const m = w.others.exec(text);
+    if (!m) continue;
+    const noun = m.groups?.noun;
+    if (noun !== undefined && !isRelation(noun)) continue;
+    if (!w.owner.test(text)) return true;
+  }
+  const name = /^\p{Lu}[\p{Ll}\p{M}'’-]+\s+\p{Ll}/u.exec(text);
+  if (!name || /^I\s/u.test(text)) return false;
+  return !WORDS.some((w) => w.owner.test(text));
+}
+
+/** "B instead of A": A and B, B as many of the last words before the cue as A has. */
+function readInstead(
+  w: ChangeWords,
+  text: string,
+): { from: string; to: string; before: string } | null {
+  const m = w.instead.exec(text);
+  const from = m?.groups?.from && firstClause(m.groups.from);
+  const before = m?.groups?.before?.trim();
+  if (!from || !before) return null;
+  const words = wordsOf(before);
+  const n = Math.min(wordsOf(from).length, words.length - 1);
+  if (n < 1) return null;
+  return { from, to: words.slice(-n).join(' '), before };
 }
 
 /**
  * Reads whether `clause` (one sentence of the owner's, without its trigger) says that something
- * stopped or changed, in the languages capture knows.
+ * stopped or changed, in the languages capture knows. A clause about someone else ("my neighbour
+ * quit Airbus") says nothing of the owner's.
  *
  * @param place - places a positive clause in a slot (capture's slot rules), or null.
+ * @param isRelation - whether a word names a relation ("voisin", "sister"): a possessive before
+ *   one is someone else's subject.
  * @returns the reading, or null when the clause has none of the three shapes.
  */
 export function readChangeClause(
   clause: string,
   place: (positive: string) => CaptureSlot | null,
+  isRelation: (word: string) => boolean = () => false,
 ): ChangeReading | null {
   const text = clause.trim().replace(/[.!?…\s]+$/u, '');
-  if (!text) return null;
+  if (!text || aboutOthers(text, isRelation)) return null;
+  return readChange(text, place) ?? readStop(text, place) ?? readEnding(text);
+}
+
+/** A change with two arguments: "from A to B", "swapped A for B", "B instead of A". */
+function readChange(
+  text: string,
+  place: (positive: string) => CaptureSlot | null,
+): ChangeReading | null {
   for (const w of WORDS) {
     for (const c of w.changes) {
       const m = c.exec(text);
@@ -312,50 +460,96 @@ export function readChangeClause(
       const to = m?.groups?.to && firstClause(m.groups.to);
       if (!from || !to) continue;
       const opens = place(text);
-      return {
-        shape: 'change',
-        clause: text,
-        object: from,
-        to,
-        slot: opens ? { kind: opens.kind, key: opens.key } : null,
-        opens,
-        language: w.lang,
-      };
+      return change(w, text, from, to, opens);
     }
   }
   for (const w of WORDS) {
+    const i = readInstead(w, text);
+    if (i) return change(w, text, i.from, i.to, place(i.before));
+  }
+  return null;
+}
+
+function change(
+  w: ChangeWords,
+  text: string,
+  from: string,
+  to: string,
+  opens: CaptureSlot | null,
+): ChangeReading {
+  const ended = splitTimePhrase(text)?.phrase;
+  return {
+    shape: 'change',
+    clause: text,
+    object: from,
+    to,
+    ...(ended ? { ended } : {}),
+    slot: opens ? { kind: opens.kind, key: opens.key } : null,
+    opens,
+    language: w.lang,
+  };
+}
+
+/**
+ * Negation + the slot's predicate, read on the stop's own clause; what its next clause says holds
+ * instead, in the slot ({@link continuation}) or, when the stop placed none, as a new object
+ * ({@link newObject}).
+ */
+function readStop(
+  text: string,
+  place: (positive: string) => CaptureSlot | null,
+): ChangeReading | null {
+  for (const w of WORDS) {
     const m = w.negation.exec(text);
     if (!m) continue;
-    const positive = text
+    const { end, next: from } = clauseEnd(text, m.index + m[0].length);
+    const stop = text.slice(0, end);
+    const positive = stop
       .replace(new RegExp(w.negationWords.source, 'giu'), ' ')
       .replace(/\s+/gu, ' ')
       .trim();
     const placed = positive ? place(positive) : null;
-    const next = placed ? continuation(text, m.index + m[0].length, positive, placed, place) : null;
+    const ended = splitTimePhrase(stop)?.phrase;
+    const next = nextClause(w, text, from);
+    const opens = placed && next ? continuation(next, positive, placed, place) : null;
+    const to = opens?.value ?? (!placed && next ? newObject(w, next) : null);
     return {
       shape: 'negation',
       clause: text,
-      object: text.slice(m.index + m[0].length).trim() || text.slice(0, m.index).trim(),
+      object: stop.slice(m.index + m[0].length).trim() || stop.slice(0, m.index).trim(),
       slot: placed ? { kind: placed.kind, key: placed.key } : null,
-      ...(next
-        ? { opens: next.opens, to: next.opens.value, ...(next.when ? { when: next.when } : {}) }
-        : {}),
+      ...(opens ? { opens } : {}),
+      ...(to ? { to } : {}),
+      ...(to && next?.when ? { when: next.when } : {}),
+      ...(ended ? { ended } : {}),
       language: w.lang,
     };
   }
+  return null;
+}
+
+/** An ending verb + its object; a new object in the clause after it ({@link newObject}). */
+function readEnding(text: string): ChangeReading | null {
   for (const w of WORDS) {
     for (const e of w.endings) {
       const m = e.re.exec(text);
       if (!m) continue;
-      const after = text.slice(m.index + m[0].length).trim();
+      const { end, next: from } = clauseEnd(text, m.index + m[0].length);
+      const after = text.slice(m.index + m[0].length, end).trim();
       const before = text.slice(0, m.index).trim();
       const object = after || before;
+      const next = nextClause(w, text, from);
+      const to = next ? newObject(w, next) : null;
+      const ended = splitTimePhrase(text.slice(0, end))?.phrase;
       return {
         shape: 'ending',
         clause: text,
         object,
         slot: e.slot ?? (!e.family && JOB_NOUN.test(after) ? EMPLOYER : null),
         ...(e.family ? { family: e.family } : {}),
+        ...(to ? { to } : {}),
+        ...(to && next?.when ? { when: next.when } : {}),
+        ...(ended ? { ended } : {}),
         language: w.lang,
       };
     }

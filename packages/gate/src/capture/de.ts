@@ -14,6 +14,7 @@ import {
   favourite,
   home,
   ownName,
+  partner,
   possessive,
   preference,
   preferredName,
@@ -134,7 +135,7 @@ export const DE: LanguageRules = {
     /^(?:schwester|bruder|mutter|vater|mama|papa|sohn|tochter|kinder|kind|frau|mann|ehefrau|ehemann|freundin|freund|partnerin|partner|oma|opa|großmutter|grossmutter|großvater|grossvater|großeltern|tante|onkel|cousine|cousin|neffe|nichte|chefin|chef|ärztin|arzt|hausärztin|hausarzt|zahnärztin|zahnarzt|therapeutin|therapeut|tierärztin|tierarzt|anwältin|anwalt|nachbarin|nachbar|kollegin|kollege|hund|katze|haustier|baby|schwiegermutter|schwiegervater|schwager|schwägerin|stiefvater|stiefmutter|lehrerin|lehrer|trainerin|trainer|vermieterin|vermieter|enkelin|enkel|mitbewohnerin|mitbewohner)$/iu,
   cut: /\s*(?:[,;(]|\s[-—–]\s|(?<![\p{L}])(?:aber|weil|wo|obwohl|nicht|sondern)(?![\p{L}])|\sund\s(?=[a-zäöüß]))/u,
   fillers:
-    /^(?:jetzt|nun|inzwischen|mittlerweile|derzeit|gerade|aktuell)\s+|\s+(?:jetzt|nun|inzwischen|mittlerweile|derzeit|gerade|aktuell|ab jetzt)$/iu,
+    /^(?:jetzt|nun|inzwischen|mittlerweile|derzeit|gerade|aktuell|eigentlich|tatsächlich|wirklich)\s+|\s+(?:jetzt|nun|inzwischen|mittlerweile|derzeit|gerade|aktuell|ab jetzt)$/iu,
   additive: wordsRe(['auch', 'außerdem', 'zusätzlich', 'noch ein', 'noch eine', 'noch einen']),
   negation: new RegExp(`^(?:nicht|kein|keine|keinen|nie|niemand)${E}`, 'iu'),
   // Main-clause order after a fronted phrase: the finite verb, then the subject ("seit 2021
@@ -249,10 +250,16 @@ export const DE: LanguageRules = {
     {
       name: 'new employer',
       re: new RegExp(
-        `^ich bin ${NOW}(?:zu|bei) (.+?) gewechselt$|^ich ${NOW}(?:zu|bei) (.+?) gewechselt bin$|^ich habe ${NOW}bei (.+?) angefangen$|^ich ${NOW}bei (.+?) angefangen habe$`,
+        `^ich bin ${NOW}(?:zu|bei) (.+?) gewechselt$|^ich ${NOW}(?:zu|bei) (.+?) gewechselt bin$|^ich hab(?:e)? ${NOW}bei (?:der |dem |den )?(.+?) angefangen$|^ich ${NOW}bei (?:der |dem |den )?(.+?) angefangen hab(?:e)?$`,
         'iu',
       ),
       slot: (m, h) => employer(h, m[1] ?? m[2] ?? m[3] ?? m[4]!, true),
+    },
+    {
+      name: 'partner',
+      re: /^ich bin (?:jetzt |seit kurzem )?mit (.+?) (verheiratet|verlobt|zusammen)$|^ich bin (?:jetzt |seit kurzem )?(verheiratet|verlobt|zusammen) mit (.+)$/iu,
+      slot: (m, h) =>
+        partner(h, /^verh/iu.test(m[2] ?? m[3]!) ? 'spouse' : 'partner', m[1] ?? m[4]!),
     },
     {
       name: 'someone’s home',

@@ -14,6 +14,7 @@ import {
   home,
   isCapitalised,
   ownName,
+  partner,
   possessive,
   preference,
   preferredName,
@@ -133,7 +134,7 @@ export const EN: LanguageRules = {
   relations: relationWord,
   cut: /\s*(?:[,;(]|\s[-—–]\s|\b(?:but|because|since|where|so|which|who|until|though|although|not|rather than|instead of)\b|\band (?=(?:i|we|my|she|he|they|it|work|live|am|have|now|also|love|hate)\b))/i,
   fillers:
-    /^(?:now|actually|still|currently|officially|finally|just|really)\s+|\s+(?:now|these days|nowadays|any ?more|instead|at the moment|currently|for now|already|too|from now on|going forward|please|for short)$/i,
+    /^(?:now|actually|still|currently|officially|finally|just|really|in fact)\s+|\s+(?:now|these days|nowadays|any ?more|instead|at the moment|currently|for now|already|too|from now on|going forward|please|for short)$/i,
   additive: /\b(?:also|too|as well|in addition|additionally|another)\b/i,
   negation: /^(?:not|no longer|never|nobody|no one|none)\b/i,
   expand: (s) => s.replace(/^i['’]m\b/i, 'I am'),
@@ -259,6 +260,11 @@ export const EN: LanguageRules = {
       name: 'left one employer for another',
       re: /^I (?:have |['’]ve )?(?:just )?(?:left|quit) .+?(?:,)? (?:and (?:have |['’]ve )?(?:now )?(?:joined|started (?:at|with)|went to|moved to|work (?:at|for))|for|to join|to work (?:at|for)) (.+)$/iu,
       slot: (m, h) => employer(h, m[1]!, true),
+    },
+    {
+      name: 'partner',
+      re: /^I am (?:now |happily |still |also )*(married to|engaged to|dating|in a relationship with|going out with|seeing|together with) (.+)$/iu,
+      slot: (m, h) => partner(h, /^married/iu.test(m[1]!) ? 'spouse' : 'partner', m[2]!),
     },
     {
       name: 'someone’s home',

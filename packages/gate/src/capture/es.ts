@@ -13,6 +13,7 @@ import {
   favourite,
   home,
   ownName,
+  partner,
   possessive,
   preference,
   preferredName,
@@ -109,7 +110,7 @@ export const ES: LanguageRules = {
     /^(?:herman[oa]s?|madre|padre|mamá|mama|papá|papa|hij[oa]s?|espos[oa]|marido|mujer|novi[oa]|pareja|abuel[oa]s?|tí[oa]s?|ti[oa]s?|prim[oa]s?|sobrin[oa]s?|amig[oa]s?|jef[ea]|médic[oa]|medic[oa]|doctora?|dentista|terapeuta|psicólog[oa]|veterinari[oa]|abogad[oa]|contadora?|vecin[oa]|compañer[oa]|colega|suegr[oa]|cuñad[oa]|niet[oa]s?|perr[oa]|gat[oa]|mascota|profesora?|maestr[oa]|entrenadora?|caser[oa]|bebé|padrastro|madrastra|hermanastr[oa])$/iu,
   cut: /\s*(?:[,;(]|\s[-—–]\s|(?<![\p{L}])(?:pero|porque|donde|aunque|que|no)(?![\p{L}])|\sy\s(?=[a-záéíóúñü]))/u,
   fillers:
-    /^(?:ahora|ya|actualmente|todavía|aún)\s+|\s+(?:ahora|ya|actualmente|hoy en día|estos días|a partir de ahora|de ahora en adelante|por ahora)$/iu,
+    /^(?:ahora|ya|actualmente|todavía|aún|en realidad|de hecho|realmente)\s+|\s+(?:ahora|ya|actualmente|hoy en día|estos días|a partir de ahora|de ahora en adelante|por ahora)$/iu,
   additive: wordsRe(['también', 'además', 'tampoco', 'otro', 'otra']),
   negation: new RegExp(`^(?:no|ya no|nunca|nadie|ningun[oa]?)${E}`, 'iu'),
   relationHead: 'any',
@@ -196,6 +197,11 @@ export const ES: LanguageRules = {
       name: 'left one employer for another',
       re: /^(?:dejé|renuncié a|me fui de) .+? y (?:ahora )?(?:entré|empecé|me uní|me incorporé|trabajo) (?:a trabajar )?(?:en|a|para) (.+)$/iu,
       slot: (m, h) => employer(h, m[1]!, true),
+    },
+    {
+      name: 'partner',
+      re: /^(?:yo )?(?:estoy|soy) (?:ahora )?(casad[oa]|comprometid[oa]|en pareja|saliendo) con (.+)$|^(?:yo )?salgo con (.+)$/iu,
+      slot: (m, h) => partner(h, /^casad/iu.test(m[1] ?? '') ? 'spouse' : 'partner', m[2] ?? m[3]!),
     },
     {
       name: 'someone’s home',

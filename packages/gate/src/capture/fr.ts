@@ -13,6 +13,7 @@ import {
   favourite,
   home,
   ownName,
+  partner,
   possessive,
   preference,
   preferredName,
@@ -114,7 +115,7 @@ export const FR: LanguageRules = {
     /^(?:sœur|soeur|frère|frere|mère|mere|père|pere|maman|papa|fils|fille|femme|mari|épouse|époux|copine|copain|compagne|compagnon|conjointe?|partenaire|grand-mère|grand-père|grands-parents|tante|oncle|cousine?|neveu|nièce|amie?|meilleure?|patronne?|cheffe?|médecin|docteur|dentiste|psy|psychologue|thérapeute|vétérinaire|avocate?|comptable|voisine?|collègue|chienne?|chatte?|enfants?|bébé|beau-père|belle-mère|beau-frère|belle-sœur|prof|professeure?|coach|propriétaire)$/iu,
   cut: /\s*(?:[,;(]|\s[-—–]\s|(?<![\p{L}])(?:mais|parce|car|où|pas)(?![\p{L}])|\set\s(?=[a-zàâçéèêëîïôûùüÿœ]))/u,
   fillers: new RegExp(
-    `^(?:maintenant|actuellement|désormais|toujours|déjà)\\s+|\\s+(?:maintenant|actuellement|désormais|en ce moment|à présent|pour l${A}instant|aujourd${A}hui)$`,
+    `^(?:maintenant|actuellement|désormais|toujours|déjà|en fait|en réalité|vraiment)\\s+|\\s+(?:maintenant|actuellement|désormais|en ce moment|à présent|pour l${A}instant|aujourd${A}hui)$`,
     'iu',
   ),
   additive: wordsRe(['aussi', 'également', 'en plus', 'un autre', 'une autre']),
@@ -236,6 +237,11 @@ export const FR: LanguageRules = {
         'iu',
       ),
       slot: (m, h) => employer(h, m[1]!, true),
+    },
+    {
+      name: 'partner',
+      re: /^je suis (?:maintenant )?(mariée?|pacsée?|fiancée?|en couple) (?:avec|à) (.+)$|^je sors avec (.+)$/iu,
+      slot: (m, h) => partner(h, /^mari/iu.test(m[1] ?? '') ? 'spouse' : 'partner', m[2] ?? m[3]!),
     },
     {
       name: 'someone’s home',

@@ -14,6 +14,7 @@ import {
   favourite,
   home,
   ownName,
+  partner,
   possessive,
   preference,
   preferredName,
@@ -113,7 +114,7 @@ export const PT: LanguageRules = {
     /^(?:irmã|irma|irmão|irmao|irmãos|mãe|mae|pai|pais|filhos?|filhas?|esposa|esposo|marido|mulher|namorad[oa]|companheir[oa]|parceir[oa]|avó|avô|avós|tia|tio|prim[oa]|sobrinh[oa]|amig[oa]|chefe|médic[oa]|medic[oa]|doutora?|dentista|terapeuta|psicólog[oa]|veterinári[oa]|advogad[oa]|vizinh[oa]|colega|cachorr[oa]|cão|gat[oa]|bebê|bebé|sogr[oa]|cunhad[oa]|net[oa]|professora?|treinadora?|senhori[oa]|madrasta|padrasto)$/iu,
   cut: /\s*(?:[,;(]|\s[-—–]\s|(?<![\p{L}])(?:mas|porque|onde|embora|que|não)(?![\p{L}])|\se\s(?=[a-záàâãçéêíóôõú]))/u,
   fillers:
-    /^(?:agora|já|atualmente|ainda)\s+|\s+(?:agora|já|atualmente|hoje em dia|a partir de agora|por enquanto)$/iu,
+    /^(?:agora|já|atualmente|ainda|na verdade|de fato|na real)\s+|\s+(?:agora|já|atualmente|hoje em dia|a partir de agora|por enquanto)$/iu,
   additive: wordsRe(['também', 'além disso', 'outro', 'outra']),
   negation: new RegExp(`^(?:não|nao|nunca|ninguém|nenhuma?|já não)${E}`, 'iu'),
   relationHead: 'any',
@@ -206,6 +207,11 @@ export const PT: LanguageRules = {
       name: 'left one employer for another',
       re: /^(?:eu )?(?:saí|sai|deixei|larguei) (?:da|do|de|a|o) .+? e (?:agora )?(?:entrei|comecei|trabalho|fui) (?:a trabalhar )?(?:na|no|em|para a|para o|para|pra) (.+)$/iu,
       slot: (m, h) => employer(h, m[1]!, true),
+    },
+    {
+      name: 'partner',
+      re: /^(?:eu )?(?:sou|estou) (?:agora )?(casad[oa]|noiv[oa]|namorando) (?:com )?(.+)$|^(?:eu )?namoro (?:com )?(.+)$/iu,
+      slot: (m, h) => partner(h, /^casad/iu.test(m[1] ?? '') ? 'spouse' : 'partner', m[2] ?? m[3]!),
     },
     {
       name: 'someone’s home',

@@ -141,7 +141,7 @@ export const RELATION_WORD = new RegExp(`^${REL}$`);
 export const DIETS =
   'vegetarian|vegan|pescatarian|pescetarian|flexitarian|teetotal|sober|kosher|halal|keto|paleo|gluten[- ]free|dairy[- ]free|' +
   'vegetarian[oa]s?|vegan[oa]s?|pescetarian[oa]|végétarien(?:ne)?|végétalien(?:ne)?|végan(?:e)?|vegane?r(?:in)?|vegetarier(?:in)?|' +
-  'vegetariano|vegetariana|vegano|vegana';
+  'vegetariano|vegetariana|vegano|vegana|flexitarien(?:ne)?|flexitarian[oa]|flexitarier(?:in)?|pescatarien(?:ne)?|pescetarian[oa]|pescetarier(?:in)?';
 
 /** Capitalised words that follow "my sister" without being a name. */
 export const NOT_NAMES = new Set(
