@@ -655,6 +655,7 @@ export class Agent implements UnansweredRecorder {
       // reply and episodes are stored all the same.
       const captured = captureOwnerStatement(this.store, text, owner.id, this.tz);
       if (captured.write) writes.push(captured.write);
+      writes.push(...captured.also);
       const captureError = captured.error;
       for (const w of staged) {
         if (w.tool === 'remember') {

@@ -28,6 +28,7 @@ import {
   captureExplicit,
   PARTNER_KEYS,
   readCorrection,
+  sentencesOf,
   speechActOf,
 } from '@keel/gate';
 import { contentWords, foldText, hasCjk, mentions, resolveStart } from '@keel/language';
@@ -44,6 +45,8 @@ import {
 export interface OwnerCapture {
   /** The write review's result, or null when the line states nothing to keep (or it failed). */
   write: WriteResult | null;
+  /** Writes of the line's further sentences ("… My boyfriend is Kenji now"), in order. */
+  also: WriteResult[];
   /** Beliefs the line closed on the owner's word (retracted, history kept), as they are now. */
   closed: Fact[];
   /** Pending questions the line raised: beliefs it may replace, for the owner to answer. */
@@ -273,6 +276,75 @@ function askAboutOverlaps(
 }
 
 /**
+ * One sentence of the owner's line (the line itself for the first: its trigger phrase is read
+ * there): what it says stopped or changed, what it states, and, when `ask`, what it may replace.
+ */
+function captureSentence(
+  ctx: LineContext,
+  text: string,
+  ask: boolean,
+): { write: WriteResult | null; closed: Fact[]; questions: PendingQuestion[] } {
+  const { store } = ctx;
+  let capture = captureExplicit(text);
+  const reading = readCorrection(text);
+  capture = insteadOfStop(reading, capture, text);
+  if (capture) capture = heldSlotFor(store, capture);
+  // A plain "my X is Y" with an open-ended X restates a slot: kept only when it is held.
+  if (
+    capture?.restates &&
+    !store.current({ scope: 'owner', kind: capture.kind, key: capture.key })
+  ) {
+    capture = null;
+  }
+  let written: WriteResult | null = null;
+  let closed: Fact[] = [];
+  if (reading?.shape === 'change' || (reading?.to && !reading.opens)) {
+    ({ write: written, closed } = applyChange(ctx, reading, capture));
+  } else {
+    if (reading) {
+      for (const f of targetsOf(store, reading, null)) {
+        if (
+          capture &&
+          f.kind === capture.kind &&
+          f.key === capture.key &&
+          capture.kind !== 'note'
+        ) {
+          continue; // the statement's own value replaces it
+        }
+        const c = close(ctx, f, reading);
+        if (c) closed.push(c);
+      }
+    }
+    // A note that only says something stopped adds nothing once the belief is closed.
+    if (capture && !(closed.length > 0 && capture.kind === 'note')) written = write(ctx, capture);
+    // A plain statement the review refused (a credential, a tombstone) was never asked to be
+    // kept: the line is answered as any other line (its refusal is journaled all the same).
+    if (
+      capture?.trigger === 'plain' &&
+      (written?.decision === 'withheld' || written?.decision === 'ignore')
+    ) {
+      written = null;
+    }
+  }
+  if (!written && !reading && closed.length === 0 && isStatement(text)) {
+    written = sayAgain(ctx, text);
+  }
+  const placed =
+    written?.fact != null &&
+    written.fact.kind !== 'note' &&
+    written.decision !== 'ignore' &&
+    written.decision !== 'withheld';
+  const questions =
+    ask &&
+    closed.length === 0 &&
+    !placed &&
+    (capture !== null || reading !== null || isStatement(text))
+      ? askAboutOverlaps(ctx, text, written?.fact?.id ?? null)
+      : [];
+  return { write: written, closed, questions };
+}
+
+/**
  * Captures the owner's statement in `text` (see the module comment): what it says stopped or
  * changed closes or supersedes the belief of its slot, what it states is kept as `owner_stated`
  * with `episodeId` as its evidence, and what it may replace is asked. A time phrase said with the
@@ -290,69 +362,33 @@ export function captureOwnerStatement(
   tz = 'UTC',
 ): OwnerCapture {
   try {
-    let capture = captureExplicit(text);
-    const reading = readCorrection(text);
     const said = store.episode(episodeId)?.occurred_at ?? store.now();
     const ctx: LineContext = { store, episodeId, said, tz };
-    capture = insteadOfStop(reading, capture, text);
-    if (capture) capture = heldSlotFor(store, capture);
-    // A plain "my X is Y" with an open-ended X restates a slot: kept only when it is held.
-    if (
-      capture?.restates &&
-      !store.current({ scope: 'owner', kind: capture.kind, key: capture.key })
-    ) {
-      capture = null;
+    const first = captureSentence(ctx, text, true);
+    const also: WriteResult[] = [];
+    // Each further sentence of the line is the owner's statement too ("Arjun and I called it
+    // quits. My boyfriend is Kenji now"): read alone, its writes and closes added; only the
+    // first asks.
+    for (const sentence of sentencesOf(text).slice(1)) {
+      if (!isStatement(sentence)) continue;
+      const next = captureSentence(ctx, sentence, false);
+      if (next.write) also.push(next.write);
+      first.closed.push(...next.closed);
     }
-    let written: WriteResult | null = null;
-    let closed: Fact[] = [];
-    if (reading?.shape === 'change' || (reading?.to && !reading.opens)) {
-      ({ write: written, closed } = applyChange(ctx, reading, capture));
-    } else {
-      if (reading) {
-        for (const f of targetsOf(store, reading, null)) {
-          if (
-            capture &&
-            f.kind === capture.kind &&
-            f.key === capture.key &&
-            capture.kind !== 'note'
-          ) {
-            continue; // the statement's own value replaces it
-          }
-          const c = close(ctx, f, reading);
-          if (c) closed.push(c);
-        }
-      }
-      // A note that only says something stopped adds nothing once the belief is closed.
-      if (capture && !(closed.length > 0 && capture.kind === 'note')) written = write(ctx, capture);
-      // A plain statement the review refused (a credential, a tombstone) was never asked to be
-      // kept: the line is answered as any other line (its refusal is journaled all the same).
-      if (
-        capture?.trigger === 'plain' &&
-        (written?.decision === 'withheld' || written?.decision === 'ignore')
-      ) {
-        written = null;
-      }
-    }
-    if (!written && !reading && closed.length === 0 && isStatement(text)) {
-      written = sayAgain(ctx, text);
-    }
-    const placed =
-      written?.fact != null &&
-      written.fact.kind !== 'note' &&
-      written.decision !== 'ignore' &&
-      written.decision !== 'withheld';
-    const questions =
-      closed.length === 0 && !placed && (capture !== null || reading !== null || isStatement(text))
-        ? askAboutOverlaps(ctx, text, written?.fact?.id ?? null)
-        : [];
-    return { write: written, closed, questions, error: null };
+    return {
+      write: first.write ?? also.shift() ?? null,
+      also,
+      closed: first.closed,
+      questions: first.questions,
+      error: null,
+    };
   } catch (err) {
     const error = {
       code: KeelError.isInstance(err) ? err.code : 'INTERNAL',
       message: err instanceof Error ? err.message : String(err),
     };
     store.recordCaptureFailure(episodeId, error.code, error.message);
-    return { write: null, closed: [], questions: [], error };
+    return { write: null, also: [], closed: [], questions: [], error };
   }
 }
 

@@ -263,6 +263,32 @@ describe('a corrected relation keeps the person, not the words around them', () 
   });
 });
 
+describe('every sentence of a line is read', () => {
+  it('a stop in the first sentence and the new value in the second', () => {
+    const c = control();
+    const arjun = say('remember that my boyfriend is Arjun').write!.fact!;
+    const r = say('Arjun and I called it quits in January. my boyfriend is Kenji now, early days');
+    expect(r.closed.map((f) => f.id)).toContain(arjun.id);
+    expect(current('relationship', 'boyfriend')?.value).toBe('Kenji');
+    expectControl(c);
+  });
+
+  it('a later sentence that asks or reports keeps nothing (control: a statement does)', async () => {
+    const session = new OfflineSession(store, { channel: 'terminal' });
+    await session.handle(
+      'remember that I work at Globex. do I live in Lyon? Sam said he lives in Oslo.',
+    );
+    expect(current('profile', 'employer')?.value).toBe('Globex');
+    expect(current('profile', 'home')).toBeUndefined();
+    const reply = await session.handle('I live in Lyon now. I work at Initech these days.');
+    expect(current('profile', 'home')?.value).toBe('Lyon');
+    expect(current('profile', 'employer')?.value).toBe('Initech');
+    // The reply shows both beliefs kept.
+    expect(reply.text).toMatch(/Lyon/);
+    expect(reply.text).toMatch(/Initech/);
+  });
+});
+
 describe('the owner saying again what they forgot is the way back', () => {
   it('the same words in passing restore the forgotten belief; a mention about someone else does not', () => {
     const c = control();

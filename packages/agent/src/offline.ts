@@ -138,7 +138,7 @@ export class OfflineSession implements UnansweredRecorder {
     });
     // Capture never fails the line: the episode is stored already; an error is recorded (keel
     // doctor shows it) and said.
-    const { write, error, closed, questions } = captureOwnerStatement(
+    const { write, also, error, closed, questions } = captureOwnerStatement(
       this.store,
       text,
       episode.id,
@@ -157,6 +157,11 @@ export class OfflineSession implements UnansweredRecorder {
       const lines = [`${DECISION_WORDS[write.decision]}: ${write.reason}.`];
       if (write.secret) lines.push(secretNotice([write.secret]));
       if (write.fact) lines.push(formatFactLine({ ...write.fact, age_ms: 0 }));
+      for (const more of also) {
+        if (more.fact && more.decision !== 'ignore' && more.decision !== 'withheld') {
+          lines.push(formatFactLine({ ...more.fact, age_ms: 0 }));
+        }
+      }
       lines.push(...changes);
       const withheld = [...new Set([...found, ...(write.secret ? [write.secret] : [])])];
       return { text: lines.join('\n'), episodeId: episode.id, write, withheld };

@@ -202,6 +202,27 @@ function firstSentence(text: string): string | null {
   return t.length > CAPTURE_MAX_CHARS ? null : t;
 }
 
+/** The most sentences of one line {@link sentencesOf} reads. */
+export const MAX_SENTENCES = 4;
+
+/**
+ * The sentences of an owner's line, in order, at most {@link MAX_SENTENCES} (the rest of a long
+ * message is kept as its episode, not read for statements): cut where {@link firstSentence} cuts
+ * (terminal punctuation, a line break; not after "Dr." or a day's ordinal "15."). Empty when the
+ * first sentence is longer than the capture reads.
+ */
+export function sentencesOf(text: string): string[] {
+  const out: string[] = [];
+  let rest = typeof text === 'string' ? text.trim() : '';
+  while (rest && out.length < MAX_SENTENCES) {
+    const first = firstSentence(rest);
+    if (first === null) break;
+    if (/[\p{L}\p{N}]/u.test(first)) out.push(first);
+    rest = rest.slice(rest.indexOf(first) + first.length).trim();
+  }
+  return out;
+}
+
 /** The statement without its final punctuation (and quotes around it). */
 function cleanStatement(s: string): string {
   return s

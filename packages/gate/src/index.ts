@@ -29,12 +29,14 @@ export {
   type ChangeReading,
   type ChangeShape,
   captureExplicit,
+  MAX_SENTENCES,
   PARTNER_KEYS,
   readCorrection,
   SCRIPT_LANGUAGES,
   type ScriptLanguage,
   type SlotFamily,
   type SpeechAct,
+  sentencesOf,
   speechActOf,
 } from './capture.js';
 export {
