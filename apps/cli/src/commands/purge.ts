@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { createInterface } from 'node:readline/promises';
+import * as p from '@clack/prompts';
 import { KeelError } from '@keel/errors';
 import type { MentionReport, PurgeReceipt } from '@keel/memory';
 import { formatFactLine } from '@keel/prompt';
@@ -79,20 +79,9 @@ export function receiptLines(receipt: PurgeReceipt): string {
     .join('\n');
 }
 
-async function ask(question: string): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return await rl.question(question);
-  } catch {
-    return '';
-  } finally {
-    rl.close();
-  }
-}
-
 /**
  * Decides whether to erase what `report` lists: `--yes` erases; on a terminal without `--json`
- * the list is shown and the owner asked (`y`/`yes` erases; anything else erases nothing);
+ * the list is shown and the owner asked (a yes/no prompt, no by default; Ctrl-C erases nothing);
  * otherwise nothing is erased and the call fails.
  *
  * @returns true to erase; false when the owner said no on a terminal (the caller says so).
@@ -106,7 +95,8 @@ export async function confirmErase(
   if (opts.yes) return true;
   if (!opts.json && process.stdin.isTTY && process.stdout.isTTY) {
     process.stdout.write(`${mentionLines(report)}\n`);
-    return /^\s*y(es)?\s*$/i.test(await ask('Erase all of it? [y/N] '));
+    const answer = await p.confirm({ message: 'Erase all of it?', initialValue: false });
+    return answer === true;
   }
   if (!opts.json) process.stdout.write(`${mentionLines(report)}\n`);
   throw new KeelError(
