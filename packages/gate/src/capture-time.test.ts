@@ -92,3 +92,52 @@ describe('capture: a leading, trailing or middle time phrase leaves the key and 
     expect(captureExplicit('remember that I live in Porto')?.when).toBeUndefined();
   });
 });
+
+describe('capture: a plain statement that a state of the owner’s began is a note at the turn', () => {
+  it.each([
+    [
+      'in January I started learning the piano, grade 1 exam in June 🎹',
+      'I started learning the piano',
+      'in January',
+    ],
+    [
+      'as of today I’m on the night shift rotation at Westmead, ugh',
+      'I’m on the night shift rotation at Westmead',
+      'as of today',
+    ],
+    [
+      'Two years ago I started volunteering at the Kibera library on saturdays, still going',
+      'I started volunteering at the Kibera library on saturdays',
+      'Two years ago',
+    ],
+    ['desde 2019 juego al pádel los martes', 'Juego al pádel los martes', 'desde 2019'],
+    [
+      'since Monday I’ve been running every morning',
+      'I’ve been running every morning',
+      'since Monday',
+    ],
+  ])('%j → a note %j, begun %j', (line, value, when) => {
+    const c = captureExplicit(line)!;
+    expect(c).toMatchObject({ trigger: 'plain', kind: 'note', value, when, about: 'owner' });
+    expect(c.key).not.toMatch(/ve_|january|years|2019|monday/);
+  });
+
+  it.each([
+    'I had pizza yesterday', // happened once: began nothing
+    'I’m tired',
+    'I might start yoga next month',
+    'Yesterday Sam moved to Oslo',
+    'Sam plays golf since 2020',
+    'do I play padel since 2019?',
+  ])('%j is no note (control: a state that began is)', (line) => {
+    expect(captureExplicit(line)).toBeNull();
+    expect(captureExplicit('since 2020 I play golf')?.kind).toBe('note');
+  });
+
+  it('"remember that I’ve …" is the owner’s, not someone called "ve"', () => {
+    expect(captureExplicit('remember that I’ve been running every morning')).toMatchObject({
+      kind: 'note',
+      about: 'owner',
+    });
+  });
+});

@@ -569,16 +569,65 @@ function plainCapture(line: string): Capture | null {
   }
   if (!statement) return null;
   // The statement's time phrase is no part of a slot's value: read without it first, then whole.
-  for (const [text, when] of timeReadings(statement, splitTimePhrase(statement))) {
+  const timed = splitTimePhrase(statement);
+  for (const [text, when] of timeReadings(statement, timed)) {
     const placed = placeInSlot(TABLES, text);
     if (!placed) continue;
     const { slot, rules, rule } = placed;
-    if (slot.about !== 'owner' || !PLAIN_KINDS.has(slot.kind)) return null;
+    // Read whole, a time phrase may pass for a name ("Two years ago I …"): only the reading
+    // without it says whose statement it is.
+    if (slot.about !== 'owner') {
+      if (timed && text === statement) continue;
+      return null;
+    }
+    // A like or a note of the owner's ("juego al pádel") is kept only when it says it began.
+    if (!PLAIN_KINDS.has(slot.kind)) return inception(statement);
     if (PAST_COPULA.test(text) && rule !== 'home' && rule !== 'employer') return null;
     const free = slot.kind !== 'profile' || PLAIN_PROFILE_KEYS.has(slot.key);
     const capture = toCapture(rules, 'plain', statement, slot, when);
     if (free || nameLike(slot.value) || /\p{N}/u.test(slot.value)) return capture;
     return { ...capture, restates: true };
+  }
+  return inception(statement);
+}
+
+/** Time words that say when a state began ("since 2021", "as of today", "desde", "seit", "ab"). */
+const START_WORD =
+  /^(?:since|from|as of|starting|beginning|desde|a partir de|depuis|à partir de|dès|seit|ab|seit dem|vom)(?![\p{L}\p{M}])/iu;
+
+/**
+ * A plain statement that a state of the owner's began, kept as a note at the turn: the owner as
+ * its subject ({@link LanguageRules.firstPerson}, the subject a chat leaves out restored) and a
+ * start verb ("in January I started learning the piano", "two years ago I started volunteering at
+ * the Kibera library") or a start phrase ("as of today I'm on the night shift", "desde 2019 juego
+ * al pádel"). Its first clause is the value, its time phrase the start. What happened once ("I
+ * had pizza yesterday") and what the owner merely is ("I'm tired") began nothing and are not kept.
+ */
+function inception(statement: string): Capture | null {
+  const timed = splitTimePhrase(statement);
+  const clause = (timed?.rest ?? statement).split(CLAUSE_END)[0]!.trim();
+  const since = timed !== null && START_WORD.test(timed.phrase);
+  for (const t of TABLES) {
+    const s = t.expand ? t.expand(clause) : clause;
+    const restored = t.dropped?.(s) ?? null;
+    const owner = t.firstPerson.test(s)
+      ? s
+      : restored && t.firstPerson.test(restored)
+        ? restored
+        : null;
+    if (!owner || !(since || t.began.test(owner))) continue;
+    const key = slugOf(s, 3, t.functionWords);
+    if (!key) continue;
+    return {
+      trigger: 'plain',
+      statement,
+      language: t.lang,
+      kind: 'note',
+      key,
+      value: capitalise(clause),
+      about: 'owner',
+      ...(timed ? { when: timed.phrase } : {}),
+    };
   }
   return null;
 }

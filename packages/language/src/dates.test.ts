@@ -304,6 +304,9 @@ describe('splitTimePhrase: the time phrase a stated value ends with', () => {
     'in March', // nothing would be left
     'Porto until last year', // when it stopped, not when it began
     'Sevilla hasta ayer',
+    'juego al pádel los martes', // a habit, not a day
+    'yoga every Monday',
+    'I volunteer on Saturdays',
   ])('leaves %j whole', (value) => {
     expect(splitTimePhrase(value)).toBeNull();
   });

@@ -263,6 +263,12 @@ const MONTH_PHRASE = new RegExp(
   `(?<![\\p{L}\\p{M}\\p{N}])(?:since|from|as of|in|starting)\\s+(?:${ENGLISH_MONTHS.join('|')})(?![\\p{L}\\p{M}\\p{N}])(?!\\s+\\d)`,
   'giu',
 );
+/**
+ * Words that make a weekday a habit, not a day ("los martes", "every Monday", "tous les lundis",
+ * "jeden Freitag"); a weekday written in the plural ("on Saturdays") is one too.
+ */
+const HABIT =
+  /(?:^|\s)(?:los|las|les|os|as|every|each|cada|chaque|jeden|jede|alle|todos los|todas las|tous les|toutes les)$/iu;
 /** Punctuation and dashes a cut leaves dangling at either end of what remains. */
 const DANGLING = /^[\s,;:–—-]+|[\s,;:–—-]+$/gu;
 
@@ -295,6 +301,7 @@ function timeSpans(text: string): TimeSpan[] {
     if (!dated.some((part) => r.start.isCertain(part))) continue;
     const before = text.slice(0, r.index).trimEnd();
     if (UNTIL.test(before) || UNTIL.test(r.text.split(/\s+/u)[0] ?? '')) continue;
+    if (HABIT.test(before) || /^s(?![\p{L}])/u.test(text.slice(r.index + r.text.length))) continue;
     const end = r.index + r.text.length;
     const present = r.start.isCertain('minute') && r.start.date().getTime() === ref.getTime();
     const word = TIME_PREPOSITION.exec(before);

@@ -158,6 +158,16 @@ export interface LanguageRules {
    * places nothing, and only for the owner's own slots.
    */
   readonly dropped?: (statement: string) => string | null;
+  /**
+   * The owner as a statement's subject, at its start ("I …", "je …", "ich …" once expanded); in a
+   * language that leaves its subject out, a verb in the first person ("juego …", "comecei …").
+   */
+  readonly firstPerson: RegExp;
+  /**
+   * A first-person statement that something began: a start verb in the past ("I started …",
+   * "empecé a …", "j'ai commencé …", "ich habe … angefangen", "comecei …").
+   */
+  readonly began: RegExp;
   /** How a relation is found in a noun phrase: its last word (English, German) or any word. */
   readonly relationHead: 'last' | 'any';
   /** The language's slot rules, in order. */

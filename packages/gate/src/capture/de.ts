@@ -141,6 +141,8 @@ export const DE: LanguageRules = {
   // Main-clause order after a fronted phrase: the finite verb, then the subject ("seit 2021
   // arbeite ich bei SAP" once the time phrase is read off → "ich arbeite bei SAP").
   expand: (s) => s.replace(V2, 'ich $1 '),
+  firstPerson: /^ich(?![\p{L}])/iu,
+  began: /^ich (?:habe|hab|bin) .*(?:angefangen|begonnen|beigetreten|eingestiegen)$/iu,
   relationHead: 'last',
   slots: [
     {

@@ -137,8 +137,15 @@ export const EN: LanguageRules = {
     /^(?:now|actually|still|currently|officially|finally|just|really|in fact)\s+|\s+(?:now|these days|nowadays|any ?more|instead|at the moment|currently|for now|already|too|from now on|going forward|please|for short)$/i,
   additive: /\b(?:also|too|as well|in addition|additionally|another)\b/i,
   negation: /^(?:not|no longer|never|nobody|no one|none)\b/i,
-  expand: (s) => s.replace(/^i['’]m\b/i, 'I am'),
+  expand: (s) =>
+    s
+      .replace(/^i['’]m\b/i, 'I am')
+      .replace(/^i['’]ve\b/i, 'I have')
+      .replace(/^i['’]ll\b/i, 'I will'),
   dropped: (s) => (DROPPED_SUBJECT.test(s) ? `I ${s}` : null),
+  firstPerson: /^I(?:['’]m|['’]ve)?(?![\p{L}])/u,
+  began:
+    /^I (?:have |['’]ve )?(?:just |recently |finally |also |officially )*(?:started|began|begun|took up|picked up|joined|signed up for|enrolled in|got into)(?![\p{L}])/iu,
   relationHead: 'last',
   slots: [
     {

@@ -113,6 +113,9 @@ export const ES: LanguageRules = {
     /^(?:ahora|ya|actualmente|todavía|aún|en realidad|de hecho|realmente)\s+|\s+(?:ahora|ya|actualmente|hoy en día|estos días|a partir de ahora|de ahora en adelante|por ahora)$/iu,
   additive: wordsRe(['también', 'además', 'tampoco', 'otro', 'otra']),
   negation: new RegExp(`^(?:no|ya no|nunca|nadie|ningun[oa]?)${E}`, 'iu'),
+  firstPerson:
+    /^(?:yo\s+)?(?:(?:ya|también|todavía|me|nos)\s+)*(?:\p{Ll}+(?:o|é|í)|estoy|soy|voy|doy)(?![\p{L}])/u,
+  began: /^(?:yo\s+)?(?:ya\s+)?(?:empecé|comencé|me uní|me apunté|me inscribí|entré)(?![\p{L}])/iu,
   relationHead: 'any',
   slots: [
     {

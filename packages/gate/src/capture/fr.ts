@@ -120,6 +120,9 @@ export const FR: LanguageRules = {
   ),
   additive: wordsRe(['aussi', 'également', 'en plus', 'un autre', 'une autre']),
   negation: new RegExp(`^(?:ne|n${A}|pas|plus|jamais|personne|aucune?)${E}`, 'iu'),
+  firstPerson: /^(?:je|j['’])/iu,
+  began:
+    /^(?:j['’]ai|je me suis) (?:\S+ )?(?:commencé|débuté|rejoint|mis|mise|inscrit|inscrite|lancé|lancée)(?![\p{L}])/iu,
   relationHead: 'any',
   slots: [
     {

@@ -117,6 +117,9 @@ export const PT: LanguageRules = {
     /^(?:agora|já|atualmente|ainda|na verdade|de fato|na real)\s+|\s+(?:agora|já|atualmente|hoje em dia|a partir de agora|por enquanto)$/iu,
   additive: wordsRe(['também', 'além disso', 'outro', 'outra']),
   negation: new RegExp(`^(?:não|nao|nunca|ninguém|nenhuma?|já não)${E}`, 'iu'),
+  firstPerson:
+    /^(?:eu\s+)?(?:(?:já|também|ainda|me)\s+)*(?:\p{Ll}+(?:o|ei|i)|sou|estou|vou|dou)(?![\p{L}])/u,
+  began: /^(?:eu\s+)?(?:já\s+)?(?:comecei|iniciei|entrei|me inscrevi|passei a)(?![\p{L}])/iu,
   relationHead: 'any',
   slots: [
     {
