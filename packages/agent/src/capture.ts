@@ -98,8 +98,11 @@ function ownBeliefs(store: MemoryStore): Fact[] {
 function targetsOf(store: MemoryStore, reading: ChangeReading, except: number | null): Fact[] {
   const beliefs = ownBeliefs(store).filter((f) => f.id !== except);
   const said = subjectWords(reading.shape === 'change' ? reading.object : reading.clause);
-  const mentioned = beliefs.filter(
-    (f) => mentions(reading.clause, f.value) || overlaps(said, subjectWords(f.value)),
+  // A contrast names the value it corrects as a whole ("Dr. Lindqvist, not Dr. Okafor").
+  const mentioned = beliefs.filter((f) =>
+    reading.contrast
+      ? mentions(f.value, reading.object)
+      : mentions(reading.clause, f.value) || overlaps(said, subjectWords(f.value)),
   );
   const inSlot = beliefs.filter(
     (f) =>
@@ -182,7 +185,11 @@ function applyChange(
     const r = ctx.store.remember({
       kind: old.kind,
       key: old.key,
-      value: sameSlot ? capture.value : to,
+      value: sameSlot
+        ? capture.value
+        : reading.opens?.kind === old.kind && reading.opens.key === old.key
+          ? reading.opens.value
+          : to,
       source: 'owner_stated',
       episodeId: ctx.episodeId,
       actor: 'owner',

@@ -231,6 +231,44 @@ describe('what follows a stop that names no slot, and whose stop it is', () => {
   });
 });
 
+describe('a contrast names the value it corrects: "B, not A"', () => {
+  it.each([
+    [
+      'remember that my GP is Dr. Okafor',
+      "actually it's Dr. Lindqvist, not Dr. Okafor",
+      'Dr. Okafor',
+      'Dr. Lindqvist',
+    ],
+    [
+      'recuerda que mi médico es el doctor Ferrer',
+      'no es Ferrer, es la doctora Vidal',
+      'Ferrer',
+      'la doctora Vidal',
+    ],
+  ])('%j then %j', (first, second, old, next) => {
+    const c = control();
+    const before = say(first).write!.fact!;
+    say(second);
+    const now = store.current({ scope: 'owner', kind: before.kind, key: before.key })!;
+    expect(now.value).toBe(next);
+    expect(store.history(now).map((f) => f.value)).toContain(before.value);
+    expect(held(old)).toBe(false);
+    expectControl(c);
+  });
+
+  it('two denials correct nothing; a contrast naming nothing held changes nothing', () => {
+    const gp = say('remember that my GP is Dr. Okafor').write!.fact!;
+    say('not bad, not great');
+    say("it's Lisbon, not Porto");
+    expect(store.fact(gp.id)!.status).toBe('active');
+  });
+
+  it('"Acme let me go" ends the owner’s employer', () => {
+    const job = say('remember that I work at Acme').write!.fact!;
+    expect(say('Acme let me go last week').closed.map((f) => f.id)).toEqual([job.id]);
+  });
+});
+
 describe('a corrected relation keeps the person, not the words around them', () => {
   it.each([
     [

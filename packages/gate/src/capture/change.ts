@@ -53,6 +53,11 @@ export interface ChangeReading {
    * stopped slot.
    */
   opens?: CaptureSlot | null;
+  /**
+   * A change read from a contrast ("B, not A"): A names a value held, as a whole ("Dr. Okafor"),
+   * not a word of it.
+   */
+  contrast?: boolean;
   /** The time phrase of what holds instead after a stop ("seit Januar"), when it has one. */
   when?: string;
   /**
@@ -83,6 +88,11 @@ interface ChangeWords {
    * (A); B is read as the words before it, as many as A has (the two stand in parallel).
    */
   readonly instead: RegExp;
+  /**
+   * A contrast that names the value it corrects: "X, not Y", "not Y but X" (groups `to` and
+   * `from`); `to` may open with the words that present a value ("it's Dr. Lindqvist").
+   */
+  readonly contrast: readonly RegExp[];
   /** A subject that is someone else: a third-person pronoun, or a possessive before a noun. */
   readonly others: RegExp;
   /** Words that put the owner in a clause ("I", "me", "we", "and I"). */
@@ -116,7 +126,9 @@ const WORDS: readonly ChangeWords[] = [
         family: 'partner',
       },
       {
-        re: re(`${B}(?:retired|resigned|got (?:fired|laid off)|was (?:fired|laid off))${W}`),
+        re: re(
+          `${B}(?:retired|resigned|got (?:fired|laid off|let go)|was (?:fired|laid off|let go)|let me go|laid me off|fired me|sacked me|made me redundant)${W}`,
+        ),
         slot: EMPLOYER,
       },
       { re: re(`${B}moved out${W}`), slot: HOME },
@@ -135,6 +147,10 @@ const WORDS: readonly ChangeWords[] = [
       ),
     ],
     instead: re(`^(?<before>.+?)\\s+(?:instead of|rather than|in place of)\\s+(?<from>.+)$`),
+    contrast: [
+      re(`^(?<to>.+?),\\s+not\\s+(?<from>[^,]+)$`),
+      re(`^(?:it['’]s\\s+|it is\\s+)?not\\s+(?<from>.+?),?\\s+but\\s+(?<to>.+)$`),
+    ],
     others: re(
       `^(?:(?:my|our|his|her|their)\\s+(?<noun>[\\p{L}'’-]+)|(?:he|she|they|someone|somebody)${W})`,
     ),
@@ -168,6 +184,10 @@ const WORDS: readonly ChangeWords[] = [
     instead: re(
       `^(?<before>.+?)\\s+(?:en lugar de|en vez de|en lugar del|en vez del)\\s+(?<from>.+)$`,
     ),
+    contrast: [
+      re(`^(?<to>.+?),\\s+(?:no|y no)\\s+(?<from>[^,]+)$`),
+      re(`^no es\\s+(?<from>.+?),?\\s+(?:es|sino)\\s+(?<to>.+)$`),
+    ],
     others: re(
       `^(?:(?:mi|mis|nuestro|nuestra)\\s+(?<noun>[\\p{L}-]+)|(?:él|ella|ellos|ellas|alguien)${W})`,
     ),
@@ -202,6 +222,10 @@ const WORDS: readonly ChangeWords[] = [
     instead: re(
       `^(?<before>.+?)\\s+(?:au lieu de|au lieu du|au lieu des|à la place de|à la place du|plutôt que)\\s+(?<from>.+)$`,
     ),
+    contrast: [
+      re(`^(?<to>.+?),\\s+(?:pas|et non|non)\\s+(?<from>[^,]+)$`),
+      re(`^(?:ce n['’]est pas|c['’]est pas)\\s+(?<from>.+?),?\\s+(?:c['’]est|mais)\\s+(?<to>.+)$`),
+    ],
     others: re(
       `^(?:(?:mon|ma|mes|notre|nos)\\s+(?<noun>[\\p{L}-]+)|(?:il|elle|ils|elles|quelqu['’]un)${W})`,
     ),
@@ -240,6 +264,10 @@ const WORDS: readonly ChangeWords[] = [
       ),
     ],
     instead: re(`^(?<before>.+?)\\s+(?:statt|anstatt|anstelle von|anstelle)\\s+(?<from>.+)$`),
+    contrast: [
+      re(`^(?<to>.+?),\\s+(?:nicht|und nicht)\\s+(?<from>[^,]+)$`),
+      re(`^(?:es ist\\s+)?nicht\\s+(?<from>.+?),?\\s+sondern\\s+(?<to>.+)$`),
+    ],
     others: re(`^(?:(?:mein|meine|meiner|unser|unsere)\\s+(?<noun>[\\p{L}-]+)|(?:er|jemand)${W})`),
     owner: re(`${B}(?:ich|mich|mir|wir|uns)${W}`),
     presenting: re(`^(?:es ist|ist es|das ist|ist|bin|ich bin)\\s+`),
@@ -258,7 +286,7 @@ const WORDS: readonly ChangeWords[] = [
       },
       {
         re: re(
-          `${B}(?:me aposentei|aposentei-me|pedi demissão|me demiti|demiti-me|fui demitid[oa])${W}`,
+          `${B}(?:me aposentei|aposentei-me|pedi demissão|me demiti|demiti-me|fui demitid[oa]|me demitiram|me mandaram embora)${W}`,
         ),
         slot: EMPLOYER,
       },
@@ -275,6 +303,10 @@ const WORDS: readonly ChangeWords[] = [
     instead: re(
       `^(?<before>.+?)\\s+(?:em vez de|em vez do|em vez da|ao invés de|no lugar de)\\s+(?<from>.+)$`,
     ),
+    contrast: [
+      re(`^(?<to>.+?),\\s+(?:não|e não)\\s+(?<from>[^,]+)$`),
+      re(`^não é\\s+(?<from>.+?),?\\s+(?:é|mas)\\s+(?<to>.+)$`),
+    ],
     others: re(
       `^(?:(?:o |a )?(?:meu|minha|meus|minhas|nosso|nossa)\\s+(?<noun>[\\p{L}-]+)|(?:ele|ela|eles|elas|alguém)${W})`,
     ),
@@ -306,7 +338,9 @@ const JOB_NOUN =
 /** Cuts a value at its first clause ("Arkose, the climbing gym" → "Arkose"). */
 function firstClause(text: string): string {
   return text
-    .split(/\s*(?:[,;:(]|\s[-—–]\s|\.\s)/u)[0]!
+    .split(
+      /\s*(?:[,;:(]|\s[-—–]\s|(?<!(?<![\p{L}])(?:dr|dra|mr|mrs|ms|st|prof|jr|sr|sra|mme|hr|fr))\.\s)/iu,
+    )[0]!
     .replace(/[.!?…\s]+$/u, '')
     .trim();
 }
@@ -406,12 +440,18 @@ function aboutOthers(text: string, isRelation: (word: string) => boolean): boole
     if (!m) continue;
     const noun = m.groups?.noun;
     if (noun !== undefined && !isRelation(noun)) continue;
+    // "my dentist is Dr. Wolff, not Becker" says who the owner's dentist is: the owner's word.
+    if (noun !== undefined && COPULA.test(text.slice(m[0].length))) continue;
     if (!w.owner.test(text)) return true;
   }
   const name = /^\p{Lu}[\p{Ll}\p{M}'’-]+\s+\p{Ll}/u.exec(text);
   if (!name || /^I\s/u.test(text)) return false;
   return !WORDS.some((w) => w.owner.test(text));
 }
+
+/** A copula after a subject: what follows says who or what it is, not what it did. */
+const COPULA =
+  /^\s*(?:(?:[\p{L}-]+\s+)?(?:is|was|are|ist|war|heißt|heisst|es|era|est|était|é|era|se llama|s['’]appelle|se chama|chama-se))(?![\p{L}])/iu;
 
 /** "B instead of A": A and B, B as many of the last words before the cue as A has. */
 function readInstead(
@@ -430,7 +470,8 @@ function readInstead(
 
 /**
  * Reads whether `clause` (one sentence of the owner's, without its trigger) says that something
- * stopped or changed, in the languages capture knows. A clause about someone else ("my neighbour
+ * stopped or changed, in the languages capture knows ("from A to B", "B instead of A", "B, not A":
+ * changes; a stop; an ending). A clause about someone else ("my neighbour
  * quit Airbus") says nothing of the owner's.
  *
  * @param place - places a positive clause in a slot (capture's slot rules), or null.
@@ -466,6 +507,19 @@ function readChange(
   for (const w of WORDS) {
     const i = readInstead(w, text);
     if (i) return change(w, text, i.from, i.to, place(i.before));
+  }
+  for (const w of WORDS) {
+    for (const c of w.contrast) {
+      const m = c.exec(text);
+      const from = m?.groups?.from && firstClause(m.groups.from);
+      const said = m?.groups?.to?.trim();
+      if (!from || !said) continue;
+      const presented = w.presenting.exec(said);
+      const to = firstClause(presented ? said.slice(presented[0].length) : said);
+      // "not bad, not great" contrasts two denials: nothing is corrected.
+      if (!to || w.negationWords.test(to.split(/\s+/u)[0] ?? '')) continue;
+      return { ...change(w, text, from, to, place(said)), contrast: true };
+    }
   }
   return null;
 }
