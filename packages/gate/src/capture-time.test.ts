@@ -116,10 +116,14 @@ describe('capture: a plain statement that a state of the owner’s began is a no
       'I’ve been running every morning',
       'since Monday',
     ],
+    // a change of state said with when
+    ['I adopted a greyhound last week', 'I adopted a greyhound', 'last week'],
+    ['I moved to a new flat last week', 'I moved to a new flat', 'last week'],
+    ['el mes pasado me mudé a un piso nuevo', 'Me mudé a un piso nuevo', 'el mes pasado'],
   ])('%j → a note %j, begun %j', (line, value, when) => {
     const c = captureExplicit(line)!;
     expect(c).toMatchObject({ trigger: 'plain', kind: 'note', value, when, about: 'owner' });
-    expect(c.key).not.toMatch(/ve_|january|years|2019|monday/);
+    expect(c.key).not.toMatch(/ve_|january|years|2019|monday|week|pasado/);
   });
 
   it.each([
@@ -129,6 +133,8 @@ describe('capture: a plain statement that a state of the owner’s began is a no
     'Yesterday Sam moved to Oslo',
     'Sam plays golf since 2020',
     'do I play padel since 2019?',
+    'I adopted a greyhound', // a change with no when is no note offline
+    'I went to the gym yesterday',
   ])('%j is no note (control: a state that began is)', (line) => {
     expect(captureExplicit(line)).toBeNull();
     expect(captureExplicit('since 2020 I play golf')?.kind).toBe('note');
@@ -138,6 +144,21 @@ describe('capture: a plain statement that a state of the owner’s began is a no
     expect(captureExplicit('remember that I’ve been running every morning')).toMatchObject({
       kind: 'note',
       about: 'owner',
+    });
+  });
+});
+
+describe('capture: a place to live is a place, not a kind of home', () => {
+  it('"I moved to a new flat" leaves the home slot; "I moved to Lyon" fills it (control)', () => {
+    expect(captureExplicit('remember that I moved to a new flat')?.key).not.toBe('home');
+    expect(captureExplicit('remember that I moved to Lyon')).toMatchObject({
+      key: 'home',
+      value: 'Lyon',
+    });
+    expect(captureExplicit('letztes Jahr bin ich nach Hamburg umgezogen')).toMatchObject({
+      key: 'home',
+      value: 'Hamburg',
+      when: 'letztes Jahr',
     });
   });
 });

@@ -599,8 +599,9 @@ const START_WORD =
  * A plain statement that a state of the owner's began, kept as a note at the turn: the owner as
  * its subject ({@link LanguageRules.firstPerson}, the subject a chat leaves out restored) and a
  * start verb ("in January I started learning the piano", "two years ago I started volunteering at
- * the Kibera library") or a start phrase ("as of today I'm on the night shift", "desde 2019 juego
- * al pádel"). Its first clause is the value, its time phrase the start. What happened once ("I
+ * the Kibera library"), a start phrase ("as of today I'm on the night shift", "desde 2019 juego
+ * al pádel"), or a change of state said with when ({@link LanguageRules.changed}: "I adopted a
+ * greyhound last week", "el mes pasado me mudé a un piso nuevo"). Its first clause is the value, its time phrase the start. What happened once ("I
  * had pizza yesterday") and what the owner merely is ("I'm tired") began nothing and are not kept.
  */
 function inception(statement: string): Capture | null {
@@ -615,7 +616,8 @@ function inception(statement: string): Capture | null {
       : restored && t.firstPerson.test(restored)
         ? restored
         : null;
-    if (!owner || !(since || t.began.test(owner))) continue;
+    if (!owner) continue;
+    if (!(since || t.began.test(owner) || (timed !== null && t.changed.test(owner)))) continue;
     const key = slugOf(s, 3, t.functionWords);
     if (!key) continue;
     return {

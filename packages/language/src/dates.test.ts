@@ -290,6 +290,13 @@ describe('splitTimePhrase: the time phrase a stated value ends with', () => {
     ['Berlin seit gestern', 'Berlin', 'seit gestern'],
     ['Lisboa desde ontem', 'Lisboa', 'desde ontem'],
     ['in Cardiff since May', 'in Cardiff', 'since May'], // "May" alone, which chrono does not read
+    ['me mudé a Sevilla el mes pasado', 'me mudé a Sevilla', 'el mes pasado'],
+    ['mudei para Braga há dois anos', 'mudei para Braga', 'há dois anos'],
+    [
+      'ich bin nach Hamburg umgezogen letztes Jahr',
+      'ich bin nach Hamburg umgezogen',
+      'letztes Jahr',
+    ],
   ])('%j → %j + %j', (value, rest, phrase) => {
     expect(splitTimePhrase(value)).toEqual({ rest, phrase });
   });

@@ -191,8 +191,10 @@ function* results(
 ): Generator<{ parser: chrono.Chrono; r: chrono.ParsedResult; foreign: boolean }> {
   for (const [i, parser] of parsers().entries()) {
     for (const r of parser.parse(text, { instant: ref, timezone: 0 }, { forwardDate })) {
-      const month = months && r.start.isCertain('month') && r.start.isCertain('year');
-      if (i > 0 && !foreignDate(r) && !(month && r.text.trim().length >= 5)) continue;
+      // In statements (`months`), another language's month or year is a time too ("letztes
+      // Jahr", "le mois dernier"), when it is more than a short word.
+      const period = months && r.start.isCertain('year');
+      if (i > 0 && !foreignDate(r) && !(period && r.text.trim().length >= 5)) continue;
       yield { parser, r, foreign: i > 0 };
     }
   }
@@ -269,6 +271,13 @@ const MONTH_PHRASE = new RegExp(
  */
 const HABIT =
   /(?:^|\s)(?:los|las|les|os|as|every|each|cada|chaque|jeden|jede|alle|todos los|todas las|tous les|toutes les)$/iu;
+/**
+ * A period before the line named relative to it in Spanish and Portuguese ("el mes pasado", "la
+ * semana pasada", "no ano passado", "hace dos años", "há três meses"), which chrono does not read:
+ * found here as a span; like a month or a year alone, it names no day.
+ */
+const RELATIVE_PERIOD =
+  /(?<![\p{L}\p{M}\p{N}])(?:(?:(?:el|la|no|na|o|a|en el|en la)\s+)?(?:mes|semana|año|verano|invierno|mês|ano|verão|inverno)\s+(?:pasad[oa]|passad[oa]|anterior)|(?:hace|há|faz)\s+(?:\p{L}+|\d+)\s+(?:días|semanas|meses|años|dias|anos))(?![\p{L}\p{M}\p{N}])/giu;
 /** Punctuation and dashes a cut leaves dangling at either end of what remains. */
 const DANGLING = /^[\s,;:–—-]+|[\s,;:–—-]+$/gu;
 
@@ -291,7 +300,7 @@ interface TimeSpan {
  */
 function timeSpans(text: string): TimeSpan[] {
   const spans: TimeSpan[] = [];
-  for (const re of [YEAR_PHRASE, MONTH_PHRASE]) {
+  for (const re of [YEAR_PHRASE, MONTH_PHRASE, RELATIVE_PERIOD]) {
     for (const m of text.matchAll(re)) spans.push({ start: m.index, end: m.index + m[0].length });
   }
   if (!mayNameDate(text)) return spans;

@@ -13,6 +13,10 @@
 import { NOT_NAMES } from '../patterns/vocabulary.js';
 import type { CaptureSlot, RuleHelpers } from './common.js';
 
+/** An indefinite article opening a noun phrase, in the languages capture reads. */
+const INDEFINITE =
+  /^(?:a|an|another|un|una|une|uno|ein|eine|einen|einer|um|uma|otro|otra|outro|outra)\s/iu;
+
 /** The owner. */
 const OWNER = 'owner';
 
@@ -115,6 +119,8 @@ export function diet(h: RuleHelpers, word: string): CaptureSlot | null {
 export function home(h: RuleHelpers, place: string): CaptureSlot | null {
   if (h.additive) return null;
   const value = h.clip(place);
+  // "a new flat", "un piso nuevo", "eine größere Wohnung": a kind of home, not where it is.
+  if (INDEFINITE.test(value)) return null;
   return value ? { kind: 'profile', key: 'home', value, about: OWNER } : null;
 }
 

@@ -168,6 +168,12 @@ export interface LanguageRules {
    * "empecé a …", "j'ai commencé …", "ich habe … angefangen", "comecei …").
    */
   readonly began: RegExp;
+  /**
+   * A first-person statement of a change of state, in the past: a move, a marriage, an adoption,
+   * a purchase, becoming something ("I got married", "me mudé", "j'ai adopté", "ich bin
+   * umgezogen", "casei"). With a time phrase that says when, it is a note that began then.
+   */
+  readonly changed: RegExp;
   /** How a relation is found in a noun phrase: its last word (English, German) or any word. */
   readonly relationHead: 'last' | 'any';
   /** The language's slot rules, in order. */

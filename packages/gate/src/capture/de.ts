@@ -143,6 +143,8 @@ export const DE: LanguageRules = {
   expand: (s) => s.replace(V2, 'ich $1 '),
   firstPerson: /^ich(?![\p{L}])/iu,
   began: /^ich (?:habe|hab|bin) .*(?:angefangen|begonnen|beigetreten|eingestiegen)$/iu,
+  changed:
+    /^ich (?:habe|hab|bin) .*(?:geheiratet|umgezogen|gezogen|adoptiert|gekauft|geworden|gewechselt|bekommen|verlobt)$/iu,
   relationHead: 'last',
   slots: [
     {

@@ -146,6 +146,8 @@ export const EN: LanguageRules = {
   firstPerson: /^I(?:['’]m|['’]ve)?(?![\p{L}])/u,
   began:
     /^I (?:have |['’]ve )?(?:just |recently |finally |also |officially )*(?:started|began|begun|took up|picked up|joined|signed up for|enrolled in|got into)(?![\p{L}])/iu,
+  changed:
+    /^I (?:have |['’]ve )?(?:just |recently |finally |also |officially )*(?:moved|relocated|got (?:married|engaged|divorced|a (?:new )?(?:dog|cat|puppy|kitten|car|bike|flat|apartment|house|job|place))|married|adopted|became|bought|graduated|retired|switched|converted|was promoted|got promoted|had (?:a|our|my) (?:baby|son|daughter|first)|gave birth)(?![\p{L}])/iu,
   relationHead: 'last',
   slots: [
     {

@@ -116,6 +116,8 @@ export const ES: LanguageRules = {
   firstPerson:
     /^(?:yo\s+)?(?:(?:ya|también|todavía|me|nos)\s+)*(?:\p{Ll}+(?:o|é|í)|estoy|soy|voy|doy)(?![\p{L}])/u,
   began: /^(?:yo\s+)?(?:ya\s+)?(?:empecé|comencé|me uní|me apunté|me inscribí|entré)(?![\p{L}])/iu,
+  changed:
+    /^(?:yo\s+)?(?:ya\s+)?(?:me mudé|me casé|me comprometí|me divorcié|adopté|me hice|compré|me gradué|me jubilé|me cambié|me pasé|tuve (?:un|una|a mi))(?![\p{L}])/iu,
   relationHead: 'any',
   slots: [
     {

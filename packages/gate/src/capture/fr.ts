@@ -123,6 +123,8 @@ export const FR: LanguageRules = {
   firstPerson: /^(?:je|j['’])/iu,
   began:
     /^(?:j['’]ai|je me suis) (?:\S+ )?(?:commencé|débuté|rejoint|mis|mise|inscrit|inscrite|lancé|lancée)(?![\p{L}])/iu,
+  changed:
+    /^(?:j['’]ai (?:déménagé|adopté|acheté|emménagé|eu (?:un|une|mon|ma))|je me suis (?:marié|mariée|pacsé|pacsée|installé|installée|reconverti|reconvertie)|je suis (?:devenu|devenue|passé|passée|parti|partie))(?![\p{L}])/iu,
   relationHead: 'any',
   slots: [
     {

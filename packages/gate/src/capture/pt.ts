@@ -120,6 +120,8 @@ export const PT: LanguageRules = {
   firstPerson:
     /^(?:eu\s+)?(?:(?:já|também|ainda|me)\s+)*(?:\p{Ll}+(?:o|ei|i)|sou|estou|vou|dou)(?![\p{L}])/u,
   began: /^(?:eu\s+)?(?:já\s+)?(?:comecei|iniciei|entrei|me inscrevi|passei a)(?![\p{L}])/iu,
+  changed:
+    /^(?:eu\s+)?(?:já\s+)?(?:me mudei|mudei|casei|me casei|noivei|adotei|comprei|virei|me tornei|me formei|me aposentei|troquei|tive (?:um|uma|o|a))(?![\p{L}])/iu,
   relationHead: 'any',
   slots: [
     {
