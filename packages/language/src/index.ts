@@ -8,7 +8,8 @@
  *   forms), short human ages.
  * - **Scripts** (`scripts.ts`) — words where a script writes no spaces (`spaceUnspaced`:
  *   `Intl.Segmenter`), Hebrew and Arabic written one way (`normalizeSemitic`) and their words'
- *   bare forms without prefixes (`prefixForms`, `withPrefixForms`).
+ *   bare forms without prefixes (`prefixForms`, `withPrefixForms`), Russian, Ukrainian and Greek
+ *   words' stems (`stemForms`, `bareForms`).
  * - **Folding** (`fold.ts`) — texts compared by meaning (`foldText`: case, accents and
  *   punctuation ignored), the content words a value is made of (`contentWords`), and whether a
  *   text mentions a value (`mentions`), and whether a turn supports a belief written from it
@@ -74,10 +75,12 @@ export {
   withholdSecrets,
 } from './scan.js';
 export {
+  bareForms,
   normalizeForWords,
   normalizeSemitic,
   prefixForms,
   spaceUnspaced,
+  stemForms,
   withPrefixForms,
 } from './scripts.js';
 export {

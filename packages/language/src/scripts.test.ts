@@ -2,7 +2,14 @@
 // token, Hebrew and Arabic written one way and their prefixed words' bare forms.
 
 import { describe, expect, it } from 'vitest';
-import { normalizeSemitic, prefixForms, spaceUnspaced, withPrefixForms } from './scripts.js';
+import {
+  bareForms,
+  normalizeSemitic,
+  prefixForms,
+  spaceUnspaced,
+  stemForms,
+  withPrefixForms,
+} from './scripts.js';
 
 const words = (text: string) => spaceUnspaced(text).trim().split(/\s+/);
 
@@ -80,5 +87,25 @@ describe('withPrefixForms', () => {
     expect(withPrefixForms('גר בחיפה, ועובד')).toBe('גר בחיפה חיפה, ועובד עובד');
     expect(withPrefixForms('سافرت بالقطار')).toBe('سافرت بالقطار قطار');
     expect(withPrefixForms('in Haifa')).toBe('in Haifa');
+  });
+});
+
+describe('stemForms: Russian, Ukrainian and Greek words in a case of their own', () => {
+  it('finds one stem for the forms of a word, and none for other scripts', () => {
+    expect(stemForms('Сбербанке')).toEqual(stemForms('Сбербанка'));
+    expect(stemForms('Сбербанке')).toEqual(['сбербанк']);
+    expect(stemForms('Житомирі')).toEqual(['житомир']);
+    expect(stemForms('каву')).toEqual(stemForms('кава'));
+    expect(stemForms('Θεσσαλονίκη')).toEqual(stemForms('θεσσαλονικη'));
+    // controls: other scripts and a word already bare have none
+    expect(stemForms('Sberbank')).toEqual([]);
+    expect(stemForms('חיפה')).toEqual([]);
+    expect(stemForms('сбербанк')).toEqual([]);
+  });
+
+  it('the index holds the stem beside the word; a Hebrew word keeps its prefix forms', () => {
+    expect(withPrefixForms('работаю в Сбербанке')).toContain('Сбербанке сбербанк');
+    expect(withPrefixForms('גר בחיפה')).toBe('גר בחיפה חיפה');
+    expect(bareForms('בחיפה')).toEqual(['חיפה']);
   });
 });

@@ -1,11 +1,15 @@
 /**
  * Words in scripts that English-shaped tokenizing misses: scripts written without spaces between
  * words (Thai, Lao, Khmer, Burmese, Japanese, Chinese), cut into words by the platform's Unicode
- * word segmenter; Korean, one token per syllable; and Hebrew and Arabic words that carry a
- * preposition, a conjunction or the article as a prefix, whose bare forms are found beside them.
+ * word segmenter; Korean, one token per syllable; Hebrew and Arabic words that carry a
+ * preposition, a conjunction or the article as a prefix, whose bare forms are found beside them;
+ * and Russian, Ukrainian and Greek words in a case of their own, whose stems are found beside them.
  *
  * @module
  */
+import { stemmer as greek } from '@orama/stemmers/greek';
+import { stemmer as russian } from '@orama/stemmers/russian';
+import { stemmer as ukrainian } from '@orama/stemmers/ukrainian';
 
 /**
  * The scripts written without spaces between words, each with the language its text is
@@ -205,16 +209,51 @@ export function prefixPattern(word: string): string | null {
   return null;
 }
 
-/** A Hebrew or Arabic word (letters only) as the index holds it. */
-const SEMITIC_WORD = /(?:(?=\p{L})[\p{Script=Hebrew}\p{Script=Arabic}])+/gu;
+/** A Hebrew, Arabic, Cyrillic or Greek word (letters and marks) as the index holds it. */
+const BARE_WORD =
+  /(?:(?=[\p{L}\p{M}])[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Cyrillic}\p{Script=Greek}])+/gu;
+const CYRILLIC_WORD = /^\p{Script=Cyrillic}+$/u;
+const GREEK_WORD = /^[\p{Script=Greek}\p{M}]+$/u;
+/** Letters only Ukrainian writes among the Cyrillic alphabets keel reads. */
+const UKRAINIAN = /[іїєґ]/u;
+/** The fewest letters a stem keeps to be searched on its own. */
+const MIN_STEM = 3;
 
 /**
- * Each Hebrew or Arabic word followed by its stripped forms ({@link prefixForms}): "גר בחיפה" →
- * "גר בחיפה חיפה". Index side only: a query searches a word's forms as alternatives.
+ * The stem of a Russian, Ukrainian or Greek word, lower case, by the Snowball stemmers (Porter's
+ * Snowball algorithms for Russian, Ukrainian and Greek, as `@orama/stemmers` ports them): a case
+ * ending taken off ("Сбербанке" → "сбербанк", "Житомирі" → "житомир", "каву" → "кав") and, in
+ * Greek, the accents too ("Θεσσαλονίκη" and "θεσσαλονικη" → "θεσσαλονικ"). A word with an
+ * `і ї є ґ` is read as Ukrainian, any other Cyrillic word as Russian.
+ *
+ * @returns the stem when it differs from the word and keeps {@link MIN_STEM} letters; `[]` else.
+ */
+export function stemForms(word: string): string[] {
+  const lower = word.toLocaleLowerCase();
+  let stem: string;
+  if (CYRILLIC_WORD.test(lower)) stem = UKRAINIAN.test(lower) ? ukrainian(lower) : russian(lower);
+  else if (GREEK_WORD.test(lower)) stem = greek(lower);
+  else return [];
+  return stem !== lower && [...stem].length >= MIN_STEM ? [stem] : [];
+}
+
+/**
+ * The forms of a word searched besides it: a Hebrew or Arabic word without its prefixes
+ * ({@link prefixForms}), a Russian, Ukrainian or Greek word's stem ({@link stemForms}).
+ */
+export function bareForms(word: string): string[] {
+  const forms = prefixForms(word);
+  return forms.length > 0 ? forms : stemForms(word);
+}
+
+/**
+ * Each Hebrew, Arabic, Cyrillic or Greek word followed by its bare forms ({@link bareForms}):
+ * "גר בחיפה" → "גר בחיפה חיפה", "в Сбербанке" → "в Сбербанке сбербанк". Index side only: a query
+ * searches a word's forms as alternatives.
  */
 export function withPrefixForms(text: string): string {
-  return text.replace(SEMITIC_WORD, (word) => {
-    const forms = prefixForms(word);
+  return text.replace(BARE_WORD, (word) => {
+    const forms = bareForms(word);
     return forms.length > 0 ? `${word} ${forms.join(' ')}` : word;
   });
 }

@@ -8,9 +8,9 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { eng } from 'stopword';
 import {
+  bareForms,
   normalizeForWords,
   normalizeSemitic,
-  prefixForms,
   spaceUnspaced,
   withPrefixForms,
 } from './scripts.js';
@@ -44,7 +44,8 @@ export function foldWords(text: string): string {
 
 /**
  * Folds text for the FTS5 index: {@link foldWords}, each Hebrew or Arabic word followed by its
- * forms without the prefixes it may carry ({@link withPrefixForms}: "גר בחיפה" → "גר בחיפה חיפה",
+ * forms without the prefixes it may carry, and each Russian, Ukrainian or Greek word its stem
+ * ({@link withPrefixForms}: "גר בחיפה" → "גר בחיפה חיפה",
  * "والقهوة" → "والقهوه قهوه"), so a word is found by its bare form and a bare word by its prefixed
  * form. Registered as the SQL function `keel_fold` (the FTS5 triggers call it); the tables'
  * tokenizer keeps combining marks inside words (`categories 'L* N* Co M*'`), so a Thai, Khmer or
@@ -56,16 +57,17 @@ export function foldForIndex(text: string): string {
 
 /**
  * What full-text search looks for, for one query term: the term folded by {@link foldWords} (one
- * phrase: "绿茶", "เชียงใหม่", or "서 울" for a Korean word), then, for a Hebrew or Arabic word, each
- * of its bare forms ({@link prefixForms}: "בחיפה" → "חיפה"), each its own alternative. The index
- * holds a word and its bare forms ({@link foldForIndex}), so either side's prefix is found.
+ * phrase: "绿茶", "เชียงใหม่", or "서 울" for a Korean word), then, for a Hebrew, Arabic, Russian,
+ * Ukrainian or Greek word, each of its bare forms ({@link bareForms}: "בחיפה" → "חיפה",
+ * "Сбербанке" → "сбербанк"), each its own alternative. The index holds a word and its bare forms
+ * ({@link foldForIndex}), so either side's prefix or case ending is found.
  *
  * @returns the phrases, space-separated tokens each, in order; `[]` for a term with no word.
  */
 export function queryPhrases(term: string): string[] {
   const phrase = foldWords(term).trim().replace(/\s+/g, ' ');
   if (phrase === '') return [];
-  return phrase.includes(' ') ? [phrase] : [phrase, ...prefixForms(phrase)];
+  return phrase.includes(' ') ? [phrase] : [phrase, ...bareForms(phrase)];
 }
 
 /**

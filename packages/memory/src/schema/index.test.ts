@@ -33,6 +33,7 @@ const RELEASED: Record<number, string> = {
   12: '0d77f96d3afc8b05dfbf249fd0234c4593065671876378543ba0cf2ff5a6e85c',
   13: '5da97db35869e7399efdd81e098215c08ed501e57f6b0104ff7c845418235046',
   14: '115708a98d33a08ffb6be53e02acf3eba466f7d0680d09e2809413fdec97cd92',
+  15: '0d77f96d3afc8b05dfbf249fd0234c4593065671876378543ba0cf2ff5a6e85c',
 };
 
 describe('migrations', () => {

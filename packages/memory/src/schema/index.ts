@@ -20,6 +20,8 @@
  * 13. `013-tombstone-content.ts`: a tombstone records its value's folded content, and may bind
  *     content alone across its scope.
  * 14. `014-questions.ts`: a pending question on a belief waits for the owner's answer.
+ * 15. `015-case-stems.ts`: the full-text indexes filled again with Russian, Ukrainian and Greek
+ *     words' stems beside them.
  *
  * A step is never edited once released (`index.test.ts` holds a checksum of each); a change is a
  * new step. A step imports no runtime module: names that runtime code shares with the schema are
@@ -44,6 +46,7 @@ import { journalEvidence } from './011-journal-evidence.js';
 import { scriptTokens } from './012-script-tokens.js';
 import { tombstoneContent } from './013-tombstone-content.js';
 import { questions } from './014-questions.js';
+import { caseStems } from './015-case-stems.js';
 
 export { VECTOR_QUEUE } from './005-vector-queue.js';
 export { META_VECTOR_FINGERPRINT } from './007-vector-queue-gate.js';
@@ -74,6 +77,7 @@ export const MIGRATIONS: readonly Migration[] = [
   scriptTokens,
   tombstoneContent,
   questions,
+  caseStems,
 ];
 
 /** The newest schema version this code knows. */
