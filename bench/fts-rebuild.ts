@@ -1,5 +1,6 @@
 /**
- * How long schema step 12 (`012-script-tokens.ts`) takes on a large store: the full-text indexes
+ * How long schema step 12 (`012-script-tokens.ts`) takes on a large store (step 15,
+ * `015-case-stems.ts`, runs the same SQL): the full-text indexes
  * dropped, made again and filled through `keel_fold` from every active fact and conversation turn.
  *
  * The store is recall-latency's real one ({@link buildRealStore}: 90% the shared data's turns cut

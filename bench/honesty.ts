@@ -16,7 +16,7 @@
  * The held-out half prints per-class counts only; its failing expectations are written to the
  * results file by kind, never by text, so nobody tunes on them.
  *
- *   node --import tsx bench/honesty.ts [--half dev|heldout|both] [--set cases|round2|all]
+ *   node --import tsx bench/honesty.ts [--half dev|heldout|both] [--set cases|round2|…|all]
  *     [--label name] [--verbose] [--only id-or-class]
  *
  * @module
@@ -505,10 +505,14 @@ function table(outcomes: Outcome[]): string[][] {
 
 const HEADER = ['class', 'passed', '%', 'secrets kept', 're-learned', 'errors'];
 /**
- * The case sets, each split once into `<set>.dev.json` and `<set>.heldout.json`: `cases` (the
- * first round, 333 cases) and `round2` (120 cases written later under the same rules).
+ * The case sets, each split once into `<set>.dev.json` and `<set>.heldout.json` in
+ * `bench/honesty/`: `cases` (the first round, 333 cases), then each later round (`round2`, …),
+ * written under the same rules (see the README there).
  */
-const SETS: readonly string[] = ['cases', 'round2'];
+const SETS: readonly string[] = readdirSync(join(REPO_ROOT, 'bench', 'honesty'))
+  .filter((f) => f.endsWith('.dev.json'))
+  .map((f) => f.slice(0, -'.dev.json'.length))
+  .sort((a, b) => (a === 'cases' ? -1 : b === 'cases' ? 1 : a.localeCompare(b)));
 
 /**
  * Runs the chosen halves, prints a table per half and writes the results.

@@ -124,6 +124,7 @@ describe('the Discord front door', () => {
     const put = discord.requests.find((r) => r.method === 'PUT' && r.path.endsWith('/commands'));
     expect(put?.body.map((c: { name: string }) => c.name).sort()).toEqual([
       'forget',
+      'purge',
       'recall',
       'review',
       'status',
@@ -465,6 +466,38 @@ describe('the Discord front door', () => {
     // An access code in the attachment is a credential: withheld from the model too.
     expect(sent).not.toContain('4471');
     expect(sent).toMatch(/cat\.png \(image\/png, 2\.0 KB\): not read and not stored/);
+  });
+
+  it('/purge lists every mention first and erases only with yes; the control stays', async () => {
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    const sister = store.remember({
+      kind: 'relationship',
+      key: 'sister.home',
+      value: 'São Paulo',
+      source: 'owner_stated',
+    });
+    const dentist = store.remember({
+      kind: 'relationship',
+      key: 'dentist',
+      value: 'Dr. Ortiz',
+      source: 'owner_stated',
+    });
+    const text = { name: 'text', type: 3, value: 'Sao Paulo' };
+    const ask = discord.slashCommand(owner, dm, 'purge', [text]);
+    await discord.waitFor(() => discord.callbacks.has(ask), 10_000, 'the purge list');
+    const listed = JSON.stringify(discord.callbacks.get(ask));
+    expect(listed).toContain('São Paulo');
+    expect(listed).toContain('/purge Sao Paulo --yes');
+    expect(store.fact(sister.fact!.id)?.value).toBe('São Paulo'); // nothing erased yet
+    const yes = discord.slashCommand(owner, dm, 'purge', [
+      text,
+      { name: 'yes', type: 5, value: true },
+    ]);
+    await discord.waitFor(() => discord.callbacks.has(yes), 10_000, 'the purge receipt');
+    expect(JSON.stringify(discord.callbacks.get(yes))).toMatch(/Purged \d+/);
+    expect(store.fact(sister.fact!.id)?.value).not.toContain('Paulo');
+    expect(store.fact(dentist.fact!.id)).toMatchObject({ status: 'active', value: 'Dr. Ortiz' });
   });
 
   it('a turn from the terminal and one from Discord at the same moment both complete in the one session', async () => {

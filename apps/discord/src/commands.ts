@@ -1,5 +1,5 @@
 /**
- * The slash commands keel registers for use in its DM: review, recall, forget, status.
+ * The slash commands keel registers for use in its DM: review, recall, forget, purge, status.
  *
  * @module
  */
@@ -41,6 +41,15 @@ export const SLASH_COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] =
         description: 'With purge: erase every mention it lists',
         required: false,
       },
+    ],
+    ...DM_ONLY(),
+  },
+  {
+    name: 'purge',
+    description: 'List every stored mention of a text (accents and case ignored), to erase',
+    options: [
+      { type: 3, name: 'text', description: 'The words to erase, e.g. Sao Paulo', required: true },
+      { type: 5, name: 'yes', description: 'Erase every mention it lists', required: false },
     ],
     ...DM_ONLY(),
   },

@@ -62,6 +62,9 @@ async function onCommand(i: ChatInputCommandInteraction, ctx: InteractionContext
     case 'forget':
       line = `/forget ${i.options.getString('id', true)}${i.options.getBoolean('purge') ? ' --purge' : ''}${i.options.getBoolean('yes') ? ' --yes' : ''}`;
       break;
+    case 'purge':
+      line = `/purge ${i.options.getString('text', true)}${i.options.getBoolean('yes') ? ' --yes' : ''}`;
+      break;
     case 'status':
       line = '/status';
       break;
