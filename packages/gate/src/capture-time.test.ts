@@ -120,6 +120,15 @@ describe('capture: a plain statement that a state of the owner’s began is a no
     ['I adopted a greyhound last week', 'I adopted a greyhound', 'last week'],
     ['I moved to a new flat last week', 'I moved to a new flat', 'last week'],
     ['el mes pasado me mudé a un piso nuevo', 'Me mudé a un piso nuevo', 'el mes pasado'],
+    // another language's "about someone" rule does not take the owner's subject for a name
+    ['Je me suis inscrite au YMCA hier soir, enfin !', 'Je me suis inscrite au YMCA', 'hier soir'],
+    [
+      'Ich bin seit gestern stolze Besitzerin eines Katers namens Gustav',
+      'Ich bin stolze Besitzerin eines Katers namens Gustav',
+      'seit gestern',
+    ],
+    ['Sou sócio do Sporting desde 2022', 'Sou sócio do Sporting', 'desde 2022'],
+    ['we got a dog on Friday — a beagle called Waffles', 'We got a dog', 'on Friday'],
   ])('%j → a note %j, begun %j', (line, value, when) => {
     const c = captureExplicit(line)!;
     expect(c).toMatchObject({ trigger: 'plain', kind: 'note', value, when, about: 'owner' });
@@ -160,5 +169,29 @@ describe('capture: a place to live is a place, not a kind of home', () => {
       value: 'Hamburg',
       when: 'letztes Jahr',
     });
+  });
+});
+
+describe('capture: marriages and starts said with when, in every language', () => {
+  it.each([
+    ['Two years ago I married Priya.', 'relationship/spouse', 'Priya'],
+    ['Me casei com o Rafael em 12 de abril de 2025, na praia', 'relationship/spouse', 'Rafael'],
+    ["J'ai commencé chez Airbus à Toulouse vendredi", 'profile/employer', 'Airbus à Toulouse'],
+    ['desde el lunes trabajo en Mercadona, turno de mañana', 'profile/employer', 'Mercadona'],
+    [
+      'Letzten Dienstag hab ich bei der Deutschen Bahn angefangen, als Fahrdienstleiterin.',
+      'profile/employer',
+      'Deutschen Bahn',
+    ],
+  ])('%j → %s %j', (line, slot, value) => {
+    const c = captureExplicit(line)!;
+    expect(`${c.kind}/${c.key}`).toBe(slot);
+    expect(c.value).toBe(value);
+    expect(c.when).toBeTruthy();
+  });
+
+  it('someone else’s move is not the owner’s (control: the owner’s is)', () => {
+    expect(captureExplicit('Sam moved to Oslo in May')).toBeNull();
+    expect(captureExplicit('I moved to Oslo in May')?.key).toBe('home');
   });
 });

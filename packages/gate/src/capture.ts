@@ -506,12 +506,18 @@ function placeInSlot(tables: readonly LanguageRules[], statement: string): Place
   return null;
 }
 
-/** One reading of {@link placeInSlot}: `text` expanded, its dropped subject restored if asked. */
+/**
+ * One reading of {@link placeInSlot}: `text` expanded, its dropped subject restored if asked. A
+ * placement about someone else is kept only when no other language's rules place the owner's:
+ * another language's "about someone" rule reads "J'ai commencé chez Airbus" as a person called
+ * "J'ai".
+ */
 function placeReading(
   tables: readonly LanguageRules[],
   text: string,
   dropped: boolean,
 ): Placement | null {
+  let other: Placement | null = null;
   for (const t of tables) {
     let s = t.expand ? t.expand(text) : text;
     if (dropped) {
@@ -524,10 +530,13 @@ function placeReading(
       const m = rule.re.exec(s);
       if (!m) continue;
       const slot = rule.slot(m, h);
-      if (slot) return { rules: t, slot, rule: rule.name };
+      if (!slot) continue;
+      if (slot.about === 'owner') return { rules: t, slot, rule: rule.name };
+      other ??= { rules: t, slot, rule: rule.name };
+      break;
     }
   }
-  return null;
+  return other;
 }
 
 /**
@@ -578,7 +587,8 @@ function plainCapture(line: string): Capture | null {
     // without it says whose statement it is.
     if (slot.about !== 'owner') {
       if (timed && text === statement) continue;
-      return null;
+      // Someone else's, unless the owner is its subject after all ("Ich bin … namens Gustav").
+      return inception(statement);
     }
     // A like or a note of the owner's ("juego al pádel") is kept only when it says it began.
     if (!PLAIN_KINDS.has(slot.kind)) return inception(statement);
@@ -590,6 +600,9 @@ function plainCapture(line: string): Capture | null {
   }
   return inception(statement);
 }
+
+/** `text` with its first letter in lower case ("Sou sócio" → "sou sócio"). */
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
 
 /** Time words that say when a state began ("since 2021", "as of today", "desde", "seit", "ab"). */
 const START_WORD =
@@ -611,13 +624,12 @@ function inception(statement: string): Capture | null {
   for (const t of TABLES) {
     const s = t.expand ? t.expand(clause) : clause;
     const restored = t.dropped?.(s) ?? null;
-    const owner = t.firstPerson.test(s)
-      ? s
-      : restored && t.firstPerson.test(restored)
-        ? restored
-        : null;
+    const first = (x: string) => t.firstPerson.test(x) || t.firstPerson.test(lowerFirst(x));
+    const owner = first(s) ? s : restored && first(restored) ? restored : null;
     if (!owner) continue;
-    if (!(since || t.began.test(owner) || (timed !== null && t.changed.test(owner)))) continue;
+    const began = t.began.test(owner) || t.began.test(lowerFirst(owner));
+    const changed = timed !== null && (t.changed.test(owner) || t.changed.test(lowerFirst(owner)));
+    if (!(since || began || changed)) continue;
     const key = slugOf(s, 3, t.functionWords);
     if (!key) continue;
     return {

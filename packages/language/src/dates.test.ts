@@ -346,6 +346,16 @@ describe('splitTimePhrase: a time phrase wherever the statement puts it', () => 
     ],
     ['ahora trabajo en BBVA desde el 3 de marzo', 'ahora trabajo en BBVA', 'desde el 3 de marzo'],
     [
+      'desde el lunes trabajo en Mercadona, turno de mañana',
+      'trabajo en Mercadona, turno de mañana',
+      'desde el lunes',
+    ],
+    [
+      'Last Tuesday I signed up for a Spanish class',
+      'I signed up for a Spanish class',
+      'Last Tuesday',
+    ],
+    [
       'em 12 de maio de 2025 mudei-me para o Porto',
       'mudei-me para o Porto',
       'em 12 de maio de 2025',

@@ -285,6 +285,8 @@ const DANGLING = /^[\s,;:–—-]+|[\s,;:–—-]+$/gu;
 interface TimeSpan {
   start: number;
   end: number;
+  /** Introduced by a time word ("since", "desde", "am"), or a phrase of its own ("since 2024"). */
+  introduced?: boolean;
   /** The phrase names the moment it was said ("now", "ahora", "jetzt"), no day of its own. */
   present?: boolean;
 }
@@ -301,7 +303,9 @@ interface TimeSpan {
 function timeSpans(text: string): TimeSpan[] {
   const spans: TimeSpan[] = [];
   for (const re of [YEAR_PHRASE, MONTH_PHRASE, RELATIVE_PERIOD]) {
-    for (const m of text.matchAll(re)) spans.push({ start: m.index, end: m.index + m[0].length });
+    for (const m of text.matchAll(re)) {
+      spans.push({ start: m.index, end: m.index + m[0].length, introduced: true });
+    }
   }
   if (!mayNameDate(text)) return spans;
   const ref = new Date();
@@ -315,17 +319,23 @@ function timeSpans(text: string): TimeSpan[] {
     const present = r.start.isCertain('minute') && r.start.date().getTime() === ref.getTime();
     const word = TIME_PREPOSITION.exec(before);
     if (word) {
-      spans.push({ start: word.index + (/^\s/u.test(word[0]) ? 1 : 0), end, present });
+      spans.push({
+        start: word.index + (/^\s/u.test(word[0]) ? 1 : 0),
+        end,
+        present,
+        introduced: true,
+      });
       continue;
     }
     const introduced = TIME_PREPOSITION.test(r.text.split(/\s+/u)[0] ?? '');
     const relative = isRelative(parser, r.text, ref);
     const atEnd = end === text.length;
-    const moreThanWeekday = ['day', 'month', 'year'].some((p) =>
-      r.start.isCertain(p as 'day' | 'month' | 'year'),
-    );
+    // "last Tuesday" is a day; "Sunday River" and "the Monday club" hold a weekday's name alone.
+    const moreThanWeekday =
+      ['day', 'month', 'year'].some((p) => r.start.isCertain(p as 'day' | 'month' | 'year')) ||
+      /\s/u.test(r.text.trim());
     if (introduced || (relative && (atEnd || moreThanWeekday))) {
-      spans.push({ start: r.index, end, present });
+      spans.push({ start: r.index, end, present, introduced });
     }
   }
   return spans;
@@ -352,8 +362,12 @@ export function splitTimePhrase(value: string): { rest: string; phrase: string }
   const text = value.trim().replace(/[.!]+$/u, '');
   const found = timeSpans(text);
   if (found.length === 0) return null;
+  // A date that names a day beats "now"; one a time word introduces beats one that stands alone
+  // ("desde el lunes trabajo en Mercadona, turno de mañana": the shift is in the morning).
   const dated = found.filter((x) => !x.present);
-  const spans = dated.length > 0 ? dated : found;
+  const named = dated.length > 0 ? dated : found;
+  const introduced = named.filter((x) => x.introduced);
+  const spans = introduced.length > 0 ? introduced : named;
   const chosen =
     spans.find((x) => x.end === text.length) ??
     spans.find((x) => text.slice(0, x.start).trim() === '') ??

@@ -261,9 +261,13 @@ export const DE: LanguageRules = {
     },
     {
       name: 'partner',
-      re: /^ich bin (?:jetzt |seit kurzem )?mit (.+?) (verheiratet|verlobt|zusammen)$|^ich bin (?:jetzt |seit kurzem )?(verheiratet|verlobt|zusammen) mit (.+)$/iu,
+      re: /^ich bin (?:jetzt |seit kurzem )?mit (.+?) (verheiratet|verlobt|zusammen)$|^ich bin (?:jetzt |seit kurzem )?(verheiratet|verlobt|zusammen) mit (.+)$|^ich hab(?:e)? (.+?) (geheiratet)$/iu,
       slot: (m, h) =>
-        partner(h, /^verh/iu.test(m[2] ?? m[3]!) ? 'spouse' : 'partner', m[1] ?? m[4]!),
+        partner(
+          h,
+          /^(?:verh|geh)/iu.test(m[2] ?? m[3] ?? m[6]!) ? 'spouse' : 'partner',
+          m[1] ?? m[4] ?? m[5]!,
+        ),
     },
     {
       name: 'someone’s home',

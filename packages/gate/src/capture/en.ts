@@ -143,11 +143,11 @@ export const EN: LanguageRules = {
       .replace(/^i['’]ve\b/i, 'I have')
       .replace(/^i['’]ll\b/i, 'I will'),
   dropped: (s) => (DROPPED_SUBJECT.test(s) ? `I ${s}` : null),
-  firstPerson: /^I(?:['’]m|['’]ve)?(?![\p{L}])/u,
+  firstPerson: /^(?:I|we|We)(?:['’]m|['’]ve|['’]re)?(?![\p{L}])/u,
   began:
-    /^I (?:have |['’]ve )?(?:just |recently |finally |also |officially )*(?:started|began|begun|took up|picked up|joined|signed up for|enrolled in|got into)(?![\p{L}])/iu,
+    /^(?:I|we) (?:have |['’]ve )?(?:just |recently |finally |also |officially )*(?:started|began|begun|took up|picked up|joined|signed up for|enrolled in|got into)(?![\p{L}])/iu,
   changed:
-    /^I (?:have |['’]ve )?(?:just |recently |finally |also |officially )*(?:moved|relocated|got (?:married|engaged|divorced|a (?:new )?(?:dog|cat|puppy|kitten|car|bike|flat|apartment|house|job|place))|married|adopted|became|bought|graduated|retired|switched|converted|was promoted|got promoted|had (?:a|our|my) (?:baby|son|daughter|first)|gave birth)(?![\p{L}])/iu,
+    /^(?:I|we) (?:have |['’]ve )?(?:just |recently |finally |also |officially )*(?:moved|relocated|got (?:married|engaged|divorced|(?:a|an|our|my) (?:new )?\p{L}+)|married|adopted|became|bought|graduated|retired|switched|converted|was promoted|got promoted|had (?:a|our|my) (?:baby|son|daughter|first)|gave birth)(?![\p{L}])/iu,
   relationHead: 'last',
   slots: [
     {
@@ -272,8 +272,9 @@ export const EN: LanguageRules = {
     },
     {
       name: 'partner',
-      re: /^I am (?:now |happily |still |also )*(married to|engaged to|dating|in a relationship with|going out with|seeing|together with) (.+)$/iu,
-      slot: (m, h) => partner(h, /^married/iu.test(m[1]!) ? 'spouse' : 'partner', m[2]!),
+      re: /^I am (?:now |happily |still |also )*(married to|engaged to|dating|in a relationship with|going out with|seeing|together with) (.+)$|^I (?:have |['’]ve )?(?:just |recently )?(married|got married to|got engaged to) (.+)$/iu,
+      slot: (m, h) =>
+        partner(h, /married/iu.test(m[1] ?? m[3]!) ? 'spouse' : 'partner', m[2] ?? m[4]!),
     },
     {
       name: 'someone’s home',

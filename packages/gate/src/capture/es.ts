@@ -205,8 +205,9 @@ export const ES: LanguageRules = {
     },
     {
       name: 'partner',
-      re: /^(?:yo )?(?:estoy|soy) (?:ahora )?(casad[oa]|comprometid[oa]|en pareja|saliendo) con (.+)$|^(?:yo )?salgo con (.+)$/iu,
-      slot: (m, h) => partner(h, /^casad/iu.test(m[1] ?? '') ? 'spouse' : 'partner', m[2] ?? m[3]!),
+      re: /^(?:yo )?(?:estoy|soy) (?:ahora )?(casad[oa]|comprometid[oa]|en pareja|saliendo) con (.+)$|^(?:yo )?salgo con (.+)$|^(?:yo )?me (casé|comprometí) con (.+)$/iu,
+      slot: (m, h) =>
+        partner(h, /^cas/iu.test(m[1] ?? m[4] ?? '') ? 'spouse' : 'partner', m[2] ?? m[3] ?? m[5]!),
     },
     {
       name: 'someone’s home',

@@ -245,8 +245,13 @@ export const FR: LanguageRules = {
     },
     {
       name: 'partner',
-      re: /^je suis (?:maintenant )?(mariée?|pacsée?|fiancée?|en couple) (?:avec|à) (.+)$|^je sors avec (.+)$/iu,
-      slot: (m, h) => partner(h, /^mari/iu.test(m[1] ?? '') ? 'spouse' : 'partner', m[2] ?? m[3]!),
+      re: /^je suis (?:maintenant )?(mariée?|pacsée?|fiancée?|en couple) (?:avec|à) (.+)$|^je sors avec (.+)$|^je me suis (mariée?|pacsée?|fiancée?) (?:avec|à) (.+)$/iu,
+      slot: (m, h) =>
+        partner(
+          h,
+          /^mari/iu.test(m[1] ?? m[4] ?? '') ? 'spouse' : 'partner',
+          m[2] ?? m[3] ?? m[5]!,
+        ),
     },
     {
       name: 'someone’s home',

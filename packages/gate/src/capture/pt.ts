@@ -215,8 +215,9 @@ export const PT: LanguageRules = {
     },
     {
       name: 'partner',
-      re: /^(?:eu )?(?:sou|estou) (?:agora )?(casad[oa]|noiv[oa]|namorando) (?:com )?(.+)$|^(?:eu )?namoro (?:com )?(.+)$/iu,
-      slot: (m, h) => partner(h, /^casad/iu.test(m[1] ?? '') ? 'spouse' : 'partner', m[2] ?? m[3]!),
+      re: /^(?:eu )?(?:sou|estou) (?:agora )?(casad[oa]|noiv[oa]|namorando) (?:com )?(.+)$|^(?:eu )?namoro (?:com )?(.+)$|^(?:eu )?(?:me )?(casei|noivei) com (.+)$/iu,
+      slot: (m, h) =>
+        partner(h, /^cas/iu.test(m[1] ?? m[4] ?? '') ? 'spouse' : 'partner', m[2] ?? m[3] ?? m[5]!),
     },
     {
       name: 'someone’s home',
