@@ -3,13 +3,12 @@
 // steps 2-11 finds Thai, Khmer, Chinese, Hebrew and Arabic words as a new store does; English is
 // found as before, and the indexes still hold exactly the active facts and conversation turns.
 
-import { queryPhrases } from '@keel/language';
 import type Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { registerFunctions } from '../db.js';
 import { T0 } from '../test-helpers.js';
 import { migrate } from './index.js';
-import { databaseAt, insertEpisode, insertFact } from './testkit.js';
+import { databaseAt, ftsFound, insertEpisode, insertFact } from './testkit.js';
 
 /** The fold the triggers called before this step: NFKC, controls blanked, CJK one per token. */
 function previousFold(text: string): string {
@@ -19,17 +18,7 @@ function previousFold(text: string): string {
     .replace(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu, ' $& ');
 }
 
-/** The rowids `table` matches for one query word, searched as recall searches it. */
-const found = (db: Database.Database, table: string, word: string): number[] => {
-  const match = queryPhrases(word)
-    .map((p) => `"${p}"`)
-    .join(' OR ');
-  return (
-    db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid`).all(match) as {
-      rowid: number;
-    }[]
-  ).map((r) => r.rowid);
-};
+const found = ftsFound;
 
 /** A store at step 11 whose rows were indexed by {@link previousFold}. */
 function storeOfPreviousFold(): Database.Database {

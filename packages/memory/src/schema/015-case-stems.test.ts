@@ -3,25 +3,14 @@
 // without its accents) as a new store does; English and Hebrew are found as before, and the
 // indexes still hold exactly the active facts and conversation turns.
 
-import { foldWords, queryPhrases, withPrefixForms } from '@keel/language';
-import type Database from 'better-sqlite3';
+import { foldWords, withPrefixForms } from '@keel/language';
 import { describe, expect, it } from 'vitest';
 import { registerFunctions } from '../db.js';
 import { T0 } from '../test-helpers.js';
 import { migrate } from './index.js';
-import { databaseAt, insertEpisode, insertFact } from './testkit.js';
+import { databaseAt, ftsFound, insertEpisode, insertFact } from './testkit.js';
 
-/** The rowids `table` matches for one query word, searched as recall searches it. */
-const found = (db: Database.Database, table: string, word: string): number[] => {
-  const match = queryPhrases(word)
-    .map((p) => `"${p}"`)
-    .join(' OR ');
-  return (
-    db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid`).all(match) as {
-      rowid: number;
-    }[]
-  ).map((r) => r.rowid);
-};
+const found = ftsFound;
 
 /** The fold of steps 12-14: Hebrew and Arabic bare forms beside their words, no stems. */
 function previousFold(text: string): string {

@@ -11,30 +11,15 @@
  *
  * @module
  */
+import { scriptTokens } from './012-script-tokens.js';
 import type { Migration } from './index.js';
 
-/** Step 15. */
+/**
+ * Step 15: the SQL of step 12 run again (the same tables, tokenizer and fill), with the fold of
+ * this code registered on the connection.
+ */
 export const caseStems: Migration = {
   version: 15,
   name: 'case stems',
-  sql: `
-DROP TABLE facts_fts;
-DROP TABLE episodes_fts;
-CREATE VIRTUAL TABLE facts_fts USING fts5 (
-  key, value, content = '', contentless_delete = 1,
-  tokenize = 'porter unicode61 remove_diacritics 2 categories ''L* N* Co M*'''
-);
-CREATE VIRTUAL TABLE episodes_fts USING fts5 (
-  text, speaker, content = '', contentless_delete = 1,
-  tokenize = 'porter unicode61 remove_diacritics 2 categories ''L* N* Co M*'''
-);
-INSERT INTO facts_fts (rowid, key, value)
-  SELECT id, keel_fold(kind || ' ' || key), keel_fold(value) FROM facts WHERE status = 'active'
-  ORDER BY id;
-INSERT INTO episodes_fts (rowid, text, speaker)
-  SELECT id, keel_fold(text), keel_fold(coalesce(speaker, '')) FROM episodes
-  WHERE kind = 'conversation' ORDER BY id;
-INSERT INTO facts_fts (facts_fts) VALUES ('optimize');
-INSERT INTO episodes_fts (episodes_fts) VALUES ('optimize');
-`,
+  sql: scriptTokens.sql,
 };

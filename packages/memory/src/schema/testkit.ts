@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { queryPhrases } from '@keel/language';
 import type Database from 'better-sqlite3';
 import { expect, onTestFinished } from 'vitest';
 import { openDatabase } from '../db.js';
@@ -99,4 +100,16 @@ export function insertEpisode(
 /** The number of rows `sql` (a `SELECT count(*) AS n ...`) counts. */
 export function countRows(db: Database.Database, sql: string, ...params: unknown[]): number {
   return (db.prepare(sql).get(...params) as { n: number }).n;
+}
+
+/** The rowids `table` (a full-text index) matches for one query word, searched as recall does. */
+export function ftsFound(db: Database.Database, table: string, word: string): number[] {
+  const match = queryPhrases(word)
+    .map((p) => `"${p}"`)
+    .join(' OR ');
+  return (
+    db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid`).all(match) as {
+      rowid: number;
+    }[]
+  ).map((r) => r.rowid);
 }
