@@ -444,4 +444,130 @@ describe('secrets by structure', () => {
     const quantity = 'the code my team wrote last year is 4000 lines long';
     expect(redactSecrets(quantity)).toBe(quantity);
   });
+
+  it('reads what opens with a keypad as its code when digits follow, and keeps a distance', () => {
+    expect(
+      redactSecrets('when im out the bulding door is 4811# and the parcel goes by flat 3B'),
+    ).toBe(`when im out the bulding door is ${SECRET_PLACEHOLDER}# and the parcel goes by flat 3B`);
+    expect(redactSecrets('front door 1234, back gate 9876')).toBe(
+      `front door ${SECRET_PLACEHOLDER}, back gate ${SECRET_PLACEHOLDER}`,
+    );
+    const distance = 'the gate is 200 m on the left, door 12';
+    expect(redactSecrets(distance)).toBe(distance);
+  });
+
+  it('reads past an aside in brackets between the noun and its value', () => {
+    expect(
+      redactSecrets(
+        'the gate code for the allotment (the side gate by the compost, not the main one) is 5906. our plot is 27b',
+      ),
+    ).toBe(
+      `the gate code for the allotment (the side gate by the compost, not the main one) is ${SECRET_PLACEHOLDER}. our plot is 27b`,
+    );
+  });
+
+  it('reads a SIM PUK on the line after its noun, and a bare account word before six digits', () => {
+    expect(redactSecrets('the PUK is\n83920571\nthe shop said so')).toBe(
+      `the PUK is\n${SECRET_PLACEHOLDER}\nthe shop said so`,
+    );
+    expect(redactSecrets('direct deposit to account 7634941673 please')).toBe(
+      `direct deposit to account ${SECRET_PLACEHOLDER} please`,
+    );
+    // Control: an account word before a small number.
+    expect(redactSecrets('my account has 3 users since 2019')).toBe(
+      'my account has 3 users since 2019',
+    );
+  });
+
+  it('withholds every answer a security sentence gives, after "put" or "said" too', () => {
+    const text =
+      "for the security question 'first pet' on the bank app I put Mr Biscuits, and for 'city you were born in' I said Tromsø";
+    const found = scanSecrets(text).map((f) => text.slice(f.start, f.end));
+    expect(found).toEqual(['Mr Biscuits', 'Tromsø']);
+    // A question stated runs to its clause's end: only the answer after it is withheld.
+    expect(
+      redactSecrets('the security question is what city I was born in and the answer is Lyon'),
+    ).toBe(
+      `the security question is what city I was born in and the answer is ${SECRET_PLACEHOLDER}`,
+    );
+  });
+});
+
+describe('recovery phrases', () => {
+  const phrase =
+    'zone orbit burden any unfair glad marble immune lunch dolphin one west extra inner nice urge method path lottery evil coach pony toilet olive';
+
+  it('withholds a run of twelve or more words of a BIP39 list in lower case, whatever is around it', () => {
+    expect(redactSecrets(`so here too: ${phrase} — it's for the Trezor`)).toBe(
+      `so here too: ${SECRET_PLACEHOLDER} — it's for the Trezor`,
+    );
+    const numbered = phrase
+      .split(' ')
+      .slice(0, 12)
+      .map((w, i) => `${i + 1}. ${w}`)
+      .join('\n');
+    expect(scanSecrets(numbered)).toEqual([
+      { kind: 'recovery code', start: 3, end: numbered.length },
+    ]);
+    // Spanish, typed without accents.
+    const spanish =
+      'ábaco abdomen abeja abierto abogado abono aborto abrazo abrir abuelo abuso acabar';
+    expect(redactSecrets(spanish.normalize('NFKD').replace(/\p{M}/gu, ''))).toBe(
+      SECRET_PLACEHOLDER,
+    );
+  });
+
+  it('keeps eleven such words, a list in title case, and prose', () => {
+    const eleven = phrase.split(' ').slice(0, 11).join(' ');
+    expect(redactSecrets(`the first words: ${eleven}`)).toBe(`the first words: ${eleven}`);
+    const list = [
+      'Fire',
+      'Gold',
+      'Home',
+      'Idea',
+      'Joke',
+      'Kite',
+      'Love',
+      'Moon',
+      'Note',
+      'Oven',
+      'Pink',
+      'Quit',
+      'Rose',
+    ]
+      .map((w, i) => `${i + 5}. ${w}`)
+      .join('\n');
+    expect(redactSecrets(list)).toBe(list);
+    const prose =
+      'I walked along the river with my sister and we talked about the garden for an hour';
+    expect(redactSecrets(prose)).toBe(prose);
+  });
+});
+
+describe('national ids checked by stdnum', () => {
+  const cases: [string, string][] = [
+    ['for the benefits form my SSN is 536-90-4399, office on Elm St', '536-90-4399'],
+    ['my NI number is QQ 12 34 56 C for the new job', 'QQ 12 34 56 C'],
+    ['il mio codice fiscale è RCCMNL83S18D969H, abito a Milano', 'RCCMNL83S18D969H'],
+    ['mitt personnummer är 880320-0016', '880320-0016'],
+    ['mijn BSN is 111222333, postcode 1012 AB', '111222333'],
+    ['my SIN is 046 454 286 for payroll', '046 454 286'],
+  ];
+  it.each(cases)('withholds the id in %j', (text, id) => {
+    expect(redactSecrets(text)).toBe(text.replace(id, SECRET_PLACEHOLDER));
+  });
+
+  it('keeps the same digits where nothing says they are an id, and a phone number', () => {
+    for (const text of [
+      'order 111222333 arrives tuesday',
+      'call me at 555-867-5309',
+      'ticket 046 454 286',
+    ]) {
+      expect(redactSecrets(text)).toBe(text);
+    }
+    // Control: an SSN that was never issued (area 000) is no SSN.
+    expect(redactSecrets('the form said 000-12-3456 as an example')).toBe(
+      'the form said 000-12-3456 as an example',
+    );
+  });
 });

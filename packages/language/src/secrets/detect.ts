@@ -22,6 +22,7 @@
  */
 import { SECRET_PLACEHOLDER, type SecretFinding, type SecretKind } from './kinds.js';
 import { checkedNumbers } from './numbers.js';
+import { recoveryPhrases } from './phrases.js';
 import { shapeFindings } from './shapes.js';
 import { deliveredCodes, pairedKeyHalves, securityAnswers } from './structure.js';
 import {
@@ -569,6 +570,8 @@ function codesValue(text: string, pos: number): Span | null {
     if (c === '\n') break;
     if ((c === '.' || c === '!' || c === '?') && (i + 1 >= text.length || /\s/.test(text[i + 1]!)))
       break;
+    // A spaced dash closes the clause ("… curtain fringe — the trezor itself lives …").
+    if (/[—–-]/.test(c) && /\s/.test(text[i - 1] ?? '') && /\s/.test(text[i + 1] ?? '')) break;
     end = i + 1;
   }
   const value = text.slice(pos, end).replace(/[\s,;:]+$/, '');
@@ -1003,6 +1006,7 @@ export function scanSecrets(text: string, options: ScanOptions = {}): SecretFind
     ...carriedFindings(text, options.context),
     ...securityAnswers(text),
     ...deliveredCodes(text),
+    ...recoveryPhrases(text),
   ]
     .filter((f) => !overlapsAny(f, held))
     .sort((a, b) => a.start - b.start);

@@ -86,9 +86,12 @@ const WORD_CHAR = /[\p{L}\p{N}]/u;
 function startsWord(text: string, at: number): boolean {
   return at === 0 || !WORD_CHAR.test(text[at - 1]!);
 }
-/** A joining word or sign inside a sentence, the value after it. */
+/**
+ * A joining word or sign inside a sentence, the value after it: a copula, a colon, or a verb of
+ * giving an answer ("I put Mr Biscuits", "said Tromsø", "puse", "j'ai mis", "hab … angegeben").
+ */
 const JOIN =
-  /(?:[^\S\n]+(?:is|was|es|era|est|ist|lautet|war|é|è|era|foi)[^\S\n]+|[^\S\n]*[:=][^\S\n]*|,[^\S\n]*c['’]est[^\S\n]+)/giu;
+  /(?:[^\S\n]+(?:is|was|es|era|est|ist|lautet|war|é|è|era|foi|put|used|wrote|said|chose|picked|answered|typed|entered|gave|puse|escribí|dije|mis|écrit|dit|angegeben|geschrieben|gesagt|coloquei|escrevi|disse)[^\S\n]+|[^\S\n]*[:=][^\S\n]*|,[^\S\n]*c['’]est[^\S\n]+)/giu;
 const WORD = /[^\s,;.!?()]+/y;
 const SENTENCE_END = /[.!?\n]/;
 
@@ -136,10 +139,10 @@ export function securityAnswers(text: string): SecretFinding[] {
     if (m.index < done || !startsWord(text, m.index)) continue;
     const [start, end] = sentenceBounds(text, m.index);
     done = end;
-    const answer = answerIn(text, start, end, m.index + m[0].length - start);
-    // The mention itself is not the answer ("my answer is: security question").
-    if (answer && (answer.end <= m.index || answer.start >= m.index + m[0].length))
-      out.push(answer);
+    for (const answer of answersIn(text, start, end, m.index + m[0].length - start)) {
+      // The mention itself is not the answer ("my answer is: security question").
+      if (answer.end <= m.index || answer.start >= m.index + m[0].length) out.push(answer);
+    }
   }
   return out;
 }
@@ -149,25 +152,34 @@ const INTERROGATIVE =
   /^(?:what|which|who|whom|whose|where|when|how|why|qué|que|cuál|cual|dónde|quién|quel|quelle|où|qui|was|welche|welcher|welches|wo|wer|wie|qual|quais|onde|quem|como)$/i;
 
 /**
- * The answer a sentence (`start`..`end` of `text`) gives: after the first joining word past the
- * mention (`mentionEnd`, relative to `start`) that is followed by a value, else after the last
- * joining word before it; none when the sentence states the question itself.
+ * The answers a sentence (`start`..`end` of `text`) gives: after each joining word past the
+ * mention (`mentionEnd`, relative to `start`) that is followed by a value ("… I put Mr Biscuits,
+ * and for 'city you were born in' I said Tromsø" gives two), else after the last joining word
+ * before it; none after a joining word that states the question itself ("is what city …").
  */
-function answerIn(text: string, start: number, end: number, mentionEnd: number) {
+function answersIn(text: string, start: number, end: number, mentionEnd: number): SecretFinding[] {
   const sentence = text.slice(start, end);
   const joins: number[] = [];
   JOIN.lastIndex = 0;
   for (let j = JOIN.exec(sentence); j; j = JOIN.exec(sentence)) joins.push(j.index + j[0].length);
-  const after = joins.filter((at) => at >= mentionEnd);
-  const before = joins.filter((at) => at < mentionEnd);
-  const order = [...after, ...before.slice(-1)];
-  for (const at of order) {
+  // A question stated ("is what city I was born in") runs to its clause's end: no join inside.
+  let questionEnd = -1;
+  const answer = (at: number) => {
+    if (at < questionEnd) return null;
     const first = /^[^\s,;.!?()]+/.exec(sentence.slice(at))?.[0] ?? '';
-    if (INTERROGATIVE.test(first)) return null;
-    const answer = answerAt(text, start + at, end);
-    if (answer) return answer;
-  }
-  return null;
+    if (!INTERROGATIVE.test(first)) return answerAt(text, start + at, end);
+    const close = sentence.slice(at).search(/[,;]|\s(?:and|but|y|et|und|e)\s/u);
+    questionEnd = close < 0 ? sentence.length : at + close;
+    return null;
+  };
+  const after = joins
+    .filter((at) => at >= mentionEnd)
+    .map(answer)
+    .filter((a): a is SecretFinding => a !== null);
+  if (after.length > 0) return after;
+  const before = joins.filter((at) => at < mentionEnd).at(-1);
+  const last = before === undefined ? null : answer(before);
+  return last ? [last] : [];
 }
 
 const DELIVERY = new RegExp(`(?:${DELIVERY_WORDS})(?![\\p{L}\\p{N}])`, 'giu');

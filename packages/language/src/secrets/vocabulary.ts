@@ -98,6 +98,8 @@ const EN: readonly TermGroup[] = [
     terms: [
       'pin codes?',
       'pin numbers?',
+      'puk codes?',
+      'puk numbers?',
       'passcodes?',
       'pass codes?',
       'unlock codes?',
@@ -126,7 +128,7 @@ const EN: readonly TermGroup[] = [
       'sms codes?',
     ],
   },
-  { kind: 'pin', value: 'pin', terms: ['PINs?', 'OTP', 'TAN'], exactCase: true },
+  { kind: 'pin', value: 'pin', terms: ['PINs?', 'PUK2?s?', 'OTP', 'TAN'], exactCase: true },
   // A combination lock's numbers: "locker combo 12-34-56" (a combination of colours is not one).
   {
     kind: 'pin',
@@ -135,6 +137,31 @@ const EN: readonly TermGroup[] = [
     weak: true,
   },
   { kind: 'pin', value: 'digits', terms: ['pins?', 'codes?'], weak: true },
+  // What opens with a keypad, read as its code when digits follow ("the building door is 4811#",
+  // "gate: 2580", "bike lock 0917"): 4 to 12 digits only, so "the gate is 200 m on" stays.
+  {
+    kind: 'pin',
+    value: 'digits',
+    terms: [
+      'doors?',
+      'front doors?',
+      'gates?',
+      'garages?',
+      'keypads?',
+      'alarms?',
+      'lockers?',
+      'lockbox(?:es)?',
+      'key ?safes?',
+      'safes?',
+      'padlocks?',
+      '(?:bike )?locks?',
+      'buzzers?',
+      'intercoms?',
+      'entrances?',
+      'voicemail',
+    ],
+    weak: true,
+  },
   {
     kind: 'card security code',
     value: 'cvv',
@@ -293,6 +320,14 @@ const EN: readonly TermGroup[] = [
       'aba (?:numbers?|no\\.?)',
       'ibans?',
     ],
+  },
+  // "routing 270922361 account 7634941673": a bare account word holds the number only when six
+  // digits or more follow it.
+  {
+    kind: 'account number',
+    value: 'account',
+    terms: ['(?:bank |checking |savings |current )?accounts?', 'acct', 'routing'],
+    weak: true,
   },
   {
     kind: 'account number',
@@ -1060,9 +1095,10 @@ export const LATIN_JOIN = [
 
 /**
  * The words that may stand between a head-last noun and its joining word ("for the bank", "for
- * gov.br": a dot inside a word does not end the clause).
+ * gov.br": a dot inside a word does not end the clause), an aside in brackets among them ("for
+ * the allotment (the side gate, not the main one)").
  */
-export const LATIN_QUALIFIER = `[^\\S\\n]+(?:${QUALIFIER_STARTERS.join('|')})${NOT_LETTER_AFTER}(?:[^\\n.;:!?=,]|\\.(?=[\\p{L}\\p{N}])){0,60}?`;
+export const LATIN_QUALIFIER = `[^\\S\\n]+(?:${QUALIFIER_STARTERS.join('|')})${NOT_LETTER_AFTER}(?:[^\\n.;:!?=,()]|\\.(?=[\\p{L}\\p{N}])|\\([^()\\n]{0,80}\\)){0,60}?`;
 
 /** Up to two bare words after a head-first noun ("contraseña wifi", "mot de passe wifi"). */
 export const BARE_QUALIFIER = `(?:[^\\S\\n]+[\\p{L}\\p{N}](?:[\\p{L}\\p{N}\\p{M}'’-]|\\.(?=[\\p{L}\\p{N}])){0,30}){1,2}?`;
@@ -1129,7 +1165,7 @@ export const COMPLEMENT_CONTAINERS: ReadonlySet<string> = new Set([
  * passes a single-check-digit test (a routing number, an Israeli id, a Steuer-ID) is withheld. A
  * regex source, matched case-insensitively on whole words.
  */
-export const ACCOUNT_CONTEXT = `(?<![\\p{L}\\p{N}])(?:accounts?|acct|routing|aba|iban|bank|banking|checking|savings|konto|bankverbindung|cuenta|compte|conta|banco|banque|id|ids|identity|identification|ausweis|personalausweis|steuer-?id|steuer|tax|taxpayer|passport|ssn|dni|nie|cpf|nir|insee|snils|снилс|инн|паспорт|[והבלמשכ]{0,3}(?:תעודת|זהות|ת״ז|ת"ז)|身份证|身份證|マイナンバー|個人番号|주민등록)(?![\\p{L}\\p{N}])`;
+export const ACCOUNT_CONTEXT = `(?<![\\p{L}\\p{N}])(?:accounts?|acct|routing|aba|iban|bank|banking|checking|savings|konto|bankverbindung|cuenta|compte|conta|banco|banque|id|ids|identity|identification|ausweis|personalausweis|steuer-?id|steuer|tax|taxpayer|passport|ssn|dni|nie|cpf|nir|insee|snils|bsn|burgerservicenummer|sofi|nif|contribuinte|codice fiscale|pesel|sin|social insurance|social security|national insurance|nino|personnummer|aadhaa?r|kimlik|cpr|fødselsnummer|fodselsnummer|personnummeret|hetu|henkilötunnus|rijksregisternummer|sécu|sécurité sociale|securite sociale|seguridad social|segurança social|seguranca social|sozialversicherungsnummer|sv-nummer|снилс|инн|паспорт|[והבלמשכ]{0,3}(?:תעודת|זהות|ת״ז|ת"ז)|身份证|身份證|マイナンバー|個人番号|주민등록)(?![\\p{L}\\p{N}])`;
 
 /**
  * Words that say a sentence answers a security question ("for the security question", "pregunta
