@@ -17,7 +17,8 @@
  * 3. **what it may replace**: a statement that placed nothing in a slot (nothing, or a note) and
  *    closed nothing, whose content words overlap a current owner belief's value, becomes a
  *    pending question on that belief ("does … mean f3 no longer holds?"), never a silent second
- *    certainty.
+ *    certainty. A line about someone else ("my brother bought a flat in Valparaíso") asks
+ *    nothing: it mentions what the owner holds without saying anything of it.
  *
  * @module
  */
@@ -29,9 +30,17 @@ import {
   PARTNER_KEYS,
   readCorrection,
   sentencesOf,
+  speaksOfOthers,
   speechActOf,
 } from '@keel/gate';
-import { contentWords, foldText, hasCjk, mentions, resolveStart } from '@keel/language';
+import {
+  contentWords,
+  foldText,
+  hasCjk,
+  mentions,
+  resolveStart,
+  splitTimePhrase,
+} from '@keel/language';
 import {
   type Fact,
   isOwnerSource,
@@ -98,9 +107,10 @@ function ownBeliefs(store: MemoryStore): Fact[] {
 function targetsOf(store: MemoryStore, reading: ChangeReading, except: number | null): Fact[] {
   const beliefs = ownBeliefs(store).filter((f) => f.id !== except);
   const said = subjectWords(reading.shape === 'change' ? reading.object : reading.clause);
-  // A contrast names the value it corrects as a whole ("Dr. Lindqvist, not Dr. Okafor").
+  // A contrast names the value it corrects as a whole ("Dr. Lindqvist, not Dr. Okafor"), and so
+  // does the subject of an ending ("Mochi died": the belief that holds "Mochi").
   const mentioned = beliefs.filter((f) =>
-    reading.contrast
+    reading.contrast || reading.subject
       ? mentions(f.value, reading.object)
       : mentions(reading.clause, f.value) || overlaps(said, subjectWords(f.value)),
   );
@@ -117,6 +127,8 @@ function targetsOf(store: MemoryStore, reading: ChangeReading, except: number | 
 interface LineContext {
   store: MemoryStore;
   episodeId: number;
+  /** The owner's whole line, when a sentence is read from it. */
+  line?: string;
   /** When the line was said (ms since epoch). */
   said: number;
   tz: string;
@@ -137,12 +149,23 @@ function close(ctx: LineContext, fact: Fact, reading: ChangeReading): Fact | nul
   return r.retracted ? r.fact : null;
 }
 
-/** The day a stop's own words say it ended, at or before the line, or null. */
+/**
+ * The day a stop's own words say it ended, at or before the line, or null. When its clause says
+ * no day, a later sentence of the same line may ("the course is over!! last class was last
+ * Thursday"): the first day one of them names, at or before the line.
+ */
 function endedOn(ctx: LineContext, reading: ChangeReading): { startMs: number } | null {
-  const day = reading.ended
-    ? resolveStart(reading.ended, ctx.said, ctx.tz, { pastWeekday: true })
-    : null;
-  return day && day.startMs <= ctx.said ? day : null;
+  const phrases = reading.ended
+    ? [reading.ended]
+    : (ctx.line ? sentencesOf(ctx.line).slice(1) : []).flatMap((s) => {
+        const phrase = splitTimePhrase(s)?.phrase;
+        return phrase ? [phrase] : [];
+      });
+  for (const phrase of phrases) {
+    const day = resolveStart(phrase, ctx.said, ctx.tz, { pastWeekday: true });
+    if (day && day.startMs <= ctx.said) return day;
+  }
+  return null;
 }
 
 /** Writes a capture as the owner's word, its start from its time phrase when it names a day. */
@@ -341,11 +364,13 @@ function captureSentence(
     written.fact.kind !== 'note' &&
     written.decision !== 'ignore' &&
     written.decision !== 'withheld';
+  // A line about someone else ("Bologna won 3–1", "my brother bought a flat in Valparaíso")
+  // may mention what the owner holds without saying anything of it: no question.
   const questions =
     ask &&
     closed.length === 0 &&
     !placed &&
-    (capture !== null || reading !== null || isStatement(text))
+    (reading !== null || ((capture !== null || isStatement(text)) && !speaksOfOthers(text)))
       ? askAboutOverlaps(ctx, text, written?.fact?.id ?? null)
       : [];
   return { write: written, closed, questions };
@@ -370,7 +395,7 @@ export function captureOwnerStatement(
 ): OwnerCapture {
   try {
     const said = store.episode(episodeId)?.occurred_at ?? store.now();
-    const ctx: LineContext = { store, episodeId, said, tz };
+    const ctx: LineContext = { store, episodeId, said, tz, line: text };
     const first = captureSentence(ctx, text, true);
     const also: WriteResult[] = [];
     // Each further sentence of the line is the owner's statement too ("Arjun and I called it

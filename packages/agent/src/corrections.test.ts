@@ -423,6 +423,48 @@ describe('an unplaceable statement that overlaps a current owner belief becomes 
   });
 });
 
+describe('an ending said of its subject closes the belief that names it, whoever it is', () => {
+  it('"Mochi died on Saturday night" closes the belief holding "Mochi" as of that Saturday', () => {
+    const c = control();
+    const cat = say("my cat's name is Mochi").write!.fact!;
+    const r = say('Mochi died on Saturday night. 14 years. I’m wrecked');
+    expect(r.closed.map((f) => f.id)).toEqual([cat.id]);
+    const closed = store.fact(cat.id)!;
+    expect(closed.status).toBe('retracted');
+    // 2026-06-03 is a Wednesday: the Saturday before is 2026-05-30.
+    expect(new Date(closed.valid_to!).toISOString().slice(0, 10)).toBe('2026-05-30');
+    expectControl(c);
+  });
+
+  it('"the course is over!! last class was last Thursday" dates the end from the later sentence', () => {
+    const course = say('I’m taking an evening Japanese course at George Brown').write!.fact!;
+    expect(course.kind).toBe('note');
+    const r = say('the japanese course is over!! last class was last thursday 🎉');
+    expect(r.closed.map((f) => f.id)).toEqual([course.id]);
+    expect(new Date(store.fact(course.id)!.valid_to!).toISOString().slice(0, 10)).toBe(
+      '2026-05-28',
+    );
+  });
+
+  it('an ending of something a belief does not name as a whole closes nothing (control: one it names)', () => {
+    const friend = say('remember that my best friend is Sam').write!.fact!;
+    expect(say('Sam’s dad died last week').closed).toEqual([]);
+    expect(store.fact(friend.id)!.status).toBe('active');
+    expect(say('Sam died last week').closed.map((f) => f.id)).toEqual([friend.id]);
+  });
+});
+
+describe('a line about someone or something else asks nothing of what it mentions', () => {
+  it.each([
+    'Bologna won 3–1 last night and the whole city was honking till 2am',
+    'my brother just bought a flat in Bologna too, so we’re basically neighbours now lol',
+  ])('%j raises no question (control: the owner moving out of it does)', (line) => {
+    say('remember that I live in Bologna');
+    expect(say(line).questions).toEqual([]);
+    expect(say('Bologna flooded, we are moving out of the city').questions).toHaveLength(1);
+  });
+});
+
 describe('plain statements are captured at the turn (offline)', () => {
   it.each([
     ['I live in Lyon now', 'home', 'Lyon'],

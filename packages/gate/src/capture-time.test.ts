@@ -128,7 +128,12 @@ describe('capture: a plain statement that a state of the owner’s began is a no
       'seit gestern',
     ],
     ['Sou sócio do Sporting desde 2022', 'Sou sócio do Sporting', 'desde 2022'],
-    ['we got a dog on Friday — a beagle called Waffles', 'We got a dog', 'on Friday'],
+    // a clause that only describes it stays with it
+    [
+      'we got a dog on Friday — a beagle called Waffles',
+      'We got a dog — a beagle called Waffles',
+      'on Friday',
+    ],
   ])('%j → a note %j, begun %j', (line, value, when) => {
     const c = captureExplicit(line)!;
     expect(c).toMatchObject({ trigger: 'plain', kind: 'note', value, when, about: 'owner' });
@@ -154,6 +159,46 @@ describe('capture: a plain statement that a state of the owner’s began is a no
       kind: 'note',
       about: 'owner',
     });
+  });
+});
+
+describe('capture: a plain statement of a state that holds now, naming something, is a note', () => {
+  it.each([
+    ['I drive a Honda Civic', 'I drive a Honda Civic'],
+    [
+      'I’m taking an evening Japanese course at George Brown',
+      'I’m taking an evening Japanese course at George Brown',
+    ],
+    ['I’m a Spurs fan now', 'I’m a Spurs fan'],
+    ['we have a cabin near Lake Tahoe', 'We have a cabin near Lake Tahoe'],
+    ['tengo un Seat Ibiza rojo', 'Tengo un Seat Ibiza rojo'],
+    ['juego en el equipo de vóley del club Ferro', 'Juego en el equipo de vóley del club Ferro'],
+    ["j'ai un chien qui s'appelle Caramel", "J'ai un chien qui s'appelle Caramel"],
+    ['ich studiere an der TU München', 'Ich studiere an der TU München'],
+    ['jogo vôlei no Clube Pinheiros', 'Jogo vôlei no Clube Pinheiros'],
+  ])('%j → a note %j, its start unknown', (line, value) => {
+    const c = captureExplicit(line)!;
+    expect(c).toMatchObject({ trigger: 'plain', kind: 'note', value, about: 'owner' });
+    expect(c.when).toBeUndefined();
+  });
+
+  it.each([
+    'I’m meeting Sam at Starbucks tomorrow', // an event, with its day
+    'I think Arsenal will win', // a thought
+    'I want a Tesla', // a wish
+    'I drove the Civic to Galway', // a past
+    'I have to call Dr. Lee', // an obligation
+    'I drive a car', // names nothing in particular
+    'ich habe einen Hund', // a German noun alone is no name
+    'ich habe bei Lidl eingekauft', // a German perfect
+    "j'ai mangé chez Paul", // a French perfect
+    'quiero un Seat León', // a wish
+    'Sam drives a Tesla', // someone else's
+    'I’m SO happy to be stuck at Heathrow again 🙃', // irony
+    'I am Batman lol', // a joke
+  ])('%j is no note (control: "I drive a Tesla" is)', (line) => {
+    expect(captureExplicit(line)).toBeNull();
+    expect(captureExplicit('I drive a Tesla')?.kind).toBe('note');
   });
 });
 

@@ -19,10 +19,15 @@
  *
  * @module
  */
-import { foldText, splitTimePhrase } from '@keel/language';
+import { foldText, namesPresent, splitTimePhrase } from '@keel/language';
 import type { Kind } from '@keel/memory';
 import { aboutSomeone, nameLike } from './capture/build.js';
-import { type ChangeReading, readChangeClause } from './capture/change.js';
+import {
+  type ChangeReading,
+  othersByName,
+  othersBySubject,
+  readChangeClause,
+} from './capture/change.js';
 import {
   CAPTURE_MAX_CHARS,
   type CaptureLanguage,
@@ -588,17 +593,17 @@ function plainCapture(line: string): Capture | null {
     if (slot.about !== 'owner') {
       if (timed && text === statement) continue;
       // Someone else's, unless the owner is its subject after all ("Ich bin … namens Gustav").
-      return inception(statement);
+      return stateNote(statement);
     }
     // A like or a note of the owner's ("juego al pádel") is kept only when it says it began.
-    if (!PLAIN_KINDS.has(slot.kind)) return inception(statement);
+    if (!PLAIN_KINDS.has(slot.kind)) return stateNote(statement);
     if (PAST_COPULA.test(text) && rule !== 'home' && rule !== 'employer') return null;
     const free = slot.kind !== 'profile' || PLAIN_PROFILE_KEYS.has(slot.key);
     const capture = toCapture(rules, 'plain', statement, slot, when);
     if (free || nameLike(slot.value) || /\p{N}/u.test(slot.value)) return capture;
     return { ...capture, restates: true };
   }
-  return inception(statement);
+  return stateNote(statement);
 }
 
 /** `text` with its first letter in lower case ("Sou sócio" → "sou sócio"). */
@@ -608,19 +613,49 @@ const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1
 const START_WORD =
   /^(?:since|from|as of|starting|beginning|desde|a partir de|depuis|à partir de|dès|seit|ab|seit dem|vom)(?![\p{L}\p{M}])/iu;
 
+/** What may follow a state's first clause and still describe it ("a dog — a beagle called Waffles"). */
+const APPOSITIVE =
+  /^(?:a|an|the|called|named|un|une|una|uno|ein|eine|einen|um|uma|qui s['’]appelle|que se llama|namens|chamad[oa])\s/iu;
+
+/** The first clause of `text`, with a clause after it that only describes it (see {@link APPOSITIVE}). */
+function stateClause(text: string): string {
+  const cut = CLAUSE_END.exec(text);
+  if (!cut) return text.trim();
+  const head = text.slice(0, cut.index).trim();
+  const after = text.slice(cut.index + cut[0].length).trimStart();
+  if (!APPOSITIVE.test(after)) return head;
+  const next = CLAUSE_END.exec(after);
+  return `${head}${cut[0]}${next ? after.slice(0, next.index) : after}`.trim();
+}
+
 /**
- * A plain statement that a state of the owner's began, kept as a note at the turn: the owner as
- * its subject ({@link LanguageRules.firstPerson}, the subject a chat leaves out restored) and a
- * start verb ("in January I started learning the piano", "two years ago I started volunteering at
- * the Kibera library"), a start phrase ("as of today I'm on the night shift", "desde 2019 juego
- * al pádel"), or a change of state said with when ({@link LanguageRules.changed}: "I adopted a
- * greyhound last week", "el mes pasado me mudé a un piso nuevo"). Its first clause is the value, its time phrase the start. What happened once ("I
- * had pizza yesterday") and what the owner merely is ("I'm tired") began nothing and are not kept.
+ * Marks of a line not meant as said: irony, a joke, a song ("I'm SO happy to be at Heathrow 🙃",
+ * "I'm Batman lol", "🎵 I'm a Barbie girl 🎵"). A plain state is kept only when said plainly.
  */
-function inception(statement: string): Capture | null {
+const NOT_PLAIN =
+  /[🙃🙄😒😏😜😝🤪🤡😂🤣🎵🎶]|(?<![\p{L}])(?:lol|lmao|rofl|haha\p{L}*|jaja\p{L}*|kkk+|mdr|jk|just kidding|yeah right|as if|brincadeira|es broma|je rigole)(?![\p{L}])|\/s$/iu;
+
+/**
+ * A plain statement of the owner's own state, kept as a note at the turn: the owner as its
+ * subject ({@link LanguageRules.firstPerson}, the subject a chat leaves out restored) and either
+ *
+ * - a state that began: a start verb ("in January I started learning the piano"), a start phrase
+ *   ("as of today I'm on the night shift", "desde 2019 juego al pádel"), or a change of state
+ *   said with when ({@link LanguageRules.changed}: "I adopted a greyhound last week"), its time
+ *   phrase the start; or
+ * - a state that holds now ({@link LanguageRules.holds}: "I drive a Honda Civic", "tengo un Seat
+ *   Ibiza rojo", "ich studiere an der TU München") that names something in particular
+ *   ({@link LanguageRules.names}), said with no time phrase or one of the present only ("now").
+ *
+ * Its first clause is the value (with a clause that only describes it: "we got a dog — a beagle
+ * called Waffles"). A state said in jest ({@link NOT_PLAIN}) is not kept. What happened once ("I had pizza yesterday", "I'm meeting Sam tomorrow") and
+ * what the owner merely is or thinks ("I'm tired", "I think Arsenal will win") are not kept.
+ */
+function stateNote(statement: string): Capture | null {
   const timed = splitTimePhrase(statement);
-  const clause = (timed?.rest ?? statement).split(CLAUSE_END)[0]!.trim();
+  const clause = stateClause(timed?.rest ?? statement);
   const since = timed !== null && START_WORD.test(timed.phrase);
+  const now = timed === null || since || namesPresent(timed.phrase);
   for (const t of TABLES) {
     const s = t.expand ? t.expand(clause) : clause;
     const restored = t.dropped?.(s) ?? null;
@@ -629,7 +664,10 @@ function inception(statement: string): Capture | null {
     if (!owner) continue;
     const began = t.began.test(owner) || t.began.test(lowerFirst(owner));
     const changed = timed !== null && (t.changed.test(owner) || t.changed.test(lowerFirst(owner)));
-    if (!(since || began || changed)) continue;
+    const state =
+      now && !NOT_PLAIN.test(statement) ? (t.holds(owner) ?? t.holds(lowerFirst(owner))) : null;
+    const holds = state !== null && t.names(state);
+    if (!(since || began || changed || holds)) continue;
     const key = slugOf(s, 3, t.functionWords);
     if (!key) continue;
     return {
@@ -640,7 +678,7 @@ function inception(statement: string): Capture | null {
       key,
       value: capitalise(clause),
       about: 'owner',
-      ...(timed ? { when: timed.phrase } : {}),
+      ...(timed && !namesPresent(timed.phrase) ? { when: timed.phrase } : {}),
     };
   }
   return null;
@@ -794,6 +832,25 @@ export function readCorrection(text: string): ChangeReading | null {
     (positive) => placeInSlot(TABLES, positive)?.slot ?? null,
     (word) => TABLES.some((t) => t.relations.test(word)),
   );
+}
+
+/**
+ * Whether the owner's line is about someone or something else: its first sentence's subject is a
+ * third-person pronoun, a possessive before a relation ("my brother just bought a flat in …, so
+ * we're neighbours": its first clause is read), or a name ("Bologna won 3–1", "a Dra. Fernanda Lobo entrou de férias"), and nothing in it puts
+ * the owner in. Such a line may mention what the owner holds without saying anything of it.
+ */
+export function speaksOfOthers(text: string): boolean {
+  if (typeof text !== 'string') return false;
+  const first = firstSentence(statementOf(text.trim()));
+  if (!first) return false;
+  const sentence = cleanStatement(first);
+  // A subject word is read in the first clause ("my brother bought a flat there, so we're
+  // neighbours" is the brother's); a name in the whole sentence ("Portland flooded, we are moving
+  // out" puts the owner in).
+  const clause = sentence.split(CLAUSE_END)[0]!;
+  const isRelation = (word: string) => TABLES.some((t) => t.relations.test(word));
+  return othersBySubject(clause, isRelation) || othersByName(sentence);
 }
 
 /**

@@ -37,6 +37,7 @@ export {
   type SlotFamily,
   type SpeechAct,
   sentencesOf,
+  speaksOfOthers,
   speechActOf,
 } from './capture.js';
 export {

@@ -413,6 +413,17 @@ function namesOnlyThePresent(phrase: string, ref: Date): boolean {
   return false;
 }
 
+/** A fixed moment to read a phrase against when only its kind matters, not its day. */
+const ANY_MOMENT = new Date(Date.UTC(2001, 5, 15, 12));
+
+/**
+ * Whether a time phrase names only the present ("now", "these days", "at the moment", "ahora",
+ * "jetzt", "agora"): a state said with it holds now and says nothing of when it began.
+ */
+export function namesPresent(phrase: string): boolean {
+  return namesOnlyThePresent(phrase, ANY_MOMENT);
+}
+
 /**
  * The day a statement's time phrase says it began, read against the moment the statement was
  * said (`episodeMs`) in zone `tz`: what {@link resolveDate} reads (a relative day, or a date with

@@ -185,6 +185,22 @@ export function irregularForms(term: string): string[] {
   return [...out].filter((w) => !RECALL_STOPWORDS.has(w));
 }
 
+/** The part-of-speech tags of English words (wink-lexicon's lexicon, MIT), read on first use. */
+let lexicon: Readonly<Record<string, readonly string[]>> | null = null;
+
+/**
+ * Whether an English word, lower case, is a verb in the present (Penn Treebank tags `VBP`,
+ * `VBZ`, or the base form `VB`) and never a past (`VBD`): "drive", "take", "use", "owns" — not
+ * "drove", "put", "read" (both), nor a word the lexicon does not know. From the lexicon of the
+ * `wink-lexicon` package (GRAYPE Systems, MIT).
+ */
+export function presentTenseVerb(word: string): boolean {
+  lexicon ??= require('wink-lexicon/src/lexicon.js') as Record<string, string[]>;
+  const tags = lexicon[word];
+  if (!tags) return false;
+  return tags.some((t) => t === 'VBP' || t === 'VBZ' || t === 'VB') && !tags.includes('VBD');
+}
+
 /** How much of a query text recall reads, in characters. */
 export const QUERY_MAX_CHARS = 4000;
 /** The most terms a query searches for (the first distinct content words). */

@@ -35,6 +35,13 @@ export interface ChangeWords {
    * `from`); `to` may open with the words that present a value ("it's Dr. Lindqvist").
    */
   readonly contrast: readonly RegExp[];
+  /**
+   * An ending said of its subject, the subject first ("Mochi died on Saturday", "the Japanese
+   * course is over", "el curso de inglés se acabó"): group `subject`, what ended, named whole.
+   */
+  readonly over: RegExp;
+  /** Determiners a subject may open with ("the", "my", "el", "mon", "der", "o"): not part of its name. */
+  readonly determiners: RegExp;
   /** A subject that is someone else: a third-person pronoun, or a possessive before a noun. */
   readonly others: RegExp;
   /** Words that put the owner in a clause ("I", "me", "we", "and I"). */
@@ -93,6 +100,10 @@ export const WORDS: readonly ChangeWords[] = [
       re(`^(?<to>.+?),\\s+not\\s+(?<from>[^,]+)$`),
       re(`^(?:it['’]s\\s+|it is\\s+)?not\\s+(?<from>.+?),?\\s+but\\s+(?<to>.+)$`),
     ],
+    over: re(
+      `^(?<subject>[^,;:]+?)\\s+(?:died|passed away|passed on|was put down|has died|is (?:over|done|finished|dead)|are (?:over|done|finished)|(?:has )?ended|closed down|shut down)${W}`,
+    ),
+    determiners: re(`^(?:the|my|our|a|an)\\s+`),
     others: re(
       `^(?:(?:my|our|his|her|their)\\s+(?<noun>[\\p{L}'’-]+)|(?:he|she|they|someone|somebody)${W})`,
     ),
@@ -130,6 +141,10 @@ export const WORDS: readonly ChangeWords[] = [
       re(`^(?<to>.+?),\\s+(?:no|y no)\\s+(?<from>[^,]+)$`),
       re(`^no es\\s+(?<from>.+?),?\\s+(?:es|sino)\\s+(?<to>.+)$`),
     ],
+    over: re(
+      `^(?<subject>[^,;:]+?)\\s+(?:murió|se murió|falleció|se acabó|terminó|ha terminado|cerró)${W}`,
+    ),
+    determiners: re(`^(?:el|la|los|las|mi|mis|nuestro|nuestra)\\s+`),
     others: re(
       `^(?:(?:mi|mis|nuestro|nuestra)\\s+(?<noun>[\\p{L}-]+)|(?:él|ella|ellos|ellas|alguien)${W})`,
     ),
@@ -168,6 +183,10 @@ export const WORDS: readonly ChangeWords[] = [
       re(`^(?<to>.+?),\\s+(?:pas|et non|non)\\s+(?<from>[^,]+)$`),
       re(`^(?:ce n['’]est pas|c['’]est pas)\\s+(?<from>.+?),?\\s+(?:c['’]est|mais)\\s+(?<to>.+)$`),
     ],
+    over: re(
+      `^(?<subject>[^,;:]+?)\\s+(?:est (?:mort|morte|décédé|décédée|fini|finie|terminé|terminée)|nous a quittés|a fermé)${W}`,
+    ),
+    determiners: re(`^(?:le|la|les|l['’]|mon|ma|mes|notre|nos)\\s*`),
     others: re(
       `^(?:(?:mon|ma|mes|notre|nos)\\s+(?<noun>[\\p{L}-]+)|(?:il|elle|ils|elles|quelqu['’]un)${W})`,
     ),
@@ -210,6 +229,10 @@ export const WORDS: readonly ChangeWords[] = [
       re(`^(?<to>.+?),\\s+(?:nicht|und nicht)\\s+(?<from>[^,]+)$`),
       re(`^(?:es ist\\s+)?nicht\\s+(?<from>.+?),?\\s+sondern\\s+(?<to>.+)$`),
     ],
+    over: re(
+      `^(?<subject>[^,;:]+?)\\s+(?:ist (?:gestorben|verstorben|tot|vorbei|zu Ende|beendet)|hat zugemacht)${W}`,
+    ),
+    determiners: re(`^(?:der|die|das|mein|meine|unser|unsere)\\s+`),
     others: re(`^(?:(?:mein|meine|meiner|unser|unsere)\\s+(?<noun>[\\p{L}-]+)|(?:er|jemand)${W})`),
     owner: re(`${B}(?:ich|mich|mir|wir|uns)${W}`),
     presenting: re(`^(?:es ist|ist es|das ist|ist|bin|ich bin)\\s+`),
@@ -249,6 +272,8 @@ export const WORDS: readonly ChangeWords[] = [
       re(`^(?<to>.+?),\\s+(?:não|e não)\\s+(?<from>[^,]+)$`),
       re(`^não é\\s+(?<from>.+?),?\\s+(?:é|mas)\\s+(?<to>.+)$`),
     ],
+    over: re(`^(?<subject>[^,;:]+?)\\s+(?:morreu|faleceu|acabou|terminou|fechou)${W}`),
+    determiners: re(`^(?:o|a|os|as|meu|minha|nosso|nossa)\\s+`),
     others: re(
       `^(?:(?:o |a )?(?:meu|minha|meus|minhas|nosso|nossa)\\s+(?<noun>[\\p{L}-]+)|(?:ele|ela|eles|elas|alguém)${W})`,
     ),

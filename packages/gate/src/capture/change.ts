@@ -61,6 +61,11 @@ export interface ChangeReading {
    * not a word of it.
    */
   contrast?: boolean;
+  /**
+   * An ending said of its subject ("Mochi died", "the Japanese course is over"): `object` is the
+   * subject, which names what ended as a whole (a belief whose value holds it), whoever it is.
+   */
+  subject?: boolean;
   /** The time phrase of what holds instead after a stop ("seit Januar"), when it has one. */
   when?: string;
   /**
@@ -170,7 +175,15 @@ function newObject(w: ChangeWords, next: Next): string | null {
  * possessive before a relation ("mon voisin a quitté Airbus"), or a name ("Sam quit Acme"), and
  * nothing in it puts the owner in ("Noor and I broke up", "Acme let me go").
  */
-function aboutOthers(text: string, isRelation: (word: string) => boolean): boolean {
+export function aboutOthers(text: string, isRelation: (word: string) => boolean): boolean {
+  return othersBySubject(text, isRelation) || othersByName(text);
+}
+
+/**
+ * {@link aboutOthers} by its subject word: a third-person pronoun or a possessive before a
+ * relation, with nothing in `text` that puts the owner in.
+ */
+export function othersBySubject(text: string, isRelation: (word: string) => boolean): boolean {
   for (const w of WORDS) {
     const m = w.others.exec(text);
     if (!m) continue;
@@ -180,7 +193,20 @@ function aboutOthers(text: string, isRelation: (word: string) => boolean): boole
     if (noun !== undefined && COPULA.test(text.slice(m[0].length))) continue;
     if (!w.owner.test(text)) return true;
   }
-  const name = /^\p{Lu}[\p{Ll}\p{M}'’-]+\s+\p{Ll}/u.exec(text);
+  return false;
+}
+
+/**
+ * {@link aboutOthers} by a name as its subject ("Sam quit Acme", "Bologna won 3–1", "a Dra.
+ * Fernanda Lobo entrou de férias": the article some languages put before a person's name, a
+ * title), with nothing in `text` that puts the owner in. "The Panda got written off" is a thing
+ * of the owner's, not someone: English "the" opens no name here.
+ */
+export function othersByName(text: string): boolean {
+  const name =
+    /^(?:(?:[Aa]|[Oo]|[Ll]a|[Ee]l|[Dd]er|[Dd]ie)\s+)?(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof|Sr|Sra)\.?\s+)?\p{Lu}[\p{Ll}\p{M}'’-]+(?:\s+\p{Lu}[\p{Ll}\p{M}'’-]+)*\s+\p{Ll}/u.exec(
+      text,
+    );
   if (!name || /^I\s/u.test(text)) return false;
   return !WORDS.some((w) => w.owner.test(text));
 }
@@ -221,8 +247,35 @@ export function readChangeClause(
   isRelation: (word: string) => boolean = () => false,
 ): ChangeReading | null {
   const text = clause.trim().replace(/[.!?…\s]+$/u, '');
-  if (!text || aboutOthers(text, isRelation)) return null;
+  if (!text) return null;
+  // What ended is its subject, whoever it is ("Mochi died", "my course is over").
+  const over = readOver(text);
+  if (over) return over;
+  if (aboutOthers(text, isRelation)) return null;
   return readChange(text, place) ?? readStop(text, place) ?? readEnding(text);
+}
+
+/**
+ * An ending said of its subject ({@link ChangeWords.over}): the subject, its determiners left out,
+ * as the object; the clause's time phrase as when it ended ("Mochi died on Saturday night").
+ */
+function readOver(text: string): ChangeReading | null {
+  for (const w of WORDS) {
+    const m = w.over.exec(text);
+    const subject = m?.groups?.subject?.replace(w.determiners, '').trim();
+    if (!subject || w.owner.test(subject)) continue;
+    const ended = splitTimePhrase(text)?.phrase;
+    return {
+      shape: 'ending',
+      clause: text,
+      object: subject,
+      slot: null,
+      subject: true,
+      ...(ended ? { ended } : {}),
+      language: w.lang,
+    };
+  }
+  return null;
 }
 
 /** A change with two arguments: "from A to B", "swapped A for B", "B instead of A". */

@@ -174,10 +174,59 @@ export interface LanguageRules {
    * umgezogen", "casei"). With a time phrase that says when, it is a note that began then.
    */
   readonly changed: RegExp;
+  /**
+   * A first-person statement of a state that holds now, its verb in the present: a possession, a
+   * pursuit, a membership, a way of living ("I drive a Honda Civic", "I'm taking a course at
+   * George Brown", "tengo un Seat Ibiza", "j'ai un chien", "ich studiere an der TU München",
+   * "jogo no Flamengo"), never a verb of thinking, wanting or liking ("I think …", "quiero …"),
+   * a future ("I'm going to …") or a past. Read on the statement once expanded, the subject a
+   * chat leaves out restored.
+   *
+   * @returns the words after the verb (what the state is of), or null when it is no such state.
+   */
+  readonly holds: (statement: string) => string | null;
+  /**
+   * Whether the words after a state's verb name something in particular: a name, a brand, a
+   * number ("a Honda Civic", "at George Brown", "TU München"), not only common words ("a car").
+   */
+  readonly names: (words: string) => boolean;
   /** How a relation is found in a noun phrase: its last word (English, German) or any word. */
   readonly relationHead: 'last' | 'any';
   /** The language's slot rules, in order. */
   readonly slots: readonly SlotRule[];
+}
+
+/**
+ * Spanish and Portuguese verbs of thinking, wanting, liking, going and having to, in the first
+ * person: not a state of the owner's life. One list for both, since each language's rules also
+ * read the other's lines ("quiero un Seat" must not pass the Portuguese rule).
+ */
+export const IBERIAN_THINKING =
+  'creo|pienso|quiero|necesito|espero|supongo|odio|amo|adoro|prefiero|digo|opino|voy|vengo|echo|tengo que|me gusta|acho|penso|quero|preciso|sei|odeio|prefiro|vou|venho|tenho que|gosto';
+
+/**
+ * Whether `words` (what follows a state's verb) name something in particular: a digit, or a
+ * capitalised word other than the owner's "I" ("a Honda Civic", "Spurs", "at George Brown").
+ */
+export function namesSomething(words: string): boolean {
+  if (/\p{N}/u.test(words)) return true;
+  return words
+    .split(/\s+/u)
+    .some((w) => w !== 'I' && /^\p{Lu}/u.test(w.replace(/^[("'“«¿¡]+/u, '')));
+}
+
+/**
+ * {@link namesSomething} for a language that capitalises every noun (German): a digit, a word
+ * with a capital inside ("TU", "McFit", "VW"), or two capitalised words in a row ("Siemens
+ * Energy", "TU München") — not one noun alone ("einen Hund").
+ */
+export function namesSomethingAmongNouns(words: string): boolean {
+  if (/\p{N}/u.test(words)) return true;
+  const list = words.split(/\s+/u).map((w) => w.replace(/^[("'„“«]+|[)"'“”»,.;:!?]+$/gu, ''));
+  return list.some(
+    (w, i) =>
+      /^\p{L}+\p{Lu}/u.test(w) || (/^\p{Lu}/u.test(w) && /^\p{Lu}/u.test(list[i + 1] ?? '')),
+  );
 }
 
 /** The most characters of a line capture reads. A longer first sentence is not captured. */

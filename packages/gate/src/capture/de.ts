@@ -20,7 +20,7 @@ import {
   preferredName,
   project,
 } from './build.js';
-import { type LanguageRules, wordsRe } from './common.js';
+import { type LanguageRules, namesSomethingAmongNouns, wordsRe } from './common.js';
 
 /** Not a letter: the end of a word that may end in an umlaut or ß. */
 const E = '(?![\\p{L}\\p{M}])';
@@ -48,6 +48,16 @@ const V2 = new RegExp(
  * mal, dass …"), any of them in any order.
  */
 const PARTICLES = '(?: (?:bitte|doch|mal|einfach|eben|halt|ja|nochmal|noch mal))*';
+
+/**
+ * "ich", adverbs, a verb in the first person of the present ("fahre", "studiere", "spiele",
+ * "bin", "hab"), never a weak verb's past ("spielte", "wohnte", "arbeitete"), and what follows.
+ */
+const DE_STATE =
+  /^ich\s+(?:(?:jetzt|inzwischen|mittlerweile|noch|immer noch|auch|gerade|momentan|aktuell)\s+)*(?<verb>bin|hab|habe|(?!\p{L}*(?:[^aeiout\s]te|ete)(?![\p{L}]))\p{Ll}+e)\s+(?<rest>.+)$/iu;
+/** Verbs of thinking, wanting, liking: not a state of the owner's life. */
+const DE_THINKING =
+  /^(?:denke|glaube|will|möchte|muss|weiß|hoffe|finde|mag|liebe|hasse|meine|würde|werde|wollte|sollte|könnte|hätte|wäre|gehe|komme|vermute|schätze|wette)$/iu;
 
 /** German. */
 export const DE: LanguageRules = {
@@ -145,6 +155,18 @@ export const DE: LanguageRules = {
   began: /^ich (?:habe|hab|bin) .*(?:angefangen|begonnen|beigetreten|eingestiegen)$/iu,
   changed:
     /^ich (?:habe|hab|bin) .*(?:geheiratet|umgezogen|gezogen|adoptiert|gekauft|geworden|gewechselt|bekommen|verlobt)$/iu,
+  holds: (s) => {
+    const m = DE_STATE.exec(s)?.groups;
+    if (!m?.verb || !m.rest || DE_THINKING.test(m.verb)) return null;
+    // "ich bin … umgezogen", "ich habe … gekauft" say what happened (the participle at the end).
+    if (
+      /^(?:bin|habe|hab)$/iu.test(m.verb) &&
+      /(?:^|\s)(?:ge\p{L}+(?:t|en)|\p{L}+iert)$/iu.test(m.rest)
+    )
+      return null;
+    return m.rest;
+  },
+  names: namesSomethingAmongNouns,
   relationHead: 'last',
   slots: [
     {

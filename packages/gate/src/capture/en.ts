@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { presentTenseVerb } from '@keel/language';
 import { DIETS, REL } from '../patterns/vocabulary.js';
 import {
   aboutSomeone,
@@ -20,7 +21,7 @@ import {
   preferredName,
   project,
 } from './build.js';
-import type { LanguageRules } from './common.js';
+import { type LanguageRules, namesSomething } from './common.js';
 
 /** A project's name as said: "Project Falcon", "the Falcon project", "Heron". */
 const PROJ = '((?:the\\s+)?(?:project\\s+)?[^\\s,;]+(?:\\s+[^\\s,;]+){0,2}?(?:\\s+project)?)';
@@ -63,6 +64,23 @@ const relationWord = new RegExp(`^${REL}$`, 'iu');
  */
 const DROPPED_SUBJECT =
   /^(?=(?:(?:just|recently|finally|also|then|officially|now)\s+)*(?:[a-z]+ed|began|left|quit|got|took|went|became|rented|bought)\b)/iu;
+
+/** Adverbs that may stand between the owner and a state's verb ("I still drive …"). */
+const STATE_ADVERBS =
+  '(?:(?:now|currently|still|also|usually|always|mostly|only|just|really|actually|basically|regularly|normally|even|officially)\\s+)*';
+/**
+ * A state that holds now, once "I'm" is expanded: "I am" with what the owner is, where, or what
+ * they are doing ("I am a Spurs fan", "I am on the Atlas project", "I am taking a course at …";
+ * never "I am going to …"), or a verb the lexicon says is in the present ("I drive …", "we own
+ * …"), its object after it.
+ */
+const PRESENT_STATE = new RegExp(
+  `^(?:I|we) ${STATE_ADVERBS}(?:(?:am|are) ${STATE_ADVERBS}(?!going to |gonna |about to |not |sure |sorry )|(?<verb>[a-z]+)\\s+)(?<rest>.+)$`,
+  'iu',
+);
+/** Verbs of thinking, wanting, liking and saying: what the owner holds in mind, not a state of their life. */
+const THINKING =
+  /^(?:think|guess|believe|feel|hope|wish|want|need|know|suppose|mean|bet|wonder|reckon|like|love|hate|prefer|enjoy|miss|remember|forget|doubt|expect|agree|say|tell|ask|promise|swear|admit|deny|imagine|plan|intend|try|can|will|would|should|could|might|must|may|do|dont|did|had|got|gotta|wanna|gonna|see|hear|owe|mind|care)$/iu;
 
 /** English. */
 export const EN: LanguageRules = {
@@ -132,10 +150,11 @@ export const EN: LanguageRules = {
   ),
   functionWords: new Set(),
   relations: relationWord,
-  cut: /\s*(?:[,;(]|\s[-—–]\s|\b(?:but|because|since|where|so|which|who|until|though|although|not|rather than|instead of)\b|\band (?=(?:i|we|my|she|he|they|it|work|live|am|have|now|also|love|hate)\b))/i,
+  cut: /\s*(?:[,;(]|\s[-—–]\s|(?<![\p{L}\p{M}])(?:but|because|since|where|so|which|who|until|though|although|not|rather than|instead of)(?![\p{L}\p{M}])|(?<![\p{L}\p{M}])and (?=(?:i|we|my|she|he|they|it|work|live|am|have|now|also|love|hate)(?![\p{L}\p{M}])))/iu,
   fillers:
     /^(?:now|actually|still|currently|officially|finally|just|really|in fact)\s+|\s+(?:now|these days|nowadays|any ?more|instead|at the moment|currently|for now|already|too|from now on|going forward|please|for short)$/i,
-  additive: /\b(?:also|too|as well|in addition|additionally|another)\b/i,
+  additive:
+    /(?<![\p{L}\p{M}])(?:also|too|as well|in addition|additionally|another)(?![\p{L}\p{M}])/iu,
   negation: /^(?:not|no longer|never|nobody|no one|none)\b/i,
   expand: (s) =>
     s
@@ -148,6 +167,17 @@ export const EN: LanguageRules = {
     /^(?:I|we) (?:have |['’]ve )?(?:just |recently |finally |also |officially )*(?:started|began|begun|took up|picked up|joined|signed up for|enrolled in|got into)(?![\p{L}])/iu,
   changed:
     /^(?:I|we) (?:have |['’]ve )?(?:just |recently |finally |also |officially )*(?:moved|relocated|got (?:married|engaged|divorced|(?:a|an|our|my) (?:new )?\p{L}+)|married|adopted|became|bought|graduated|retired|switched|converted|was promoted|got promoted|had (?:a|our|my) (?:baby|son|daughter|first)|gave birth)(?![\p{L}])/iu,
+  holds: (s) => {
+    const m = PRESENT_STATE.exec(s);
+    if (!m?.groups) return null;
+    const { verb, rest } = m.groups;
+    if (verb && (!presentTenseVerb(verb.toLowerCase()) || THINKING.test(verb))) return null;
+    // "have" holds a possession ("I have a Seat Ibiza"), not "have to", "have been", "have lunch".
+    if (/^have$/iu.test(verb ?? '') && !/^(?:a|an|two|three|four|five|my|our)\s/iu.test(rest ?? ''))
+      return null;
+    return rest ?? null;
+  },
+  names: namesSomething,
   relationHead: 'last',
   slots: [
     {

@@ -19,11 +19,21 @@ import {
   preferredName,
   project,
 } from './build.js';
-import { type LanguageRules, wordsRe } from './common.js';
+import { IBERIAN_THINKING, type LanguageRules, namesSomething, wordsRe } from './common.js';
 
 /** Not a letter: the end of a word that may end in an accented letter. */
 const E = '(?![\\p{L}\\p{M}])';
 const PROYECTO = /proyecto/iu;
+
+/**
+ * A state that holds now, its verb in the first person of the present ("tengo un Seat Ibiza",
+ * "juego en el Ferro", "estoy haciendo un máster en la UPF", "soy socio del Betis"); never a
+ * verb of thinking, wanting or liking, nor "voy a …" (a future), nor "tengo que …".
+ */
+const ES_STATE = new RegExp(
+  `^(?:yo\\s+)?(?:(?:ahora|todavía|aún|también|siempre|ya|actualmente)\\s+)*(?:estoy\\s+\\p{L}+(?:ando|iendo)\\s+|(?:soy|estoy)\\s+|(?!(?:${IBERIAN_THINKING})(?![\\p{L}]))\\p{Ll}+o\\s+)(?<rest>.+)$`,
+  'iu',
+);
 
 /** Spanish. */
 export const ES: LanguageRules = {
@@ -118,6 +128,8 @@ export const ES: LanguageRules = {
   began: /^(?:yo\s+)?(?:ya\s+)?(?:empecé|comencé|me uní|me apunté|me inscribí|entré)(?![\p{L}])/iu,
   changed:
     /^(?:yo\s+)?(?:ya\s+)?(?:me mudé|me casé|me comprometí|me divorcié|adopté|me hice|compré|me gradué|me jubilé|me cambié|me pasé|tuve (?:un|una|a mi))(?![\p{L}])/iu,
+  holds: (s) => ES_STATE.exec(s)?.groups?.rest ?? null,
+  names: namesSomething,
   relationHead: 'any',
   slots: [
     {

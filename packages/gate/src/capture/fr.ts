@@ -19,7 +19,7 @@ import {
   preferredName,
   project,
 } from './build.js';
-import { type LanguageRules, wordsRe } from './common.js';
+import { type LanguageRules, namesSomething, wordsRe } from './common.js';
 
 /** Not a letter: the end of a word that may end in an accented letter. */
 const E = '(?![\\p{L}\\p{M}])';
@@ -27,6 +27,13 @@ const E = '(?![\\p{L}\\p{M}])';
 const A = "['’]";
 const PROJET = /projet/iu;
 const QUE = `qu(?:e${E}|${A})`;
+
+/** "je" or "j'", adverbs, the verb and what follows it. */
+const FR_STATE =
+  /^(?:je\s+|j['’])(?:(?:toujours|encore|aussi|maintenant|actuellement)\s+)*(?<verb>[\p{L}]+)\s+(?:(?:toujours|encore|aussi|maintenant|actuellement)\s+)*(?<rest>.+)$/iu;
+/** Verbs of thinking, wanting, liking, going and negation: not a state of the owner's life. */
+const FR_THINKING =
+  /^(?:pense|crois|veux|voudrais|dois|sais|espère|espere|trouve|aime|adore|déteste|deteste|préfère|prefere|vais|viens|ne|n|dis|me|m|t|te|avais|étais|etais|fus|suppose|imagine)$/iu;
 
 /** French. */
 export const FR: LanguageRules = {
@@ -125,6 +132,25 @@ export const FR: LanguageRules = {
     /^(?:j['’]ai|je me suis) (?:\S+ )?(?:commencé|débuté|rejoint|mis|mise|inscrit|inscrite|lancé|lancée)(?![\p{L}])/iu,
   changed:
     /^(?:j['’]ai (?:déménagé|adopté|acheté|emménagé|eu (?:un|une|mon|ma))|je me suis (?:marié|mariée|pacsé|pacsée|installé|installée|reconverti|reconvertie)|je suis (?:devenu|devenue|passé|passée|parti|partie))(?![\p{L}])/iu,
+  holds: (s) => {
+    const m = FR_STATE.exec(s)?.groups;
+    if (!m?.verb || !m.rest || FR_THINKING.test(m.verb)) return null;
+    const next = m.rest.split(/\s+/u)[0] ?? '';
+    // "j'ai un chien" holds; "j'ai mangé", "je suis parti" say what happened.
+    if (
+      /^ai$/iu.test(m.verb) &&
+      !/^(?:un|une|des|deux|trois|quatre|mon|ma|mes|notre|nos)$/iu.test(next)
+    )
+      return null;
+    if (
+      /^suis$/iu.test(m.verb) &&
+      /^\p{L}+(?:é|ée|és|ées|i|ie|is|ies|u|ue|us)$/iu.test(next) &&
+      !/^(?:fan|abonné|abonnée|inscrit|inscrite)$/iu.test(next)
+    )
+      return null;
+    return m.rest;
+  },
+  names: namesSomething,
   relationHead: 'any',
   slots: [
     {

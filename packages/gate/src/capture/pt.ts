@@ -20,13 +20,23 @@ import {
   preferredName,
   project,
 } from './build.js';
-import { type LanguageRules, wordsRe } from './common.js';
+import { IBERIAN_THINKING, type LanguageRules, namesSomething, wordsRe } from './common.js';
 
 /** Not a letter: the end of a word that may end in an accented letter. */
 const E = '(?![\\p{L}\\p{M}])';
 const PROJETO = /projeto/iu;
 /** "o meu", "a minha", "meus" … */
 const MY = '(?:(?:o|a|os|as) )?(?:meu|minha|meus|minhas)';
+
+/**
+ * A state that holds now, its verb in the first person of the present ("tenho um Fiat Uno",
+ * "jogo no Flamengo", "estou fazendo um curso na USP", "sou sócio do Grêmio"); never a verb of
+ * thinking, wanting or liking, nor "vou …" (a future), nor "tenho que …".
+ */
+const PT_STATE = new RegExp(
+  `^(?:eu\\s+)?(?:(?:agora|ainda|também|sempre|já|atualmente)\\s+)*(?:estou\\s+\\p{L}+(?:ando|endo|indo)\\s+|(?:sou|estou)\\s+|(?!(?:${IBERIAN_THINKING})(?![\\p{L}]))\\p{Ll}+o\\s+)(?<rest>.+)$`,
+  'iu',
+);
 
 /** Portuguese. */
 export const PT: LanguageRules = {
@@ -122,6 +132,8 @@ export const PT: LanguageRules = {
   began: /^(?:eu\s+)?(?:já\s+)?(?:comecei|iniciei|entrei|me inscrevi|passei a)(?![\p{L}])/iu,
   changed:
     /^(?:eu\s+)?(?:já\s+)?(?:me mudei|mudei|casei|me casei|noivei|adotei|comprei|virei|me tornei|me formei|me aposentei|troquei|tive (?:um|uma|o|a))(?![\p{L}])/iu,
+  holds: (s) => PT_STATE.exec(s)?.groups?.rest ?? null,
+  names: namesSomething,
   relationHead: 'any',
   slots: [
     {
