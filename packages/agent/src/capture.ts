@@ -98,6 +98,18 @@ function overlaps(a: Set<string>, b: Set<string>): boolean {
   return false;
 }
 
+/** Whether `subject` names `value` itself, not something of its ("Sam's dad" names no "Sam"). */
+function holdsWhole(subject: string, value: string): boolean {
+  if (!mentions(subject, value)) return false;
+  // Folding turns "Sam's" into "sam s": the possessive is the value followed by a lone "s".
+  const words = foldText(subject).split(/\s+/u);
+  const v = foldText(value).split(/\s+/u);
+  for (let i = 0; i + v.length <= words.length; i++) {
+    if (v.every((w, j) => words[i + j] === w) && words[i + v.length] !== 's') return true;
+  }
+  return false;
+}
+
 /** The owner's current beliefs about themself (not about someone else: `sam.employer`). */
 function ownBeliefs(store: MemoryStore): Fact[] {
   return store.activeFacts('owner').filter((f) => !f.key.includes('.'));
@@ -107,12 +119,15 @@ function ownBeliefs(store: MemoryStore): Fact[] {
 function targetsOf(store: MemoryStore, reading: ChangeReading, except: number | null): Fact[] {
   const beliefs = ownBeliefs(store).filter((f) => f.id !== except);
   const said = subjectWords(reading.shape === 'change' ? reading.object : reading.clause);
-  // A contrast names the value it corrects as a whole ("Dr. Lindqvist, not Dr. Okafor"), and so
-  // does the subject of an ending ("Mochi died": the belief that holds "Mochi").
+  // A contrast names the value it corrects as a whole ("Dr. Lindqvist, not Dr. Okafor"); the
+  // subject of an ending names it whole, or holds it ("my job at Deloitte is over"), not as
+  // someone else's ("Sam's dad died" is not about Sam).
   const mentioned = beliefs.filter((f) =>
-    reading.contrast || reading.subject
+    reading.contrast
       ? mentions(f.value, reading.object)
-      : mentions(reading.clause, f.value) || overlaps(said, subjectWords(f.value)),
+      : reading.subject
+        ? mentions(f.value, reading.object) || holdsWhole(reading.object, f.value)
+        : mentions(reading.clause, f.value) || overlaps(said, subjectWords(f.value)),
   );
   const inSlot = beliefs.filter(
     (f) =>
@@ -121,7 +136,8 @@ function targetsOf(store: MemoryStore, reading: ChangeReading, except: number | 
   );
   if (inSlot.length === 0) return mentioned;
   const both = inSlot.filter((f) => mentioned.includes(f));
-  return both.length > 0 ? both : inSlot;
+  // A subject names whom it is about ("my ex, Arjun"): never another of the family.
+  return both.length > 0 || reading.subject ? both : inSlot;
 }
 
 interface LineContext {
@@ -316,7 +332,12 @@ function captureSentence(
 ): { write: WriteResult | null; closed: Fact[]; questions: PendingQuestion[] } {
   const { store } = ctx;
   let capture = captureExplicit(text);
-  const reading = readCorrection(text);
+  let reading = readCorrection(text);
+  // An ending said of a subject no belief names ("the gym membership ended when I moved to
+  // Porto") is read as the line's other shapes instead.
+  if (reading?.subject && targetsOf(store, reading, null).length === 0) {
+    reading = readCorrection(text, { subjects: false });
+  }
   capture = insteadOfStop(reading, capture, text);
   if (capture) capture = heldSlotFor(store, capture);
   // A plain "my X is Y" with an open-ended X restates a slot: kept only when it is held.

@@ -446,6 +446,11 @@ describe('an ending said of its subject closes the belief that names it, whoever
     );
   });
 
+  it('a subject that holds the value closes its belief ("my job at Deloitte is over")', () => {
+    const job = say('remember that I work at Deloitte').write!.fact!;
+    expect(say('my job at Deloitte is over').closed.map((f) => f.id)).toEqual([job.id]);
+  });
+
   it('an ending of something a belief does not name as a whole closes nothing (control: one it names)', () => {
     const friend = say('remember that my best friend is Sam').write!.fact!;
     expect(say('Sam’s dad died last week').closed).toEqual([]);
@@ -454,10 +459,30 @@ describe('an ending said of its subject closes the belief that names it, whoever
   });
 });
 
+describe('the owner calling a partner "my ex" closes the couple, and only that partner', () => {
+  it.each([
+    ['my girlfriend is Léonie', 'mon ex, Léonie, est passée récupérer ses affaires hier'],
+    ['my husband is Tomasz', 'me and my ex, Tomasz, still split the school run'],
+  ])('%j then %j', (first, second) => {
+    const c = control();
+    const partner = say(first).write!.fact!;
+    const sister = say('my sister is Ana').write!.fact!;
+    expect(say(second).closed.map((f) => f.id)).toEqual([partner.id]);
+    expect(store.fact(sister.id)!.status).toBe('active');
+    expectControl(c);
+  });
+
+  it('an ex named who is no partner held closes nothing', () => {
+    const partner = say('my boyfriend is Kenji').write!.fact!;
+    expect(say('my ex, Arjun, texted me out of nowhere').closed).toEqual([]);
+    expect(store.fact(partner.id)!.status).toBe('active');
+  });
+});
+
 describe('a line about someone or something else asks nothing of what it mentions', () => {
   it.each([
     'Bologna won 3–1 last night and the whole city was honking till 2am',
-    'my brother just bought a flat in Bologna too, so we’re basically neighbours now lol',
+    'my brother just bought a flat in Bologna, lucky him',
   ])('%j raises no question (control: the owner moving out of it does)', (line) => {
     say('remember that I live in Bologna');
     expect(say(line).questions).toEqual([]);

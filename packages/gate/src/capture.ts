@@ -812,11 +812,17 @@ function statementOf(line: string): string {
  * from A to B), in its first sentence (after a trigger phrase when there is one). Only a
  * statement is read: a question, a request, a supposition, a report of someone else, words in
  * quotation marks, or a clause whose subject is someone else says nothing about the owner's
- * beliefs.
+ * beliefs — but for an ending said of its subject ("Mochi died", "my ex, Léonie, …"), which names
+ * what ended whoever the subject is.
  *
+ * @param options - `subjects: false` leaves the endings said of their subject out (for a caller
+ *   that holds nothing they name).
  * @returns the reading, or null.
  */
-export function readCorrection(text: string): ChangeReading | null {
+export function readCorrection(
+  text: string,
+  options: { subjects?: boolean } = {},
+): ChangeReading | null {
   if (typeof text !== 'string') return null;
   const line = text.trim();
   if (!line || analyse(line).act !== 'statement') return null;
@@ -831,26 +837,25 @@ export function readCorrection(text: string): ChangeReading | null {
     clause,
     (positive) => placeInSlot(TABLES, positive)?.slot ?? null,
     (word) => TABLES.some((t) => t.relations.test(word)),
+    options,
   );
 }
 
 /**
  * Whether the owner's line is about someone or something else: its first sentence's subject is a
- * third-person pronoun, a possessive before a relation ("my brother just bought a flat in …, so
- * we're neighbours": its first clause is read), or a name ("Bologna won 3–1", "a Dra. Fernanda Lobo entrou de férias"), and nothing in it puts
+ * third-person pronoun, a possessive before a relation ("my brother just bought a flat in …"), or
+ * a name ("Bologna won 3–1", "a Dra. Fernanda Lobo entrou de férias"), and nothing in it puts
  * the owner in. Such a line may mention what the owner holds without saying anything of it.
  */
 export function speaksOfOthers(text: string): boolean {
   if (typeof text !== 'string') return false;
   const first = firstSentence(statementOf(text.trim()));
   if (!first) return false;
+  // The whole sentence: the owner anywhere in it ("Portland flooded, we are moving out") makes
+  // it the owner's too, and what it mentions may be asked about.
   const sentence = cleanStatement(first);
-  // A subject word is read in the first clause ("my brother bought a flat there, so we're
-  // neighbours" is the brother's); a name in the whole sentence ("Portland flooded, we are moving
-  // out" puts the owner in).
-  const clause = sentence.split(CLAUSE_END)[0]!;
   const isRelation = (word: string) => TABLES.some((t) => t.relations.test(word));
-  return othersBySubject(clause, isRelation) || othersByName(sentence);
+  return othersBySubject(sentence, isRelation) || othersByName(sentence);
 }
 
 /**

@@ -284,6 +284,15 @@ export const WORDS: readonly ChangeWords[] = [
 ];
 
 /**
+ * The owner calling someone their ex, with the name ("me and my ex, Tomasz, …", "mon ex, Léonie,
+ * est passée …", "mi ex, Diego"): group `name`. A couple ended; the name says whose.
+ */
+export const EX_NAMED = new RegExp(
+  `${B}(?:my|mon|ma|mi|mein|meine|meinem|meiner|meu|minha)\\s+(?:ex|ex-(?:wife|husband|girlfriend|boyfriend|partner|femme|mari|copine|copain|novia|novio|mujer|marido|frau|mann|freundin|freund|namorada|namorado|esposa|esposo))${W},?\\s+(?<name>\\p{Lu}[\\p{L}\\p{M}'’-]+)`,
+  'u',
+);
+
+/**
  * Relation keys of a couple, in the languages capture knows (the keys "my boyfriend is Kofi",
  * "mi novia se llama Lucía", "meine Freundin heißt Lena" land under): a couple's ending closes
  * them ({@link SlotFamily} `partner`).

@@ -23,7 +23,14 @@
 
 import { splitTimePhrase } from '@keel/language';
 import type { Kind } from '@keel/memory';
-import { type ChangeWords, EMPLOYER, JOB_NOUN, PARTNER_KEYS, WORDS } from './change-words.js';
+import {
+  type ChangeWords,
+  EMPLOYER,
+  EX_NAMED,
+  JOB_NOUN,
+  PARTNER_KEYS,
+  WORDS,
+} from './change-words.js';
 import type { CaptureLanguage, CaptureSlot } from './common.js';
 
 export { PARTNER_KEYS };
@@ -239,20 +246,54 @@ function readInstead(
  * @param place - places a positive clause in a slot (capture's slot rules), or null.
  * @param isRelation - whether a word names a relation ("voisin", "sister"): a possessive before
  *   one is someone else's subject.
+ * @param options - `subjects: false` leaves out the endings said of their subject (see
+ *   {@link readOver}), for a caller that found nothing they name.
  * @returns the reading, or null when the clause has none of the three shapes.
  */
 export function readChangeClause(
   clause: string,
   place: (positive: string) => CaptureSlot | null,
   isRelation: (word: string) => boolean = () => false,
+  options: { subjects?: boolean } = {},
 ): ChangeReading | null {
   const text = clause.trim().replace(/[.!?…\s]+$/u, '');
   if (!text) return null;
-  // What ended is its subject, whoever it is ("Mochi died", "my course is over").
-  const over = readOver(text);
-  if (over) return over;
+  // What ended is its subject, whoever it is ("Mochi died", "my course is over", "my ex, Léonie").
+  if (options.subjects !== false) {
+    const over = readOver(text) ?? readEx(text);
+    if (over) return over;
+  }
   if (aboutOthers(text, isRelation)) return null;
   return readChange(text, place) ?? readStop(text, place) ?? readEnding(text);
+}
+
+/** The owner naming someone their ex ({@link EX_NAMED}): a couple's ending, the name its object. */
+function readEx(text: string): ChangeReading | null {
+  const m = EX_NAMED.exec(text);
+  const name = m?.groups?.name;
+  if (!m || !name) return null;
+  const possessive = m[0].trim().split(/\s+/u)[0]!.toLowerCase();
+  const language: CaptureLanguage =
+    possessive === 'my'
+      ? 'en'
+      : possessive === 'mi'
+        ? 'es'
+        : possessive === 'mon' || possessive === 'ma'
+          ? 'fr'
+          : possessive.startsWith('mein')
+            ? 'de'
+            : 'pt';
+  // The line's time phrase is when something else happened ("passed by yesterday"), not when
+  // the couple ended: that stays unknown.
+  return {
+    shape: 'ending',
+    clause: text,
+    object: name,
+    slot: null,
+    family: 'partner',
+    subject: true,
+    language,
+  };
 }
 
 /**

@@ -493,6 +493,57 @@ describe('secrets by structure', () => {
   });
 });
 
+describe('secrets by how a line is put together', () => {
+  const found = (text: string, context?: string) =>
+    scanSecrets(text, context === undefined ? {} : { context }).map((f) =>
+      text.slice(f.start, f.end),
+    );
+
+  it('reads the value before its noun across a dash ("7390 — that\'s the PIN"), not a year', () => {
+    expect(found("7390 — that's the PIN for the new barclaycard")).toEqual(['7390']);
+    expect(found("2021 — that's the year we met")).toEqual([]);
+  });
+
+  it('withholds the secret of a pair named by one joined noun and keeps the user name', () => {
+    expect(found('school portal user+pass: rokafor + Hummingbird-204')).toEqual([
+      'Hummingbird-204',
+    ]);
+    expect(found('login/pass = bakeradmin / Crumpet$Oven5')).toEqual(['Crumpet$Oven5']);
+    expect(found('creds: sam / hunter2')).toEqual(['hunter2']);
+    // Control: the two nouns with no pair after a joining sign.
+    expect(found('user and password tips and tricks are in the doc')).toEqual([]);
+  });
+
+  it('withholds a password given to a command on its line', () => {
+    expect(found('mysql -h 127.0.0.1 -u root -pW1ndmill_Cider shop_db < dump.sql')).toEqual([
+      'W1ndmill_Cider',
+    ]);
+    expect(found("sshpass -p 'Moorhen!Quay7' ssh pi@10.0.0.23")).toEqual(['Moorhen!Quay7']);
+    expect(found('pg_dump --password=Tr0ut-Lake db')).toContain('Tr0ut-Lake');
+    expect(found('curl -u admin:S3cr3t! https://example.org')).toEqual(['S3cr3t!']);
+    // Control: a port flag and a user flag.
+    expect(found('mysql -h 127.0.0.1 -P 3306 -u root shop_db')).toEqual([]);
+  });
+
+  it('reads the next turn as the answer to the owner asking for a credential', () => {
+    const asked = "the alarm panel keeps beeping, what's the disarm code again";
+    expect(found("it's 6604 btw — the engineer is on 0161 496 0732", asked)).toEqual(['6604']);
+    expect(found('found it: x7Gp-22aa-Moose', 'what was the wifi password at the cabin?')).toEqual([
+      'x7Gp-22aa-Moose',
+    ]);
+    // Controls: an answer that gives no code, and the same words after a turn that asked nothing.
+    expect(found('no idea, ask Sam', asked)).toEqual([]);
+    expect(found("it's 6604 btw", 'the alarm panel keeps beeping')).toEqual([]);
+  });
+
+  it('reads a security answer that opens with an indefinite article, not a description', () => {
+    expect(found('for the security question, first car: a 1998 Fiat Panda')).toEqual([
+      'a 1998 Fiat Panda',
+    ]);
+    expect(found('my security answer is the name of my dog')).toEqual([]);
+  });
+});
+
 describe('recovery phrases', () => {
   const phrase =
     'zone orbit burden any unfair glad marble immune lunch dolphin one west extra inner nice urge method path lottery evil coach pony toilet olive';

@@ -24,7 +24,14 @@ import { SECRET_PLACEHOLDER, type SecretFinding, type SecretKind } from './kinds
 import { checkedNumbers } from './numbers.js';
 import { recoveryPhrases } from './phrases.js';
 import { shapeFindings } from './shapes.js';
-import { deliveredCodes, pairedKeyHalves, securityAnswers } from './structure.js';
+import {
+  answeredCredential,
+  commandPasswords,
+  deliveredCodes,
+  pairedCredentials,
+  pairedKeyHalves,
+  securityAnswers,
+} from './structure.js';
 import {
   type Attachment,
   BARE_QUALIFIER,
@@ -818,7 +825,9 @@ function reverseValue(text: string, hit: Hit): Span | null {
       )
     )
       return null;
-    return reverseCandidate(words[offset + j - 1]!, hit);
+    // "7390 — that's the PIN": a dash between the value and its joining word.
+    const k = /^[—–-]$/u.test(lower[j - 1]!) && j >= 2 ? j - 2 : j - 1;
+    return reverseCandidate(words[offset + k]!, hit);
   }
   return null;
 }
@@ -1007,6 +1016,9 @@ export function scanSecrets(text: string, options: ScanOptions = {}): SecretFind
     ...securityAnswers(text),
     ...deliveredCodes(text),
     ...recoveryPhrases(text),
+    ...pairedCredentials(text),
+    ...commandPasswords(text),
+    ...answeredCredential(text, options.context),
   ]
     .filter((f) => !overlapsAny(f, held))
     .sort((a, b) => a.start - b.start);

@@ -104,6 +104,12 @@ function sentenceBounds(text: string, at: number): [number, number] {
   return [start, end];
 }
 
+/**
+ * Indefinite articles an answer may open with ("first car: a 1998 Fiat Panda"); "the" opens a
+ * description of the question ("the name of my dog", "the street I grew up on").
+ */
+const ARTICLE = /^(?:a|an|un|une|una|um|uma|ein|eine)$/u;
+
 /** The answer after a joining word: up to five words, to the clause's end or a stop word. */
 function answerAt(text: string, pos: number, end: number): SecretFinding | null {
   let at = pos;
@@ -113,7 +119,13 @@ function answerAt(text: string, pos: number, end: number): SecretFinding | null 
     const w = WORD.exec(text);
     if (!w || w.index + w[0].length > end) break;
     const lower = w[0].toLowerCase();
-    if (i === 0 && (DESCRIBERS.has(lower) || !/^[\p{L}\p{N}]/u.test(w[0]))) return null;
+    // An answer may open with an indefinite article ({@link ARTICLE}); other describing words
+    // say what the answer is like, or what it is the answer to.
+    if (
+      i === 0 &&
+      ((DESCRIBERS.has(lower) && !ARTICLE.test(lower)) || !/^[\p{L}\p{N}]/u.test(w[0]))
+    )
+      return null;
     if (i > 0 && VALUE_STOPS.has(lower)) break;
     last = w.index + w[0].length;
     at = last;
@@ -212,4 +224,101 @@ export function deliveredCodes(text: string): SecretFinding[] {
     out.push({ kind: 'pin', start: end - c[1]!.length, end });
   }
   return out;
+}
+
+/**
+ * A credential pair named by one joined noun ("user+pass: rokafor + Hummingbird-204",
+ * "login/pass = bakeradmin / Crumpet$Oven5", "creds: sam / hunter2", "usuario/contraseña: …"):
+ * the joining sign, the user name, a separator, then the secret.
+ */
+const PAIR_NOUN =
+  /(?:(?:user ?(?:name)?|login|e-?mail|usuario|utilisateur|identifiant|benutzer(?:name)?|usuário)[^\S\n]*(?:[+/&]|and|y|et|und|e)[^\S\n]*(?:pass(?:word)?|pw|pwd|contraseña|clave|mot de passe|mdp|passwort|kennwort|senha)|creds|credentials|credenciales|identifiants|zugangsdaten|credenciais)[^\S\n]*(?:[:=]|(?<![\p{L}])(?:is|are|son|sont|sind|são)(?![\p{L}]))[^\S\n]*(?<user>[^\s,;]{1,64})[^\S\n]*(?:[+/,&|]|[^\S\n](?:and|y|et|und|e)(?=[^\S\n]))[^\S\n]*(?<secret>[^\s,;]{1,128})/giu;
+
+/**
+ * The secret half of each credential pair named by one joined noun ({@link PAIR_NOUN}); the user
+ * name is kept.
+ *
+ * @param text - any text (linear time: one bounded match per pair noun).
+ */
+export function pairedCredentials(text: string): SecretFinding[] {
+  const out: SecretFinding[] = [];
+  for (const m of text.matchAll(PAIR_NOUN)) {
+    if (!startsWord(text, m.index)) continue;
+    const secret = m.groups?.secret?.replace(/[.)\]}"'»”’]+$/u, '');
+    if (!secret || secret === SECRET_PLACEHOLDER || DESCRIBERS.has(secret.toLowerCase())) continue;
+    const end = m.index + m[0].length - (m.groups!.secret!.length - secret.length);
+    out.push({ kind: 'password', start: end - secret.length, end });
+  }
+  return out;
+}
+
+/**
+ * Passwords given to a command on its line: `--password=…`, `--password …`, `--pass …`,
+ * `sshpass -p …`, `redis-cli -a …`, `mysql … -p…` (glued to the flag), `curl -u user:…`, each value
+ * unquoted or in quotes.
+ */
+const COMMAND_PASSWORD = new RegExp(
+  [
+    `--(?:password|passwd|pass|db-password|token|api-key|apikey|secret)(?:=|[^\\S\\n]+)(?<a>'[^'\\n]{1,128}'|"[^"\\n]{1,128}"|[^\\s'"]{1,128})`,
+    `(?<![\\w-])sshpass[^\\S\\n]+-p[^\\S\\n]*(?<b>'[^'\\n]{1,128}'|"[^"\\n]{1,128}"|[^\\s'"]{1,128})`,
+    `(?<![\\w-])redis-cli\\b[^\\n]{0,120}?[^\\S\\n]-a[^\\S\\n]+(?<c>'[^'\\n]{1,128}'|"[^"\\n]{1,128}"|[^\\s'"]{1,128})`,
+    `(?<![\\w-])(?:mysql|mysqldump|mariadb|mariadb-dump|mysqladmin)\\b[^\\n]{0,160}?[^\\S\\n]-p(?<d>'[^'\\n]{1,128}'|"[^"\\n]{1,128}"|[^\\s'"]{1,128})`,
+    `(?<![\\w-])curl\\b[^\\n]{0,160}?[^\\S\\n](?:-u|--user)[^\\S\\n]+['"]?[^\\s:'"]{1,64}:(?<e>[^\\s'"]{1,128})`,
+  ].join('|'),
+  'gu',
+);
+
+/**
+ * Passwords on a command line ({@link COMMAND_PASSWORD}), quotes left out of the span.
+ *
+ * @param text - any text (linear time: bounded matches).
+ */
+export function commandPasswords(text: string): SecretFinding[] {
+  if (!/-[-pau]|sshpass/u.test(text)) return [];
+  const out: SecretFinding[] = [];
+  for (const m of text.matchAll(COMMAND_PASSWORD)) {
+    const g = m.groups!;
+    const raw = g.a ?? g.b ?? g.c ?? g.d ?? g.e;
+    if (!raw) continue;
+    const quoted = /^['"]/.test(raw);
+    const value = quoted ? raw.slice(1, -1) : raw;
+    if (!value || value === SECRET_PLACEHOLDER) continue;
+    const end = m.index + m[0].length - (quoted ? 1 : 0);
+    out.push({ kind: 'password', start: end - value.length, end });
+  }
+  return out;
+}
+
+/**
+ * The previous turn asks for a credential ("what's the disarm code again", "what was the wifi
+ * password?", "¿cuál era la clave del wifi?"): group `noun`, what it asked for.
+ */
+const ASKED_FOR =
+  /(?:what(?:['’]s| is| was)|whats|remind me (?:of )?|cuál (?:es|era)|cual (?:es|era)|c['’]est quoi|quel (?:est|était)|wie (?:war|lautet|ist)|qual (?:é|era))[^\n?]{0,60}?(?<noun>codes?|pins?|passcodes?|passwords?|pw|combo|combination|contraseña|clave|código|codigo|mot de passe|mdp|code|passwort|pin-nummer|senha)(?:[^\n?]{0,30})\??[^\S\n]*$/iu;
+/** The words an answer may open with ("it's 6604", "found it: x7Gp-22aa", "achei: é 9046"). */
+const ANSWER_OPENER =
+  /^(?:(?:oh|ok|okay|right|nvm|never ?mind|found it|got it|here|ah|achei|lo encontré|trouvé|gefunden)[^\S\n]*[,:!—–-]?[^\S\n]*)*(?:it['’]s|it is|it was|that['’]s|es|era|c['’]est|ist|é|is)?[^\S\n]*[:=]?[^\S\n]*/iu;
+
+/**
+ * The answer to the owner's own question for a credential, said in the next turn: its first word
+ * after an opener ({@link ANSWER_OPENER}), digits for a code or a PIN, a word with a digit or a
+ * sign for a password ("it's 6604 btw", "found it: x7Gp-22aa-Moose").
+ *
+ * @param text - this turn.
+ * @param context - the owner's previous turn as stored; nothing in it is reported.
+ */
+export function answeredCredential(text: string, context: string | undefined): SecretFinding[] {
+  const asked = context ? ASKED_FOR.exec(context.trimEnd().slice(-200))?.groups?.noun : undefined;
+  if (!asked) return [];
+  const open = ANSWER_OPENER.exec(text)?.[0].length ?? 0;
+  const word = /^[^\s,;]+/u.exec(text.slice(open))?.[0]?.replace(/[.!?)"'»”’]+$/u, '');
+  if (!word || word === SECRET_PLACEHOLDER) return [];
+  const digitsOnly =
+    /^(?:codes?|pins?|passcodes?|combo|combination|código|codigo|code|pin-nummer)$/iu.test(asked);
+  const fits = digitsOnly
+    ? /^\d[\d-]{2,14}#?$/u.test(word)
+    : /\d|[^\p{L}\p{N}]/u.test(word) || /\p{Ll}\p{Lu}/u.test(word);
+  return fits
+    ? [{ kind: digitsOnly ? 'pin' : 'password', start: open, end: open + word.length }]
+    : [];
 }

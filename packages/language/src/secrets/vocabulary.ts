@@ -1133,8 +1133,12 @@ export const SET_JOIN = `[^\\S\\n]+(?:to|as|into|a|en|para|pour|como|auf|zu|in|c
 export const REVERSE_DETERMINERS =
   'my|our|the|your|mi|mis|nuestra|nuestro|la|el|tu|su|mon|ma|mes|notre|le|ton|ta|mein|meine|meinen|unser|unsere|das|die|der|dein|deine|a minha|o meu|a nossa|o nosso|minha|meu|nossa|nosso|tua|teu|la mia|il mio|il|mio|mia';
 
-/** Joining words in "sunshine is my wifi password" / "use hunter2 as my password". */
-export const REVERSE_JOIN = 'is|was|es|era|est|était|ist|war|é|è|as|como|comme|als|=';
+/**
+ * Joining words in "sunshine is my wifi password" / "use hunter2 as my password" / "7390 — that's
+ * the PIN".
+ */
+export const REVERSE_JOIN =
+  "is|was|es|era|est|était|ist|war|é|è|as|como|comme|als|=|that's|that’s|it's|it’s|c'est|c’est";
 
 /** Romance prepositions that make a noun the complement of another noun ("gestor de contraseñas"). */
 export const COMPLEMENT_BEFORE =
