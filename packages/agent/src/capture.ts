@@ -27,8 +27,10 @@ import {
   type Capture,
   type ChangeReading,
   captureExplicit,
+  type Fragment,
   PARTNER_KEYS,
   readCorrection,
+  readFragment,
   sentencesOf,
   speaksOfOthers,
   speechActOf,
@@ -136,8 +138,13 @@ function targetsOf(store: MemoryStore, reading: ChangeReading, except: number | 
   );
   if (inSlot.length === 0) return mentioned;
   const both = inSlot.filter((f) => mentioned.includes(f));
+  if (both.length > 0) return both;
   // A subject names whom it is about ("my ex, Arjun"): never another of the family.
-  return both.length > 0 || reading.subject ? both : inSlot;
+  if (reading.subject) return [];
+  // An ending verb's class of slot yields to the belief its object names ("Hab bei McFit
+  // gekündigt" ends the gym, not the job).
+  if (reading.shape === 'ending' && !reading.family && mentioned.length > 0) return mentioned;
+  return inSlot;
 }
 
 interface LineContext {
@@ -322,6 +329,57 @@ function askAboutOverlaps(
 }
 
 /**
+ * The owner's slot a fragment names ("GP" → relationship/gp, "number" → profile/phone_number,
+ * "numéro" → profile/numéro): the one owner belief whose key is the name, or holds all its words.
+ */
+function slotNamed(store: MemoryStore, name: string): Fact | null {
+  const key = normalizeKey(name.toLowerCase());
+  const words = key.split(/[_.-]+/).filter(Boolean);
+  if (words.length === 0) return null;
+  const held = ownBeliefs(store).filter(
+    (f) =>
+      f.kind !== 'note' &&
+      isOwnerSource(f.source) &&
+      (f.key === key || words.every((w) => f.key.split(/[_.-]+/).includes(w))),
+  );
+  return held.length === 1 ? held[0]! : null;
+}
+
+/** Writes `value` in `slot`'s place as the owner's word (the slot's value superseded). */
+function rewrite(ctx: LineContext, slot: Fact, value: string): WriteResult {
+  return ctx.store.remember({
+    kind: slot.kind,
+    key: slot.key,
+    value,
+    source: 'owner_stated',
+    episodeId: ctx.episodeId,
+    actor: 'owner',
+  });
+}
+
+/**
+ * A fragment that names its slot ("oh and GP — Dr. Nakamura these days", "nouveau numéro : …",
+ * "mudei de número, agora é …"): the new value in the owner's slot of that name; with no slot of
+ * that name held, a profile slot of its own. Null for a fragment with no name (the line's caller
+ * puts it in the slot the line closed) or none at all.
+ */
+function namedFragment(ctx: LineContext, fragment: Fragment | null): WriteResult | null {
+  if (!fragment?.name) return null;
+  const slot = slotNamed(ctx.store, fragment.name);
+  if (slot) return rewrite(ctx, slot, fragment.value);
+  const key = normalizeKey(fragment.name.toLowerCase());
+  if (!key) return null;
+  return ctx.store.remember({
+    kind: 'profile',
+    key,
+    value: fragment.value,
+    source: 'owner_stated',
+    episodeId: ctx.episodeId,
+    actor: 'owner',
+  });
+}
+
+/**
  * One sentence of the owner's line (the line itself for the first: its trigger phrase is read
  * there): what it says stopped or changed, what it states, and, when `ask`, what it may replace.
  */
@@ -329,7 +387,13 @@ function captureSentence(
   ctx: LineContext,
   text: string,
   ask: boolean,
-): { write: WriteResult | null; closed: Fact[]; questions: PendingQuestion[] } {
+): {
+  write: WriteResult | null;
+  closed: Fact[];
+  questions: PendingQuestion[];
+  /** A value the sentence gave with no slot ("Nairobi now."), for the slot the line closed. */
+  unplaced?: string;
+} {
   const { store } = ctx;
   let capture = captureExplicit(text);
   let reading = readCorrection(text);
@@ -377,6 +441,12 @@ function captureSentence(
       written = null;
     }
   }
+  // A fragment is read in the sentence's own words (the first sentence of a whole line).
+  const fragment =
+    capture || (reading && reading.shape !== 'negation')
+      ? null
+      : readFragment(sentencesOf(text)[0] ?? text);
+  if (!written && closed.length === 0) written = namedFragment(ctx, fragment);
   if (!written && !reading && closed.length === 0 && isStatement(text)) {
     written = sayAgain(ctx, text);
   }
@@ -394,7 +464,12 @@ function captureSentence(
     (reading !== null || ((capture !== null || isStatement(text)) && !speaksOfOthers(text)))
       ? askAboutOverlaps(ctx, text, written?.fact?.id ?? null)
       : [];
-  return { write: written, closed, questions };
+  return {
+    write: written,
+    closed,
+    questions,
+    ...(fragment && !fragment.name ? { unplaced: fragment.value } : {}),
+  };
 }
 
 /**
@@ -422,12 +497,19 @@ export function captureOwnerStatement(
     // Each further sentence of the line is the owner's statement too ("Arjun and I called it
     // quits. My boyfriend is Kenji now"): read alone, its writes and closes added; only the
     // first asks.
+    const unplaced = first.unplaced ? [first.unplaced] : [];
     for (const sentence of sentencesOf(text).slice(1)) {
       if (!isStatement(sentence)) continue;
       const next = captureSentence(ctx, sentence, false);
       if (next.write) also.push(next.write);
       first.closed.push(...next.closed);
+      if (next.unplaced) unplaced.push(next.unplaced);
     }
+    // "Nairobi now. left Mombasa on the 3rd": a value said alone takes the slot the line closed.
+    const emptied = first.closed.find(
+      (f) => f.kind !== 'note' && !store.current({ scope: f.scope, kind: f.kind, key: f.key }),
+    );
+    if (emptied && unplaced[0]) also.push(rewrite(ctx, emptied, unplaced[0]));
     return {
       write: first.write ?? also.shift() ?? null,
       also,

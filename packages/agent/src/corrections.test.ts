@@ -479,6 +479,67 @@ describe('the owner calling a partner "my ex" closes the couple, and only that p
   });
 });
 
+describe('a fragment gives a slot its new value', () => {
+  it.each([
+    ['my GP is Dr. Haddad', 'oh and GP — Dr. Nakamura these days', 'gp', 'Dr. Nakamura'],
+    [
+      "mon numéro c'est le 06 71 43 92 18",
+      "nouveau numéro : 07 58 20 16 44. l'ancien ne marche plus",
+      'numéro',
+      '07 58 20 16 44',
+    ],
+    [
+      'meu número é (21) 99418-2750',
+      'fyi mudei de número, agora é (21) 98207-3316',
+      'número',
+      '(21) 98207-3316',
+    ],
+  ])('%j then %j → %s = %j, the old value in history', (first, second, key, value) => {
+    const c = control();
+    const old = say(first).write!.fact!;
+    say(second);
+    expect(store.current({ scope: 'owner', kind: old.kind, key })).toMatchObject({
+      value,
+      source: 'owner_stated',
+    });
+    expect(store.fact(old.id)!.status).toBe('superseded');
+    expectControl(c);
+  });
+
+  it('a value said alone takes the slot the same line closed, which ended on its day', () => {
+    const home = say('I live in Mombasa').write!.fact!;
+    say('Nairobi now. left Mombasa on the 3rd, sorry forgot to say');
+    expect(current('profile', 'home')).toMatchObject({ value: 'Nairobi' });
+    // 2026-06-03 is the line's day: "on the 3rd" is that day.
+    expect(new Date(store.fact(home.id)!.valid_to!).toISOString().slice(0, 10)).toBe('2026-06-03');
+  });
+
+  it('a value said alone with nothing closed, or a clause, changes nothing', () => {
+    say('I live in Mombasa');
+    say('Nairobi now');
+    say('tired now');
+    expect(current('profile', 'home')).toMatchObject({ value: 'Mombasa' });
+  });
+});
+
+describe('an ending verb ends what its object names, whatever its class of slot', () => {
+  it('"Hab bei McFit gekündigt" ends the gym, not the job', () => {
+    const job = say('ich arbeite bei Siemens').write!.fact!;
+    const gym = say('mein Fitnessstudio ist das McFit am Alexanderplatz').write!.fact!;
+    expect(gym.value).toBe('McFit am Alexanderplatz');
+    expect(
+      say('Hab bei McFit gekündigt – die Beiträge sind gestiegen').closed.map((f) => f.id),
+    ).toEqual([gym.id]);
+    expect(store.fact(job.id)!.status).toBe('active');
+  });
+
+  it('"not Nancy — Nantes" corrects the home', () => {
+    say('souviens-toi que j’habite à Nancy');
+    say('non attends, pas Nancy — Nantes ! je me suis mal exprimé');
+    expect(current('profile', 'home')).toMatchObject({ value: 'Nantes' });
+  });
+});
+
 describe('a line about someone or something else asks nothing of what it mentions', () => {
   it.each([
     'Bologna won 3–1 last night and the whole city was honking till 2am',

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { MemoryStore, normalizeKey } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UNSPACED_KEY_CHARS } from './capture/common.js';
-import { type Capture, captureExplicit, type SpeechAct, speechActOf } from './capture.js';
+import {
+  type Capture,
+  captureExplicit,
+  readFragment,
+  type SpeechAct,
+  speechActOf,
+} from './capture.js';
 
 describe('captureExplicit', () => {
   it.each([
@@ -370,7 +376,7 @@ const LANGUAGES: readonly [line: string, language: string, slot: string | null, 
       'setting/responde_español',
       'Responde en español',
     ],
-    ['en realidad, mi dentista es el Dr. Ruiz', 'es', 'relationship/dentista', 'el Dr. Ruiz'],
+    ['en realidad, mi dentista es el Dr. Ruiz', 'es', 'relationship/dentista', 'Dr. Ruiz'],
     ['recuerda que Sam dijo que odia el sushi', 'es', 'note/sam.odia_sushi'],
     ['rappelle-toi que ma sœur s’appelle Léa', 'fr', 'relationship/sœur', 'Léa'],
     ['souviens-toi que j’habite à Lyon', 'fr', 'profile/home', 'Lyon'],
@@ -551,5 +557,27 @@ describe('corrections take, at capture, through the real store', () => {
       ['Valencia', 'active'],
       ['Sevilla', 'superseded'],
     ]);
+  });
+});
+
+describe('readFragment: a slot given its new value without a sentence around it', () => {
+  it.each([
+    ['Nairobi now.', { name: null, value: 'Nairobi' }],
+    ['oh and GP — Dr. Nakamura these days', { name: 'GP', value: 'Dr. Nakamura' }],
+    ['nouveau numéro : 07 58 20 16 44', { name: 'numéro', value: '07 58 20 16 44' }],
+    ['fyi mudei de número, agora é (21) 98207-3316', { name: 'número', value: '(21) 98207-3316' }],
+    ["changed my number, it's 0612 345 678 now", { name: 'number', value: '0612 345 678' }],
+  ])('%j → %j', (line, fragment) => {
+    expect(readFragment(line)).toEqual(fragment);
+  });
+
+  it.each([
+    'tired now',
+    "I'm in Cork now",
+    'Arsenal are top of the league now',
+    'so it is on the 3rd now',
+  ])('%j is no fragment (control: "Cork now" is)', (line) => {
+    expect(readFragment(line)).toBeNull();
+    expect(readFragment('Cork now')).toEqual({ name: null, value: 'Cork' });
   });
 });

@@ -60,6 +60,7 @@ export {
   SCRIPT_LANGUAGES,
   type ScriptLanguage,
 } from './capture/common.js';
+export { type Fragment, readFragment } from './capture/fragment.js';
 
 /** A statement the owner asked keel to keep. */
 export interface Capture {
@@ -837,8 +838,13 @@ export function readCorrection(
     clause,
     (positive) => placeInSlot(TABLES, positive)?.slot ?? null,
     (word) => TABLES.some((t) => t.relations.test(word)),
-    options,
+    { ...options, ownerVerb },
   );
+}
+
+/** Whether `text` opens with the owner's verb, its subject left out ({@link LanguageRules.dropped}). */
+function ownerVerb(text: string): boolean {
+  return TABLES.some((t) => (t.dropped?.(t.expand ? t.expand(text) : text) ?? null) !== null);
 }
 
 /**
@@ -855,7 +861,7 @@ export function speaksOfOthers(text: string): boolean {
   // it the owner's too, and what it mentions may be asked about.
   const sentence = cleanStatement(first);
   const isRelation = (word: string) => TABLES.some((t) => t.relations.test(word));
-  return othersBySubject(sentence, isRelation) || othersByName(sentence);
+  return othersBySubject(sentence, isRelation) || othersByName(sentence, ownerVerb);
 }
 
 /**

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import {
   localStamp,
   mayNameDate,
+  namesPresent,
   resolveAsOf,
   resolveDate,
   resolveStart,
@@ -422,5 +423,39 @@ describe('resolveStart: the day a time phrase says something began', () => {
     expect(resolveStart('last Friday', said, tz, past)?.date).toBe('2026-11-27');
     // control: without it, a weekday ahead is read as ahead (the caller refuses it as a start)
     expect(resolveStart('on Friday', said, tz)?.date).toBe('2026-12-04');
+  });
+});
+
+describe('a day of the month named alone', () => {
+  const said = at('2026-03-10T07:00');
+  it.each([
+    ['on the 3rd', '2026-03-03'],
+    ['on the 23rd', '2026-02-23'], // after the line this month: last month's
+    ['el día 2', '2026-03-02'],
+    ['no dia 2', '2026-03-02'],
+    ['le 3', '2026-03-03'],
+    ['am 3.', '2026-03-03'],
+  ])('%j → %s, the most recent such day at or before the line', (phrase, date) => {
+    expect(resolveStart(phrase, said, tz)?.date).toBe(date);
+  });
+
+  it('is split off a statement; "the 3rd of March" stays whole, and a house number is no day', () => {
+    expect(splitTimePhrase('left Mombasa on the 3rd')).toEqual({
+      rest: 'left Mombasa',
+      phrase: 'on the 3rd',
+    });
+    expect(splitTimePhrase('vendí el Ibiza el día 2')?.phrase).toBe('el día 2');
+    expect(splitTimePhrase('started at Initech on the 3rd of March')?.phrase).toBe(
+      'on the 3rd of March',
+    );
+    expect(splitTimePhrase('I live at number 3')).toBeNull();
+  });
+});
+
+describe('namesPresent', () => {
+  it('is true of a phrase that names only the present, false of a day', () => {
+    for (const p of ['now', 'ahora', 'jetzt', 'agora', 'maintenant'])
+      expect(namesPresent(p)).toBe(true);
+    for (const p of ['tomorrow', 'in March', 'last week']) expect(namesPresent(p)).toBe(false);
   });
 });

@@ -278,6 +278,14 @@ const HABIT =
  */
 const RELATIVE_PERIOD =
   /(?<![\p{L}\p{M}\p{N}])(?:(?:(?:el|la|no|na|o|a|en el|en la)\s+)?(?:mes|semana|año|verano|invierno|mês|ano|verão|inverno)\s+(?:pasad[oa]|passad[oa]|anterior)|(?:hace|há|faz)\s+(?:\p{L}+|\d+)\s+(?:días|semanas|meses|años|dias|anos))(?![\p{L}\p{M}\p{N}])/giu;
+/**
+ * A day of the month named alone, after its time word ("on the 3rd", "el día 2", "no dia 2", "le
+ * 3", "am 3."), which chrono does not read without a month: found here as a span, resolved to the
+ * most recent such day at or before the line ({@link resolveStart}).
+ */
+const DAY_OF_MONTH =
+  /(?<![\p{L}\p{M}\p{N}])(?:on the\s+(?<en>\d{1,2})(?:st|nd|rd|th)(?!\s+of\s|\s+\p{Lu})|(?:el\s+)?día\s+(?<es>\d{1,2})|(?:no\s+)?dia\s+(?<pt>\d{1,2})|le\s+(?<fr>\d{1,2})(?:er)?(?=\s*(?:[,.;!?]|$))|am\s+(?<de>\d{1,2})\.(?!\s*\p{L}))(?![\p{L}\p{M}\p{N}])/giu;
+
 /** Punctuation and dashes a cut leaves dangling at either end of what remains. */
 const DANGLING = /^[\s,;:–—-]+|[\s,;:–—-]+$/gu;
 
@@ -302,7 +310,7 @@ interface TimeSpan {
  */
 function timeSpans(text: string): TimeSpan[] {
   const spans: TimeSpan[] = [];
-  for (const re of [YEAR_PHRASE, MONTH_PHRASE, RELATIVE_PERIOD]) {
+  for (const re of [YEAR_PHRASE, MONTH_PHRASE, RELATIVE_PERIOD, DAY_OF_MONTH]) {
     for (const m of text.matchAll(re)) {
       spans.push({ start: m.index, end: m.index + m[0].length, introduced: true });
     }
@@ -413,6 +421,34 @@ function namesOnlyThePresent(phrase: string, ref: Date): boolean {
   return false;
 }
 
+/**
+ * A day of the month named alone ({@link DAY_OF_MONTH}: "on the 3rd"): the most recent such day
+ * at or before the line in `tz` (this month's, else last month's), or null when `phrase` is not
+ * one.
+ */
+function dayOfMonthAlone(phrase: string, episodeMs: number, tz: string): ResolvedDate | null {
+  DAY_OF_MONTH.lastIndex = 0;
+  const m = DAY_OF_MONTH.exec(phrase.trim());
+  DAY_OF_MONTH.lastIndex = 0;
+  const g = m?.groups;
+  const day = Number(g?.en ?? g?.es ?? g?.pt ?? g?.fr ?? g?.de);
+  if (!m || m.index !== 0 || m[0].length !== phrase.trim().length || !day || day > 31) return null;
+  const said = DateTime.fromMillis(episodeMs, { zone: tz });
+  for (const month of [said, said.minus({ months: 1 })]) {
+    const at = DateTime.fromObject({ year: month.year, month: month.month, day }, { zone: tz });
+    if (!at.isValid || at.startOf('day') > said) continue;
+    const start = at.startOf('day');
+    return {
+      date: start.toISODate() ?? '',
+      startMs: start.toMillis(),
+      instantMs: start.set({ hour: 12 }).toMillis(),
+      phrase: m[0],
+      relative: false,
+    };
+  }
+  return null;
+}
+
 /** A fixed moment to read a phrase against when only its kind matters, not its day. */
 const ANY_MOMENT = new Date(Date.UTC(2001, 5, 15, 12));
 
@@ -444,6 +480,8 @@ export function resolveStart(
   options: { pastWeekday?: boolean } = {},
 ): ResolvedDate | null {
   if (namesOnlyThePresent(phrase, wallClock(episodeMs, tz))) return null;
+  const dayOfMonth = dayOfMonthAlone(phrase, episodeMs, tz);
+  if (dayOfMonth) return dayOfMonth;
   const known = resolveDate(phrase, episodeMs, tz);
   if (known) return options.pastWeekday ? lastSuchWeekday(known, phrase, episodeMs, tz) : known;
   const ref = wallClock(episodeMs, tz);

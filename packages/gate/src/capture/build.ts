@@ -62,8 +62,13 @@ export function possessive(h: RuleHelpers, x: string, y: string, clip = false): 
     return aboutSomeone(h, last, y);
   }
   if (h.additive) return null;
-  // A relation is a person, said in one clause ("Dr. Wolff, nicht Becker" → "Dr. Wolff").
-  const value = clip || h.isRelation(x) ? h.clip(y) : h.trim(y);
+  // A relation is a person, said in one clause ("Dr. Wolff, nicht Becker" → "Dr. Wolff"); an
+  // article before a name or a number is no part of it ("das McFit", "le 06 71 43 92 18"; "The
+  // National", capitalised, is the name).
+  const value = (clip || h.isRelation(x) ? h.clip(y) : h.trim(y)).replace(
+    /^(?:the|le|la|l['’]|el|das|der|die|den|o|a)\s*(?=\p{Lu}|\p{N}|\(|\+)/u,
+    '',
+  );
   if (!value || h.negated(value)) return null;
   const key = h.slug(x);
   if (!key) return null;

@@ -97,6 +97,8 @@ export const WORDS: readonly ChangeWords[] = [
     ],
     instead: re(`^(?<before>.+?)\\s+(?:instead of|rather than|in place of)\\s+(?<from>.+)$`),
     contrast: [
+      // "no wait, not Nancy — Nantes": the denial first, the value after a dash.
+      re(`(?:^|,\\s*)not\\s+(?<from>[^,—–]+?)\\s+[—–-]\\s+(?<to>[^,]+)$`),
       re(`^(?<to>.+?),\\s+not\\s+(?<from>[^,]+)$`),
       re(`^(?:it['’]s\\s+|it is\\s+)?not\\s+(?<from>.+?),?\\s+but\\s+(?<to>.+)$`),
     ],
@@ -125,7 +127,7 @@ export const WORDS: readonly ChangeWords[] = [
       { re: re(`${B}(?:me jubilé|me retiré|renuncié|dimití|me despidieron)${W}`), slot: EMPLOYER },
       {
         re: re(
-          `${B}(?:dejé|deje|terminé|termine|acabé con|dejé de|me di de baja|cancelé|salí de|me fui de)${W}`,
+          `${B}(?:dejé|deje|terminé|termine|acabé con|dejé de|me di de baja|cancelé|salí de|me fui de|vendí|vendi|me deshice de)${W}`,
         ),
       },
     ],
@@ -138,6 +140,7 @@ export const WORDS: readonly ChangeWords[] = [
       `^(?<before>.+?)\\s+(?:en lugar de|en vez de|en lugar del|en vez del)\\s+(?<from>.+)$`,
     ),
     contrast: [
+      re(`(?:^|,\\s*)no\\s+(?<from>[^,—–]+?)\\s+[—–-]\\s+(?<to>[^,]+)$`),
       re(`^(?<to>.+?),\\s+(?:no|y no)\\s+(?<from>[^,]+)$`),
       re(`^no es\\s+(?<from>.+?),?\\s+(?:es|sino)\\s+(?<to>.+)$`),
     ],
@@ -168,7 +171,11 @@ export const WORDS: readonly ChangeWords[] = [
         slot: EMPLOYER,
       },
       { re: re(`${B}déménagé${W}`), slot: HOME },
-      { re: re(`${B}(?:quitté|arrêté|abandonné|résilié|laissé tomber|fini avec|terminé)${W}`) },
+      {
+        re: re(
+          `${B}(?:quitté|arrêté|abandonné|résilié|laissé tomber|fini avec|terminé|vendu|revendu)${W}`,
+        ),
+      },
     ],
     changes: [
       re(
@@ -180,6 +187,7 @@ export const WORDS: readonly ChangeWords[] = [
       `^(?<before>.+?)\\s+(?:au lieu de|au lieu du|au lieu des|à la place de|à la place du|plutôt que)\\s+(?<from>.+)$`,
     ),
     contrast: [
+      re(`(?:^|,\\s*)pas\\s+(?<from>[^,—–]+?)\\s+[—–-]\\s+(?<to>[^,]+)$`),
       re(`^(?<to>.+?),\\s+(?:pas|et non|non)\\s+(?<from>[^,]+)$`),
       re(`^(?:ce n['’]est pas|c['’]est pas)\\s+(?<from>.+?),?\\s+(?:c['’]est|mais)\\s+(?<to>.+)$`),
     ],
@@ -212,7 +220,7 @@ export const WORDS: readonly ChangeWords[] = [
       { re: re(`${B}ausgezogen${W}`), slot: HOME },
       {
         re: re(
-          `${B}(?:aufgehört|verlassen|beendet|aufgegeben|abbestellt|abgemeldet|gekündigt)${W}`,
+          `${B}(?:aufgehört|verlassen|beendet|aufgegeben|abbestellt|abgemeldet|gekündigt|verkauft|abgebrochen)${W}`,
         ),
       },
     ],
@@ -226,6 +234,7 @@ export const WORDS: readonly ChangeWords[] = [
     ],
     instead: re(`^(?<before>.+?)\\s+(?:statt|anstatt|anstelle von|anstelle)\\s+(?<from>.+)$`),
     contrast: [
+      re(`(?:^|,\\s*)nicht\\s+(?<from>[^,—–]+?)\\s+[—–-]\\s+(?<to>[^,]+)$`),
       re(`^(?<to>.+?),\\s+(?:nicht|und nicht)\\s+(?<from>[^,]+)$`),
       re(`^(?:es ist\\s+)?nicht\\s+(?<from>.+?),?\\s+sondern\\s+(?<to>.+)$`),
     ],
@@ -255,7 +264,7 @@ export const WORDS: readonly ChangeWords[] = [
         ),
         slot: EMPLOYER,
       },
-      { re: re(`${B}(?:saí|sai|deixei|larguei|parei|cancelei|desisti)${W}`) },
+      { re: re(`${B}(?:saí|sai|deixei|larguei|parei|cancelei|desisti|vendi)${W}`) },
     ],
     changes: [
       re(
@@ -269,6 +278,7 @@ export const WORDS: readonly ChangeWords[] = [
       `^(?<before>.+?)\\s+(?:em vez de|em vez do|em vez da|ao invés de|no lugar de)\\s+(?<from>.+)$`,
     ),
     contrast: [
+      re(`(?:^|,\\s*)não\\s+(?<from>[^,—–]+?)\\s+[—–-]\\s+(?<to>[^,]+)$`),
       re(`^(?<to>.+?),\\s+(?:não|e não)\\s+(?<from>[^,]+)$`),
       re(`^não é\\s+(?<from>.+?),?\\s+(?:é|mas)\\s+(?<to>.+)$`),
     ],

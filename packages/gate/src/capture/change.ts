@@ -182,8 +182,12 @@ function newObject(w: ChangeWords, next: Next): string | null {
  * possessive before a relation ("mon voisin a quitté Airbus"), or a name ("Sam quit Acme"), and
  * nothing in it puts the owner in ("Noor and I broke up", "Acme let me go").
  */
-export function aboutOthers(text: string, isRelation: (word: string) => boolean): boolean {
-  return othersBySubject(text, isRelation) || othersByName(text);
+export function aboutOthers(
+  text: string,
+  isRelation: (word: string) => boolean,
+  ownerVerb: (text: string) => boolean = () => false,
+): boolean {
+  return othersBySubject(text, isRelation) || othersByName(text, ownerVerb);
 }
 
 /**
@@ -207,14 +211,18 @@ export function othersBySubject(text: string, isRelation: (word: string) => bool
  * {@link aboutOthers} by a name as its subject ("Sam quit Acme", "Bologna won 3–1", "a Dra.
  * Fernanda Lobo entrou de férias": the article some languages put before a person's name, a
  * title), with nothing in `text` that puts the owner in. "The Panda got written off" is a thing
- * of the owner's, not someone: English "the" opens no name here.
+ * of the owner's, not someone: English "the" opens no name here; nor does the owner's own verb
+ * with its subject left out (`ownerVerb`: "Quit my job at Acme").
  */
-export function othersByName(text: string): boolean {
+export function othersByName(
+  text: string,
+  ownerVerb: (text: string) => boolean = () => false,
+): boolean {
   const name =
     /^(?:(?:[Aa]|[Oo]|[Ll]a|[Ee]l|[Dd]er|[Dd]ie)\s+)?(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof|Sr|Sra)\.?\s+)?\p{Lu}[\p{Ll}\p{M}'’-]+(?:\s+\p{Lu}[\p{Ll}\p{M}'’-]+)*\s+\p{Ll}/u.exec(
       text,
     );
-  if (!name || /^I\s/u.test(text)) return false;
+  if (!name || /^I\s/u.test(text) || ownerVerb(text)) return false;
   return !WORDS.some((w) => w.owner.test(text));
 }
 
@@ -247,14 +255,16 @@ function readInstead(
  * @param isRelation - whether a word names a relation ("voisin", "sister"): a possessive before
  *   one is someone else's subject.
  * @param options - `subjects: false` leaves out the endings said of their subject (see
- *   {@link readOver}), for a caller that found nothing they name.
+ *   {@link readOver}), for a caller that found nothing they name; `ownerVerb` tells a clause that
+ *   opens with the owner's verb, its subject left out ("Quit my job at Acme", "Hab bei McFit
+ *   gekündigt"), from one that opens with a name.
  * @returns the reading, or null when the clause has none of the three shapes.
  */
 export function readChangeClause(
   clause: string,
   place: (positive: string) => CaptureSlot | null,
   isRelation: (word: string) => boolean = () => false,
-  options: { subjects?: boolean } = {},
+  options: { subjects?: boolean; ownerVerb?: (text: string) => boolean } = {},
 ): ChangeReading | null {
   const text = clause.trim().replace(/[.!?…\s]+$/u, '');
   if (!text) return null;
@@ -263,7 +273,7 @@ export function readChangeClause(
     const over = readOver(text) ?? readEx(text);
     if (over) return over;
   }
-  if (aboutOthers(text, isRelation)) return null;
+  if (aboutOthers(text, isRelation, options.ownerVerb)) return null;
   return readChange(text, place) ?? readStop(text, place) ?? readEnding(text);
 }
 

@@ -59,6 +59,10 @@ const DE_STATE =
 const DE_THINKING =
   /^(?:denke|glaube|will|möchte|muss|weiß|hoffe|finde|mag|liebe|hasse|meine|würde|werde|wollte|sollte|könnte|hätte|wäre|gehe|komme|vermute|schätze|wette)$/iu;
 
+/** A verb of the first person a German chat opens with, its "ich" left out. */
+const DE_DROPPED =
+  /^(?:hab|habe|hatte|bin|war|mach|mache|arbeite|wohne|fang|fange|geh|gehe|fahre|studiere|spiele)(?![\p{L}])/iu;
+
 /** German. */
 export const DE: LanguageRules = {
   lang: 'de',
@@ -151,6 +155,8 @@ export const DE: LanguageRules = {
   // Main-clause order after a fronted phrase: the finite verb, then the subject ("seit 2021
   // arbeite ich bei SAP" once the time phrase is read off → "ich arbeite bei SAP").
   expand: (s) => s.replace(V2, 'ich $1 '),
+  // A chat leaves "ich" out before its verb ("Hab bei McFit gekündigt", "Bin seit März in Leipzig").
+  dropped: (s) => (DE_DROPPED.test(s) ? `ich ${s.charAt(0).toLowerCase()}${s.slice(1)}` : null),
   firstPerson: /^ich(?![\p{L}])/iu,
   began: /^ich (?:habe|hab|bin) .*(?:angefangen|begonnen|beigetreten|eingestiegen)$/iu,
   changed:

@@ -63,7 +63,7 @@ const relationWord = new RegExp(`^${REL}$`, 'iu');
  * ("Ahmed started at Globex" is about Ahmed).
  */
 const DROPPED_SUBJECT =
-  /^(?=(?:(?:just|recently|finally|also|then|officially|now)\s+)*(?:[a-z]+ed|began|left|quit|got|took|went|became|rented|bought)\b)/iu;
+  /^(?=(?:(?:just|recently|finally|also|then|officially|now)\s+)*(?:[a-z]+ed|began|left|quit|got|took|went|became|rented|bought|sold|lost|broke|gave|made|found|sent|kept|won|spent)\b)/iu;
 
 /** Adverbs that may stand between the owner and a state's verb ("I still drive …"). */
 const STATE_ADVERBS =

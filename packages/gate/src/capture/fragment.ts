@@ -1,0 +1,89 @@
+/**
+ * Fragments: how owners give a slot a new value in chat without a sentence around it — a value
+ * and a word that says it holds now ("Nairobi now.", "oh and GP — Dr. Nakamura these days"), a
+ * new value under its slot's name ("nouveau numéro : 07 58 20 16 44", "new email: …"), or a
+ * change of a slot said first and its value after ("mudei de número, agora é (21) 98207-3316",
+ * "changed my number, it's 0612 345 678 now").
+ *
+ * A fragment names at most the slot's name, never its kind: the caller matches the name against
+ * the slots the owner holds, or, with no name, puts the value in the slot the same line closed.
+ *
+ * @module
+ */
+
+/** A fragment: the slot's name as said (null when it names none) and the new value. */
+export interface Fragment {
+  /** The slot's name in the owner's words ("GP", "numéro", "number"), or null. */
+  name: string | null;
+  value: string;
+}
+
+/** Openers a chat line starts with before its fragment ("oh and", "fyi", "update:"). */
+const OPENERS =
+  /^(?:(?:oh|and|also|btw|by the way|fyi|ok|okay|so|update|y|et|und|e|ah|bueno|alors|também|aliás)[\s,:;!—–-]+)+/iu;
+
+/** Words that say a value holds now, at the fragment's end. */
+const NOW =
+  '(?:now|these days|nowadays|at the moment|currently|ahora|ahora mismo|actualmente|maintenant|désormais|en ce moment|jetzt|inzwischen|mittlerweile|aktuell|agora|atualmente)';
+
+/** "[name —] value now": a value of at most five words that names something, then {@link NOW}. */
+const VALUE_NOW = new RegExp(
+  `^(?:(?<name>[\\p{L}][\\p{L}\\p{M}' .-]{0,30}?)\\s*[—–:]\\s*)?(?<value>[^,;]{1,60}?)\\s+${NOW}$`,
+  'iu',
+);
+
+/** "new <name>: value" (and "<name> novo: value", "nuevo <name>: value"). */
+const NEW_NAMED =
+  /^(?:(?:my|mi|mon|ma|mein|meine|meu|minha)\s+)?(?:(?:new|nuevo|nueva|nouveau|nouvel|nouvelle|neue|neuer|neues|novo|nova)\s+(?<a>[\p{L}\p{M}' -]{2,30}?)|(?<b>[\p{L}\p{M}' -]{2,30}?)\s+(?:nuevo|nueva|novo|nova))\s*[:=—–-]\s*(?<value>.+)$/iu;
+
+/** "changed <name>, now it's value" in each language capture reads. */
+const CHANGED_NAMED = new RegExp(
+  `^(?:(?:I|we)\\s+)?(?:(?:have|['’]ve)\\s+)?(?:changed|switched|got a new|cambié de|cambie de|me cambié de|j['’]ai changé de|changé de|hab(?:e)? (?:meine|mein|die|den|das)|mudei de|troquei de|troquei o|troquei a)\\s+(?:my\\s+|mi\\s+|mon\\s+|ma\\s+)?(?<name>[\\p{L}\\p{M}' -]{2,30}?)(?:\\s+gewechselt)?\\s*[,;—–:-]\\s*(?:(?:and\\s+)?(?:now|it['’]s|it is|the new one is|ahora|es|el nuevo es|maintenant|c['’]est|le nouveau c['’]est|jetzt|ist|die neue ist|agora|é|o novo é)\\s*)+(?<value>.+?)(?:\\s+${NOW})?$`,
+  'iu',
+);
+
+/**
+ * A value said with no slot's name must be a name or a number on its own ("Nairobi", "Rio de
+ * Janeiro", "Dr. Nakamura", "0612 345 678"), not a clause ("I'm in Cork", "it's on the 3rd").
+ */
+const NAME_LIKE =
+  /^(?:\p{Lu}[\p{L}\p{M}'’.-]*|\(?\d[\d()+ .-]*)(?:\s+(?:\p{Lu}[\p{L}\p{M}'’.-]*|de|da|do|del|dos|das|von|van|der|la|le|\d[\d()+ .-]*)){0,3}$/u;
+
+/** What a value may not be: a word that only points ("it", "that", "there"). */
+const POINTER = /^(?:it|that|this|there|here|eso|esto|ça|cela|das|es|isso|isto)$/iu;
+
+/**
+ * The fragment a sentence is, or null: {@link VALUE_NOW}, {@link NEW_NAMED} or
+ * {@link CHANGED_NAMED}. A value with no slot's name must be a name or a number on its own
+ * ({@link NAME_LIKE}: "Nairobi now", not "tired now" nor "I'm in Cork now").
+ *
+ * @param sentence - one sentence of the owner's line, its closing punctuation left on or off.
+ */
+export function readFragment(sentence: string): Fragment | null {
+  if (typeof sentence !== 'string') return null;
+  const s = sentence
+    .trim()
+    .replace(/[.!…\s]+$/u, '')
+    .replace(OPENERS, '');
+  if (!s || s.length > 200) return null;
+  const changed = CHANGED_NAMED.exec(s)?.groups;
+  if (changed?.name && changed.value) return fragment(changed.name, changed.value);
+  const named = NEW_NAMED.exec(s)?.groups;
+  const newName = named?.a ?? named?.b;
+  if (newName && named?.value) return fragment(newName, named.value);
+  const now = VALUE_NOW.exec(s)?.groups;
+  if (now?.value) {
+    const value = now.value.trim();
+    if (value.split(/\s+/u).length > 5) return null;
+    if (!now.name && !NAME_LIKE.test(value)) return null;
+    return fragment(now.name ?? null, value);
+  }
+  return null;
+}
+
+function fragment(name: string | null, value: string): Fragment | null {
+  const v = value.trim().replace(/^(?:the|le|la|el|o|a|der|die|das)\s+(?=\p{N}|\()/iu, '');
+  if (!v || POINTER.test(v)) return null;
+  const n = name?.trim() ?? null;
+  return { name: n && n.length > 0 ? n : null, value: v };
+}
