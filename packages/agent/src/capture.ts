@@ -193,7 +193,10 @@ function endedOn(ctx: LineContext, reading: ChangeReading): { startMs: number } 
 
 /** Writes a capture as the owner's word, its start from its time phrase when it names a day. */
 function write(ctx: LineContext, capture: Capture): WriteResult {
-  const day = capture.when ? resolveStart(capture.when, ctx.said, ctx.tz) : null;
+  // Said in the past ("J'ai commencé chez Airbus vendredi"), a weekday alone is the last one.
+  const day = capture.when
+    ? resolveStart(capture.when, ctx.said, ctx.tz, { pastWeekday: capture.past === true })
+    : null;
   return ctx.store.remember({
     kind: capture.kind,
     key: capture.key,

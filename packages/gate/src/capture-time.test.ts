@@ -202,6 +202,33 @@ describe('capture: a plain statement of a state that holds now, naming something
   });
 });
 
+describe('capture: a slot placed in the clause before "and", and a start said in the past', () => {
+  it('"… nach Leipzig gezogen und will nie wieder weg" → home Leipzig (control: a name with "and")', () => {
+    expect(
+      captureExplicit('Ich bin vor drei Jahren nach Leipzig gezogen und will nie wieder weg'),
+    ).toMatchObject({ key: 'home', value: 'Leipzig', when: 'vor drei Jahren' });
+    expect(captureExplicit('I live in Trinidad and Tobago')).toMatchObject({
+      key: 'home',
+      value: 'Trinidad and Tobago',
+    });
+  });
+
+  it('"they put me on the Atlas migration project" is the current project', () => {
+    expect(
+      captureExplicit("Last month they put me on the Atlas migration project, it's a beast"),
+    ).toMatchObject({ kind: 'project', value: 'Atlas migration project', when: 'Last month' });
+  });
+
+  it('a start said in the past is marked so (its weekday is the last one); one said now is not', () => {
+    expect(captureExplicit("J'ai commencé chez Airbus à Toulouse vendredi")).toMatchObject({
+      key: 'employer',
+      when: 'vendredi',
+      past: true,
+    });
+    expect(captureExplicit('I work at Globex on Saturday')?.past).toBeUndefined();
+  });
+});
+
 describe('capture: a place to live is a place, not a kind of home', () => {
   it('"I moved to a new flat" leaves the home slot; "I moved to Lyon" fills it (control)', () => {
     expect(captureExplicit('remember that I moved to a new flat')?.key).not.toBe('home');

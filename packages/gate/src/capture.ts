@@ -87,6 +87,12 @@ export interface Capture {
    */
   when?: string;
   /**
+   * Set when the statement says in the past that its state began or changed ("J'ai commencé
+   * chez Airbus vendredi", "I joined Globex on Monday"): a weekday alone in `when` is then the
+   * most recent one at or before the line, never the coming one.
+   */
+  past?: true;
+  /**
    * Set on a plain statement (no trigger phrase) whose slot is open-ended ("my usual coffee order
    * is a cortado"): it restates a slot, so the caller keeps it only when the slot already holds a
    * belief; a fixed slot (home, employer, diet, a relation …) is kept either way.
@@ -468,7 +474,19 @@ function toCapture(
 ): Capture {
   const capture: Capture = { trigger, statement, language: rules.lang, ...slot };
   if (slot.kind === 'setting' || !timed) return capture;
-  return { ...capture, when: timed.phrase };
+  return { ...capture, when: timed.phrase, ...(saidInPast(timed.rest) ? { past: true } : {}) };
+}
+
+/**
+ * Whether `statement` says in the past that a state of the owner's began or changed, in any
+ * language's words ({@link LanguageRules.began}, {@link LanguageRules.changed}).
+ */
+function saidInPast(statement: string): boolean {
+  return TABLES.some((t) => {
+    const s = t.expand ? t.expand(statement) : statement;
+    const owner = t.dropped?.(s) ?? s;
+    return [s, owner, lowerFirst(s)].some((x) => t.began.test(x) || t.changed.test(x));
+  });
 }
 
 function captured(
@@ -490,10 +508,13 @@ type Placement = { rules: LanguageRules; slot: CaptureSlot; rule: string };
 
 /** Where a statement's first clause ends (a comma, a semicolon, a spaced dash). */
 const CLAUSE_END = /\s*(?:[,;]|\s[-—–]\s)/u;
+/** A coordinating "and" in the languages capture reads, between two verb phrases. */
+const COORDINATED = /\s(?:and|y|e|et|und)\s(?=\p{Ll})/u;
 
 /**
  * The slot rules' first placement of `statement`, in `tables` order: as written, then its first
- * clause alone ("habe ich bei Lidl angefangen, also bald ein Jahr" → "… angefangen"), then, for
+ * clause alone ("habe ich bei Lidl angefangen, also bald ein Jahr" → "… angefangen"), then that
+ * clause before a coordinating "and" ("… gezogen und will nie wieder weg"), then, for
  * the owner's own slots only, each with the subject a chat leaves out restored
  * ({@link LanguageRules.dropped}: "started at Initech" → "I started at Initech").
  */
@@ -501,10 +522,23 @@ function placeInSlot(tables: readonly LanguageRules[], statement: string): Place
   const clause = statement.split(CLAUSE_END)[0]!.trim();
   const texts =
     clause && clause !== statement && /\s/u.test(clause) ? [statement, clause] : [statement];
+  // Then the clause before a coordinating "and" that opens a new verb phrase ("Ich bin nach
+  // Leipzig gezogen und will nie wieder weg"); read only when the whole places nothing, so
+  // "I live in Trinidad and Tobago" keeps its name.
+  const coordinated = COORDINATED.exec(clause);
+  if (coordinated && coordinated.index > 0) {
+    const head = clause.slice(0, coordinated.index).trim();
+    if (/\s\S+\s/u.test(head)) texts.push(head);
+  }
+  // The owner's placement in any reading before someone else's in the first ("Ich bin nach
+  // Leipzig gezogen und will …" read whole may pass for a report about someone).
+  let other: Placement | null = null;
   for (const text of texts) {
     const placed = placeReading(tables, text, false);
-    if (placed) return placed;
+    if (placed?.slot.about === 'owner') return placed;
+    other ??= placed;
   }
+  if (other) return other;
   for (const text of texts) {
     const placed = placeReading(tables, text, true);
     if (placed?.slot.about === 'owner') return placed;
@@ -680,6 +714,7 @@ function stateNote(statement: string): Capture | null {
       value: capitalise(clause),
       about: 'owner',
       ...(timed && !namesPresent(timed.phrase) ? { when: timed.phrase } : {}),
+      ...(began || changed ? { past: true as const } : {}),
     };
   }
   return null;

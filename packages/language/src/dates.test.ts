@@ -459,3 +459,18 @@ describe('namesPresent', () => {
     for (const p of ['tomorrow', 'in March', 'last week']) expect(namesPresent(p)).toBe(false);
   });
 });
+
+describe('a time counted in months or years names no day', () => {
+  const said = at('2026-03-10T07:00');
+  it.each([
+    'two years ago',
+    'last month',
+    'vor drei Jahren',
+    'hace dos años',
+    'il y a trois mois',
+    'há dois anos',
+  ])('%j → start unknown (control: "3 days ago" is a day)', (phrase) => {
+    expect(resolveStart(phrase, said, tz)).toBeNull();
+    expect(resolveStart('3 days ago', said, tz)?.date).toBe('2026-03-07');
+  });
+});

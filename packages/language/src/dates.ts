@@ -449,6 +449,14 @@ function dayOfMonthAlone(phrase: string, episodeMs: number, tz: string): Resolve
   return null;
 }
 
+/**
+ * A time before the line counted in months or years ("two years ago", "last month", "hace dos
+ * años", "il y a trois mois", "vor drei Jahren", "letztes Jahr", "há dois anos"): it names a month
+ * or a year, not a day, however a parser would pick one; a start or an end it says stays unknown.
+ */
+const COARSE_RELATIVE =
+  /(?<![\p{L}\p{M}])(?:(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|few|several|a couple of|couple of)\s+(?:months?|years?|decades?)\s+ago|last\s+(?:month|year|decade)|(?:hace|há|faz)\s+\S+(?:\s+\S+)?\s+(?:mes|meses|año|años|mês|meses|ano|anos)|(?:el|la|o|a|no|na)\s+(?:mes|año|mês|ano)\s+(?:pasad[oa]|passad[oa])|il y a\s+\S+\s+(?:mois|ans|années)|(?:le mois|l['’]année|l['’]an)\s+derni(?:er|ère)|vor\s+\S+\s+(?:Monat|Monaten|Jahr|Jahren)|letzten\s+Monat|letztes\s+Jahr)(?![\p{L}\p{M}])/iu;
+
 /** A fixed moment to read a phrase against when only its kind matters, not its day. */
 const ANY_MOMENT = new Date(Date.UTC(2001, 5, 15, 12));
 
@@ -466,8 +474,9 @@ export function namesPresent(phrase: string): boolean {
  * its day, month and year: "on 12 May 2025" → that day), and also a day and month without a year
  * ("on March 3rd", "el 3 de marzo", "am 3. März") → the most recent such day at or before the
  * line; with `pastWeekday` (a stop, said in the past: "I left Zillow on Friday"), a weekday alone →
- * the most recent one at or before the line ("I work at Globex on Saturday" is no start). A month or a
- * year alone ("in March", "since 2024") names no day, and "now" ("ahora",
+ * the most recent one at or before the line ("I work at Globex on Saturday" is no start); a day of the
+ * month alone ("on the 3rd") → the most recent such day. A month or a year alone ("in March", "since
+ * 2024"), or a time counted in months or years ("two years ago", "last month") names no day, and "now" ("ahora",
  * "jetzt") names when it was said, not when it began: null, the start unknown rather than guessed. A day after the line is returned as read; the caller decides (a start is
  * never in the future).
  *
@@ -480,6 +489,7 @@ export function resolveStart(
   options: { pastWeekday?: boolean } = {},
 ): ResolvedDate | null {
   if (namesOnlyThePresent(phrase, wallClock(episodeMs, tz))) return null;
+  if (COARSE_RELATIVE.test(phrase)) return null;
   const dayOfMonth = dayOfMonthAlone(phrase, episodeMs, tz);
   if (dayOfMonth) return dayOfMonth;
   const known = resolveDate(phrase, episodeMs, tz);

@@ -212,7 +212,7 @@ export const EN: LanguageRules = {
     {
       name: 'project reassigned',
       re: new RegExp(
-        `^(?:${WHO_REASSIGNS} (?:have |has |just |recently )*${REASSIGN} me|I (?:was|got|have been|['’]ve been|am being|just got) ${REASSIGN}) (?:on)?to ${PROJ}${NOW}$`,
+        `^(?:${WHO_REASSIGNS} (?:have |has |just |recently )*${REASSIGN} me|I (?:was|got|have been|['’]ve been|am being|just got) ${REASSIGN}) (?:onto|on|to) ${PROJ}${NOW}$`,
         'iu',
       ),
       slot: (m, h) => project(h, m[1]!),
