@@ -581,3 +581,24 @@ describe('readFragment: a slot given its new value without a sentence around it'
     expect(readFragment('Cork now')).toEqual({ name: null, value: 'Cork' });
   });
 });
+
+describe('a trigger phrase after a lead-in clause', () => {
+  it('is read from the trigger on ("… : souviens-toi que …", "ok so: remember that …")', () => {
+    expect(
+      captureExplicit(
+        "finalement je retourne chez lui : souviens-toi que mon coiffeur s'appelle Yanis",
+      ),
+    ).toMatchObject({ trigger: 'remember', key: 'coiffeur', value: 'Yanis', about: 'owner' });
+    expect(captureExplicit('ok so: remember that I live in Lyon')).toMatchObject({
+      key: 'home',
+      value: 'Lyon',
+    });
+  });
+
+  it.each(['Sam said: remember that I hate sushi', "my mom texted: don't forget that I'm vegan"])(
+    '%j passes on someone else’s words: nothing is the owner’s',
+    (line) => {
+      expect(captureExplicit(line)).toBeNull();
+    },
+  );
+});

@@ -741,6 +741,43 @@ function analyse(text: string): Analysis {
   if (typeof text !== 'string') return none('statement');
   const line = text.trim();
   if (!/[\p{L}\p{N}]/u.test(line)) return none('statement');
+  return triggered(line) ?? laterTrigger(line) ?? untriggered(line);
+}
+
+/**
+ * A trigger phrase after a lead-in clause ("finalement je retourne chez lui : souviens-toi que mon
+ * coiffeur s'appelle Yanis", "ok so, remember that …"): the line read from the trigger on, when
+ * it opens right after a colon, a semicolon or a spaced dash.
+ */
+function laterTrigger(line: string): Analysis | null {
+  for (const m of line.slice(0, CAPTURE_MAX_CHARS).matchAll(LEAD_IN_END)) {
+    const lead = line.slice(0, m.index);
+    // Someone else's words passed on ("Sam said: remember that …") are theirs, not the owner's.
+    if (PASSES_ON.test(lead) || speaksOfOthers(lead)) return null;
+    const rest = line.slice(m.index + m[0].length);
+    const found = triggered(rest);
+    if (found && found.act === 'statement' && found.capture) return found;
+  }
+  return null;
+}
+
+/** A lead-in that passes on someone's words: a verb of saying or writing at its end, or a quote. */
+const PASSES_ON =
+  /(?:["“”«»„]|(?<![\p{L}])(?:said|says|told me|tells me|wrote|writes|texted|messaged|emailed|asked|replied|posted|tweeted|quote|dijo|dice|escribió|mandó|a dit|dit|a écrit|écrit|sagte|sagt|schrieb|hat geschrieben|hat gesagt|disse|diz|escreveu|mandou))\s*$/iu;
+
+/** Where a lead-in clause may end before a trigger phrase. */
+const LEAD_IN_END = /\s*[:;]\s+|\s[—–-]\s+/gu;
+
+/** What a line without a trigger phrase does: a script's trigger, or its plain act. */
+function untriggered(line: string): Analysis {
+  const script = scriptTrigger(line);
+  if (script) return script;
+  const act = plainAct(line);
+  return act === 'statement' ? { act, capture: plainCapture(line) } : none(act);
+}
+
+/** The line read after the trigger phrase it opens with, or null when it opens with none. */
+function triggered(line: string): Analysis | null {
   for (const c of COMPILED) {
     for (const p of c.phrases) {
       const m = p.start.exec(line.slice(0, CAPTURE_MAX_CHARS + 200));
@@ -757,10 +794,7 @@ function analyse(text: string): Analysis {
       return afterTrigger(c.rules, trigger, after.slice(conn?.[0].length ?? 0), connected);
     }
   }
-  const script = scriptTrigger(line);
-  if (script) return script;
-  const act = plainAct(line);
-  return act === 'statement' ? { act, capture: plainCapture(line) } : none(act);
+  return null;
 }
 
 /**

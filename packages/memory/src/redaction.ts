@@ -113,6 +113,51 @@ export function scrubberFor(value: string): Scrubber | null {
   };
 }
 
+/**
+ * `base`, and also the keys a purge renamed: a key derived from a purged value ("used_work_
+ * sunnyvale" for "I used to work at Sunnyvale Dynamics") holds only some of its words, so the
+ * phrase is not found in it; where the old key is stored (a journal payload, a review record) it
+ * is replaced by the new one, whole.
+ *
+ * @param renamed - old key → new key.
+ */
+export function withRenamedKeys(base: Scrubber, renamed: ReadonlyMap<string, string>): Scrubber {
+  if (renamed.size === 0) return base;
+  const olds = [...renamed.keys()];
+  const holds = (text: string) => base.holds(text) || olds.some((k) => text.includes(k));
+  const scrub = (text: string) => {
+    let out = base.scrub(text);
+    for (const [old, next] of renamed) out = out.replaceAll(old, next);
+    return out;
+  };
+  const walk = (node: unknown): unknown => {
+    if (typeof node === 'string') return scrub(node);
+    if (Array.isArray(node)) return node.map(walk);
+    if (node && typeof node === 'object') {
+      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v)]));
+    }
+    return node;
+  };
+  return {
+    holds,
+    scrub,
+    excerpt: (text) => {
+      const found = base.excerpt(text);
+      if (found !== null) return found;
+      const old = olds.find((k) => text.includes(k));
+      return old ? old : null;
+    },
+    scrubJson: (json) => {
+      if (!holds(json)) return json;
+      try {
+        return JSON.stringify(walk(JSON.parse(json)));
+      } catch {
+        return scrub(json);
+      }
+    },
+  };
+}
+
 /** Every non-null text of `table.column`, by rowid. */
 function textRows(
   ctx: StoreContext,

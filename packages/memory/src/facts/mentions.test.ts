@@ -7,7 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { FACTS_PLACE } from '../facts/mentions.js';
 import { PURGED } from '../redaction.js';
 import type { MemoryStore } from '../store.js';
-import { count, expectKeelError, factResults, openTempStore, slot, turn } from '../test-helpers.js';
+import {
+  count,
+  expectKeelError,
+  factResults,
+  journalRows,
+  openTempStore,
+  slot,
+  turn,
+} from '../test-helpers.js';
 import { REFUSED_FORGOTTEN_CONTENT } from './review.js';
 
 const VALUE = 'Begoña Ibarrola';
@@ -176,6 +184,37 @@ describe('findMentions and purgeMentions', () => {
     expect(after.results.filter((r) => /begon/i.test(JSON.stringify(r)))).toEqual([]);
     const control = factResults(await store.recall('Lucía'));
     expect(control.map((r) => r.value)).toContain(CONTROL);
+  });
+
+  it('a key made from a purged value loses each of its words, in every place that stores it', () => {
+    const { store, clock } = openTempStore();
+    const ep = turn(store, 'remember that I used to work at Sunnyvale Dynamics');
+    const belief = store.remember({
+      kind: 'note',
+      key: 'used_work_sunnyvale',
+      value: 'I used to work at Sunnyvale Dynamics',
+      source: 'owner_stated',
+      episodeId: ep,
+      actor: 'owner',
+    }).fact!;
+    const control = store.remember({
+      kind: 'note',
+      key: 'sunnyside_cafe',
+      value: 'my favourite breakfast is at Sunnyside Cafe',
+      source: 'owner_stated',
+      episodeId: ep,
+      actor: 'owner',
+    }).fact!;
+    clock.advance();
+    store.purgeMentions('Sunnyvale Dynamics', { actor: 'owner' });
+    expect(store.fact(belief.id)!.key).toBe('used_work_purged');
+    // Nowhere: the journal's payloads, the tombstone the retraction left.
+    expect(JSON.stringify(journalRows(store))).not.toMatch(/sunnyvale/i);
+    expect(count(store, "SELECT count(*) AS n FROM tombstones WHERE key LIKE '%sunnyvale%'")).toBe(
+      0,
+    );
+    // Control: a key that shares no word with the value keeps it.
+    expect(store.fact(control.id)).toMatchObject({ key: 'sunnyside_cafe', status: 'active' });
   });
 
   it('only walks the places asked for, and refuses an unknown place or a value with no word', () => {

@@ -11,7 +11,7 @@
  * @module
  */
 import { KeelError } from '@keel/errors';
-import { valueHash } from '@keel/language';
+import { contentWords, foldText, valueHash } from '@keel/language';
 import type { StoreContext } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
 import {
@@ -20,6 +20,7 @@ import {
   PURGED,
   type Scrubber,
   scrubberFor,
+  withRenamedKeys,
 } from '../redaction.js';
 import { type Actor, type Fact, SCOPES } from '../types.js';
 import { retireBelief } from './owner.js';
@@ -186,18 +187,28 @@ export function findMentions(
 /**
  * Retires and erases every belief whose value or key mentions the value: an active or pending one
  * is retracted (and tombstoned) first; then its whole value is erased and the mention cut out of
- * its key, and out of the keys of tombstones.
+ * its key (a key made from the value loses each of `words` it holds: "used_work_sunnyvale" for
+ * "Sunnyvale Dynamics" → "used_work_purged"), and out of the keys of tombstones.
  *
- * @returns the rows erased and the beliefs retracted, ascending.
+ * @param words - the purged value's content words, folded.
+ * @returns the rows erased, the beliefs retracted (ascending), the tombstones rekeyed, and the
+ *   keys renamed (old → new) for the other places that store them.
  */
 function purgeBeliefs(
   ctx: StoreContext,
   scrubber: Scrubber,
   actor: Actor,
   now: number,
-): { erased: number[]; retracted: number[]; tombstones: number[] } {
+  words: ReadonlySet<string>,
+): {
+  erased: number[];
+  retracted: number[];
+  tombstones: number[];
+  renamed: Map<string, string>;
+} {
   const ids = [...new Set(factMentions(ctx, scrubber).map((m) => m.id))].sort((a, b) => a - b);
   const retracted: number[] = [];
+  const renamed = new Map<string, string>();
   for (const id of ids) {
     const fact = factById(ctx, id)!;
     if (fact.status === 'active' || fact.status === 'pending') {
@@ -209,17 +220,36 @@ function purgeBeliefs(
       });
       retracted.push(id);
     }
+    const derived = fact.value !== PURGED && scrubber.holds(fact.value);
     if (fact.value !== PURGED) transition.erase(ctx, id, now);
-    if (scrubber.holds(fact.key)) {
-      transition.eraseKey(ctx, id, scrubber.scrub(fact.key).replaceAll(PURGED, 'purged'), now);
+    // A key made from the value holds some of its words, not the whole phrase: each word goes.
+    const key = derived
+      ? keyWithout(scrubber.scrub(fact.key).replaceAll(PURGED, 'purged'), words)
+      : scrubber.scrub(fact.key).replaceAll(PURGED, 'purged');
+    if (key !== fact.key) {
+      transition.eraseKey(ctx, id, key, now);
+      renamed.set(fact.key, key);
     }
   }
   const tombstones = scrubTombstoneKeys(
     ctx,
-    (key) => scrubber.holds(key),
-    (key) => scrubber.scrub(key).replaceAll(PURGED, 'purged'),
+    (key) => scrubber.holds(key) || renamed.has(key),
+    (key) => renamed.get(key) ?? scrubber.scrub(key).replaceAll(PURGED, 'purged'),
   );
-  return { erased: ids, retracted, tombstones };
+  return { erased: ids, retracted, tombstones, renamed };
+}
+
+/** The purged value's content words, folded ("Sunnyvale Dynamics" → sunnyvale, dynamics). */
+function valueWords(value: string): Set<string> {
+  return new Set(contentWords(value).map((w) => foldText(w)));
+}
+
+/** `key` with each of its parts that is one of `words` (folded) replaced by "purged". */
+function keyWithout(key: string, words: ReadonlySet<string>): string {
+  return key
+    .split(/([_.-])/u)
+    .map((part) => (words.has(foldText(part)) ? 'purged' : part))
+    .join('');
 }
 
 /**
@@ -256,9 +286,11 @@ export function purgeMentions(
         reached[place] = { count: all.length, ids: all };
       };
       let retracted: number[] = [];
+      let renamed = new Map<string, string>();
       const tombstones: number[] = []; // content alone, one per scope
       if (walks(FACTS_PLACE)) {
-        const beliefs = purgeBeliefs(ctx, scrubber, options.actor, now);
+        const beliefs = purgeBeliefs(ctx, scrubber, options.actor, now, valueWords(value));
+        renamed = beliefs.renamed;
         add(FACTS_PLACE, beliefs.erased);
         retracted = beliefs.retracted;
         if (beliefs.tombstones.length > 0) add('tombstones', beliefs.tombstones);
@@ -267,9 +299,10 @@ export function purgeMentions(
         const id = buryContent(ctx, scope, { text: value, hash }, 'purged', now);
         if (id !== null) tombstones.push(id);
       }
+      const everywhere = withRenamedKeys(scrubber, renamed);
       for (const holder of holders) {
         if (!walks(holder.place)) continue;
-        add(holder.place, holder.redact(scrubber, now, options.actor));
+        add(holder.place, holder.redact(everywhere, now, options.actor));
       }
       const total = Object.values(reached).reduce((n, r) => n + r.count, 0);
       const journalSeq = appendJournal(ctx.db, {
