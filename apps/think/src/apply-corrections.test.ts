@@ -97,6 +97,21 @@ describe("reflection's corrections of the owner's word", () => {
     expect(store.review().questions.map((q) => q.factId)).toEqual([job.id]);
   });
 
+  it('a retraction resting on a turn that says something stopped, without naming it, is asked', () => {
+    const { job, control } = seed();
+    const e = owner('handed in my notice today, last day is the end of April');
+    const out = applyDelta(
+      store,
+      { op: 'retract', kind: 'profile', subject: 'owner', key: 'employer', episodes: [e.id] },
+      new Map([[e.id, e]]),
+      'UTC',
+    );
+    expect(out).toMatchObject({ outcome: 'conflict', factId: job.id });
+    expect(store.review().questions.map((q) => q.factId)).toEqual([job.id]);
+    expect(store.fact(job.id)!.status).toBe('active');
+    expect(store.fact(control.id)!.status).toBe('active');
+  });
+
   it('a different value for the owner’s slot is held as pending and confirmed or rejected by the owner', () => {
     const { job } = seed();
     const e = owner('first week at Pendant Publishing went great');

@@ -9,10 +9,12 @@
  */
 
 import { KeelError } from '@keel/errors';
+import { readCorrection } from '@keel/gate';
 import { resolveDate, resolveStart } from '@keel/language';
 import {
   type Decision,
   type Episode,
+  isOwnerSource,
   type MemoryStore,
   normalizeKey,
   type Source,
@@ -46,6 +48,14 @@ export interface DeltaOutcome {
   decisions: Decision[];
   reason: string;
   factId: number | null;
+}
+
+/** The last of `episodes` that is the owner's and says something of theirs stopped or changed. */
+function stopSaid(episodes: readonly Episode[]): Episode | null {
+  for (const e of [...episodes].reverse()) {
+    if (e.role === 'owner' && readCorrection(e.text) !== null) return e;
+  }
+  return null;
 }
 
 /**
@@ -96,6 +106,22 @@ export function applyDelta(
     // store asks the owner (a pending question in the review queue), else it refuses.
     if (r.question) {
       return { outcome: 'conflict', decisions: ['conflict'], reason: r.reason, factId: r.fact.id };
+    }
+    // A turn of the owner's that says something of theirs stopped ("handed in my notice today")
+    // supports asking, though it does not name the belief: the owner answers, never a silent drop.
+    const stopped = !r.retracted && isOwnerSource(current.source) ? stopSaid(episodes) : null;
+    if (stopped) {
+      const { question } = store.ask(current.id, {
+        actor,
+        said: stopped.text,
+        episodeId: stopped.id,
+      });
+      return {
+        outcome: 'conflict',
+        decisions: ['conflict'],
+        reason: r.reason,
+        factId: question.factId,
+      };
     }
     return {
       outcome: r.retracted ? 'written' : 'ignored',

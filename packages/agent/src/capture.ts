@@ -416,8 +416,12 @@ function captureSentence(
   }
   let written: WriteResult | null = null;
   let closed: Fact[] = [];
+  let announced: Fact[] = [];
   if (reading?.shape === 'change' || (reading?.to && !reading.opens)) {
     ({ write: written, closed } = applyChange(ctx, reading, capture));
+  } else if (reading?.announced) {
+    // An end announced, not yet come: the belief holds until then; the owner is asked.
+    announced = targetsOf(store, reading, null).slice(0, MAX_QUESTIONS_PER_LINE);
   } else {
     if (reading) {
       for (const f of targetsOf(store, reading, null)) {
@@ -460,13 +464,18 @@ function captureSentence(
     written.decision !== 'withheld';
   // A line about someone else ("Bologna won 3–1", "my brother bought a flat in Valparaíso")
   // may mention what the owner holds without saying anything of it: no question.
+  const asked = announced.map(
+    (f) => store.ask(f.id, { actor: 'owner', said: text, episodeId: ctx.episodeId }).question,
+  );
   const questions =
-    ask &&
-    closed.length === 0 &&
-    !placed &&
-    (reading !== null || ((capture !== null || isStatement(text)) && !speaksOfOthers(text)))
-      ? askAboutOverlaps(ctx, text, written?.fact?.id ?? null)
-      : [];
+    asked.length > 0
+      ? asked
+      : ask &&
+          closed.length === 0 &&
+          !placed &&
+          (reading !== null || ((capture !== null || isStatement(text)) && !speaksOfOthers(text)))
+        ? askAboutOverlaps(ctx, text, written?.fact?.id ?? null)
+        : [];
   return {
     write: written,
     closed,

@@ -479,6 +479,18 @@ describe('the owner calling a partner "my ex" closes the couple, and only that p
   });
 });
 
+describe('an end announced, not yet come, is asked about and closes nothing', () => {
+  it('"handed in my notice today, last day is the end of April" asks about the employer', () => {
+    const c = control();
+    const job = say('remember that I work at Ørsted in Fredericia').write!.fact!;
+    const r = say('handed in my notice today, last day is the end of April');
+    expect(r.closed).toEqual([]);
+    expect(r.questions.map((q) => q.factId)).toEqual([job.id]);
+    expect(store.fact(job.id)).toMatchObject({ status: 'active', confidence: 1 });
+    expectControl(c);
+  });
+});
+
 describe('a fragment gives a slot its new value', () => {
   it.each([
     ['my GP is Dr. Haddad', 'oh and GP — Dr. Nakamura these days', 'gp', 'Dr. Nakamura'],

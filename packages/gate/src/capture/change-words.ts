@@ -22,6 +22,8 @@ export interface ChangeWords {
     re: RegExp;
     slot?: { kind: Kind; key: string };
     family?: SlotFamily;
+    /** An end announced, not yet come ("I handed in my notice"): asked about, never closed. */
+    announced?: true;
   }[];
   /** Change constructions: groups `from` and `to`. */
   readonly changes: readonly RegExp[];
@@ -86,6 +88,14 @@ export const WORDS: readonly ChangeWords[] = [
           `${B}(?:left|quit|quitted|stopped|ended|gave up|give up|cancel(?:l)?ed|switched away from|moved away from|dropped|finished with|sold|got rid of)${W}`,
         ),
       },
+      // Read last: "I handed in my notice and left Initrode" says it ended.
+      {
+        re: re(
+          `${B}(?:(?:handed|turned|put) in my (?:notice|resignation)|gave (?:my )?(?:notice|two weeks))${W}`,
+        ),
+        slot: EMPLOYER,
+        announced: true,
+      },
     ],
     changes: [
       re(
@@ -124,7 +134,10 @@ export const WORDS: readonly ChangeWords[] = [
         ),
         family: 'partner',
       },
-      { re: re(`${B}(?:me jubilé|me retiré|renuncié|dimití|me despidieron)${W}`), slot: EMPLOYER },
+      {
+        re: re(`${B}(?:me jubilé|me retiré|renuncié|dimití|me despidieron)${W}`),
+        slot: EMPLOYER,
+      },
       {
         re: re(
           `${B}(?:dejé|deje|terminé|termine|acabé con|dejé de|me di de baja|cancelé|salí de|me fui de|vendí|vendi|me deshice de)${W}`,

@@ -73,6 +73,11 @@ export interface ChangeReading {
    * subject, which names what ended as a whole (a belief whose value holds it), whoever it is.
    */
   subject?: boolean;
+  /**
+   * An end announced, not yet come ("I handed in my notice, last day is the end of April"): the
+   * belief still holds; the owner is asked, nothing is closed.
+   */
+  announced?: boolean;
   /** The time phrase of what holds instead after a stop ("seit Januar"), when it has one. */
   when?: string;
   /**
@@ -441,6 +446,7 @@ function readEnding(text: string): ChangeReading | null {
         object,
         slot: e.slot ?? (!e.family && JOB_NOUN.test(after) ? EMPLOYER : null),
         ...(e.family ? { family: e.family } : {}),
+        ...(e.announced ? { announced: true } : {}),
         ...(to ? { to } : {}),
         ...(to && next?.when ? { when: next.when } : {}),
         ...(ended ? { ended } : {}),
