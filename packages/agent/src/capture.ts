@@ -28,6 +28,7 @@ import {
   type ChangeReading,
   captureExplicit,
   type Fragment,
+  laterClause,
   PARTNER_KEYS,
   readCorrection,
   readFragment,
@@ -383,6 +384,17 @@ function namedFragment(ctx: LineContext, fragment: Fragment | null): WriteResult
 }
 
 /**
+ * The owner's statement in the clause after a stop, kept as their word when capture reads one
+ * there ("sold the Civic last weekend, I drive a Tesla Model 3 now" → a note of the Tesla).
+ */
+function insteadAfter(ctx: LineContext, text: string): WriteResult | null {
+  const rest = laterClause(text);
+  const next = rest ? captureExplicit(rest) : null;
+  if (!next || next.about !== 'owner') return null;
+  return write(ctx, heldSlotFor(ctx.store, next));
+}
+
+/**
  * One sentence of the owner's line (the line itself for the first: its trigger phrase is read
  * there): what it says stopped or changed, what it states, and, when `ask`, what it may replace.
  */
@@ -439,6 +451,8 @@ function captureSentence(
     }
     // A note that only says something stopped adds nothing once the belief is closed.
     if (capture && !(closed.length > 0 && capture.kind === 'note')) written = write(ctx, capture);
+    // What holds instead, said after the stop ("sold the Civic, I drive a Tesla Model 3 now").
+    if (!written && closed.length > 0) written = insteadAfter(ctx, text);
     // A plain statement the review refused (a credential, a tombstone) was never asked to be
     // kept: the line is answered as any other line (its refusal is journaled all the same).
     if (

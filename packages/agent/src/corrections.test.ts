@@ -479,6 +479,25 @@ describe('the owner calling a partner "my ex" closes the couple, and only that p
   });
 });
 
+describe('what holds instead, said after a stop, is the owner’s word', () => {
+  it('"sold the Civic last weekend, I drive a Tesla Model 3 now" closes the Civic and keeps the Tesla', () => {
+    const civic = say('remember that I drive a 2015 Honda Civic').write!.fact!;
+    const r = say('sold the Civic last weekend, I drive a Tesla Model 3 now');
+    expect(r.closed.map((f) => f.id)).toEqual([civic.id]);
+    expect(r.write?.fact).toMatchObject({
+      value: 'I drive a Tesla Model 3',
+      source: 'owner_stated',
+    });
+  });
+
+  it('a clause after a stop that states nothing adds nothing', () => {
+    say('remember that I drive a 2015 Honda Civic');
+    const r = say('sold the Civic last weekend, what a relief');
+    expect(r.closed).toHaveLength(1);
+    expect(r.write).toBeNull();
+  });
+});
+
 describe('an end announced, not yet come, is asked about and closes nothing', () => {
   it('"handed in my notice today, last day is the end of April" asks about the employer', () => {
     const c = control();

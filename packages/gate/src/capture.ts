@@ -917,6 +917,21 @@ function ownerVerb(text: string): boolean {
 }
 
 /**
+ * What the first sentence of the owner's line says after its first clause ("sold the Civic last
+ * weekend, I drive a Tesla Model 3 now" → "I drive a Tesla Model 3 now"), or null when it has one
+ * clause. Read after a stop for what holds instead.
+ */
+export function laterClause(text: string): string | null {
+  if (typeof text !== 'string') return null;
+  const first = firstSentence(statementOf(text.trim()));
+  if (!first) return null;
+  const cut = CLAUSE_END.exec(first);
+  if (!cut) return null;
+  const rest = first.slice(cut.index + cut[0].length).trim();
+  return /[\p{L}\p{N}]/u.test(rest) ? rest : null;
+}
+
+/**
  * Whether the owner's line is about someone or something else: its first sentence's subject is a
  * third-person pronoun, a possessive before a relation ("my brother just bought a flat in …"), or
  * a name ("Bologna won 3–1", "a Dra. Fernanda Lobo entrou de férias"), and nothing in it puts

@@ -30,6 +30,7 @@ export {
   type ChangeShape,
   captureExplicit,
   type Fragment,
+  laterClause,
   MAX_SENTENCES,
   PARTNER_KEYS,
   readCorrection,
