@@ -32,6 +32,7 @@ import {
   PARTNER_KEYS,
   readCorrection,
   readFragment,
+  readPastState,
   sentencesOf,
   speaksOfOthers,
   speechActOf,
@@ -387,11 +388,56 @@ function namedFragment(ctx: LineContext, fragment: Fragment | null): WriteResult
  * The owner's statement in the clause after a stop, kept as their word when capture reads one
  * there ("sold the Civic last weekend, I drive a Tesla Model 3 now" → a note of the Tesla).
  */
-function insteadAfter(ctx: LineContext, text: string): WriteResult | null {
+function insteadAfter(ctx: LineContext, text: string, closed: readonly Fact[]): WriteResult | null {
   const rest = laterClause(text);
   const next = rest ? captureExplicit(rest) : null;
   if (!next || next.about !== 'owner') return null;
+  // "…, now I'm in Cork" after a place closed: where the owner is now, in that place's slot.
+  const slot = closed.find((f) => f.kind !== 'note');
+  const at = next.kind === 'note' && slot ? LOCATED.exec(rest!)?.groups?.place : undefined;
+  if (slot && at) return rewrite(ctx, slot, at.trim());
   return write(ctx, heldSlotFor(ctx.store, next));
+}
+
+/** "I'm in Cork", "estoy en Rosario", "je suis à Lille", "ich bin in Leipzig", "estou em Braga". */
+const LOCATED =
+  /^(?:now\s+|ahora\s+|maintenant\s+|jetzt\s+|agora\s+)?(?:I['’]m|I am|we['’]re|we are|estoy|je suis|ich bin|estou)\s+(?:now\s+|ahora\s+|jetzt\s+|agora\s+)?(?:in|at|en|à|em|no|na)\s+(?<place>\p{Lu}[^,;]*?)(?:\s+(?:now|these days|ahora|maintenant|jetzt|agora))?[.!]*$/u;
+
+/**
+ * A state of the owner's that held until a day they name ({@link readPastState}): the belief of
+ * that slot and value closed on that day, its start unknown — the current one when it holds the
+ * value, else one written for the history when the slot is empty. Another value held now is left
+ * as it is; an end that names no day ("until 2024") keeps nothing rather than guess one.
+ *
+ * @returns the closed belief, or null.
+ */
+function pastState(ctx: LineContext, text: string): Fact | null {
+  const state = readPastState(text);
+  if (!state) return null;
+  const day = resolveStart(state.until, ctx.said, ctx.tz, { pastWeekday: true });
+  if (!day || day.startMs > ctx.said) return null;
+  const { store } = ctx;
+  const held = store.current({ scope: 'owner', kind: state.slot.kind, key: state.slot.key });
+  let fact: Fact | null = held && mentions(held.value, state.slot.value) ? held : null;
+  if (!fact && !held) {
+    fact =
+      store.remember({
+        kind: state.slot.kind,
+        key: state.slot.key,
+        value: state.slot.value,
+        source: 'owner_stated',
+        episodeId: ctx.episodeId,
+        actor: 'owner',
+      }).fact ?? null;
+  }
+  if (!fact || fact.status !== 'active') return null;
+  const r = store.retract(fact.id, {
+    actor: 'owner',
+    why: `the owner said it held until ${state.until} (episode ${ctx.episodeId})`,
+    episodeId: ctx.episodeId,
+    endedAt: day.startMs,
+  });
+  return r.retracted ? r.fact : null;
 }
 
 /**
@@ -429,6 +475,9 @@ function captureSentence(
   let written: WriteResult | null = null;
   let closed: Fact[] = [];
   let announced: Fact[] = [];
+  // "I lived in Galway until March 1st, now I'm in Cork": a state that held until a day.
+  const past = reading || capture ? null : pastState(ctx, text);
+  if (past) closed.push(past);
   if (reading?.shape === 'change' || (reading?.to && !reading.opens)) {
     ({ write: written, closed } = applyChange(ctx, reading, capture));
   } else if (reading?.announced) {
@@ -452,7 +501,7 @@ function captureSentence(
     // A note that only says something stopped adds nothing once the belief is closed.
     if (capture && !(closed.length > 0 && capture.kind === 'note')) written = write(ctx, capture);
     // What holds instead, said after the stop ("sold the Civic, I drive a Tesla Model 3 now").
-    if (!written && closed.length > 0) written = insteadAfter(ctx, text);
+    if (!written && closed.length > 0) written = insteadAfter(ctx, text, closed);
     // A plain statement the review refused (a credential, a tombstone) was never asked to be
     // kept: the line is answered as any other line (its refusal is journaled all the same).
     if (

@@ -479,6 +479,38 @@ describe('the owner calling a partner "my ex" closes the couple, and only that p
   });
 });
 
+describe('a state that held until a day is kept in history, ended that day, its start unknown', () => {
+  it('"I lived in Galway until March 1st, now I\'m in Cork" → Galway until March 1st, Cork now', () => {
+    now = Date.UTC(2026, 2, 9, 12);
+    const c = control();
+    say("I lived in Galway until March 1st, now I'm in Cork.");
+    const galway = store
+      .history({ scope: 'owner', kind: 'profile', key: 'home' })
+      .find((f) => f.value === 'Galway')!;
+    expect(galway).toMatchObject({ status: 'retracted', valid_from: null, source: 'owner_stated' });
+    expect(new Date(galway.valid_to!).toISOString().slice(0, 10)).toBe('2026-03-01');
+    expect(current('profile', 'home')).toMatchObject({ value: 'Cork' });
+    expectControl(c);
+  });
+
+  it('another value held now is left as it is; an end that names no day keeps nothing', () => {
+    say('remember that I live in Cork');
+    say('I lived in Galway until March 1st');
+    expect(current('profile', 'home')).toMatchObject({ value: 'Cork' });
+    expect(
+      store
+        .history({ scope: 'owner', kind: 'profile', key: 'home' })
+        .some((f) => f.value === 'Galway'),
+    ).toBe(false);
+    say('I worked at Deloitte until 2024');
+    expect(
+      store
+        .history({ scope: 'owner', kind: 'profile', key: 'employer' })
+        .some((f) => f.value === 'Deloitte'),
+    ).toBe(false);
+  });
+});
+
 describe('what holds instead, said after a stop, is the owner’s word', () => {
   it('"sold the Civic last weekend, I drive a Tesla Model 3 now" closes the Civic and keeps the Tesla', () => {
     const civic = say('remember that I drive a 2015 Honda Civic').write!.fact!;

@@ -916,6 +916,59 @@ function ownerVerb(text: string): boolean {
   return TABLES.some((t) => (t.dropped?.(t.expand ? t.expand(text) : text) ?? null) !== null);
 }
 
+/** A state of the owner's that held until a day: the slot it was in, its value, and when it ended. */
+export interface PastState {
+  slot: CaptureSlot;
+  /** The time phrase of its end, as said ("March 1st"). */
+  until: string;
+}
+
+/**
+ * "I lived in Galway until March 1st", "viví en Rosario hasta enero", "j'ai habité à Lille
+ * jusqu'en mai", "morei em Braga até março": a past verb, its object, "until" and a time; the
+ * verb's present ({@link PAST_TO_PRESENT}) reads the object as the slot it was in.
+ */
+const PAST_UNTIL =
+  /^(?<verb>I lived|I worked|we lived|I used to live|I used to work|viví|vivía|trabajé|trabajaba|j['’]ai (?:vécu|habité)|j['’]habitais|j['’]ai travaillé|je travaillais|morei|morava|trabalhei|trabalhava)\s+(?<rest>.+?)\s+(?:until|till|up to|hasta|jusqu['’](?:à|au|en)|até)\s+(?<until>[^,;—–]+)/iu;
+/** The present of each past verb {@link PAST_UNTIL} reads. */
+const PAST_TO_PRESENT: Readonly<Record<string, string>> = {
+  'i lived': 'I live',
+  'we lived': 'I live',
+  'i used to live': 'I live',
+  'i worked': 'I work',
+  'i used to work': 'I work',
+  viví: 'vivo',
+  vivía: 'vivo',
+  trabajé: 'trabajo',
+  trabajaba: 'trabajo',
+  "j'ai vécu": "j'habite",
+  "j'ai habité": "j'habite",
+  "j'habitais": "j'habite",
+  "j'ai travaillé": 'je travaille',
+  'je travaillais': 'je travaille',
+  morei: 'moro',
+  morava: 'moro',
+  trabalhei: 'trabalho',
+  trabalhava: 'trabalho',
+};
+
+/**
+ * The owner's state that held until a day, said in the first sentence of `text` ("I lived in
+ * Galway until March 1st, now I'm in Cork" → home Galway until "March 1st"), or null.
+ */
+export function readPastState(text: string): PastState | null {
+  if (typeof text !== 'string') return null;
+  const first = firstSentence(statementOf(text.trim()));
+  const m = first ? PAST_UNTIL.exec(cleanStatement(first)) : null;
+  const g = m?.groups;
+  if (!g?.verb || !g.rest || !g.until) return null;
+  const present = PAST_TO_PRESENT[g.verb.toLowerCase().replace('’', "'")];
+  if (!present) return null;
+  const placed = placeInSlot(TABLES, `${present} ${g.rest}`);
+  if (!placed || placed.slot.about !== 'owner') return null;
+  return { slot: placed.slot, until: g.until.trim() };
+}
+
 /**
  * What the first sentence of the owner's line says after its first clause ("sold the Civic last
  * weekend, I drive a Tesla Model 3 now" → "I drive a Tesla Model 3 now"), or null when it has one
