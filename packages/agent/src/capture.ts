@@ -391,7 +391,7 @@ function namedFragment(ctx: LineContext, fragment: Fragment | null): WriteResult
 function insteadAfter(ctx: LineContext, text: string, closed: readonly Fact[]): WriteResult | null {
   const rest = laterClause(text);
   const next = rest ? captureExplicit(rest) : null;
-  if (!next || next.about !== 'owner') return null;
+  if (next?.about !== 'owner') return null;
   // "…, now I'm in Cork" after a place closed: where the owner is now, in that place's slot.
   const slot = closed.find((f) => f.kind !== 'note');
   const at = next.kind === 'note' && slot ? LOCATED.exec(rest!)?.groups?.place : undefined;
@@ -430,7 +430,7 @@ function pastState(ctx: LineContext, text: string): Fact | null {
         actor: 'owner',
       }).fact ?? null;
   }
-  if (!fact || fact.status !== 'active') return null;
+  if (fact?.status !== 'active') return null;
   const r = store.retract(fact.id, {
     actor: 'owner',
     why: `the owner said it held until ${state.until} (episode ${ctx.episodeId})`,

@@ -965,7 +965,7 @@ export function readPastState(text: string): PastState | null {
   const present = PAST_TO_PRESENT[g.verb.toLowerCase().replace('’', "'")];
   if (!present) return null;
   const placed = placeInSlot(TABLES, `${present} ${g.rest}`);
-  if (!placed || placed.slot.about !== 'owner') return null;
+  if (placed?.slot.about !== 'owner') return null;
   return { slot: placed.slot, until: g.until.trim() };
 }
 

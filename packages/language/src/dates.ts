@@ -432,7 +432,7 @@ function dayOfMonthAlone(phrase: string, episodeMs: number, tz: string): Resolve
   DAY_OF_MONTH.lastIndex = 0;
   const g = m?.groups;
   const day = Number(g?.en ?? g?.es ?? g?.pt ?? g?.fr ?? g?.de);
-  if (!m || m.index !== 0 || m[0].length !== phrase.trim().length || !day || day > 31) return null;
+  if (m?.index !== 0 || m[0].length !== phrase.trim().length || !day || day > 31) return null;
   const said = DateTime.fromMillis(episodeMs, { zone: tz });
   for (const month of [said, said.minus({ months: 1 })]) {
     const at = DateTime.fromObject({ year: month.year, month: month.month, day }, { zone: tz });
