@@ -592,6 +592,8 @@ describe('recovery phrases', () => {
     const prose =
       'I walked along the river with my sister and we talked about the garden for an hour';
     expect(redactSecrets(prose)).toBe(prose);
+    const repeated = `${'word '.repeat(2000)}zebrafinch`;
+    expect(redactSecrets(repeated)).toBe(repeated);
   });
 });
 

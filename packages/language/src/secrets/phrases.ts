@@ -4,9 +4,10 @@
  * "a", "is", "and", "I" or "my"). A run of at least {@link MIN_WORDS} words of one list, joined
  * only by spaces, commas, line breaks or the numbers of a numbered list, is withheld whatever the
  * sentence around it says ("here too: zone orbit burden …") when its words are in lower case as
- * wallets print them. The checksum word is not asked for: a phrase with a typo or a word left out
- * is still one guess from the wallet. A list of capitalised words ("5. Fire 6. Gold 7. Home …") is
- * a list, not a phrase.
+ * wallets print them, nearly all different, and no more than a few phrases long. The checksum
+ * word is not asked for: a phrase with a typo or a word left out is still one guess from the
+ * wallet. A list of capitalised words ("5. Fire 6. Gold 7. Home …") is a list, not a phrase, and a
+ * word said over and over ("word word word …") is none.
  *
  * Source: the wordlists of BIP-0039
  * (https://github.com/bitcoin/bips/blob/master/bip-0039.mediawiki), through `@scure/bip39`.
@@ -68,6 +69,19 @@ function lowerCase(words: readonly Word[]): boolean {
   return words.slice(1).every((w) => w.text === w.text.toLowerCase());
 }
 
+/** The most words a run may have and still be phrases (two 24-word phrases pasted together, and some). */
+const MAX_WORDS = 60;
+
+/**
+ * Whether a run is shaped like recovery phrases: at most {@link MAX_WORDS} words, nearly all
+ * different (twelve words drawn from 2048 repeat one about 3% of the time; "word word word …" is
+ * no phrase).
+ */
+function phraseLike(words: readonly Word[]): boolean {
+  if (words.length > MAX_WORDS) return false;
+  return new Set(words.map((w) => w.text.toLowerCase())).size >= words.length * 0.75;
+}
+
 /** Whether `a` and `b` stand next to each other in a phrase: only a list's separators between. */
 function adjacent(text: string, a: Word, b: Word): boolean {
   const gap = text.slice(a.end, b.start);
@@ -86,7 +100,7 @@ function phrasesIn(run: readonly Word[], out: SecretFinding[]): void {
       }
       if (from >= 0 && i - from >= MIN_WORDS) {
         const words = run.slice(from, i);
-        if (lowerCase(words)) {
+        if (lowerCase(words) && phraseLike(words)) {
           out.push({ kind: 'recovery code', start: words[0]!.start, end: words.at(-1)!.end });
         }
       }
