@@ -372,6 +372,7 @@ function namedFragment(ctx: LineContext, fragment: Fragment | null): WriteResult
   if (!fragment?.name) return null;
   const slot = slotNamed(ctx.store, fragment.name);
   if (slot) return rewrite(ctx, slot, fragment.value);
+  if (fragment.heldOnly) return null;
   const key = normalizeKey(fragment.name.toLowerCase());
   if (!key) return null;
   return ctx.store.remember({

@@ -567,6 +567,9 @@ describe('readFragment: a slot given its new value without a sentence around it'
     ['nouveau numéro : 07 58 20 16 44', { name: 'numéro', value: '07 58 20 16 44' }],
     ['fyi mudei de número, agora é (21) 98207-3316', { name: 'número', value: '(21) 98207-3316' }],
     ["changed my number, it's 0612 345 678 now", { name: 'number', value: '0612 345 678' }],
+    ['I got a new phone number: 555 0199', { name: 'phone number', value: '555 0199' }],
+    ['my email changed to sam@example.org', { name: 'email', value: 'sam@example.org' }],
+    ['home is Berlin now', { name: 'home', value: 'Berlin', heldOnly: true }],
   ])('%j → %j', (line, fragment) => {
     expect(readFragment(line)).toEqual(fragment);
   });
@@ -601,4 +604,21 @@ describe('a trigger phrase after a lead-in clause', () => {
       expect(captureExplicit(line)).toBeNull();
     },
   );
+});
+
+describe('capture: "we" includes the owner, a chat drops "I am", a job is where one works', () => {
+  it.each([
+    ['we moved to Porto last month', 'home', 'Porto'],
+    ['we live in Porto now', 'home', 'Porto'],
+    ['now working at Stripe', 'employer', 'Stripe'],
+    ['living in Berlin these days', 'home', 'Berlin'],
+    ['my new job is at Stripe', 'employer', 'Stripe'],
+  ])('%j → profile/%s %j', (line, key, value) => {
+    expect(captureExplicit(line)).toMatchObject({ kind: 'profile', key, value, about: 'owner' });
+  });
+
+  it('"my job is a nightmare" fills no employer (control: "my job is at Stripe" does)', () => {
+    expect(captureExplicit('my job is a nightmare')?.key).not.toBe('employer');
+    expect(captureExplicit('my job is at Stripe')?.key).toBe('employer');
+  });
 });

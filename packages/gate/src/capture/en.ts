@@ -82,6 +82,10 @@ const PRESENT_STATE = new RegExp(
 const THINKING =
   /^(?:think|guess|believe|feel|hope|wish|want|need|know|suppose|mean|bet|wonder|reckon|like|love|hate|prefer|enjoy|miss|remember|forget|doubt|expect|agree|say|tell|ask|promise|swear|admit|deny|imagine|plan|intend|try|can|will|would|should|could|might|must|may|do|dont|did|had|got|gotta|wanna|gonna|see|hear|owe|mind|care)$/iu;
 
+/** A chat's progressive with its "I am" left out: "now working at Stripe", "living in Berlin now". */
+const DROPPED_PROGRESSIVE =
+  /^(?:(?:now|currently)\s+)?(?:working|living|based|staying)\s+(?:at|for|in|with)\s/iu;
+
 /** English. */
 export const EN: LanguageRules = {
   lang: 'en',
@@ -156,12 +160,21 @@ export const EN: LanguageRules = {
   additive:
     /(?<![\p{L}\p{M}])(?:also|too|as well|in addition|additionally|another)(?![\p{L}\p{M}])/iu,
   negation: /^(?:not|no longer|never|nobody|no one|none)\b/i,
+  // "We" includes the owner: "we moved to Porto", "we live in Porto now" are the owner's home.
   expand: (s) =>
     s
       .replace(/^i['’]m\b/i, 'I am')
       .replace(/^i['’]ve\b/i, 'I have')
-      .replace(/^i['’]ll\b/i, 'I will'),
-  dropped: (s) => (DROPPED_SUBJECT.test(s) ? `I ${s}` : null),
+      .replace(/^i['’]ll\b/i, 'I will')
+      .replace(/^we(?:['’]re| are)\b/i, 'I am')
+      .replace(/^we['’]ve\b/i, 'I have')
+      .replace(/^we\b/i, 'I'),
+  dropped: (s) =>
+    DROPPED_SUBJECT.test(s)
+      ? `I ${s}`
+      : DROPPED_PROGRESSIVE.test(s)
+        ? `I am ${s.replace(/^(?:now|currently)\s+/iu, '')}`
+        : null,
   firstPerson: /^(?:I|we|We)(?:['’]m|['’]ve|['’]re)?(?![\p{L}])/u,
   began:
     /^(?:I|we) (?:have |['’]ve )?(?:just |recently |finally |also |officially )*(?:started|began|begun|took up|picked up|joined|signed up for|enrolled in|got into)(?![\p{L}])/iu,
@@ -246,6 +259,12 @@ export const EN: LanguageRules = {
         /['’]s\s+name/i.test(m[0])
           ? possessive(h, `${m[1]} name`, m[2]!, true)
           : possessive(h, m[1]!, m[2]!, true),
+    },
+    {
+      // "my new job is at Stripe": the job is where the owner works.
+      name: 'my job is at',
+      re: /^my\s+(?:new\s+|current\s+)?(?:job|work|workplace|employer|company)\s+is\s+(?:now\s+)?(?:at|with|for)\s+(.+)$/iu,
+      slot: (m, h) => employer(h, m[1]!),
     },
     {
       name: 'my X is Y',

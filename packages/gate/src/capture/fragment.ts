@@ -16,6 +16,11 @@ export interface Fragment {
   /** The slot's name in the owner's words ("GP", "numéro", "number"), or null. */
   name: string | null;
   value: string;
+  /**
+   * Set when the name is only a word before "is" ("home is Berlin now"): the value goes to a slot
+   * the owner holds by that name, never to a new one ("the weather is nice now" names no slot).
+   */
+  heldOnly?: true;
 }
 
 /** Openers a chat line starts with before its fragment ("oh and", "fyi", "update:"). */
@@ -32,9 +37,9 @@ const VALUE_NOW = new RegExp(
   'iu',
 );
 
-/** "new <name>: value" (and "<name> novo: value", "nuevo <name>: value"). */
+/** "new <name>: value" (and "<name> novo: value", "nuevo <name>: value", "I got a new <name>: value"). */
 const NEW_NAMED =
-  /^(?:(?:my|mi|mon|ma|mein|meine|meu|minha)\s+)?(?:(?:new|nuevo|nueva|nouveau|nouvel|nouvelle|neue|neuer|neues|novo|nova)\s+(?<a>[\p{L}\p{M}' -]{2,30}?)|(?<b>[\p{L}\p{M}' -]{2,30}?)\s+(?:nuevo|nueva|novo|nova))\s*[:=—–-]\s*(?<value>.+)$/iu;
+  /^(?:(?:I|we)\s+(?:have\s+|['’]ve\s+)?(?:got|have)\s+a\s+|got\s+a\s+)?(?:(?:my|mi|mon|ma|mein|meine|meu|minha)\s+)?(?:(?:new|nuevo|nueva|nouveau|nouvel|nouvelle|neue|neuer|neues|novo|nova)\s+(?<a>[\p{L}\p{M}' -]{2,30}?)|(?<b>[\p{L}\p{M}' -]{2,30}?)\s+(?:nuevo|nueva|novo|nova))\s*[:=—–-]\s*(?<value>.+)$/iu;
 
 /** "changed <name>, now it's value" in each language capture reads. */
 const CHANGED_NAMED = new RegExp(
@@ -48,6 +53,16 @@ const CHANGED_NAMED = new RegExp(
  */
 const NAME_LIKE =
   /^(?:\p{Lu}[\p{L}\p{M}'’.-]*|\(?\d[\d()+ .-]*)(?:\s+(?:\p{Lu}[\p{L}\p{M}'’.-]*|de|da|do|del|dos|das|von|van|der|la|le|\d[\d()+ .-]*)){0,3}$/u;
+
+/** "my <name> changed to value" ("my email changed to …", "mi número cambió a …"). */
+const NAME_CHANGED_TO =
+  /^(?:my|mi|mon|ma|mein|meine|meu|minha|o meu|a minha)\s+(?<name>[\p{L}\p{M}' -]{2,30}?)\s+(?:changed|has changed|is changing|cambió|ha cambiado|a changé|hat sich geändert|mudou)\s+(?:to|a|en|pour|zu|para)\s+(?<value>.+)$/iu;
+
+/** "<name> is <value> now" ("home is Berlin now"): a slot's name and its new value, said bare. */
+const NAME_IS_NOW = new RegExp(
+  `^(?<name>\\p{L}[\\p{L}\\p{M}' -]{1,20}?)\\s+(?:is|es|est|ist|é)\\s+(?<value>[^,;]{1,60}?)\\s+${NOW}$`,
+  'iu',
+);
 
 /** What a value may not be: a word that only points ("it", "that", "there"). */
 const POINTER = /^(?:it|that|this|there|here|eso|esto|ça|cela|das|es|isso|isto)$/iu;
@@ -66,11 +81,16 @@ export function readFragment(sentence: string): Fragment | null {
     .replace(/[.!…\s]+$/u, '')
     .replace(OPENERS, '');
   if (!s || s.length > 200) return null;
-  const changed = CHANGED_NAMED.exec(s)?.groups;
+  const changed = CHANGED_NAMED.exec(s)?.groups ?? NAME_CHANGED_TO.exec(s)?.groups;
   if (changed?.name && changed.value) return fragment(changed.name, changed.value);
   const named = NEW_NAMED.exec(s)?.groups;
   const newName = named?.a ?? named?.b;
   if (newName && named?.value) return fragment(newName, named.value);
+  const bare = NAME_IS_NOW.exec(s)?.groups;
+  if (bare?.name && bare.value && !/^(?:it|this|that|he|she|they|i|we)$/iu.test(bare.name.trim())) {
+    const f = fragment(bare.name, bare.value);
+    return f ? { ...f, heldOnly: true } : null;
+  }
   const now = VALUE_NOW.exec(s)?.groups;
   if (now?.value) {
     const value = now.value.trim();
