@@ -514,6 +514,15 @@ describe('secrets by how a line is put together', () => {
     expect(found('user and password tips and tricks are in the doc')).toEqual([]);
   });
 
+  it('reads a login given as "user / secret", a short password word, and an aside of caution', () => {
+    expect(found('my netflix login is sam@x.com / Tulip!2020')).toEqual(['Tulip!2020']);
+    expect(found('the wifi pw is hunter22')).toEqual(['hunter22']);
+    expect(found('my bank password, in case I forget it, is Pelican$42')).toEqual(['Pelican$42']);
+    // Controls: a second half that is a plain word, and an aside that is no caution.
+    expect(found('my account is sam / usual stuff')).toEqual([]);
+    expect(found('my bank password, which I changed, is too short')).toEqual([]);
+  });
+
   it('withholds a password given to a command on its line', () => {
     expect(found('mysql -h 127.0.0.1 -u root -pW1ndmill_Cider shop_db < dump.sql')).toEqual([
       'W1ndmill_Cider',

@@ -41,6 +41,7 @@ import {
   COMPLEMENT_CONTAINERS,
   DESCRIBERS,
   KEY_HEADS,
+  LATIN_ASIDE,
   LATIN_JOIN,
   LATIN_QUALIFIER,
   LATIN_SKIP,
@@ -339,7 +340,10 @@ export function nounsIn(
 // ---------------------------------------------------------------------------------------------
 // The joining words
 
-const JOIN_HEAD_LAST = new RegExp(`(?:${LATIN_QUALIFIER})?(?:${LATIN_JOIN})${LATIN_SKIP}`, 'iuy');
+const JOIN_HEAD_LAST = new RegExp(
+  `(?:${LATIN_ASIDE}|${LATIN_QUALIFIER})?(?:${LATIN_JOIN})${LATIN_SKIP}`,
+  'iuy',
+);
 const JOIN_HEAD_FIRST = new RegExp(
   `(?:${LATIN_QUALIFIER}|${BARE_QUALIFIER})?(?:${LATIN_JOIN})${LATIN_SKIP}`,
   'iuy',

@@ -235,6 +235,14 @@ const PAIR_NOUN =
   /(?:(?:user ?(?:name)?|login|e-?mail|usuario|utilisateur|identifiant|benutzer(?:name)?|usuário)[^\S\n]*(?:[+/&]|and|y|et|und|e)[^\S\n]*(?:pass(?:word)?|pw|pwd|contraseña|clave|mot de passe|mdp|passwort|kennwort|senha)|creds|credentials|credenciales|identifiants|zugangsdaten|credenciais)[^\S\n]*(?:[:=]|(?<![\p{L}])(?:is|are|son|sont|sind|são)(?![\p{L}]))[^\S\n]*(?<user>[^\s,;]{1,64})[^\S\n]*(?:[+/,&|]|[^\S\n](?:and|y|et|und|e)(?=[^\S\n]))[^\S\n]*(?<secret>[^\s,;]{1,128})/giu;
 
 /**
+ * A login given as "user / secret" ("my netflix login is sam@x.com / Tulip!2020", "account:
+ * bakeradmin | Crumpet$Oven5"): a login noun, its joining sign, the user name, a slash or a bar,
+ * then the secret.
+ */
+const LOGIN_SLASH =
+  /(?:login|log-?in|account|acct|creds|credentials|acceso|identifiants|zugang|acesso)(?:[^\S\n]+details)?[^\S\n]*(?:[:=]|(?<![\p{L}])(?:is|are|es|est|ist|é)(?![\p{L}]))[^\S\n]*(?<user>[^\s,;/|]{1,64})[^\S\n]*[/|][^\S\n]*(?<secret>[^\s,;]{1,128})/giu;
+
+/**
  * The secret half of each credential pair named by one joined noun ({@link PAIR_NOUN}); the user
  * name is kept.
  *
@@ -242,11 +250,20 @@ const PAIR_NOUN =
  */
 export function pairedCredentials(text: string): SecretFinding[] {
   const out: SecretFinding[] = [];
-  for (const m of text.matchAll(PAIR_NOUN)) {
+  const pairs = [...text.matchAll(PAIR_NOUN)];
+  const logins = [...text.matchAll(LOGIN_SLASH)];
+  for (const m of [...pairs, ...logins]) {
     if (!startsWord(text, m.index)) continue;
     const secret = m.groups?.secret?.replace(/[.)\]}"'»”’]+$/u, '');
     if (!secret || secret === SECRET_PLACEHOLDER || DESCRIBERS.has(secret.toLowerCase())) continue;
+    // After a bare login noun the second half must look like a password ("sam / usual" is not).
+    if (
+      logins.includes(m) &&
+      (/[:=]$/u.test(secret) || !/\p{N}|[^\p{L}\p{N}]|\p{Ll}\p{Lu}/u.test(secret))
+    )
+      continue;
     const end = m.index + m[0].length - (m.groups!.secret!.length - secret.length);
+    if (out.some((f) => f.end === end)) continue; // both readings found it
     out.push({ kind: 'password', start: end - secret.length, end });
   }
   return out;

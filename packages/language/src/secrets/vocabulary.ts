@@ -91,6 +91,9 @@ const EN: readonly TermGroup[] = [
   },
   { kind: 'password', value: 'word', terms: ['pw'], symbolOnly: true },
   { kind: 'password', value: 'key', terms: ['pass'], symbolOnly: true },
+  // "the wifi pw is hunter22", "pass Sunset!99": a short word joined any way, next to a value
+  // that looks like a password.
+  { kind: 'password', value: 'key', terms: ['pw', 'pwd', 'pass'], weak: true },
   { kind: 'password', value: 'phrase', terms: ['pass ?phrases?'] },
   {
     kind: 'pin',
@@ -129,6 +132,8 @@ const EN: readonly TermGroup[] = [
     ],
   },
   { kind: 'pin', value: 'pin', terms: ['PINs?', 'PUK2?s?', 'OTP', 'TAN'], exactCase: true },
+  // A French door's keypad code, letters and digits ("digicode 4B27").
+  { kind: 'pin', value: 'pin', terms: ['digicodes?'], weak: true },
   // A combination lock's numbers: "locker combo 12-34-56" (a combination of colours is not one).
   {
     kind: 'pin',
@@ -1099,6 +1104,13 @@ export const LATIN_JOIN = [
  * the allotment (the side gate, not the main one)").
  */
 export const LATIN_QUALIFIER = `[^\\S\\n]+(?:${QUALIFIER_STARTERS.join('|')})${NOT_LETTER_AFTER}(?:[^\\n.;:!?=,()]|\\.(?=[\\p{L}\\p{N}])|\\([^()\\n]{0,80}\\)){0,60}?`;
+
+/**
+ * An aside between commas after a noun, before its joining word ("my bank password, in case I
+ * forget it, is …", "la clave, por si acaso, es …"): opened by a word of caution.
+ */
+export const LATIN_ASIDE =
+  ',[^\\S\\n]*(?:in case|just in case|for when|for the record|if (?:i|you)|por si|por las dudas|au cas où|pour info|falls|nur falls|caso|só para)[^,.;:!?\\n]{0,40},[^\\S\\n]*';
 
 /** Up to two bare words after a head-first noun ("contraseña wifi", "mot de passe wifi"). */
 export const BARE_QUALIFIER = `(?:[^\\S\\n]+[\\p{L}\\p{N}](?:[\\p{L}\\p{N}\\p{M}'’-]|\\.(?=[\\p{L}\\p{N}])){0,30}){1,2}?`;
