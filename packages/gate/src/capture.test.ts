@@ -622,3 +622,20 @@ describe('capture: "we" includes the owner, a chat drops "I am", a job is where 
     expect(captureExplicit('my job is at Stripe')?.key).toBe('employer');
   });
 });
+
+describe('capture: "we" includes the owner and a job is where one works, in every language', () => {
+  it.each([
+    ['nos mudamos a Oporto', 'home', 'Oporto'],
+    ['on a déménagé à Rennes', 'home', 'Rennes'],
+    ['wir sind nach Köln gezogen', 'home', 'Köln'],
+    ['a gente se mudou pro Porto', 'home', 'Porto'],
+    ['estou trabalhando na Natura agora', 'employer', 'Natura'],
+    ['mi nuevo trabajo es en Zara', 'employer', 'Zara'],
+    ['mon nouveau boulot est chez Decathlon', 'employer', 'Decathlon'],
+    ['o meu novo trabalho é na Natura', 'employer', 'Natura'],
+    ['mein neuer Job ist bei Bosch', 'employer', 'Bosch'],
+    ['trabajo en Mercadona desde marzo', 'employer', 'Mercadona'],
+  ])('%j → profile/%s %j', (line, key, value) => {
+    expect(captureExplicit(line)).toMatchObject({ kind: 'profile', key, value, about: 'owner' });
+  });
+});

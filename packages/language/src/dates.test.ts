@@ -474,3 +474,19 @@ describe('a time counted in months or years names no day', () => {
     expect(resolveStart('3 days ago', said, tz)?.date).toBe('2026-03-07');
   });
 });
+
+describe('a month of another language named alone after its time word', () => {
+  it.each([
+    ['trabajo en Mercadona desde marzo', 'trabajo en Mercadona', 'desde marzo'],
+    ['je travaille chez Airbus depuis mars', 'je travaille chez Airbus', 'depuis mars'],
+    ['ich arbeite seit März bei Bosch', 'ich arbeite bei Bosch', 'seit März'],
+    ['trabalho na Natura desde março', 'trabalho na Natura', 'desde março'],
+  ])('%j → %j + %j, no day', (line, rest, phrase) => {
+    expect(splitTimePhrase(line)).toEqual({ rest, phrase });
+    expect(resolveStart(phrase, at('2026-06-10T12:00'), tz)).toBeNull();
+  });
+
+  it('a place with a month’s name after "en" stays a place', () => {
+    expect(splitTimePhrase('vivo en Mayo')).toBeNull();
+  });
+});

@@ -258,11 +258,25 @@ const UNTIL = /(?:^|\s)(?:until|till|up to|hasta|jusqu['’]à|jusqu['’]en|bis
 const YEAR_PHRASE =
   /(?<![\p{L}\p{M}\p{N}])(?:in|since|from|as of|en|desde|depuis|dès|seit|ab|im|em)\s+(?:19|20)\d{2}(?![\p{L}\p{M}\p{N}])/giu;
 /**
- * An English month named alone after a time word ("since May", "in May"): chrono does not read
- * "May" alone (it is also a verb), so the phrase is found here; like a bare year, it names no day.
+ * The months of Spanish, French, German and Portuguese, lower case, as the platform names them
+ * (`Intl.DateTimeFormat`): "marzo", "mars", "März", "março".
+ */
+function foreignMonths(): string[] {
+  const names = new Set<string>();
+  for (const locale of ['es', 'fr', 'de', 'pt']) {
+    const f = new Intl.DateTimeFormat(locale, { month: 'long', timeZone: 'UTC' });
+    for (let m = 0; m < 12; m++) names.add(f.format(new Date(Date.UTC(2001, m, 15))).toLowerCase());
+  }
+  return [...names];
+}
+
+/**
+ * A month named alone after a time word ("since May", "in May", "desde marzo", "depuis mars",
+ * "seit März", "em março"): chrono does not read "May" alone (it is also a verb), nor the other
+ * languages' months, so the phrase is found here; like a bare year, it names no day.
  */
 const MONTH_PHRASE = new RegExp(
-  `(?<![\\p{L}\\p{M}\\p{N}])(?:since|from|as of|in|starting)\\s+(?:${ENGLISH_MONTHS.join('|')})(?![\\p{L}\\p{M}\\p{N}])(?!\\s+\\d)`,
+  `(?<![\\p{L}\\p{M}\\p{N}])(?:since|from|as of|in|starting)\\s+(?:${ENGLISH_MONTHS.join('|')})(?![\\p{L}\\p{M}\\p{N}])(?!\\s+\\d|\\s+\\p{Lu})|(?<![\\p{L}\\p{M}\\p{N}])(?:desde|a partir de|depuis|dès|à partir de|seit|ab)\\s+(?:(?:el mes de|le mois de|o mês de|mes de)\\s+)?(?:${foreignMonths().join('|')})(?![\\p{L}\\p{M}\\p{N}])(?!\\s+(?:de\\s+)?\\d)`,
   'giu',
 );
 /**

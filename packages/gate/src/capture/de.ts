@@ -154,7 +154,13 @@ export const DE: LanguageRules = {
   negation: new RegExp(`^(?:nicht|kein|keine|keinen|nie|niemand)${E}`, 'iu'),
   // Main-clause order after a fronted phrase: the finite verb, then the subject ("seit 2021
   // arbeite ich bei SAP" once the time phrase is read off → "ich arbeite bei SAP").
-  expand: (s) => s.replace(V2, 'ich $1 '),
+  // "Wir" includes the owner ("wir sind nach Köln gezogen", "wir wohnen jetzt in Bonn").
+  expand: (s) =>
+    s
+      .replace(V2, 'ich $1 ')
+      .replace(/^wir sind(?![\p{L}])/iu, 'ich bin')
+      .replace(/^wir haben(?![\p{L}])/iu, 'ich habe')
+      .replace(/^wir wohnen(?![\p{L}])/iu, 'ich wohne'),
   // A chat leaves "ich" out before its verb ("Hab bei McFit gekündigt", "Bin seit März in Leipzig").
   dropped: (s) => (DE_DROPPED.test(s) ? `ich ${s.charAt(0).toLowerCase()}${s.slice(1)}` : null),
   firstPerson: /^ich(?![\p{L}])/iu,
@@ -215,6 +221,12 @@ export const DE: LanguageRules = {
       name: 'someone’s name, verb last',
       re: new RegExp(`^[Mm]eine? ${NOUN} (.+?) (heißt|heisst|heißen|heissen)$`, 'u'),
       slot: (m, h) => possessive(h, m[1]!, m[2]!, /t$/u.test(m[3]!)),
+    },
+    {
+      // The owner's job is where they work ("mein Job ist bei …").
+      name: 'mein Job ist bei',
+      re: /^mein\s+(?:neuer\s+)?(?:job|arbeitsplatz|arbeitgeber)\s+ist\s+(?:jetzt\s+)?(?:bei|in)\s+(.+)$/iu,
+      slot: (m, h) => employer(h, m[1]!),
     },
     {
       name: 'my X is Y',

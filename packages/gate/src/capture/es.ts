@@ -123,6 +123,12 @@ export const ES: LanguageRules = {
     /^(?:ahora|ya|actualmente|todavía|aún|en realidad|de hecho|realmente)\s+|\s+(?:ahora|ya|actualmente|hoy en día|estos días|a partir de ahora|de ahora en adelante|por ahora)$/iu,
   additive: wordsRe(['también', 'además', 'tampoco', 'otro', 'otra']),
   negation: new RegExp(`^(?:no|ya no|nunca|nadie|ningun[oa]?)${E}`, 'iu'),
+  // "We" includes the owner ("nos mudamos a Oporto", "vivimos en Cádiz").
+  expand: (s) =>
+    s
+      .replace(/^(?:nos\s+)?mudamos(?![\p{L}])/iu, 'me mudé')
+      .replace(/^nos hemos mudado(?![\p{L}])/iu, 'me he mudado')
+      .replace(/^vivimos(?![\p{L}])/iu, 'vivo'),
   firstPerson:
     /^(?:yo\s+)?(?:(?:ya|también|todavía|me|nos)\s+)*(?:\p{Ll}+(?:o|é|í)|estoy|soy|voy|doy)(?![\p{L}])/u,
   began: /^(?:yo\s+)?(?:ya\s+)?(?:empecé|comencé|me uní|me apunté|me inscribí|entré)(?![\p{L}])/iu,
@@ -161,6 +167,12 @@ export const ES: LanguageRules = {
       name: 'someone’s name',
       re: /^(?:mi|mis) (?:nuev[oa] |actual )?((?:\S+ ){0,3}?\S+?) (se llama|se llaman) (.+)$/iu,
       slot: (m, h) => possessive(h, m[1]!, m[3]!, m[2]!.toLowerCase() === 'se llama'),
+    },
+    {
+      // The owner's job is where they work ("mi trabajo es en …").
+      name: 'mi trabajo es en',
+      re: /^mi\s+(?:nuevo\s+)?(?:trabajo|curro|empleo)\s+(?:es|está)\s+(?:ahora\s+)?(?:en|con|para)\s+(.+)$/iu,
+      slot: (m, h) => employer(h, m[1]!),
     },
     {
       name: 'my X is Y',

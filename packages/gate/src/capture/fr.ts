@@ -127,6 +127,12 @@ export const FR: LanguageRules = {
   ),
   additive: wordsRe(['aussi', 'également', 'en plus', 'un autre', 'une autre']),
   negation: new RegExp(`^(?:ne|n${A}|pas|plus|jamais|personne|aucune?)${E}`, 'iu'),
+  // "On" and "nous" include the owner ("on a déménagé à Rennes", "nous habitons à Nantes").
+  expand: (s) =>
+    s
+      .replace(/^(?:on a|nous avons) déménagé(?![\p{L}])/iu, "j'ai déménagé")
+      .replace(/^(?:on s['’]est|nous nous sommes) installés?(?![\p{L}])/iu, 'je me suis installé')
+      .replace(/^(?:on habite|nous habitons)(?![\p{L}])/iu, "j'habite"),
   firstPerson: /^(?:je|j['’])/iu,
   began:
     /^(?:j['’]ai|je me suis) (?:\S+ )?(?:commencé|débuté|rejoint|mis|mise|inscrit|inscrite|lancé|lancée)(?![\p{L}])/iu,
@@ -194,6 +200,12 @@ export const FR: LanguageRules = {
         'iu',
       ),
       slot: (m, h) => possessive(h, m[1]!, m[3]!, /appelle$/iu.test(m[2]!)),
+    },
+    {
+      // The owner's job is where they work ("mon travail est chez …").
+      name: 'mon travail est chez',
+      re: /^mon\s+(?:nouveau\s+)?(?:travail|boulot|job|taf|emploi)\s+(?:est|c['’]est)\s+(?:maintenant\s+)?(?:chez|à|avec)\s+(.+)$/iu,
+      slot: (m, h) => employer(h, m[1]!),
     },
     {
       name: 'my X is Y',

@@ -127,6 +127,14 @@ export const PT: LanguageRules = {
     /^(?:agora|já|atualmente|ainda|na verdade|de fato|na real)\s+|\s+(?:agora|já|atualmente|hoje em dia|a partir de agora|por enquanto)$/iu,
   additive: wordsRe(['também', 'além disso', 'outro', 'outra']),
   negation: new RegExp(`^(?:não|nao|nunca|ninguém|nenhuma?|já não)${E}`, 'iu'),
+  // "We" includes the owner ("a gente se mudou pro Porto", "mudamos para Braga", "moramos em
+  // Lisboa"); "pro" is "para o".
+  expand: (s) =>
+    s
+      .replace(/^(?:a gente se mudou|nos mudamos|mudamos)(?![\p{L}])/iu, 'me mudei')
+      .replace(/^(?:a gente mora|moramos)(?![\p{L}])/iu, 'moro')
+      .replace(/(?<![\p{L}])pro(?=\s)/iu, 'para o')
+      .replace(/(?<![\p{L}])pra(?=\s)/iu, 'para a'),
   firstPerson:
     /^(?:eu\s+)?(?:(?:já|também|ainda|me)\s+)*(?:\p{Ll}+(?:o|ei|i)|sou|estou|vou|dou)(?![\p{L}])/u,
   began: /^(?:eu\s+)?(?:já\s+)?(?:comecei|iniciei|entrei|me inscrevi|passei a)(?![\p{L}])/iu,
@@ -168,6 +176,12 @@ export const PT: LanguageRules = {
         'iu',
       ),
       slot: (m, h) => possessive(h, m[1]!, m[3]!, !/chamam/iu.test(m[2]!)),
+    },
+    {
+      // The owner's job is where they work ("meu trabalho é na …").
+      name: 'meu trabalho é na',
+      re: /^(?:o\s+)?meu\s+(?:novo\s+)?(?:trabalho|emprego)\s+(?:é|agora é)\s+(?:na|no|em)\s+(.+)$/iu,
+      slot: (m, h) => employer(h, m[1]!),
     },
     {
       name: 'my X is Y',
@@ -212,7 +226,7 @@ export const PT: LanguageRules = {
     },
     {
       name: 'employer',
-      re: /^(?:(?:agora|atualmente) )*(?:eu )?trabalho (?:(?:agora|atualmente) )?(?:na|no|em|para a|para o|para|pra) (.+)$/iu,
+      re: /^(?:(?:agora|atualmente) )*(?:eu )?(?:trabalho|estou trabalhando|tô trabalhando) (?:(?:agora|atualmente) )?(?:na|no|em|para a|para o|para|pra) (.+)$/iu,
       slot: (m, h) => employer(h, m[1]!),
     },
     {
