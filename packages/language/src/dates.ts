@@ -448,19 +448,12 @@ function dayOfMonthAlone(phrase: string, episodeMs: number, tz: string): Resolve
   const day = Number(g?.en ?? g?.es ?? g?.pt ?? g?.fr ?? g?.de);
   if (m?.index !== 0 || m[0].length !== phrase.trim().length || !day || day > 31) return null;
   const said = DateTime.fromMillis(episodeMs, { zone: tz });
-  for (const month of [said, said.minus({ months: 1 })]) {
-    const at = DateTime.fromObject({ year: month.year, month: month.month, day }, { zone: tz });
-    if (!at.isValid || at.startOf('day') > said) continue;
-    const start = at.startOf('day');
-    return {
-      date: start.toISODate() ?? '',
-      startMs: start.toMillis(),
-      instantMs: start.set({ hour: 12 }).toMillis(),
-      phrase: m[0],
-      relative: false,
-    };
-  }
-  return null;
+  const months = [said, said.minus({ months: 1 })];
+  return latestDay(
+    months.map((mo) => DateTime.fromObject({ year: mo.year, month: mo.month, day }, { zone: tz })),
+    said,
+    m[0],
+  );
 }
 
 /**
@@ -515,18 +508,36 @@ export function resolveStart(
     if (!s.isCertain('day') || !s.isCertain('month') || s.isCertain('year')) continue;
     const month = s.get('month')!;
     const day = s.get('day')!;
-    for (const year of [said.year, said.year - 1]) {
-      const at = DateTime.fromObject({ year, month, day }, { zone: tz });
-      if (!at.isValid || at.startOf('day') > said) continue;
-      const start = at.startOf('day');
-      return {
-        date: start.toISODate() ?? '',
-        startMs: start.toMillis(),
-        instantMs: start.set({ hour: 12 }).toMillis(),
-        phrase: r.text,
-        relative: false,
-      };
-    }
+    const years = [said.year, said.year - 1];
+    const found = latestDay(
+      years.map((year) => DateTime.fromObject({ year, month, day }, { zone: tz })),
+      said,
+      r.text,
+    );
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * The first of `candidates` (newest first) that is a real day at or before `said`, as a
+ * {@link ResolvedDate} of its start, or null.
+ */
+function latestDay(
+  candidates: readonly DateTime[],
+  said: DateTime,
+  phrase: string,
+): ResolvedDate | null {
+  for (const at of candidates) {
+    if (!at.isValid || at.startOf('day') > said) continue;
+    const start = at.startOf('day');
+    return {
+      date: start.toISODate() ?? '',
+      startMs: start.toMillis(),
+      instantMs: start.set({ hour: 12 }).toMillis(),
+      phrase,
+      relative: false,
+    };
   }
   return null;
 }

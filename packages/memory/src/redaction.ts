@@ -80,16 +80,14 @@ export const ERASED_BY_PURGE: readonly OwnerTextColumn[] = [
 ];
 
 /**
- * A scrubber for `value`, or null when it has no words to find. Matching is folded (case,
- * accents, punctuation and spacing between the value's words do not matter; whole words, a longer
- * word may carry a short inflected ending): `mentionFinder` of `@keel/language`. Only the
- * mention is replaced; the rest of a text is kept as it was stored.
+ * A scrubber made of `holds`, `scrub` and `excerpt`: its `scrubJson` scrubs every string inside a
+ * JSON document (keys and structure kept), or the text as text when it is not JSON.
  */
-export function scrubberFor(value: string): Scrubber | null {
-  const finder = mentionFinder(value);
-  if (!finder) return null;
-  const holds = (text: string) => finder.test(text);
-  const scrub = (text: string) => finder.replace(text, PURGED);
+function scrubberOf(
+  holds: (text: string) => boolean,
+  scrub: (text: string) => string,
+  excerpt: (text: string) => string | null,
+): Scrubber {
   const walk = (node: unknown): unknown => {
     if (typeof node === 'string') return scrub(node);
     if (Array.isArray(node)) return node.map(walk);
@@ -101,7 +99,7 @@ export function scrubberFor(value: string): Scrubber | null {
   return {
     holds,
     scrub,
-    excerpt: (text) => finder.excerpt(text),
+    excerpt,
     scrubJson: (json) => {
       if (!holds(json)) return json;
       try {
@@ -111,6 +109,22 @@ export function scrubberFor(value: string): Scrubber | null {
       }
     },
   };
+}
+
+/**
+ * A scrubber for `value`, or null when it has no words to find. Matching is folded (case,
+ * accents, punctuation and spacing between the value's words do not matter; whole words, a longer
+ * word may carry a short inflected ending): `mentionFinder` of `@keel/language`. Only the
+ * mention is replaced; the rest of a text is kept as it was stored.
+ */
+export function scrubberFor(value: string): Scrubber | null {
+  const finder = mentionFinder(value);
+  if (!finder) return null;
+  return scrubberOf(
+    (text) => finder.test(text),
+    (text) => finder.replace(text, PURGED),
+    (text) => finder.excerpt(text),
+  );
 }
 
 /**
@@ -130,32 +144,11 @@ export function withRenamedKeys(base: Scrubber, renamed: ReadonlyMap<string, str
     for (const [old, next] of renamed) out = out.replaceAll(old, next);
     return out;
   };
-  const walk = (node: unknown): unknown => {
-    if (typeof node === 'string') return scrub(node);
-    if (Array.isArray(node)) return node.map(walk);
-    if (node && typeof node === 'object') {
-      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v)]));
-    }
-    return node;
-  };
-  return {
-    holds,
-    scrub,
-    excerpt: (text) => {
-      const found = base.excerpt(text);
-      if (found !== null) return found;
-      const old = olds.find((k) => text.includes(k));
-      return old ? old : null;
-    },
-    scrubJson: (json) => {
-      if (!holds(json)) return json;
-      try {
-        return JSON.stringify(walk(JSON.parse(json)));
-      } catch {
-        return scrub(json);
-      }
-    },
-  };
+  return scrubberOf(holds, scrub, (text) => {
+    const found = base.excerpt(text);
+    if (found !== null) return found;
+    return olds.find((k) => text.includes(k)) ?? null;
+  });
 }
 
 /** Every non-null text of `table.column`, by rowid. */
