@@ -477,7 +477,8 @@ function captureSentence(
   let closed: Fact[] = [];
   let announced: Fact[] = [];
   // "I lived in Galway until March 1st, now I'm in Cork": a state that held until a day.
-  const past = reading || capture ? null : pastState(ctx, text);
+  // (A note read from a later clause, "…, now I'm in Cork", is what holds after it.)
+  const past = reading || (capture && capture.kind !== 'note') ? null : pastState(ctx, text);
   if (past) closed.push(past);
   if (reading?.shape === 'change' || (reading?.to && !reading.opens)) {
     ({ write: written, closed } = applyChange(ctx, reading, capture));

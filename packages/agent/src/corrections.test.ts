@@ -607,10 +607,27 @@ describe('a line about someone or something else asks nothing of what it mention
   it.each([
     'Bologna won 3–1 last night and the whole city was honking till 2am',
     'my brother just bought a flat in Bologna, lucky him',
+    "my sister got a place in Bologna too, so we're practically neighbours now",
   ])('%j raises no question (control: the owner moving out of it does)', (line) => {
     say('remember that I live in Bologna');
     expect(say(line).questions).toEqual([]);
     expect(say('Bologna flooded, we are moving out of the city').questions).toHaveLength(1);
+  });
+});
+
+describe('a state said after a clause about something else', () => {
+  it('is the owner’s note, and asks whether it replaces what the first clause named', () => {
+    const civic = say('I drive a Honda Civic').write!.fact!;
+    const r = say(
+      "turns out the Civic is a write-off after the crash, so I'm in a Skoda Octavia now",
+    );
+    expect(r.write?.fact).toMatchObject({
+      value: "I'm in a Skoda Octavia",
+      source: 'owner_stated',
+    });
+    expect(r.questions.map((q) => q.factId)).toEqual([civic.id]);
+    // Control: a later clause that is not the owner's state keeps nothing.
+    expect(say('the Civic is a write-off, so the insurer pays out').write).toBeNull();
   });
 });
 

@@ -638,7 +638,27 @@ function plainCapture(line: string): Capture | null {
     if (free || nameLike(slot.value) || /\p{N}/u.test(slot.value)) return capture;
     return { ...capture, restates: true };
   }
-  return stateNote(statement);
+  return stateNote(statement) ?? laterState(statement);
+}
+
+/** A clause's opening connective: "so", "and now", "y ahora", "alors", "und jetzt", "então". */
+const CONNECTIVE =
+  /^(?:(?:so|and|but|then|anyway|y|pero|así que|entonces|et|mais|donc|alors|und|aber|also|dann|e|mas|então|por isso)\s+)+/iu;
+
+/**
+ * The owner's state said in a later clause of a statement whose first clause is about something
+ * else ("turns out the Civic is a write-off, so I'm in a Skoda Octavia now"): the first later
+ * clause {@link stateNote} keeps, its opening connective left out, the whole statement as said.
+ */
+function laterState(statement: string): Capture | null {
+  const clauses = statement.split(CLAUSE_END).slice(1);
+  for (const clause of clauses) {
+    const bare = clause.trim().replace(CONNECTIVE, '');
+    if (!/[\p{L}\p{N}]/u.test(bare)) continue;
+    const note = stateNote(bare);
+    if (note) return { ...note, statement };
+  }
+  return null;
 }
 
 /** `text` with its first letter in lower case ("Sou sócio" → "sou sócio"). */
@@ -998,6 +1018,12 @@ export function speaksOfOthers(text: string): boolean {
   // it the owner's too, and what it mentions may be asked about.
   const sentence = cleanStatement(first);
   const isRelation = (word: string) => TABLES.some((t) => t.relations.test(word));
+  // Someone else doing what the owner does ("my brother bought a flat in Valparaíso too, so
+  // we're neighbours now") says nothing of the owner's own, whatever follows.
+  const clause = sentence.split(CLAUSE_END)[0]!;
+  if (othersBySubject(clause, isRelation) && TABLES.some((t) => t.additive.test(clause))) {
+    return true;
+  }
   return othersBySubject(sentence, isRelation) || othersByName(sentence, ownerVerb);
 }
 
