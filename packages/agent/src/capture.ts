@@ -84,7 +84,7 @@ const UNSPACED_RUN =
 export function subjectWords(text: string): Set<string> {
   const words = new Set<string>();
   for (const w of contentWords(text)) {
-    if (w.length >= 3 || /^[^\p{Script=Latin}\p{N}]/u.test(w)) words.add(w);
+    if (w.length >= 3 || /^[^\p{Script=Latin}\p{N}]/u.test(w)) words.add(truncated(w));
   }
   if (hasCjk(text) || UNSPACED_RUN.test(text)) {
     UNSPACED_RUN.lastIndex = 0;
@@ -94,6 +94,24 @@ export function subjectWords(text: string): Set<string> {
     }
   }
   return words;
+}
+
+/** How many letters of a word of an alphabetic script {@link truncated} keeps. */
+export const TRUNCATION_LETTERS = 5;
+
+/**
+ * A word of an alphabetic script cut to its first {@link TRUNCATION_LETTERS} letters, so the
+ * forms of one word compare equal ("Studium", "studiere" → "studi"; "vegano", "vegana" →
+ * "vegan"); a shorter word, or one in another script, as it is.
+ *
+ * Source: truncation to five characters as a language-independent stemmer, McNamee, Nicholas and
+ * Mayfield, "Addressing morphological variation in alphabetic languages", SIGIR 2009.
+ */
+function truncated(word: string): string {
+  const letters = [...word];
+  if (letters.length <= TRUNCATION_LETTERS) return word;
+  if (!/^[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]+$/u.test(word)) return word;
+  return letters.slice(0, TRUNCATION_LETTERS).join('');
 }
 
 /** True when `a` and `b` share a subject word (see {@link subjectWords}). */

@@ -7,6 +7,7 @@ import { UNSPACED_KEY_CHARS } from './capture/common.js';
 import {
   type Capture,
   captureExplicit,
+  readCorrection,
   readFragment,
   type SpeechAct,
   speechActOf,
@@ -637,5 +638,42 @@ describe('capture: "we" includes the owner and a job is where one works, in ever
     ['trabajo en Mercadona desde marzo', 'employer', 'Mercadona'],
   ])('%j → profile/%s %j', (line, key, value) => {
     expect(captureExplicit(line)).toMatchObject({ kind: 'profile', key, value, about: 'owner' });
+  });
+});
+
+describe('a chat’s lower case', () => {
+  it.each([
+    ['i drive a toyota yaris hybrid, silver, 2020', 'I drive a toyota yaris hybrid'],
+    [
+      "i'm learning japanese, duolingo + a tutor, aiming for the N4 in december",
+      "I'm learning japanese",
+    ],
+    ['i drive a mazda 3, the red hatchback', 'I drive a mazda 3, the red hatchback'],
+  ])('%j is the owner’s state, kept as a note', (line, value) => {
+    expect(captureExplicit(line)).toMatchObject({ kind: 'note', value, about: 'owner' });
+    expect(captureExplicit(line)?.when).toBeUndefined();
+  });
+
+  it.each(['i have a cold', "i'm so tired", 'i have a meeting at noon'])(
+    '%j names nothing in particular: not kept (control: a name in lower case is)',
+    (line) => {
+      expect(captureExplicit(line)).toBeNull();
+      expect(captureExplicit('i have a whippet called pixel')?.kind).toBe('note');
+    },
+  );
+});
+
+describe('who stops something is the clause’s subject', () => {
+  it.each([
+    'my mate callum sold his yaris and got a tesla',
+    'callum sold his yaris',
+    'mein co-trainer hat beim TSV aufgehört',
+    'ma coloc a quitté sa boîte',
+  ])('%j stops nothing of the owner’s (control: the owner’s own stop does)', (line) => {
+    expect(readCorrection(line)).toBeNull();
+    expect(readCorrection('sold the yaris')).toMatchObject({
+      shape: 'ending',
+      object: 'the yaris',
+    });
   });
 });

@@ -680,7 +680,7 @@ function stateClause(text: string): string {
   const after = text.slice(cut.index + cut[0].length).trimStart();
   if (!APPOSITIVE.test(after)) return head;
   const next = CLAUSE_END.exec(after);
-  return `${head}${cut[0]}${next ? after.slice(0, next.index) : after}`.trim();
+  return `${head}${cut[0].trimEnd()} ${next ? after.slice(0, next.index) : after}`.trim();
 }
 
 /**
@@ -707,7 +707,11 @@ const NOT_PLAIN =
  * what the owner merely is or thinks ("I'm tired", "I think Arsenal will win") are not kept.
  */
 function stateNote(statement: string): Capture | null {
-  const timed = splitTimePhrase(statement);
+  const found = splitTimePhrase(statement);
+  // A time phrase of a later clause ("i'm learning japanese, aiming for the N4 in december") is
+  // not when the first clause's state holds.
+  const timed =
+    found && statement.indexOf(found.phrase) >= stateClause(statement).length ? null : found;
   const clause = stateClause(timed?.rest ?? statement);
   const since = timed !== null && START_WORD.test(timed.phrase);
   const now = timed === null || since || namesPresent(timed.phrase);
@@ -1024,7 +1028,8 @@ export function speaksOfOthers(text: string): boolean {
   if (othersBySubject(clause, isRelation) && TABLES.some((t) => t.additive.test(clause))) {
     return true;
   }
-  return othersBySubject(sentence, isRelation) || othersByName(sentence, ownerVerb);
+  // Its subject is whoever a possessive names ("my mate Callum sold his Yaris"), relation or not.
+  return othersBySubject(sentence, () => true) || othersByName(sentence, ownerVerb);
 }
 
 /**

@@ -85,6 +85,7 @@ export {
   withPrefixForms,
 } from './scripts.js';
 export {
+  englishWord,
   foldForIndex,
   foldWords,
   hasCjk,

@@ -201,6 +201,16 @@ export function presentTenseVerb(word: string): boolean {
   return tags.some((t) => t === 'VBP' || t === 'VBZ' || t === 'VB') && !tags.includes('VBD');
 }
 
+/**
+ * Whether `word`, lower case, is a common English word: one the lexicon of the `wink-lexicon`
+ * package (GRAYPE Systems, MIT) knows under any part of speech. Names written in lower case, as
+ * chats write them ("toyota", "japanese", "koramangala"), are not in it.
+ */
+export function englishWord(word: string): boolean {
+  lexicon ??= require('wink-lexicon/src/lexicon.js') as Record<string, string[]>;
+  return Object.hasOwn(lexicon, word);
+}
+
 /** How much of a query text recall reads, in characters. */
 export const QUERY_MAX_CHARS = 4000;
 /** The most terms a query searches for (the first distinct content words). */

@@ -279,8 +279,19 @@ export function readChangeClause(
     if (over) return over;
   }
   if (aboutOthers(text, isRelation, options.ownerVerb)) return null;
-  return readChange(text, place) ?? readStop(text, place) ?? readEnding(text);
+  const change = readChange(text, place);
+  if (change) return change;
+  // Who stops or ends something is the clause's subject: "my mate Callum sold …", "mein
+  // Co-Trainer hat … aufgehört" are someone's own doing, whatever noun names them; and "sold
+  // his Yaris" is his.
+  if (othersBySubject(text, () => true)) return null;
+  const stop = readStop(text, place) ?? readEnding(text);
+  return stop && THEIRS.test(stop.object) ? null : stop;
 }
+
+/** A possessive of someone else's before what stopped ("sold his Yaris", "a quitté sa boîte"). */
+const THEIRS =
+  /^(?:his|her|their|su|sus|son|sa|ses|leur|leurs|sein|seine|seinen|seinem|seu|sua|seus|suas)\s/iu;
 
 /** The owner naming someone their ex ({@link EX_NAMED}): a couple's ending, the name its object. */
 function readEx(text: string): ChangeReading | null {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { presentTenseVerb } from '@keel/language';
+import { englishWord, presentTenseVerb } from '@keel/language';
 import { DIETS, REL } from '../patterns/vocabulary.js';
 import {
   aboutSomeone,
@@ -78,6 +78,18 @@ const PRESENT_STATE = new RegExp(
   `^(?:I|we) ${STATE_ADVERBS}(?:(?:am|are) ${STATE_ADVERBS}(?!going to |gonna |about to |not |sure |sorry )|(?<verb>[a-z]+)\\s+)(?<rest>.+)$`,
   'iu',
 );
+/**
+ * {@link namesSomething}, and in a chat's lower case a word the English lexicon does not know
+ * ("i drive a toyota yaris", "i'm learning japanese"): a name, a brand, a place. "I have a cold"
+ * names nothing: every word of it is a common one.
+ */
+function namesInEnglish(words: string): boolean {
+  if (namesSomething(words)) return true;
+  return (words.toLowerCase().match(/[\p{L}]{3,}/gu) ?? []).some(
+    (w) => /^[a-z]+$/.test(w) && !englishWord(w),
+  );
+}
+
 /** Verbs of thinking, wanting, liking and saying: what the owner holds in mind, not a state of their life. */
 const THINKING =
   /^(?:think|guess|believe|feel|hope|wish|want|need|know|suppose|mean|bet|wonder|reckon|like|love|hate|prefer|enjoy|miss|remember|forget|doubt|expect|agree|say|tell|ask|promise|swear|admit|deny|imagine|plan|intend|try|can|will|would|should|could|might|must|may|do|dont|did|had|got|gotta|wanna|gonna|see|hear|owe|mind|care)$/iu;
@@ -175,7 +187,8 @@ export const EN: LanguageRules = {
       : DROPPED_PROGRESSIVE.test(s)
         ? `I am ${s.replace(/^(?:now|currently)\s+/iu, '')}`
         : null,
-  firstPerson: /^(?:I|we|We)(?:['’]m|['’]ve|['’]re)?(?![\p{L}])/u,
+  // A chat writes the owner in lower case too ("i drive a mazda 3").
+  firstPerson: /^(?:I|i|we|We)(?:['’]m|['’]ve|['’]re)?(?![\p{L}])/u,
   began:
     /^(?:I|we) (?:have |['’]ve )?(?:just |recently |finally |also |officially )*(?:started|began|begun|took up|picked up|joined|signed up for|enrolled in|got into)(?![\p{L}])/iu,
   changed:
@@ -190,7 +203,7 @@ export const EN: LanguageRules = {
       return null;
     return rest ?? null;
   },
-  names: namesSomething,
+  names: namesInEnglish,
   relationHead: 'last',
   slots: [
     {
