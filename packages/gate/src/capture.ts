@@ -797,7 +797,30 @@ function untriggered(line: string): Analysis {
   const script = scriptTrigger(line);
   if (script) return script;
   const act = plainAct(line);
-  return act === 'statement' ? { act, capture: plainCapture(line) } : none(act);
+  if (act !== 'statement') return none(act);
+  const rest = afterLeadIn(line);
+  return { act, capture: plainCapture(line) ?? (rest ? plainCapture(rest) : null) };
+}
+
+/** The most characters a lead-in clause before a statement holds ("sorry got that wrong —"). */
+const LEAD_IN_MAX_CHARS = 60;
+
+/**
+ * The line after a short lead-in clause that states nothing itself ("sorry got that wrong — my GP
+ * is Dr. Okafor", "update: …", "ok so — …"), or null: the lead-in is at most
+ * {@link LEAD_IN_MAX_CHARS} characters and ends at a colon, a semicolon or a spaced dash; a lead-in
+ * that passes on someone's words, or is about someone else, leaves the line as it is.
+ */
+function afterLeadIn(line: string): string | null {
+  const m = new RegExp(LEAD_IN_END.source, 'u').exec(line);
+  if (!m || m.index > LEAD_IN_MAX_CHARS) return null;
+  const lead = line.slice(0, m.index);
+  if (PASSES_ON.test(lead) || speaksOfOthers(lead) || plainCapture(lead)) return null;
+  // A lead-in that says something stopped or changed ("Hab bei McFit gekündigt –", "pas Nancy —")
+  // is the line's own statement.
+  if (readClause(cleanStatement(lead))) return null;
+  const rest = line.slice(m.index + m[0].length).trim();
+  return /[\p{L}\p{N}]/u.test(rest) ? rest : null;
 }
 
 /** The line read after the trigger phrase it opens with, or null when it opens with none. */
@@ -920,9 +943,17 @@ export function readCorrection(
   if (typeof text !== 'string') return null;
   const line = text.trim();
   if (!line || analyse(line).act !== 'statement') return null;
-  const first = firstSentence(statementOf(line).replace(QUOTED, ' … '));
+  const source = statementOf(line);
+  // A lead-in that states nothing ("sorry got that wrong — …") is no part of what changed.
+  const rest = source === line && !plainCapture(line) ? afterLeadIn(line) : null;
+  const first = firstSentence((rest ?? source).replace(QUOTED, ' … '));
   if (first === null) return null;
-  let clause = cleanStatement(first);
+  return readClause(cleanStatement(first), options);
+}
+
+/** {@link readChangeClause} of one clause, its correction lead ("actually, …") left out. */
+function readClause(text: string, options: { subjects?: boolean } = {}): ChangeReading | null {
+  let clause = text;
   for (let prev = ''; prev !== clause; ) {
     prev = clause;
     for (const t of TABLES) clause = clause.replace(t.correction, '');

@@ -469,6 +469,11 @@ describe('a time counted in months or years names no day', () => {
     'hace dos años',
     'il y a trois mois',
     'há dois anos',
+    'a few weeks ago',
+    'a couple of days ago',
+    'hace unas semanas',
+    'il y a quelques jours',
+    'vor ein paar Wochen',
   ])('%j → start unknown (control: "3 days ago" is a day)', (phrase) => {
     expect(resolveStart(phrase, said, tz)).toBeNull();
     expect(resolveStart('3 days ago', said, tz)?.date).toBe('2026-03-07');
@@ -488,5 +493,37 @@ describe('a month of another language named alone after its time word', () => {
 
   it('a place with a month’s name after "en" stays a place', () => {
     expect(splitTimePhrase('vivo en Mayo')).toBeNull();
+  });
+});
+
+describe('a weekday made the last one by the word after it', () => {
+  // Friday 29 May 2026: the last Tuesday is the 26th, the last Monday the 25th.
+  const said = at('2026-05-29T16:00');
+  it.each([
+    [
+      'desde el martes pasado estoy en Cabify',
+      'desde el martes pasado',
+      'estoy en Cabify',
+      '2026-05-26',
+    ],
+    ['estou no Nubank desde terça passada', 'desde terça passada', 'estou no Nubank', '2026-05-26'],
+    [
+      'je suis chez Sopra depuis lundi dernier',
+      'depuis lundi dernier',
+      'je suis chez Sopra',
+      '2026-05-25',
+    ],
+  ])('%j → %j, the rest %j, %s', (line, phrase, rest, day) => {
+    expect(splitTimePhrase(line)).toEqual({ phrase, rest });
+    expect(resolveStart(phrase, said, tz)?.date).toBe(day);
+  });
+
+  it('a phrase cut from the middle keeps the comma after it', () => {
+    expect(
+      splitTimePhrase("je suis chez sopra steria depuis lundi, capgemini c'est derrière moi"),
+    ).toEqual({
+      phrase: 'depuis lundi',
+      rest: "je suis chez sopra steria, capgemini c'est derrière moi",
+    });
   });
 });

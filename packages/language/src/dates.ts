@@ -360,7 +360,29 @@ function timeSpans(text: string): TimeSpan[] {
       spans.push({ start: r.index, end, present, introduced });
     }
   }
-  return spans;
+  return spans.map((x) => widened(text, x));
+}
+
+/**
+ * A word after a weekday that makes it the last one ("el martes pasado", "terça passada", "lundi
+ * dernier"), which chrono leaves out of the phrase it reads.
+ */
+const PAST_AFTER = /^\s+(?:pasad[oa]|passad[oa]|derni(?:er|ère)|anterior)(?![\p{L}\p{M}])/iu;
+
+/** A word that makes a weekday the last one, before or after it. */
+const LAST_WORD =
+  /(?<![\p{L}\p{M}])(?:last|pasad[oa]|passad[oa]|derni(?:er|ère)|letzte[nmrs]?|vergangene[nmrs]?)(?![\p{L}\p{M}])/iu;
+
+/**
+ * A span with the past word after it taken in ({@link PAST_AFTER}), and the punctuation at its
+ * end left out ("depuis lundi," keeps the comma in the text around it).
+ */
+function widened(text: string, span: TimeSpan): TimeSpan {
+  let end = span.end;
+  const past = PAST_AFTER.exec(text.slice(end));
+  if (past) end += past[0].length;
+  while (end > span.start && /[\s,;:]/u.test(text[end - 1]!)) end--;
+  return end === span.end ? span : { ...span, end };
 }
 
 /**
@@ -464,6 +486,14 @@ function dayOfMonthAlone(phrase: string, episodeMs: number, tz: string): Resolve
 const COARSE_RELATIVE =
   /(?<![\p{L}\p{M}])(?:(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|few|several|a couple of|couple of)\s+(?:months?|years?|decades?)\s+ago|last\s+(?:month|year|decade)|(?:hace|há|faz)\s+\S+(?:\s+\S+)?\s+(?:mes|meses|año|años|mês|meses|ano|anos)|(?:el|la|o|a|no|na)\s+(?:mes|año|mês|ano)\s+(?:pasad[oa]|passad[oa])|il y a\s+\S+\s+(?:mois|ans|années)|(?:le mois|l['’]année|l['’]an)\s+derni(?:er|ère)|vor\s+\S+\s+(?:Monat|Monaten|Jahr|Jahren)|letzten\s+Monat|letztes\s+Jahr)(?![\p{L}\p{M}])/iu;
 
+/**
+ * A time before the line counted vaguely in days or weeks ("a few weeks ago", "a couple of days
+ * ago", "hace unas semanas", "il y a quelques jours", "vor ein paar Wochen", "há umas semanas"): no
+ * day in particular, so a start or an end it says stays unknown.
+ */
+const VAGUE_RELATIVE =
+  /(?<![\p{L}\p{M}])(?:(?:a few|few|several|a couple of|couple of|some)\s+(?:days?|weeks?)\s+ago|(?:hace|há|faz)\s+(?:unos|unas|algunos|algunas|uns|umas|alguns|algumas|poucos|poucas|pocos|pocas)\s+(?:días|semanas|dias)|il y a\s+(?:quelques|plusieurs)\s+(?:jours|semaines)|vor\s+(?:ein paar|einigen|mehreren)\s+(?:Tagen|Wochen))(?![\p{L}\p{M}])/iu;
+
 /** A fixed moment to read a phrase against when only its kind matters, not its day. */
 const ANY_MOMENT = new Date(Date.UTC(2001, 5, 15, 12));
 
@@ -496,11 +526,13 @@ export function resolveStart(
   options: { pastWeekday?: boolean } = {},
 ): ResolvedDate | null {
   if (namesOnlyThePresent(phrase, wallClock(episodeMs, tz))) return null;
-  if (COARSE_RELATIVE.test(phrase)) return null;
+  if (COARSE_RELATIVE.test(phrase) || VAGUE_RELATIVE.test(phrase)) return null;
   const dayOfMonth = dayOfMonthAlone(phrase, episodeMs, tz);
   if (dayOfMonth) return dayOfMonth;
   const known = resolveDate(phrase, episodeMs, tz);
-  if (known) return options.pastWeekday ? lastSuchWeekday(known, phrase, episodeMs, tz) : known;
+  // "el martes pasado", "lundi dernier", "letzten Dienstag" name the last such day, said or not.
+  const past = options.pastWeekday || LAST_WORD.test(phrase);
+  if (known) return past ? lastSuchWeekday(known, phrase, episodeMs, tz) : known;
   const ref = wallClock(episodeMs, tz);
   const said = DateTime.fromMillis(episodeMs, { zone: tz });
   for (const { r } of results(phrase, ref, false)) {
