@@ -33,6 +33,7 @@ import {
   readCorrection,
   readFragment,
   readPastState,
+  readPresence,
   sentencesOf,
   speaksOfOthers,
   speechActOf,
@@ -368,8 +369,13 @@ function slotNamed(store: MemoryStore, name: string): Fact | null {
   return held.length === 1 ? held[0]! : null;
 }
 
-/** Writes `value` in `slot`'s place as the owner's word (the slot's value superseded). */
-function rewrite(ctx: LineContext, slot: Fact, value: string): WriteResult {
+/**
+ * Writes `value` in `slot`'s place as the owner's word (the slot's value superseded), true since
+ * the day `when` names ("new barber since last tuesday — Emeka") when it names one at or before
+ * the line.
+ */
+function rewrite(ctx: LineContext, slot: Fact, value: string, when?: string): WriteResult {
+  const day = when ? resolveStart(when, ctx.said, ctx.tz, { pastWeekday: true }) : null;
   return ctx.store.remember({
     kind: slot.kind,
     key: slot.key,
@@ -377,6 +383,7 @@ function rewrite(ctx: LineContext, slot: Fact, value: string): WriteResult {
     source: 'owner_stated',
     episodeId: ctx.episodeId,
     actor: 'owner',
+    ...(day && day.startMs <= ctx.said ? { validFrom: day.startMs } : {}),
   });
 }
 
@@ -389,7 +396,7 @@ function rewrite(ctx: LineContext, slot: Fact, value: string): WriteResult {
 function namedFragment(ctx: LineContext, fragment: Fragment | null): WriteResult | null {
   if (!fragment?.name) return null;
   const slot = slotNamed(ctx.store, fragment.name);
-  if (slot) return rewrite(ctx, slot, fragment.value);
+  if (slot) return rewrite(ctx, slot, fragment.value, fragment.when);
   if (fragment.heldOnly) return null;
   const key = normalizeKey(fragment.name.toLowerCase());
   if (!key) return null;
@@ -416,6 +423,32 @@ function insteadAfter(ctx: LineContext, text: string, closed: readonly Fact[]): 
   const at = next.kind === 'note' && slot ? LOCATED.exec(rest!)?.groups?.place : undefined;
   if (slot && at) return rewrite(ctx, slot, at.trim());
   return write(ctx, heldSlotFor(ctx.store, next));
+}
+
+/**
+ * Where the owner says they are now ({@link readPresence}: "i'm at Monzo now", "estoy en Cabify",
+ * "ich bin seit dem 1. Mai bei der DKB"), written in the one owner slot the line names by its key
+ * ("switched gyms, i'm at Equinox") or mentions by its value ("last day at thoughtworks was
+ * friday, i'm at Monzo now"): the slot's value superseded, history kept, the start the line's time
+ * phrase. Null when no slot or more than one fits, or the place is the slot's value already.
+ */
+function presenceInHeldSlot(ctx: LineContext, text: string): WriteResult | null {
+  const presence = readPresence(text);
+  if (!presence) return null;
+  const line = ctx.line ?? text;
+  const rest = subjectWords(line.replace(presence.place, ' '));
+  const words = new Set(foldText(line).split(/\s+/u));
+  const named = (key: string) =>
+    key.split(/[_.-]+/u).some((k) => k.length >= 3 && (words.has(k) || words.has(`${k}s`)));
+  const held = ownBeliefs(ctx.store).filter(
+    (f) =>
+      f.kind !== 'note' &&
+      isOwnerSource(f.source) &&
+      !mentions(f.value, presence.place) &&
+      (overlaps(rest, subjectWords(f.value)) || named(f.key)),
+  );
+  if (held.length !== 1) return null;
+  return rewrite(ctx, held[0]!, presence.place, presence.when);
 }
 
 /** "I'm in Cork", "estoy en Rosario", "je suis à Lille", "ich bin in Leipzig", "estou em Braga". */
@@ -483,6 +516,12 @@ function captureSentence(
     reading = readCorrection(text, { subjects: false });
   }
   capture = insteadOfStop(reading, capture, text);
+  // A new value for a slot the owner holds ("started with a new therapist yesterday, dr. anya
+  // kowalczyk") says more than a note of the same line: the fragment below is written instead.
+  if (capture?.kind === 'note' && !reading) {
+    const named = readFragment(sentencesOf(text)[0] ?? text)?.name;
+    if (named && slotNamed(store, named)) capture = null;
+  }
   if (capture) capture = heldSlotFor(store, capture);
   // A plain "my X is Y" with an open-ended X restates a slot: kept only when it is held.
   if (
@@ -518,8 +557,14 @@ function captureSentence(
         if (c) closed.push(c);
       }
     }
+    // "i'm at Monzo now" in a line that names the slot or its old value: that slot's new value.
+    if ((!capture || capture.kind === 'note') && closed.length === 0 && !reading) {
+      written = presenceInHeldSlot(ctx, text);
+    }
     // A note that only says something stopped adds nothing once the belief is closed.
-    if (capture && !(closed.length > 0 && capture.kind === 'note')) written = write(ctx, capture);
+    if (!written && capture && !(closed.length > 0 && capture.kind === 'note')) {
+      written = write(ctx, capture);
+    }
     // What holds instead, said after the stop ("sold the Civic, I drive a Tesla Model 3 now").
     if (!written && closed.length > 0) written = insteadAfter(ctx, text, closed);
     // A plain statement the review refused (a credential, a tombstone) was never asked to be

@@ -720,3 +720,39 @@ describe('a stop dated by its own words ends on that day', () => {
     expectControl(c);
   });
 });
+
+describe('where the owner is now, in the slot the line names or mentions', () => {
+  it('"switched gyms, i\'m at Equinox" is the gym’s new value (control: the employer stays)', () => {
+    const job = say('I work at Globex').write!.fact!;
+    const gym = say('my gym is 24 Hour Fitness on Van Ness').write!.fact!;
+    say("switched gyms, i'm at Equinox now, the pool alone is worth it");
+    expect(current('profile', 'gym')?.value).toBe('Equinox');
+    expect(store.fact(gym.id)!.status).toBe('superseded');
+    expect(store.fact(job.id)!.status).toBe('active');
+  });
+
+  it('"last day at Globex was friday, i\'m at Monzo now" replaces the employer it mentions', () => {
+    say('I work at Globex');
+    say("last day at globex was friday 🥲 i'm at Monzo now, fraud squad");
+    expect(current('profile', 'employer')?.value).toBe('Monzo');
+  });
+
+  it('"I\'m at Monzo" alone names no slot: nothing is replaced', () => {
+    say('I work at Globex');
+    say('my gym is Equinox');
+    say("I'm at Monzo right now, waiting for a friend");
+    expect(current('profile', 'employer')?.value).toBe('Globex');
+    expect(current('profile', 'gym')?.value).toBe('Equinox');
+  });
+});
+
+describe('"a new <slot>, <name>" gives a held slot its new value', () => {
+  it('with the day the line names', () => {
+    const feld = say('my therapist is Dr. Feld').write!.fact!;
+    say('started with a new therapist yesterday, dr. anya kowalczyk. feld retired');
+    const now = current('relationship', 'therapist');
+    expect(now?.value).toBe('dr. anya kowalczyk');
+    expect(now?.valid_from).not.toBeNull();
+    expect(store.fact(feld.id)!.status).toBe('superseded');
+  });
+});

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { MemoryStore, normalizeKey } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UNSPACED_KEY_CHARS } from './capture/common.js';
+import { readPresence } from './capture/presence.js';
 import {
   type Capture,
   captureExplicit,
@@ -571,6 +572,18 @@ describe('readFragment: a slot given its new value without a sentence around it'
     ['I got a new phone number: 555 0199', { name: 'phone number', value: '555 0199' }],
     ['my email changed to sam@example.org', { name: 'email', value: 'sam@example.org' }],
     ['home is Berlin now', { name: 'home', value: 'Berlin', heldOnly: true }],
+    [
+      'new barber since last tuesday — Emeka at Fadeaway',
+      { name: 'barber', value: 'Emeka at Fadeaway', when: 'since last tuesday' },
+    ],
+    [
+      'started with a new therapist yesterday, dr. anya kowalczyk',
+      { name: 'therapist', value: 'dr. anya kowalczyk', when: 'yesterday' },
+    ],
+    [
+      'war bei meiner neuen Zahnärztin, Dr. Pichler in Favoriten',
+      { name: 'Zahnärztin', value: 'Dr. Pichler in Favoriten' },
+    ],
   ])('%j → %j', (line, fragment) => {
     expect(readFragment(line)).toEqual(fragment);
   });
@@ -580,6 +593,7 @@ describe('readFragment: a slot given its new value without a sentence around it'
     "I'm in Cork now",
     'Arsenal are top of the league now',
     'so it is on the 3rd now',
+    'started with a new therapist yesterday, it went well',
   ])('%j is no fragment (control: "Cork now" is)', (line) => {
     expect(readFragment(line)).toBeNull();
     expect(readFragment('Cork now')).toEqual({ name: null, value: 'Cork' });
@@ -676,4 +690,24 @@ describe('who stops something is the clause’s subject', () => {
       object: 'the yaris',
     });
   });
+});
+
+describe('readPresence: where the owner says they are now', () => {
+  it.each([
+    ["i'm at Monzo now, fraud squad", { place: 'Monzo' }],
+    ['desde el martes pasado estoy en Cabify', { place: 'Cabify', when: 'desde el martes pasado' }],
+    ['je suis chez sopra steria depuis lundi', { place: 'sopra steria', when: 'depuis lundi' }],
+    ['ich bin seit dem 1. Mai bei der DKB', { place: 'DKB', when: 'seit dem 1. Mai' }],
+    ['saí do itaú! tô no Nubank', { place: 'Nubank' }],
+  ])('%j → %j', (line, presence) => {
+    expect(readPresence(line)).toEqual(presence);
+  });
+
+  it.each(["I'm at home", 'estoy en casa', 'je suis chez moi', 'Sam is at Monzo now'])(
+    '%j says nothing of where the owner belongs (control: "I\'m at Monzo" does)',
+    (line) => {
+      expect(readPresence(line)).toBeNull();
+      expect(readPresence("I'm at Monzo")).toEqual({ place: 'Monzo' });
+    },
+  );
 });

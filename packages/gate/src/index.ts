@@ -45,6 +45,7 @@ export {
   speaksOfOthers,
   speechActOf,
 } from './capture.js';
+export { type Presence, readPresence } from './capture/presence.js';
 export {
   type ChooseBeliefGateOptions,
   chooseBeliefGate,

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { namesPresent, splitTimePhrase } from '@keel/language';
 
 /** A fragment: the slot's name as said (null when it names none) and the new value. */
 export interface Fragment {
@@ -21,6 +22,8 @@ export interface Fragment {
    * the owner holds by that name, never to a new one ("the weather is nice now" names no slot).
    */
   heldOnly?: true;
+  /** The time phrase said with it ("new barber since last tuesday — Emeka"), as said. */
+  when?: string;
 }
 
 /** Openers a chat line starts with before its fragment ("oh and", "fyi", "update:"). */
@@ -64,6 +67,21 @@ const NAME_IS_NOW = new RegExp(
   'iu',
 );
 
+/**
+ * "… a new <name>, <value>" inside a sentence ("started with a new therapist, dr. anya
+ * kowalczyk", "war bei meiner neuen Zahnärztin, Dr. Pichler"): the name after "new" in each
+ * language, then a comma, a colon or a dash, then the value up to the clause's end.
+ */
+const NEW_APPOSED =
+  /(?:^|\s)(?:new|nuevo|nueva|nouveau|nouvel|nouvelle|neue|neuen|neuer|neues|neuem|novo|nova)\s+(?<name>[\p{L}\p{M}'’-]{2,30})\s*(?:[,:]|\s[—–-])\s*(?<value>[^,;:—–]+)/iu;
+
+/**
+ * A value that names someone or something: a capitalised word, a number, or a title before a
+ * name, which a chat may write in lower case ("dr. anya kowalczyk", "dra. fuertes").
+ */
+const NAMED_VALUE =
+  /^(?:\p{Lu}|\d|(?:[Dd](?:r|ra|octor|octora|octeur)|[Pp]rof|[Mm](?:r|rs|s|me)|[Ss]ra?|[Ff]rau|[Hh]err)\.?\s+\p{L})/u;
+
 /** What a value may not be: a word that only points ("it", "that", "there"). */
 const POINTER = /^(?:it|that|this|there|here|eso|esto|ça|cela|das|es|isso|isto)$/iu;
 
@@ -81,6 +99,18 @@ export function readFragment(sentence: string): Fragment | null {
     .replace(/[.!…\s]+$/u, '')
     .replace(OPENERS, '');
   if (!s || s.length > 200) return null;
+  // A time phrase that names a day is no part of the value ("new barber since last tuesday —
+  // Emeka"); one of the present only ("now") is the fragment's own word.
+  const timed = splitTimePhrase(s);
+  if (timed && !namesPresent(timed.phrase)) {
+    const found = readUntimed(timed.rest);
+    if (found) return { ...found, when: timed.phrase };
+  }
+  return readUntimed(s);
+}
+
+/** {@link readFragment} of a sentence its time phrase was read off (or had none). */
+function readUntimed(s: string): Fragment | null {
   const changed = CHANGED_NAMED.exec(s)?.groups ?? NAME_CHANGED_TO.exec(s)?.groups;
   if (changed?.name && changed.value) return fragment(changed.name, changed.value);
   const named = NEW_NAMED.exec(s)?.groups;
@@ -97,6 +127,10 @@ export function readFragment(sentence: string): Fragment | null {
     if (value.split(/\s+/u).length > 5) return null;
     if (!now.name && !NAME_LIKE.test(value)) return null;
     return fragment(now.name ?? null, value);
+  }
+  const apposed = NEW_APPOSED.exec(s)?.groups;
+  if (apposed?.name && apposed.value && NAMED_VALUE.test(apposed.value.trim())) {
+    return fragment(apposed.name, apposed.value);
   }
   return null;
 }
