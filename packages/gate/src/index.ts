@@ -21,6 +21,7 @@ export {
   type GateDecision,
   type GateVerdict,
 } from './belief.js';
+export { type Presence, readPresence } from './capture/presence.js';
 export {
   CAPTURE_LANGUAGES,
   type Capture,
@@ -45,7 +46,6 @@ export {
   speaksOfOthers,
   speechActOf,
 } from './capture.js';
-export { type Presence, readPresence } from './capture/presence.js';
 export {
   type ChooseBeliefGateOptions,
   chooseBeliefGate,

@@ -52,7 +52,9 @@ export function readPresence(text: string): Presence | null {
   const place = raw.replace(PLACE_END, '').replace(ARTICLE, '').trim();
   if (!/[\p{L}\p{N}]/u.test(place) || place.split(/\s+/u).length > 4) return null;
   // "I'm at home", "estoy en casa", "je suis chez moi" say nothing of where the owner belongs.
-  if (/^(?:home|work|the office|casa|moi|nous|mir|uns|home office|zuhause|casa dela)$/iu.test(place)) {
+  if (
+    /^(?:home|work|the office|casa|moi|nous|mir|uns|home office|zuhause|casa dela)$/iu.test(place)
+  ) {
     return null;
   }
   return timed && !place.includes(timed.phrase) ? { place, when: timed.phrase } : { place };
