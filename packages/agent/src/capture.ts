@@ -28,7 +28,7 @@ import {
   type ChangeReading,
   captureExplicit,
   type Fragment,
-  laterClause,
+  laterClauses,
   PARTNER_KEYS,
   readCorrection,
   readFragment,
@@ -414,15 +414,32 @@ function namedFragment(ctx: LineContext, fragment: Fragment | null): WriteResult
  * The owner's statement in the clause after a stop, kept as their word when capture reads one
  * there ("sold the Civic last weekend, I drive a Tesla Model 3 now" → a note of the Tesla).
  */
-function insteadAfter(ctx: LineContext, text: string, closed: readonly Fact[]): WriteResult | null {
-  const rest = laterClause(text);
-  const next = rest ? captureExplicit(rest) : null;
-  if (next?.about !== 'owner') return null;
-  // "…, now I'm in Cork" after a place closed: where the owner is now, in that place's slot.
-  const slot = closed.find((f) => f.kind !== 'note');
-  const at = next.kind === 'note' && slot ? LOCATED.exec(rest!)?.groups?.place : undefined;
-  if (slot && at) return rewrite(ctx, slot, at.trim());
-  return write(ctx, heldSlotFor(ctx.store, next));
+function insteadAfter(
+  ctx: LineContext,
+  text: string,
+  closed: readonly Fact[],
+  ended?: string,
+): WriteResult[] {
+  const writes: WriteResult[] = [];
+  const slots = new Set<string>();
+  for (const rest of laterClauses(text)) {
+    if (readCorrection(rest)) continue; // the stop itself is still in it
+    // The stop's day is when what replaced it began ("traded the mazda in three days ago and
+    // got a kia EV6").
+    const found = captureExplicit(rest) ?? (ended ? captureExplicit(`${rest} ${ended}`) : null);
+    if (found?.about !== 'owner') continue;
+    const next: Capture = found.when || !ended ? found : { ...found, when: ended, past: true };
+    // "…, now I'm in Cork" after a place closed: where the owner is now, in that place's slot.
+    const slot = closed.find((f) => f.kind !== 'note' && !slots.has(`${f.kind}/${f.key}`));
+    const at = next.kind === 'note' && slot ? LOCATED.exec(rest)?.groups?.place : undefined;
+    const target = slot && at ? slot : heldSlotFor(ctx.store, next);
+    const id = `${target.kind}/${target.key}`;
+    // Each later clause runs to the sentence's end: one write a slot, the first clause's.
+    if (slots.has(id) || (next.kind === 'note' && !at && writes.length > 0)) continue;
+    slots.add(id);
+    writes.push(slot && at ? rewrite(ctx, slot, at.trim()) : write(ctx, next));
+  }
+  return writes;
 }
 
 /**
@@ -453,7 +470,7 @@ function presenceInHeldSlot(ctx: LineContext, text: string): WriteResult | null 
 
 /** "I'm in Cork", "estoy en Rosario", "je suis à Lille", "ich bin in Leipzig", "estou em Braga". */
 const LOCATED =
-  /^(?:now\s+|ahora\s+|maintenant\s+|jetzt\s+|agora\s+)?(?:I['’]m|I am|we['’]re|we are|estoy|je suis|ich bin|estou)\s+(?:now\s+|ahora\s+|jetzt\s+|agora\s+)?(?:in|at|en|à|em|no|na)\s+(?<place>\p{Lu}[^,;]*?)(?:\s+(?:now|these days|ahora|maintenant|jetzt|agora))?[.!]*$/u;
+  /^(?:now\s+|ahora\s+|maintenant\s+|jetzt\s+|agora\s+)?(?:[Ii]['’]m|[Ii] am|[Ww]e['’]re|[Ww]e are|estoy|je suis|ich bin|estou|tô)\s+(?:now\s+|ahora\s+|jetzt\s+|agora\s+)?(?:in|at|en|à|em|no|na)\s+(?<place>\p{Lu}[^,;]*?)(?:\s+(?:now|these days|ahora|maintenant|jetzt|agora))?[.!]*$/u;
 
 /**
  * A state of the owner's that held until a day they name ({@link readPastState}): the belief of
@@ -506,6 +523,8 @@ function captureSentence(
   questions: PendingQuestion[];
   /** A value the sentence gave with no slot ("Nairobi now."), for the slot the line closed. */
   unplaced?: string;
+  /** Further writes of the sentence ("left dell, we relocated to raleigh and i'm at Red Hat"). */
+  also?: WriteResult[];
 } {
   const { store } = ctx;
   let capture = captureExplicit(text);
@@ -531,6 +550,7 @@ function captureSentence(
     capture = null;
   }
   let written: WriteResult | null = null;
+  let more: WriteResult[] = [];
   let closed: Fact[] = [];
   let announced: Fact[] = [];
   // "I lived in Galway until March 1st, now I'm in Cork": a state that held until a day.
@@ -566,7 +586,9 @@ function captureSentence(
       written = write(ctx, capture);
     }
     // What holds instead, said after the stop ("sold the Civic, I drive a Tesla Model 3 now").
-    if (!written && closed.length > 0) written = insteadAfter(ctx, text, closed);
+    if (!written && closed.length > 0) {
+      [written = null, ...more] = insteadAfter(ctx, text, closed, reading?.ended);
+    }
     // A plain statement the review refused (a credential, a tombstone) was never asked to be
     // kept: the line is answered as any other line (its refusal is journaled all the same).
     if (
@@ -609,6 +631,7 @@ function captureSentence(
     closed,
     questions,
     ...(fragment && !fragment.name ? { unplaced: fragment.value } : {}),
+    ...(more.length > 0 ? { also: more } : {}),
   };
 }
 
@@ -638,10 +661,12 @@ export function captureOwnerStatement(
     // quits. My boyfriend is Kenji now"): read alone, its writes and closes added; only the
     // first asks.
     const unplaced = first.unplaced ? [first.unplaced] : [];
+    also.push(...(first.also ?? []));
     for (const sentence of sentencesOf(text).slice(1)) {
       if (!isStatement(sentence)) continue;
       const next = captureSentence(ctx, sentence, false);
       if (next.write) also.push(next.write);
+      also.push(...(next.also ?? []));
       first.closed.push(...next.closed);
       if (next.unplaced) unplaced.push(next.unplaced);
     }

@@ -756,3 +756,29 @@ describe('"a new <slot>, <name>" gives a held slot its new value', () => {
     expect(store.fact(feld.id)!.status).toBe('superseded');
   });
 });
+
+describe('what holds instead, in each clause after a stop', () => {
+  it('"left dell in march, we relocated to raleigh and i\'m at Red Hat now": two slots move', () => {
+    say('i live in austin, east side');
+    say('and i work at dell, firmware stuff');
+    expect(current('profile', 'employer')?.value).toBe('dell');
+    say("big year — left dell in march, we relocated to raleigh and i'm at Red Hat now");
+    expect(current('profile', 'home')?.value).toBe('raleigh');
+    expect(current('profile', 'employer')?.value).toBe('Red Hat');
+  });
+
+  it('"traded the mazda in three days ago and got a kia EV6": the stop’s day starts the new car', () => {
+    const mazda = say('i drive a mazda 3, the red hatchback').write!.fact!;
+    const r = say('traded the mazda in three days ago and got a kia EV6 😍 charging is a hobby');
+    expect(store.fact(mazda.id)!.status).toBe('retracted');
+    const ev6 = store.activeFacts('owner').find((f) => f.value.includes('EV6'));
+    expect(ev6?.valid_from).toBe(now - 3 * DAY - (now % DAY));
+    expect(r.write?.fact?.id).toBe(ev6?.id);
+  });
+
+  it('a stop with nothing after it writes nothing new (control)', () => {
+    const mazda = say('i drive a mazda 3').write!.fact!;
+    expect(say('traded the mazda in last week').write).toBeNull();
+    expect(store.fact(mazda.id)!.status).toBe('retracted');
+  });
+});

@@ -611,7 +611,8 @@ const PAST_COPULA =
 function plainCapture(line: string): Capture | null {
   const first = firstSentence(line);
   if (first === null) return null;
-  let statement = cleanStatement(first);
+  // A chat goes on from its last line ("and i work at dell"): the connective is no part of it.
+  let statement = cleanStatement(first).replace(CONNECTIVE, '');
   for (let prev = ''; prev !== statement; ) {
     prev = statement;
     for (const t of TABLES) statement = statement.replace(t.correction, '');
@@ -1024,19 +1025,29 @@ export function readPastState(text: string): PastState | null {
   return { slot: placed.slot, until: g.until.trim() };
 }
 
+/** Where a later clause may start: a clause break, a coordinating "and", an emoji. */
+const LATER_CLAUSE = new RegExp(
+  `${CLAUSE_END.source}|${COORDINATED.source}|\\s*\\p{Extended_Pictographic}+\\s*`,
+  'gu',
+);
+
 /**
- * What the first sentence of the owner's line says after its first clause ("sold the Civic last
- * weekend, I drive a Tesla Model 3 now" → "I drive a Tesla Model 3 now"), or null when it has one
- * clause. Read after a stop for what holds instead.
+ * What the first sentence of the owner's line says after its first clause, clause by clause
+ * ("sold the Civic last weekend, I drive a Tesla Model 3 now" → ["I drive a Tesla Model 3
+ * now"]; "quit gold's and joined cult.fit yesterday" → ["joined cult.fit yesterday"]), each
+ * running to the sentence's end; [] when it has one clause. Read after a stop for what holds
+ * instead.
  */
-export function laterClause(text: string): string | null {
-  if (typeof text !== 'string') return null;
+export function laterClauses(text: string): string[] {
+  if (typeof text !== 'string') return [];
   const first = firstSentence(statementOf(text.trim()));
-  if (!first) return null;
-  const cut = CLAUSE_END.exec(first);
-  if (!cut) return null;
-  const rest = first.slice(cut.index + cut[0].length).trim();
-  return /[\p{L}\p{N}]/u.test(rest) ? rest : null;
+  if (!first) return [];
+  const out: string[] = [];
+  for (const m of first.matchAll(LATER_CLAUSE)) {
+    const rest = first.slice(m.index + m[0].length).trim();
+    if (/[\p{L}\p{N}]/u.test(rest)) out.push(rest);
+  }
+  return out;
 }
 
 /**

@@ -31,7 +31,7 @@ export {
   type ChangeShape,
   captureExplicit,
   type Fragment,
-  laterClause,
+  laterClauses,
   MAX_SENTENCES,
   PARTNER_KEYS,
   type PastState,

@@ -85,7 +85,7 @@ export const WORDS: readonly ChangeWords[] = [
       { re: re(`${B}moved out${W}`), slot: HOME },
       {
         re: re(
-          `${B}(?:left|quit|quitted|stopped|ended|gave up|give up|cancel(?:l)?ed|switched away from|moved away from|dropped|finished with|sold|got rid of)${W}`,
+          `${B}(?:left|quit|quitted|stopped|ended|gave up|give up|cancel(?:l)?ed|switched away from|moved away from|dropped|finished with|sold|traded(?: in)?|got rid of)${W}`,
         ),
       },
       // Read last: "I handed in my notice and left Initrode" says it ended.

@@ -94,9 +94,13 @@ function namesInEnglish(words: string): boolean {
 const THINKING =
   /^(?:think|guess|believe|feel|hope|wish|want|need|know|suppose|mean|bet|wonder|reckon|like|love|hate|prefer|enjoy|miss|remember|forget|doubt|expect|agree|say|tell|ask|promise|swear|admit|deny|imagine|plan|intend|try|can|will|would|should|could|might|must|may|do|dont|did|had|got|gotta|wanna|gonna|see|hear|owe|mind|care)$/iu;
 
-/** A chat's progressive with its "I am" left out: "now working at Stripe", "living in Berlin now". */
+/**
+ * A chat's progressive with its "I am" left out: "now working at Stripe", "living in Berlin now",
+ * "doing korean instead", "learning the cello": a verb of a state one keeps up, never one of
+ * thinking or going ("thinking of moving to Lyon", "going to Paris").
+ */
 const DROPPED_PROGRESSIVE =
-  /^(?:(?:now|currently)\s+)?(?:working|living|based|staying)\s+(?:at|for|in|with)\s/iu;
+  /^(?:(?:now|currently|still)\s+)?(?:(?:working|living|based|staying)\s+(?:at|for|in|with)\s|(?:doing|learning|studying|taking|using|driving|playing|training|coaching|teaching|renting|attending|seeing)\s)/iu;
 
 /** English. */
 export const EN: LanguageRules = {
