@@ -698,7 +698,7 @@ describe('readPresence: where the owner says they are now', () => {
     ['desde el martes pasado estoy en Cabify', { place: 'Cabify', when: 'desde el martes pasado' }],
     ['je suis chez sopra steria depuis lundi', { place: 'sopra steria', when: 'depuis lundi' }],
     ['ich bin seit dem 1. Mai bei der DKB', { place: 'DKB', when: 'seit dem 1. Mai' }],
-    ['saí do itaú! tô no Nubank', { place: 'Nubank' }],
+    ['agora tô no Inter, muito melhor', { place: 'Inter' }],
   ])('%j → %j', (line, presence) => {
     expect(readPresence(line)).toEqual(presence);
   });
