@@ -34,6 +34,7 @@ import {
   readFragment,
   readPastState,
   readPresence,
+  saysGoesOn,
   sentencesOf,
   speaksOfOthers,
   speechActOf,
@@ -623,6 +624,7 @@ function captureSentence(
       : ask &&
           closed.length === 0 &&
           !placed &&
+          !saysGoesOn(text) &&
           (reading !== null || ((capture !== null || isStatement(text)) && !speaksOfOthers(text)))
         ? askAboutOverlaps(ctx, text, written?.fact?.id ?? null)
         : [];

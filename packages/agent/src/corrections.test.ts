@@ -782,3 +782,34 @@ describe('what holds instead, in each clause after a stop', () => {
     expect(store.fact(mazda.id)!.status).toBe('retracted');
   });
 });
+
+describe('a mistake named and put right, and a state that goes on', () => {
+  it('"no wait i said tuesday but it\'s thursday" corrects the slot holding tuesday', () => {
+    const night = say('remember that my bouldering night is tuesday').write!.fact!;
+    say("no wait i said tuesday but it's thursday, tuesday is the kids' swimming");
+    expect(current('profile', 'bouldering_night')?.value).toMatch(/thursday/i);
+    expect(store.fact(night.id)!.status).toBe('superseded');
+  });
+
+  it('"still seeing dr haddad" asks nothing (control: a line that may replace her asks)', () => {
+    const dentist = say('my dentist is Dr. Leila Haddad in Dearborn').write!.fact!;
+    expect(say("still seeing dr haddad for the crown thing, she's booked me in").questions).toEqual(
+      [],
+    );
+    expect(
+      say('I stopped seeing dr haddad, the new one is closer').closed.map((f) => f.id),
+    ).toContain(dentist.id);
+  });
+});
+
+describe('a language’s name in a chat’s lower case names something', () => {
+  it.each([
+    "j'apprends le néerlandais, cours du soir à Ixelles",
+    'estudio alemán en el Goethe',
+    'ich lerne japanisch',
+    'estou aprendendo inglês',
+  ])('%j is the owner’s note (control: "je mange une pomme" is not)', (line) => {
+    expect(say(line).write?.fact?.kind).toBe('note');
+    expect(say('je mange une pomme').write).toBeNull();
+  });
+});

@@ -1074,6 +1074,21 @@ export function speaksOfOthers(text: string): boolean {
   return othersBySubject(sentence, () => true) || othersByName(sentence, ownerVerb);
 }
 
+/** Words that say a state goes on: "still", "todavía", "toujours", "immer noch", "ainda". */
+const GOES_ON =
+  /(?<![\p{L}\p{M}])(?:still|todavía|todavia|aún|toujours|encore|immer noch|noch immer|weiterhin|ainda|continuo|continuamos)(?![\p{L}\p{M}])/iu;
+
+/**
+ * Whether the owner's line says that something of theirs goes on ("still seeing dr haddad for the
+ * crown thing", "todavía vivo en Madrid", "je suis toujours chez Airbus"): it restates what is held and
+ * replaces nothing, so it asks nothing.
+ */
+export function saysGoesOn(text: string): boolean {
+  if (typeof text !== 'string') return false;
+  const first = firstSentence(statementOf(text.trim()));
+  return first !== null && GOES_ON.test(first);
+}
+
 /**
  * Words in quotation marks: someone else's words the owner passes on ("saw this tweet: \"I quit
  * Google\""), never the owner saying that something of theirs stopped.

@@ -42,6 +42,7 @@ export {
   type ScriptLanguage,
   type SlotFamily,
   type SpeechAct,
+  saysGoesOn,
   sentencesOf,
   speaksOfOthers,
   speechActOf,

@@ -111,6 +111,10 @@ export const WORDS: readonly ChangeWords[] = [
       re(`(?:^|,\\s*)not\\s+(?<from>[^,—–]+?)\\s+[—–-]\\s+(?<to>[^,]+)$`),
       re(`^(?<to>.+?),\\s+not\\s+(?<from>[^,]+)$`),
       re(`^(?:it['’]s\\s+|it is\\s+)?not\\s+(?<from>.+?),?\\s+but\\s+(?<to>.+)$`),
+      // "i said tuesday but it's thursday": what the owner said before, then what holds.
+      re(
+        `(?:^|[,;]\\s*)i\\s+said\\s+(?<from>[^,;]+?),?\\s+but\\s+(?:it['’]s|it is|its|it was)\\s+(?<to>[^,;]+)`,
+      ),
     ],
     over: re(
       `^(?<subject>[^,;:]+?)\\s+(?:died|passed away|passed on|was put down|has died|is (?:over|done|finished|dead)|are (?:over|done|finished)|(?:has )?ended|closed down|shut down)${W}`,
@@ -156,6 +160,9 @@ export const WORDS: readonly ChangeWords[] = [
       re(`(?:^|,\\s*)no\\s+(?<from>[^,—–]+?)\\s+[—–-]\\s+(?<to>[^,]+)$`),
       re(`^(?<to>.+?),\\s+(?:no|y no)\\s+(?<from>[^,]+)$`),
       re(`^no es\\s+(?<from>.+?),?\\s+(?:es|sino)\\s+(?<to>.+)$`),
+      re(
+        `(?:^|[,;]\\s*)(?:yo\\s+)?dije\\s+(?<from>[^,;]+?),?\\s+pero\\s+(?:es|era)\\s+(?<to>[^,;]+)`,
+      ),
     ],
     over: re(
       `^(?<subject>[^,;:]+?)\\s+(?:murió|se murió|falleció|se acabó|terminó|ha terminado|cerró)${W}`,
@@ -203,6 +210,9 @@ export const WORDS: readonly ChangeWords[] = [
       re(`(?:^|,\\s*)pas\\s+(?<from>[^,—–]+?)\\s+[—–-]\\s+(?<to>[^,]+)$`),
       re(`^(?<to>.+?),\\s+(?:pas|et non|non)\\s+(?<from>[^,]+)$`),
       re(`^(?:ce n['’]est pas|c['’]est pas)\\s+(?<from>.+?),?\\s+(?:c['’]est|mais)\\s+(?<to>.+)$`),
+      re(
+        `(?:^|[,;]\\s*)j['’]ai dit\\s+(?<from>[^,;]+?),?\\s+mais\\s+(?:c['’]est|c['’]était)\\s+(?<to>[^,;]+)`,
+      ),
     ],
     over: re(
       `^(?<subject>[^,;:]+?)\\s+(?:est (?:mort|morte|décédé|décédée|fini|finie|terminé|terminée)|nous a quittés|a fermé)${W}`,
@@ -294,6 +304,9 @@ export const WORDS: readonly ChangeWords[] = [
       re(`(?:^|,\\s*)não\\s+(?<from>[^,—–]+?)\\s+[—–-]\\s+(?<to>[^,]+)$`),
       re(`^(?<to>.+?),\\s+(?:não|e não)\\s+(?<from>[^,]+)$`),
       re(`^não é\\s+(?<from>.+?),?\\s+(?:é|mas)\\s+(?<to>.+)$`),
+      re(
+        `(?:^|[,;]\\s*)(?:eu\\s+)?disse\\s+(?<from>[^,;]+?),?\\s+mas\\s+(?:é|era)\\s+(?<to>[^,;]+)`,
+      ),
     ],
     over: re(`^(?<subject>[^,;:]+?)\\s+(?:morreu|faleceu|acabou|terminou|fechou)${W}`),
     determiners: re(`^(?:o|a|os|as|meu|minha|nosso|nossa)\\s+`),

@@ -204,15 +204,48 @@ export interface LanguageRules {
 export const IBERIAN_THINKING =
   'creo|pienso|quiero|necesito|espero|supongo|odio|amo|adoro|prefiero|digo|opino|voy|vengo|echo|tengo que|me gusta|acho|penso|quero|preciso|sei|odeio|prefiro|vou|venho|tenho que|gosto';
 
+/** The locales whose names of languages {@link languageName} knows: the languages capture reads. */
+const NAME_LOCALES = ['en', 'es', 'fr', 'de', 'pt'] as const;
+/** Every language's name in each of {@link NAME_LOCALES}, lower case, made on first use. */
+let languageNames: ReadonlySet<string> | undefined;
+
 /**
- * Whether `words` (what follows a state's verb) name something in particular: a digit, or a
- * capitalised word other than the owner's "I" ("a Honda Civic", "Spurs", "at George Brown").
+ * Whether `word` is the name of a language in one of the languages capture reads, as a chat
+ * writes it in lower case ("néerlandais", "francés", "alemán", "japonês"): from the platform's
+ * CLDR data (`Intl.DisplayNames`), for every two-letter ISO 639-1 code.
+ */
+export function languageName(word: string): boolean {
+  if (!languageNames) {
+    const names = new Set<string>();
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    for (const locale of NAME_LOCALES) {
+      const display = new Intl.DisplayNames([locale], { type: 'language', fallback: 'none' });
+      for (const a of letters) {
+        for (const b of letters) {
+          const name = display.of(a + b);
+          if (name && !/\s/u.test(name)) names.add(name.toLocaleLowerCase(locale));
+        }
+      }
+    }
+    languageNames = names;
+  }
+  return languageNames.has(word.toLowerCase());
+}
+
+/** A word's letters, the punctuation around it left out. */
+const bare = (w: string) => w.replace(/^[("'“«¿¡„]+|[)"'“”»,.;:!?]+$/gu, '');
+
+/**
+ * Whether `words` (what follows a state's verb) name something in particular: a digit, a
+ * capitalised word other than the owner's "I" ("a Honda Civic", "Spurs", "at George Brown"), or a
+ * language's name in a chat's lower case ("j'apprends le néerlandais": {@link languageName}).
  */
 export function namesSomething(words: string): boolean {
   if (/\p{N}/u.test(words)) return true;
   return words
     .split(/\s+/u)
-    .some((w) => w !== 'I' && /^\p{Lu}/u.test(w.replace(/^[("'“«¿¡]+/u, '')));
+    .map(bare)
+    .some((w) => (w !== 'I' && /^\p{Lu}/u.test(w)) || languageName(w));
 }
 
 /**
@@ -225,7 +258,9 @@ export function namesSomethingAmongNouns(words: string): boolean {
   const list = words.split(/\s+/u).map((w) => w.replace(/^[("'„“«]+|[)"'“”»,.;:!?]+$/gu, ''));
   return list.some(
     (w, i) =>
-      /^\p{L}+\p{Lu}/u.test(w) || (/^\p{Lu}/u.test(w) && /^\p{Lu}/u.test(list[i + 1] ?? '')),
+      /^\p{L}+\p{Lu}/u.test(w) ||
+      (/^\p{Lu}/u.test(w) && /^\p{Lu}/u.test(list[i + 1] ?? '')) ||
+      languageName(w),
   );
 }
 
