@@ -289,6 +289,16 @@ function applyChange(
 }
 
 /**
+ * Whether a note says no more than what the line closed ("sold the Civic" once the Civic is
+ * closed): it shares a subject word with a closed belief. A note of something else the line
+ * says ("got an iphone 15, traded in the galaxy") is kept.
+ */
+function saysWhatClosed(note: Capture, closed: readonly Fact[]): boolean {
+  const said = subjectWords(note.value);
+  return closed.some((f) => overlaps(said, subjectWords(f.value)));
+}
+
+/**
  * What a stop says holds instead ("ya no trabajo en Telefónica, ahora estoy en BBVA"): the new
  * value in the stopped slot, as the owner's statement, when the line states nothing more specific
  * (no capture, or only a note).
@@ -582,13 +592,13 @@ function captureSentence(
     if ((!capture || capture.kind === 'note') && closed.length === 0 && !reading) {
       written = presenceInHeldSlot(ctx, text);
     }
-    // A note that only says something stopped adds nothing once the belief is closed.
-    if (!written && capture && !(closed.length > 0 && capture.kind === 'note')) {
-      written = write(ctx, capture);
-    }
     // What holds instead, said after the stop ("sold the Civic, I drive a Tesla Model 3 now").
     if (!written && closed.length > 0) {
       [written = null, ...more] = insteadAfter(ctx, text, closed, reading?.ended);
+    }
+    // A note that only says something stopped adds nothing once the belief is closed.
+    if (!written && capture && !(capture.kind === 'note' && saysWhatClosed(capture, closed))) {
+      written = write(ctx, capture);
     }
     // A plain statement the review refused (a credential, a tombstone) was never asked to be
     // kept: the line is answered as any other line (its refusal is journaled all the same).

@@ -813,3 +813,23 @@ describe('a language’s name in a chat’s lower case names something', () => {
     expect(say('je mange une pomme').write).toBeNull();
   });
 });
+
+describe('one slot for the current project, however it is said', () => {
+  it('"pulled me onto Borealis" replaces "my current project is the Atlas migration"', () => {
+    const atlas = say('my current project is the Atlas migration').write!.fact!;
+    expect(atlas).toMatchObject({ kind: 'project', key: 'current_project' });
+    say('they pulled me onto Borealis on monday, atlas is on ice till Q4');
+    expect(current('project', 'current_project')?.value).toBe('Borealis');
+    expect(store.fact(atlas.id)!.status).toBe('superseded');
+  });
+});
+
+describe('a note of what else the line says is kept beside a stop', () => {
+  it('"got an iphone 15, traded in the galaxy": the galaxy closed, the iphone kept', () => {
+    const galaxy = say('i use a samsung galaxy s21').write!.fact!;
+    const r = say('got an iphone 15 a few weeks ago, traded in the galaxy at best buy');
+    expect(store.fact(galaxy.id)!.status).toBe('retracted');
+    expect(r.write?.fact?.value).toMatch(/iphone 15/i);
+    expect(r.write?.fact?.valid_from).toBeNull();
+  });
+});

@@ -62,6 +62,15 @@ export function possessive(h: RuleHelpers, x: string, y: string, clip = false): 
     return aboutSomeone(h, last, y);
   }
   if (h.additive) return null;
+  // "my current project is Atlas" is the project slot every wording of it fills.
+  if (/^(?:project|proyecto|projet|projekt|projeto)$/iu.test(last)) {
+    const current = project(
+      h,
+      y,
+      /(?<![\p{L}])(?:project|proyecto|projet|projekt|projeto)(?![\p{L}])/iu,
+    );
+    if (current) return current;
+  }
   // A relation is a person, said in one clause ("Dr. Wolff, nicht Becker" → "Dr. Wolff"); an
   // article before a name or a number is no part of it ("das McFit", "le 06 71 43 92 18"; "The
   // National", capitalised, is the name).
