@@ -380,6 +380,25 @@ function slotNamed(store: MemoryStore, name: string): Fact | null {
   return held.length === 1 ? held[0]! : null;
 }
 
+/** The shapes of value a slot may be known by when its name is not the one said. */
+const VALUE_SHAPES: readonly RegExp[] = [
+  /^\+?[\d()][\d ()./-]{5,}\d$/u, // a phone number: 7 or more digits and separators
+  /^[^\s@]+@[^\s@]+\.[^\s@]+$/u, // an email address
+];
+
+/**
+ * The one owner slot whose value has the shape of `value` ("my number changed, it's 07700 900982"
+ * → the held `mobile`, a phone number too), or null when none or several do.
+ */
+function slotShaped(store: MemoryStore, value: string): Fact | null {
+  const shape = VALUE_SHAPES.find((re) => re.test(value.trim()));
+  if (!shape) return null;
+  const held = ownBeliefs(store).filter(
+    (f) => f.kind !== 'note' && isOwnerSource(f.source) && shape.test(f.value.trim()),
+  );
+  return held.length === 1 ? held[0]! : null;
+}
+
 /**
  * Writes `value` in `slot`'s place as the owner's word (the slot's value superseded), true since
  * the day `when` names ("new barber since last tuesday — Emeka") when it names one at or before
@@ -406,7 +425,7 @@ function rewrite(ctx: LineContext, slot: Fact, value: string, when?: string): Wr
  */
 function namedFragment(ctx: LineContext, fragment: Fragment | null): WriteResult | null {
   if (!fragment?.name) return null;
-  const slot = slotNamed(ctx.store, fragment.name);
+  const slot = slotNamed(ctx.store, fragment.name) ?? slotShaped(ctx.store, fragment.value);
   if (slot) return rewrite(ctx, slot, fragment.value, fragment.when);
   if (fragment.heldOnly) return null;
   const key = normalizeKey(fragment.name.toLowerCase());

@@ -833,3 +833,22 @@ describe('a note of what else the line says is kept beside a stop', () => {
     expect(r.write?.fact?.valid_from).toBeNull();
   });
 });
+
+describe('a couple’s ending said of "X and I", and a new number by its shape', () => {
+  it('"yanis et moi c\'est fini" closes the partner (control: "over the moon" closes nothing)', () => {
+    const sam = say('my boyfriend is Sam').write!.fact!;
+    expect(say('Sam and I are over the moon about the flat').closed).toEqual([]);
+    expect(say('Sam and I are done.').closed.map((f) => f.id)).toEqual([sam.id]);
+    const yanis = say("mon copain s'appelle Yanis").write!.fact!;
+    expect(
+      say("yanis et moi c'est fini. je préfère pas en parler").closed.map((f) => f.id),
+    ).toEqual([yanis.id]);
+  });
+
+  it('"no but seriously my number changed, it\'s … now" replaces the held mobile', () => {
+    const mobile = say('note that my mobile is 07700 900461').write!.fact!;
+    say("new phone who dis 😂 no but seriously my number changed, it's 07700 900982 now");
+    expect(current('profile', mobile.key)?.value).toBe('07700 900982');
+    expect(store.fact(mobile.id)!.status).toBe('superseded');
+  });
+});

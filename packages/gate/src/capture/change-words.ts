@@ -215,7 +215,7 @@ export const WORDS: readonly ChangeWords[] = [
       ),
     ],
     over: re(
-      `^(?<subject>[^,;:]+?)\\s+(?:est (?:mort|morte|décédé|décédée|fini|finie|terminé|terminée)|nous a quittés|a fermé)${W}`,
+      `^(?<subject>[^,;:]+?)\\s+(?:est (?:mort|morte|décédé|décédée|fini|finie|terminé|terminée)|c['’]est (?:fini|terminé)|nous a quittés|a fermé)${W}`,
     ),
     determiners: re(`^(?:le|la|les|l['’]|mon|ma|mes|notre|nos)\\s*`),
     others: re(

@@ -326,12 +326,33 @@ function readEx(text: string): ChangeReading | null {
  * An ending said of its subject ({@link ChangeWords.over}): the subject, its determiners left out,
  * as the object; the clause's time phrase as when it ended ("Mochi died on Saturday night").
  */
+/** The owner and one other as a subject: "Sam and I", "yanis et moi", "moi et Yanis", "Jonas und ich". */
+const COUPLE =
+  /^(?:(?<a>[^,]+?)\s+(?:and I|and me|et moi|y yo|und ich|e eu)|(?:I and|me and|moi et|yo y|ich und|eu e)\s+(?<b>[^,]+?))$/iu;
+
 function readOver(text: string): ChangeReading | null {
   for (const w of WORDS) {
     const m = w.over.exec(text);
     const subject = m?.groups?.subject?.replace(w.determiners, '').trim();
-    if (!subject || w.owner.test(subject)) continue;
+    if (!subject) continue;
     const ended = splitTimePhrase(text)?.phrase;
+    // "yanis et moi c'est fini", "Sam and I are done": the owner's couple ended.
+    const other = COUPLE.exec(subject)?.groups;
+    const partner = other?.a ?? other?.b;
+    // The ending closes the clause ("Sam and I are over the moon" says nothing ended).
+    const after = text.slice(m!.index + m![0].length, clauseEnd(text, m!.index + m![0].length).end);
+    if (partner && /^[\s\p{P}\p{Extended_Pictographic}]*$/u.test(after)) {
+      return {
+        shape: 'ending',
+        clause: text,
+        object: partner.trim(),
+        slot: null,
+        family: 'partner',
+        ...(ended ? { ended } : {}),
+        language: w.lang,
+      };
+    }
+    if (w.owner.test(subject)) continue;
     return {
       shape: 'ending',
       clause: text,

@@ -28,7 +28,11 @@ export interface Fragment {
 
 /** Openers a chat line starts with before its fragment ("oh and", "fyi", "update:"). */
 const OPENERS =
-  /^(?:(?:oh|and|also|btw|by the way|fyi|ok|okay|so|update|y|et|und|e|ah|bueno|alors|também|aliás)[\s,:;!—–-]+)+/iu;
+  /^(?:(?:oh|and|also|btw|by the way|fyi|ok|okay|so|update|no|but|seriously|honestly|anyway|actually|y|et|und|e|ah|bueno|alors|também|aliás)[\s,:;!—–-]+)+/iu;
+
+/** Where a fragment may start inside a sentence: after a clause break, an emoji, or "but". */
+const FRAGMENT_START =
+  /[,;:!?…—–]\s+|\s*\p{Extended_Pictographic}+\s*|\s(?:but|pero|mais|aber|mas)\s+/gu;
 
 /** Words that say a value holds now, at the fragment's end. */
 const NOW =
@@ -56,6 +60,12 @@ const CHANGED_NAMED = new RegExp(
  */
 const NAME_LIKE =
   /^(?:\p{Lu}[\p{L}\p{M}'’.-]*|\(?\d[\d()+ .-]*)(?:\s+(?:\p{Lu}[\p{L}\p{M}'’.-]*|de|da|do|del|dos|das|von|van|der|la|le|\d[\d()+ .-]*)){0,3}$/u;
+
+/** "my <name> changed, it's value (now)" ("my number changed, it's 07700 900982 now"). */
+const NAME_CHANGED_IS = new RegExp(
+  `^(?:my|mi|mon|ma|mein|meine|meu|minha|o meu|a minha)\\s+(?<name>[\\p{L}\\p{M}' -]{2,30}?)\\s+(?:changed|has changed|cambió|ha cambiado|a changé|hat sich geändert|mudou)\\s*[,;:—–-]\\s*(?:it['’]s|it is|the new one is|now|ahora es|es|c['’]est|maintenant c['’]est|jetzt ist|ist|agora é|é)\\s+(?<value>[^,;]+?)(?:\\s+${NOW})?(?:\\s*[,;].*)?$`,
+  'iu',
+);
 
 /** "my <name> changed to value" ("my email changed to …", "mi número cambió a …"). */
 const NAME_CHANGED_TO =
@@ -106,12 +116,24 @@ export function readFragment(sentence: string): Fragment | null {
     const found = readUntimed(timed.rest);
     if (found) return { ...found, when: timed.phrase };
   }
-  return readUntimed(s);
+  const found = readUntimed(s);
+  if (found) return found;
+  // A fragment after a lead the chat put first ("new phone who dis 😂 no but seriously my number
+  // changed, it's … now"): read from each later start, a value with its slot's name only.
+  for (const m of s.matchAll(FRAGMENT_START)) {
+    const rest = s.slice(m.index + m[0].length).replace(OPENERS, '');
+    const later = rest ? readUntimed(rest) : null;
+    if (later?.name && !later.heldOnly) return later;
+  }
+  return null;
 }
 
 /** {@link readFragment} of a sentence its time phrase was read off (or had none). */
 function readUntimed(s: string): Fragment | null {
-  const changed = CHANGED_NAMED.exec(s)?.groups ?? NAME_CHANGED_TO.exec(s)?.groups;
+  const changed =
+    CHANGED_NAMED.exec(s)?.groups ??
+    NAME_CHANGED_TO.exec(s)?.groups ??
+    NAME_CHANGED_IS.exec(s)?.groups;
   if (changed?.name && changed.value) return fragment(changed.name, changed.value);
   const named = NEW_NAMED.exec(s)?.groups;
   const newName = named?.a ?? named?.b;
