@@ -645,6 +645,8 @@ describe('capture: "we" includes the owner and a job is where one works, in ever
     ['wir sind nach Köln gezogen', 'home', 'Köln'],
     ['a gente se mudou pro Porto', 'home', 'Porto'],
     ['estou trabalhando na Natura agora', 'employer', 'Natura'],
+    ['agora tô morando em floripa', 'home', 'floripa'],
+    ['estoy viviendo en Valencia', 'home', 'Valencia'],
     ['mi nuevo trabajo es en Zara', 'employer', 'Zara'],
     ['mon nouveau boulot est chez Decathlon', 'employer', 'Decathlon'],
     ['o meu novo trabalho é na Natura', 'employer', 'Natura'],

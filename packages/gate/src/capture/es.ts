@@ -124,8 +124,13 @@ export const ES: LanguageRules = {
   additive: wordsRe(['también', 'además', 'tampoco', 'otro', 'otra']),
   negation: new RegExp(`^(?:no|ya no|nunca|nadie|ningun[oa]?)${E}`, 'iu'),
   // "We" includes the owner ("nos mudamos a Oporto", "vivimos en Cádiz").
+  // "estoy viviendo en …", a progressive of a slot's verb, says "vivo en …".
   expand: (s) =>
     s
+      .replace(
+        /^(?:((?:ahora|ya|todavía)\s+))?(?:yo\s+)?estoy\s+(viv|trabaj|estudi|resid)(?:ando|iendo)(?![\p{L}])/iu,
+        '$1$2o',
+      )
       .replace(/^(?:nos\s+)?mudamos(?![\p{L}])/iu, 'me mudé')
       .replace(/^nos hemos mudado(?![\p{L}])/iu, 'me he mudado')
       .replace(/^vivimos(?![\p{L}])/iu, 'vivo'),

@@ -129,8 +129,14 @@ export const PT: LanguageRules = {
   negation: new RegExp(`^(?:não|nao|nunca|ninguém|nenhuma?|já não)${E}`, 'iu'),
   // "We" includes the owner ("a gente se mudou pro Porto", "mudamos para Braga", "moramos em
   // Lisboa"); "pro" is "para o".
+  // A chat's "tô" is "estou"; "estou morando em …", a progressive of a slot's verb, says "moro em …".
   expand: (s) =>
     s
+      .replace(
+        /^(?:((?:agora|atualmente|ainda)\s+))?(?:eu\s+)?(?:tô|to|tou|estou)\s+(mor|viv|trabalh|estud|resid)(?:ando|endo)(?![\p{L}])/iu,
+        '$1$2o',
+      )
+      .replace(/^(?:tô|tou)(?![\p{L}])/iu, 'estou')
       .replace(/^(?:a gente se mudou|nos mudamos|mudamos)(?![\p{L}])/iu, 'me mudei')
       .replace(/^(?:a gente mora|moramos)(?![\p{L}])/iu, 'moro')
       .replace(/(?<![\p{L}])pro(?=\s)/iu, 'para o')
