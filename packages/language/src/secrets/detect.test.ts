@@ -523,6 +523,51 @@ describe('secrets by how a line is put together', () => {
     expect(found('my bank password, which I changed, is too short')).toEqual([]);
   });
 
+  it('withholds a password by its shape alone, not code, markup, a version or a name', () => {
+    expect(found('reused it, same as my gmail one: Pebble&Rook1988 (yes bad)')).toEqual([
+      'Pebble&Rook1988',
+    ]);
+    expect(found('a senha é a mesma do hotmail: Sardinha#Alfama72 — preciso mudar')).toEqual([
+      'Sardinha#Alfama72',
+    ]);
+    // Controls: an email address, a name with a hyphen, an R column, a version pin, an exponent.
+    for (const text of [
+      'mail Ana-Lu2020@mail.com',
+      'call Jean-Luc3',
+      'plot data$Savings_Mar_2022',
+      'task: AzureCLI@2',
+      'Current^2 is the loss',
+      '#Summer2024Vibes',
+    ]) {
+      expect(found(text), text).toEqual([]);
+    }
+  });
+
+  it('ends a value at a spaced dash, and reads a joining word on the next line', () => {
+    expect(found('Login: trainer.hsv04 / Pw: Elbe#Möwe2019 — Training ist dienstags')).toEqual([
+      'Elbe#Möwe2019',
+    ]);
+    expect(found('unit 214, keypad code\nis 58B30#\nneed the boxes out')).toEqual(['58B30#']);
+  });
+
+  it('reads a code of capitals and digits after "code", not a discount code or a gate', () => {
+    expect(found('steam sent a login code R7KQ2 and it wasnt me')).toEqual(['R7KQ2']);
+    expect(found('the door code is 4B27')).toEqual(['4B27']);
+    expect(found('use code SUMMER20 at checkout')).toEqual([]);
+    expect(found('boarding at gate A12B')).toEqual([]);
+    expect(found('my flight code is BA2490')).toEqual([]);
+  });
+
+  it('reads a quoted or random value after the wifi, and a French security answer', () => {
+    expect(
+      found('wifi at the lake house is "three tall pines by the dock" (all lowercase)'),
+    ).toEqual(['three tall pines by the dock']);
+    expect(found('the wifi is slow again')).toEqual([]);
+    expect(
+      found('pour la question secrète (ville natale de ton père) j’ai répondu Tournemire, voilà'),
+    ).toEqual(['Tournemire']);
+  });
+
   it('withholds a password given to a command on its line', () => {
     expect(found('mysql -h 127.0.0.1 -u root -pW1ndmill_Cider shop_db < dump.sql')).toEqual([
       'W1ndmill_Cider',

@@ -374,6 +374,15 @@ const TRAILING = /[.,;:)\]}"'»”’」』]+$/u;
 const CLAUSE_END = /[,.;:]$/;
 const DIGITS_4_12 = new RegExp(`\\d(?:[ -]?\\d){3,11}${NOT_AFTER}`, 'uy');
 const DIGITS_3_12 = new RegExp(`\\d(?:[ -]?\\d){2,11}${NOT_AFTER}`, 'uy');
+/**
+ * A code of 4 to 10 capitals and digits mixed as a machine mixes them ("R7KQ2", "58B30#", "4B27":
+ * letters and digits alternate at least twice), a "#" or "*" after it as typed on a keypad; a
+ * word and a number ("SUMMER20", "PH20") is a discount code, not one.
+ */
+const CODE_OF_CAPITALS = new RegExp(
+  `(?=[A-Z\\d]*(?:[A-Z]\\d+[A-Z]|\\d[A-Z]+\\d))[A-Z\\d]{4,10}[#*]?${NOT_AFTER}`,
+  'uy',
+);
 const DIGITS_3_4 = new RegExp(`\\d{3,4}${NOT_AFTER}`, 'uy');
 const CARD_DIGITS = new RegExp(`\\d(?:[ -]?\\d){11,18}${NOT_AFTER}`, 'uy');
 const UNITS = new Set([
@@ -528,6 +537,8 @@ function continueValue(text: string, span: Span, rawEnd: number, max: number): S
     const word = raw.replace(TRAILING, '');
     const lower = word.toLowerCase();
     if (!word || VALUE_STOPS.has(lower) || /^[[(]/.test(word)) break;
+    // A spaced dash ends the value: what follows is another clause ("Pw: Elbe#Möwe2019 — …").
+    if (/^[—–-]+$/u.test(raw)) break;
     if (raw.startsWith(SECRET_PLACEHOLDER.slice(0, 7))) break;
     end = m.index + m[0].length - (raw.length - word.length);
     at = m.index + m[0].length;
@@ -615,7 +626,11 @@ function latinValue(
   if (quantity && UNITS.has(quantity[1]!.toLowerCase())) return null;
   switch (shape) {
     case 'digits': {
-      const m = sticky(DIGITS_4_12, text, start);
+      // After "code" or a keypad, capitals and digits too ("login code R7KQ2"); a gate's "A12B"
+      // is where to board.
+      const m =
+        sticky(DIGITS_4_12, text, start) ??
+        (/(?:code|keypad)s?$/iu.test(noun) ? sticky(CODE_OF_CAPITALS, text, start) : null);
       return m ? { start, end: start + m[0].length } : null;
     }
     case 'cvv': {
@@ -662,6 +677,9 @@ function latinValue(
     case 'pin': {
       const d = sticky(DIGITS_3_12, text, start);
       if (d) return { start, end: start + d[0].length };
+      // A code of capitals and digits, as keypads and sign-in codes are ("R7KQ2", "58B30#").
+      const code = sticky(CODE_OF_CAPITALS, text, start);
+      if (code) return { start, end: start + code[0].length };
       if (via === 'none') return null;
       // Lower-case "pin" is also a pin on a map: only digits make it a PIN.
       if (/^pins?$/.test(noun)) return null;
@@ -1045,7 +1063,10 @@ export function scanSecrets(text: string, options: ScanOptions = {}): SecretFind
     foundAt = hit.start;
     if (v.start >= hit.end) done = Math.max(done, v.end);
   }
-  return found.sort((a, b) => a.start - b.start || b.end - a.end);
+  // A span found both by its shape and after its noun is one finding.
+  return found
+    .sort((a, b) => a.start - b.start || b.end - a.end)
+    .filter((f, i, all) => i === 0 || f.start !== all[i - 1]!.start || f.end !== all[i - 1]!.end);
 }
 
 /**

@@ -91,7 +91,7 @@ function startsWord(text: string, at: number): boolean {
  * giving an answer ("I put Mr Biscuits", "said Tromsø", "puse", "j'ai mis", "hab … angegeben").
  */
 const JOIN =
-  /(?:[^\S\n]+(?:is|was|es|era|est|ist|lautet|war|é|è|era|foi|put|used|wrote|said|chose|picked|answered|typed|entered|gave|puse|escribí|dije|mis|écrit|dit|angegeben|geschrieben|gesagt|coloquei|escrevi|disse)[^\S\n]+|[^\S\n]*[:=][^\S\n]*|,[^\S\n]*c['’]est[^\S\n]+)/giu;
+  /(?:[^\S\n]+(?:is|was|es|era|est|ist|lautet|war|é|è|era|foi|put|used|wrote|said|chose|picked|answered|typed|entered|gave|puse|escribí|dije|respondí|contesté|mis|écrit|dit|répondu|angegeben|geschrieben|gesagt|coloquei|escrevi|disse|respondi)[^\S\n]+|[^\S\n]*[:=][^\S\n]*|,[^\S\n]*c['’]est[^\S\n]+)/giu;
 const WORD = /[^\s,;.!?()]+/y;
 const SENTENCE_END = /[.!?\n]/;
 

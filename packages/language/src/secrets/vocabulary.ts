@@ -142,6 +142,9 @@ const EN: readonly TermGroup[] = [
     weak: true,
   },
   { kind: 'pin', value: 'digits', terms: ['pins?', 'codes?'], weak: true },
+  // "the wifi at the lake house is \"three tall pines by the dock\"": a quoted or random-looking
+  // value after the network is its password ("the wifi is slow again" stays).
+  { kind: 'password', value: 'key', terms: ['wi-?fi', 'wlan'], weak: true },
   // What opens with a keypad, read as its code when digits follow ("the building door is 4811#",
   // "gate: 2580", "bike lock 0917"): 4 to 12 digits only, so "the gate is 200 m on" stays.
   {
@@ -816,6 +819,10 @@ export const BLOCKING_MODIFIERS: ReadonlySet<string> = new Set([
   'voucher',
   'referral',
   'tracking',
+  'flight',
+  'booking',
+  'seat',
+  'fare',
   'airport',
   'iata',
   'language',
@@ -1094,7 +1101,8 @@ const JOINING_WORDS =
  */
 export const LATIN_JOIN = [
   `(?<sym>["'”’»]?[^\\S\\n]*(?:[:=＝]|->|=>|[—–]|-(?=\\s)))`,
-  `(?<verb>(?:[^\\S\\n]*,?[^\\S\\n]*c['’]est|[^\\S\\n]+(?:${JOINING_WORDS}))${NOT_LETTER_AFTER}(?:[^\\S\\n]*[:=])?)`,
+  // The joining word may open the next line ("keypad code⏎is 58B30#").
+  `(?<verb>(?:[^\\S\\n]*,?[^\\S\\n]*c['’]est|(?:[^\\S\\n]+|[^\\S\\n]*\\n[^\\S\\n]*)(?:${JOINING_WORDS}))${NOT_LETTER_AFTER}(?:[^\\S\\n]*[:=])?)`,
   `(?<poss>['’]s${NOT_LETTER_AFTER})`,
 ].join('|');
 
