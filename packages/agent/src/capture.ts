@@ -189,15 +189,21 @@ function applyChange(
   if (c) closed.push(c);
   if (capture && capture.kind !== 'note') return { write: write(ctx, capture), closed };
   const key = contentWords(to).slice(0, 3).join('_');
+  // The change as said is the note, its time phrase its start, not its words ("two weeks ago i
+  // swapped the alliance classes for a private tutor").
+  const timed = splitTimePhrase(reading.clause);
+  const day = timed ? resolveStart(timed.phrase, ctx.said, ctx.tz, { pastWeekday: true }) : null;
+  const said = timed?.rest ?? reading.clause;
   let r: WriteResult | null = null;
   try {
     r = ctx.store.remember({
       kind: old.kind,
       key: old.kind === 'note' || !key ? (capture?.key ?? normalizeKey(key || 'change')) : key,
-      value: reading.clause.charAt(0).toUpperCase() + reading.clause.slice(1),
+      value: said.charAt(0).toUpperCase() + said.slice(1),
       source: 'owner_stated',
       episodeId: ctx.episodeId,
       actor: 'owner',
+      ...(day && day.startMs <= ctx.said ? { validFrom: day.startMs } : {}),
     });
   } catch (err) {
     if (!KeelError.isInstance(err) || err.code !== 'INVALID_INPUT') throw err;

@@ -852,3 +852,14 @@ describe('a couple’s ending said of "X and I", and a new number by its shape',
     expect(store.fact(mobile.id)!.status).toBe('superseded');
   });
 });
+
+describe('a change kept as said leaves its time phrase out of the note', () => {
+  it('"two weeks ago i swapped the alliance classes for a private tutor": dated, not worded', () => {
+    say("i'm learning french at the Alliance Française in south ken");
+    const r = say('two weeks ago i swapped the alliance classes for a private tutor, Mme Girard');
+    const note = r.write?.fact;
+    expect(note?.value).toMatch(/^I swapped the alliance classes for a private tutor/);
+    expect(note?.value).not.toMatch(/weeks ago/);
+    expect(note?.valid_from).toBe(now - 14 * DAY - (now % DAY));
+  });
+});
