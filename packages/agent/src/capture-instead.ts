@@ -141,6 +141,15 @@ export function insteadAfter(
     // The stop's day is when what replaced it began ("traded the mazda in three days ago and
     // got a kia EV6").
     const found = captureExplicit(rest) ?? (ended ? captureExplicit(`${rest} ${ended}`) : null);
+    // "not in melbourne anymore, packed up and went back to perth": where the owner went, once
+    // their home closed, is their home.
+    const home = closed.find((f) => f.kind === 'profile' && f.key === 'home');
+    const went = !found && home ? WENT_TO.exec(rest)?.groups?.place : undefined;
+    if (home && went && !slots.has('profile/home')) {
+      slots.add('profile/home');
+      writes.push(rewrite(ctx, home, went.trim()));
+      continue;
+    }
     if (found?.about !== 'owner') continue;
     const next: Capture = found.when || !ended ? found : { ...found, when: ended, past: true };
     // "…, now I'm in Cork" after a place closed: where the owner is now, in that place's slot.
@@ -155,6 +164,14 @@ export function insteadAfter(
   }
   return writes;
 }
+
+/**
+ * Where the owner went ("packed up and went back to perth to be near mum", "moved back to Perth",
+ * "nos volvimos a Sevilla", "on est rentrés à Lyon", "wir sind zurück nach Graz", "voltamos pra
+ * Braga"): group `place`, up to a purpose or the clause's end.
+ */
+const WENT_TO =
+  /(?:^|\s)(?:went|moved|came|headed|relocated|volví|volvimos|me volví|nos volvimos|me fui|nos fuimos|rentré|rentrés|rentrées|retourné|retournés|zurück|gezogen|voltei|voltamos|fui|fomos)\s+(?:back\s+|home\s+|de vuelta\s+)?(?:to|a|à|au|nach|para|pra|pro)\s+(?<place>\p{L}[\p{L}\p{M}' -]*?)(?=\s+(?:to|para|pour|um|para ficar)\s|\s*[,;.!?]|$)/iu;
 
 /**
  * Where the owner says they are now ({@link readPresence}: "i'm at Monzo now", "estoy en Cabify",

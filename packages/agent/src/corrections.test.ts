@@ -863,3 +863,18 @@ describe('a change kept as said leaves its time phrase out of the note', () => {
     expect(note?.valid_from).toBe(now - 14 * DAY - (now % DAY));
   });
 });
+
+describe('where the owner went, once their home closed, is their home', () => {
+  it('"not in melbourne anymore, packed up and went back to perth to be near mum"', () => {
+    const melbourne = say("i'm based in melbourne, brunswick east").write!.fact!;
+    say("we're not in melbourne anymore btw, packed up and went back to perth to be near mum");
+    expect(store.fact(melbourne.id)!.status).not.toBe('active');
+    expect(current('profile', 'home')?.value).toBe('perth');
+  });
+
+  it('a trip said with no home closed moves nothing (control)', () => {
+    say('I live in Melbourne');
+    say('went back to perth for the weekend, lovely');
+    expect(current('profile', 'home')?.value).toBe('Melbourne');
+  });
+});
