@@ -11,6 +11,7 @@ import {
   readCorrection,
   readFragment,
   type SpeechAct,
+  speaksOfOthers,
   speechActOf,
 } from './capture.js';
 
@@ -712,4 +713,23 @@ describe('readPresence: where the owner says they are now', () => {
       expect(readPresence("I'm at Monzo")).toEqual({ place: 'Monzo' });
     },
   );
+});
+
+describe('a possessive before a copula is the owner’s statement, not someone else’s', () => {
+  it.each([
+    "mon fournisseur internet c'est Free",
+    "notre box internet c'est Free",
+    "my car's a Civic",
+  ])('%j is not about someone else (control: "my mate callum sold his yaris" is)', (line) => {
+    expect(speaksOfOthers(line)).toBe(false);
+    expect(speaksOfOthers('my mate callum sold his yaris')).toBe(true);
+  });
+
+  it('"notre X c\'est Y" is the owner’s slot', () => {
+    expect(captureExplicit("notre box internet c'est Free")).toMatchObject({
+      kind: 'profile',
+      key: 'box_internet',
+      value: 'Free',
+    });
+  });
 });

@@ -206,7 +206,9 @@ export function othersBySubject(text: string, isRelation: (word: string) => bool
     const noun = m.groups?.noun;
     if (noun !== undefined && !isRelation(noun)) continue;
     // "my dentist is Dr. Wolff, not Becker" says who the owner's dentist is: the owner's word.
-    if (noun !== undefined && COPULA.test(text.slice(m[0].length))) continue;
+    if (noun !== undefined && (COPULA.test(text.slice(m[0].length)) || /['’]s$/u.test(noun))) {
+      continue;
+    }
     if (!w.owner.test(text)) return true;
   }
   return false;
@@ -233,7 +235,7 @@ export function othersByName(
 
 /** A copula after a subject: what follows says who or what it is, not what it did. */
 const COPULA =
-  /^\s*(?:(?:[\p{L}-]+\s+)?(?:is|was|are|ist|war|heißt|heisst|es|era|est|était|é|era|se llama|s['’]appelle|se chama|chama-se))(?![\p{L}])/iu;
+  /^\s*(?:(?:[\p{L}-]+\s+)?,?\s*(?:is|was|are|['’]s|ist|war|heißt|heisst|es|era|est|était|c['’]est|é|era|se llama|s['’]appelle|se chama|chama-se))(?![\p{L}])/iu;
 
 /** "B instead of A": A and B, B as many of the last words before the cue as A has. */
 function readInstead(

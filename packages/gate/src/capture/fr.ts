@@ -132,7 +132,10 @@ export const FR: LanguageRules = {
     s
       .replace(/^(?:on a|nous avons) déménagé(?![\p{L}])/iu, "j'ai déménagé")
       .replace(/^(?:on s['’]est|nous nous sommes) installés?(?![\p{L}])/iu, 'je me suis installé')
-      .replace(/^(?:on habite|nous habitons)(?![\p{L}])/iu, "j'habite"),
+      .replace(/^(?:on habite|nous habitons)(?![\p{L}])/iu, "j'habite")
+      // "Notre box internet, c'est Free": what the owner shares is theirs.
+      .replace(/^notre(?=\s)/iu, 'mon')
+      .replace(/^nos(?=\s)/iu, 'mes'),
   firstPerson: /^(?:je|j['’])/iu,
   began:
     /^(?:j['’]ai|je me suis) (?:\S+ )?(?:commencé|débuté|rejoint|mis|mise|inscrit|inscrite|lancé|lancée)(?![\p{L}])/iu,
