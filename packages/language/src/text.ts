@@ -201,14 +201,21 @@ export function presentTenseVerb(word: string): boolean {
   return tags.some((t) => t === 'VBP' || t === 'VBZ' || t === 'VB') && !tags.includes('VBD');
 }
 
+/** The English word list of the `an-array-of-english-words` package, read on first use. */
+let englishWords: ReadonlySet<string> | null = null;
+
 /**
- * Whether `word`, lower case, is a common English word: one the lexicon of the `wink-lexicon`
- * package (GRAYPE Systems, MIT) knows under any part of speech. Names written in lower case, as
- * chats write them ("toyota", "japanese", "koramangala"), are not in it.
+ * Whether `word`, lower case, is an English word: one the lexicon of the `wink-lexicon` package
+ * (GRAYPE Systems, MIT) knows under any part of speech, or one of the ~275,000 words of the
+ * `an-array-of-english-words` package (Sindre Sorhus, MIT; "oat", "latte", "sushi"). Names
+ * written in lower case, as chats write them ("toyota", "japanese", "koramangala"), are in
+ * neither.
  */
 export function englishWord(word: string): boolean {
   lexicon ??= require('wink-lexicon/src/lexicon.js') as Record<string, string[]>;
-  return Object.hasOwn(lexicon, word);
+  if (Object.hasOwn(lexicon, word)) return true;
+  englishWords ??= new Set(require('an-array-of-english-words') as string[]);
+  return englishWords.has(word);
 }
 
 /** How much of a query text recall reads, in characters. */
