@@ -33,7 +33,14 @@ const OUT = join(CLI, 'bundle');
 const INPUTS_FILE = join(OUT, '.inputs.json');
 
 /** Loaded from node_modules at run time; the CLI's package.json depends on each. */
-const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'gpt-tokenizer', 'wink-lexicon', 'chrono-node'];
+const EXTERNAL = [
+  'better-sqlite3',
+  'sqlite-vec',
+  'gpt-tokenizer',
+  'wink-lexicon',
+  'an-array-of-english-words',
+  'chrono-node',
+];
 /** discord.js's optional native helpers: loaded when installed, skipped when not. */
 const OPTIONAL_NATIVE = ['zlib-sync', 'bufferutil', 'utf-8-validate'];
 
