@@ -88,10 +88,6 @@ export interface LineContext {
 
 /** Writes a capture as the owner's word, its start from its time phrase when it names a day. */
 export function write(ctx: LineContext, capture: Capture): WriteResult {
-  // Said in the past ("J'ai commencé chez Airbus vendredi"), a weekday alone is the last one.
-  const day = capture.when
-    ? resolveStart(capture.when, ctx.said, ctx.tz, { pastWeekday: capture.past === true })
-    : null;
   return ctx.store.remember({
     kind: capture.kind,
     key: capture.key,
@@ -99,7 +95,8 @@ export function write(ctx: LineContext, capture: Capture): WriteResult {
     source: 'owner_stated',
     episodeId: ctx.episodeId,
     actor: 'owner',
-    ...(day && day.startMs <= ctx.said ? { validFrom: day.startMs } : {}),
+    // Said in the past ("J'ai commencé chez Airbus vendredi"), a weekday alone is the last one.
+    ...startFrom(ctx, capture.when, capture.past === true),
   });
 }
 
@@ -109,7 +106,6 @@ export function write(ctx: LineContext, capture: Capture): WriteResult {
  * the line.
  */
 export function rewrite(ctx: LineContext, slot: Fact, value: string, when?: string): WriteResult {
-  const day = when ? resolveStart(when, ctx.said, ctx.tz, { pastWeekday: true }) : null;
   return ctx.store.remember({
     kind: slot.kind,
     key: slot.key,
@@ -117,8 +113,24 @@ export function rewrite(ctx: LineContext, slot: Fact, value: string, when?: stri
     source: 'owner_stated',
     episodeId: ctx.episodeId,
     actor: 'owner',
-    ...(day && day.startMs <= ctx.said ? { validFrom: day.startMs } : {}),
+    ...startFrom(ctx, when, true),
   });
+}
+
+/**
+ * The start a time phrase said with a value gives it: `{ validFrom }`, the start in ms of the day
+ * it names in the owner's zone, when it names one at or before the line; else `{}` (no phrase, a
+ * month or a year alone, the present, a day to come).
+ *
+ * @param pastWeekday - a weekday alone is the last one (said of something done).
+ */
+export function startFrom(
+  ctx: LineContext,
+  when: string | undefined,
+  pastWeekday: boolean,
+): { validFrom?: number } {
+  const day = when ? resolveStart(when, ctx.said, ctx.tz, { pastWeekday }) : null;
+  return day && day.startMs <= ctx.said ? { validFrom: day.startMs } : {};
 }
 
 /**

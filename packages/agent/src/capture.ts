@@ -27,6 +27,7 @@ import {
   type Capture,
   type ChangeReading,
   captureExplicit,
+  type Fragment,
   PARTNER_KEYS,
   readCorrection,
   readFragment,
@@ -60,6 +61,7 @@ import {
   overlaps,
   ownBeliefs,
   rewrite,
+  startFrom,
   subjectWords,
   write,
 } from './capture-words.js';
@@ -192,7 +194,6 @@ function applyChange(
   // The change as said is the note, its time phrase its start, not its words ("two weeks ago i
   // swapped the alliance classes for a private tutor").
   const timed = splitTimePhrase(reading.clause);
-  const day = timed ? resolveStart(timed.phrase, ctx.said, ctx.tz, { pastWeekday: true }) : null;
   const said = timed?.rest ?? reading.clause;
   let r: WriteResult | null = null;
   try {
@@ -203,7 +204,7 @@ function applyChange(
       source: 'owner_stated',
       episodeId: ctx.episodeId,
       actor: 'owner',
-      ...(day && day.startMs <= ctx.said ? { validFrom: day.startMs } : {}),
+      ...startFrom(ctx, timed?.phrase, true),
     });
   } catch (err) {
     if (!KeelError.isInstance(err) || err.code !== 'INVALID_INPUT') throw err;
@@ -253,13 +254,9 @@ interface SentenceCapture {
  * there): what it says stopped or changed, what it states, and, when `ask`, what it may replace.
  */
 function captureSentence(ctx: LineContext, text: string, ask: boolean): SentenceCapture {
-  const { capture, reading } = readSentence(ctx.store, text);
+  const { capture, reading, fragmentOf } = readSentence(ctx.store, text);
   const { written, more, closed, announced } = applySentence(ctx, text, capture, reading);
-  // A fragment is read in the sentence's own words (the first sentence of a whole line).
-  const fragment =
-    capture || (reading && reading.shape !== 'negation')
-      ? null
-      : readFragment(sentencesOf(text)[0] ?? text);
+  const fragment = capture || (reading && reading.shape !== 'negation') ? null : fragmentOf();
   let write = written;
   if (!write && closed.length === 0) write = namedFragment(ctx, fragment);
   if (!write && !reading && closed.length === 0 && isStatement(text)) write = sayAgain(ctx, text);
@@ -297,7 +294,13 @@ function captureSentence(ctx: LineContext, text: string, ask: boolean): Sentence
 function readSentence(
   store: MemoryStore,
   text: string,
-): { capture: Capture | null; reading: ChangeReading | null } {
+): { capture: Capture | null; reading: ChangeReading | null; fragmentOf: () => Fragment | null } {
+  // A fragment is read in the sentence's own words (the first sentence of a whole line), once.
+  let fragment: Fragment | null | undefined;
+  const fragmentOf = () => {
+    if (fragment === undefined) fragment = readFragment(sentencesOf(text)[0] ?? text);
+    return fragment;
+  };
   let capture = captureExplicit(text);
   let reading = readCorrection(text);
   // An ending said of a subject no belief names ("the gym membership ended when I moved to
@@ -309,7 +312,7 @@ function readSentence(
   // A new value for a slot the owner holds ("started with a new therapist yesterday, dr. anya
   // kowalczyk") says more than a note of the same line: the fragment is written instead.
   if (capture?.kind === 'note' && !reading) {
-    const named = readFragment(sentencesOf(text)[0] ?? text)?.name;
+    const named = fragmentOf()?.name;
     if (named && slotNamed(store, named)) capture = null;
   }
   if (capture) capture = heldSlotFor(store, capture);
@@ -320,7 +323,7 @@ function readSentence(
   ) {
     capture = null;
   }
-  return { capture, reading };
+  return { capture, reading, fragmentOf };
 }
 
 /**
