@@ -1,17 +1,20 @@
 // `keel backup` and `keel restore` on a KEEL_HOME: a verified private copy; a restore that checks
 // the backup, waits for nobody, keeps the replaced file and swaps in one rename.
 
+import { spawn } from 'node:child_process';
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { KeelError, type KeelErrorCode } from '@keel/errors';
 import { MemoryStore } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
@@ -82,6 +85,56 @@ describe('backupHome', () => {
     expect(facts(r.path)).toBe(200);
   });
 
+  it('a backup killed midway leaves nothing doctor names, and the next backup clears it', async () => {
+    const { home, config } = setup();
+    const dest = join(home, 'backups', 'keel-killed.db');
+    mkdirSync(join(home, 'backups'), { mode: 0o700 });
+    // A process that copies the database and is killed (SIGKILL: no cleanup runs) once the copy
+    // is on disk, before it was checked.
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { backupDatabase } from '@keel/memory';
+         await backupDatabase(${JSON.stringify(config.paths.db)}, ${JSON.stringify(dest)}, {
+           copied: () => { process.stdout.write('copied\\n'); return new Promise(() => {}); },
+         });`,
+      ],
+      { cwd: import.meta.dirname, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((done, fail) => {
+      child.stdout.on('data', (d: Buffer) => {
+        if (d.toString().includes('copied')) done();
+      });
+      child.on('exit', (code) => fail(new Error(`the copying process ended early (${code})`)));
+    });
+    const exited = new Promise((done) => child.on('exit', done));
+    child.kill('SIGKILL');
+    await exited;
+    const left = readdirSync(join(home, 'backups'));
+    expect(left.some((n) => n.includes('partial'))).toBe(true); // the killed copy's bytes
+    expect(left.filter((n) => n.endsWith('.db'))).toEqual([]);
+    expect(newestBackup(home)).toBeNull();
+    // Control: a backup that completes is named, and what the killed one left is gone.
+    const r = await backupHome(config);
+    expect(newestBackup(home)?.path).toBe(r.path);
+    expect(readdirSync(join(home, 'backups'))).toEqual([basename(r.path)]);
+  });
+
+  it('doctor names no empty or cut-off file an older keel left, only a sound backup', async () => {
+    const { home, config } = setup();
+    const good = await backupHome(config, undefined, () => Date.UTC(2026, 0, 1));
+    const empty = join(home, 'backups', 'keel-2026-02-01T00-00-00-000Z.db');
+    writeFileSync(empty, '');
+    const cut = join(home, 'backups', 'keel-2026-02-02T00-00-00-000Z.db');
+    writeFileSync(cut, readFileSync(good.path).subarray(0, 10));
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(empty, later, later);
+    utimesSync(cut, later, later);
+    expect(newestBackup(home)?.path).toBe(good.path);
+  });
+
   it('a damaged database makes no backup', async () => {
     const { home, config } = setup();
     damage(config.paths.db);
@@ -114,6 +167,21 @@ describe('restoreHome', () => {
     expect(statSync(db).mode & 0o777).toBe(0o600);
     expect(facts(db)).toBe(200);
     expect(readdirSync(home).filter((n) => n.includes('restoring'))).toEqual([]);
+  });
+
+  it('restores into a KEEL_HOME that does not exist yet', async () => {
+    const { home, config } = setup();
+    const backup = await backupHome(config);
+    const fresh = join(home, 'elsewhere', 'new-home');
+    const target = loadConfig({ KEEL_HOME: fresh });
+    expect(existsSync(fresh)).toBe(false);
+    const r = await restoreHome(target, backup.path);
+    expect(r).toMatchObject({ previous: 'absent', keptAs: null, database: target.paths.db });
+    expect(statSync(fresh).mode & 0o777).toBe(0o700);
+    expect(facts(target.paths.db)).toBe(200);
+    expect(
+      readdirSync(fresh).filter((n) => n.includes('restoring') || n.includes('partial')),
+    ).toEqual([]);
   });
 
   it('refuses to replace a sound database unless forced, and keeps it then', async () => {

@@ -30,12 +30,15 @@ import {
   backupDatabase,
   type DatabaseInfo,
   inspectDatabase,
+  isSqliteFile,
+  partialPid,
 } from '@keel/memory';
 import lockfile from 'proper-lockfile';
 import type { KeelConfig } from './config.js';
 import { ensureHome } from './files.js';
 import { readLockHolder, type Service } from './lock.js';
 import { INTEGRITY_CACHE_FILE } from './open.js';
+import { pidAlive } from './process.js';
 import { fileStamp, pendingRecovery } from './recovery.js';
 
 /** The backups folder's name inside KEEL_HOME. */
@@ -70,11 +73,28 @@ export async function backupHome(
     ensureHome(config.home);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     dest = join(dir, `keel-${fileStamp(now())}.db`);
+    removeStalePartials(dir);
   }
   return backupDatabase(config.paths.db, dest);
 }
 
-/** The newest backup in `$KEEL_HOME/backups`, or null (for `keel doctor`). */
+/**
+ * Removes what a backup killed midway left in `dir`: temporary copies (`partialName` of
+ * `@keel/memory`) whose process no longer runs. They never look like backups; this only frees the
+ * space.
+ */
+function removeStalePartials(dir: string, isAlive: (pid: number) => boolean = pidAlive): void {
+  for (const name of readdirSync(dir)) {
+    const pid = partialPid(name.replace(/-(journal|wal|shm)$/u, ''));
+    if (pid !== null && !isAlive(pid)) rmSync(join(dir, name), { force: true });
+  }
+}
+
+/**
+ * The newest backup in `$KEEL_HOME/backups`, or null (for `keel doctor`): a `.db` file that is a
+ * SQLite database (a backup is only given its name once verified; an empty or cut-off file left
+ * by an older keel is not named).
+ */
 export function newestBackup(home: string): { path: string; at: number } | null {
   const dir = backupsPath(home);
   let best: { path: string; at: number } | null = null;
@@ -88,8 +108,8 @@ export function newestBackup(home: string): { path: string; at: number } | null 
     if (!name.endsWith('.db')) continue;
     try {
       const s = statSync(join(dir, name));
-      if (s.isFile() && (!best || s.mtimeMs > best.at))
-        best = { path: join(dir, name), at: s.mtimeMs };
+      if (!s.isFile() || (best && s.mtimeMs <= best.at)) continue;
+      if (isSqliteFile(join(dir, name))) best = { path: join(dir, name), at: s.mtimeMs };
     } catch {
       // gone meanwhile
     }
@@ -143,6 +163,7 @@ export async function restoreHome(
     throw new KeelError('INVALID_STATE', `${from} is the database itself; name a backup`);
   }
   const info = inspectDatabase(from);
+  ensureHome(config.home); // a new KEEL_HOME: the backup is its first database
   for (const service of ['think', 'discord'] as const satisfies readonly Service[]) {
     const holder = readLockHolder(config.home, options.isAlive, service);
     if (holder?.alive) {

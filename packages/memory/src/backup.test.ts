@@ -1,11 +1,11 @@
 // Copies of the database (`backup.ts`): the online backup, verified, and the checks a file must
 // pass to be restored.
 
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { backupDatabase, inspectDatabase } from './backup.js';
+import { backupDatabase, inspectDatabase, isSqliteFile, partialName } from './backup.js';
 import { dbOf } from './internal.js';
 import { LATEST_VERSION } from './schema/index.js';
 import { DB_FILENAME, MemoryStore } from './store.js';
@@ -81,6 +81,52 @@ describe('backupDatabase', () => {
     expect(readFileSync(store.path).equals(bytes)).toBe(true);
   });
 
+  it('writes under a temporary name and gives the copy its name only once it passed the check', async () => {
+    const dir = tempDir();
+    const store = filled(dir, 20);
+    try {
+      const dest = join(dir, 'copy.db');
+      const seen: string[] = [];
+      const r = await backupDatabase(store.path, dest, {
+        copied: (temp) => {
+          seen.push(temp);
+          // Midway: the copy exists under its temporary name only, and that name is no backup's.
+          expect(existsSync(temp)).toBe(true);
+          expect(temp.endsWith('.db')).toBe(false);
+          expect(existsSync(dest)).toBe(false);
+        },
+      });
+      expect(seen).toEqual([partialName(dest)]);
+      expect(r.path).toBe(dest);
+      expect(inspectDatabase(dest).facts).toBe(20);
+      expect(readdirSync(dir).filter((n) => n.includes('partial'))).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a copy that fails midway leaves neither the backup nor its temporary file', async () => {
+    const dir = tempDir();
+    const store = filled(dir, 20);
+    try {
+      const dest = join(dir, 'copy.db');
+      await expect(
+        backupDatabase(store.path, dest, {
+          copied: () => {
+            throw new Error('disk pulled');
+          },
+        }),
+      ).rejects.toThrow('disk pulled');
+      expect(existsSync(dest)).toBe(false);
+      expect(readdirSync(dir).filter((n) => n.includes('copy'))).toEqual([]);
+      // Control: the same copy without the fault is made.
+      await backupDatabase(store.path, dest);
+      expect(isSqliteFile(dest)).toBe(true);
+    } finally {
+      store.close();
+    }
+  });
+
   it('never overwrites a file', async () => {
     const dir = tempDir();
     const store = filled(dir, 3);
@@ -89,6 +135,14 @@ describe('backupDatabase', () => {
       writeFileSync(dest, 'mine');
       await expectKeelErrorAsync(() => backupDatabase(store.path, dest), 'INVALID_INPUT');
       expect(readFileSync(dest, 'utf8')).toBe('mine');
+      // Taken while the copy was made: the verified copy is not published over it either.
+      const late = join(dir, 'late.db');
+      await expectKeelErrorAsync(
+        () => backupDatabase(store.path, late, { copied: () => writeFileSync(late, 'theirs') }),
+        'INVALID_INPUT',
+      );
+      expect(readFileSync(late, 'utf8')).toBe('theirs');
+      expect(readdirSync(dir).filter((n) => n.includes('partial'))).toEqual([]);
     } finally {
       store.close();
     }

@@ -5,7 +5,18 @@
  *
  * @module
  */
-import { chmodSync, closeSync, openSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  linkSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { isSqliteCorruption, KeelError } from '@keel/errors';
 import Database from 'better-sqlite3';
 import { damaged, quickCheck } from './integrity.js';
@@ -61,30 +72,103 @@ function openFailed(path: string, err: unknown): KeelError {
 }
 
 /**
- * Copies the database at `source` to `dest` with SQLite's online backup API (it copies a
- * consistent snapshot, WAL included, and starts over when another process writes meanwhile), turns
- * the copy into a single self-contained file (rollback journal, no WAL beside it), and runs
- * `PRAGMA quick_check` on it. `dest` is created with mode 0600 and must not exist; a copy that
- * fails is deleted.
- *
- * @throws KeelError `INVALID_INPUT` (`dest` exists), `DB_OPEN_FAILED`, `DB_CORRUPT` (the copy does
- *   not pass the check: the source is damaged).
+ * The name a copy is written under until it is verified: hidden, in `dest`'s folder (so the rename
+ * stays on one file system), ending in `.partial-<pid>` (never `.db`), so a copy killed midway
+ * never looks like a backup.
  */
-export async function backupDatabase(source: string, dest: string): Promise<BackupResult> {
+export function partialName(dest: string, pid: number = process.pid): string {
+  return join(dirname(dest), `.${basename(dest)}.partial-${pid}`);
+}
+
+/** The pid in a {@link partialName}, or null when `name` (a base name) is not one. */
+export function partialPid(name: string): number | null {
+  const m = /^\..+\.partial-(\d+)$/u.exec(name);
+  return m ? Number(m[1]) : null;
+}
+
+/** The 16 bytes every SQLite database file starts with. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * Whether `path` is a file that starts as a SQLite database does (its 16-byte header): a cheap
+ * test that an empty or cut-off file fails; {@link inspectDatabase} checks the whole file.
+ */
+export function isSqliteFile(path: string): boolean {
+  let fd: number | undefined;
   try {
-    closeSync(openSync(dest, 'wx', 0o600));
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    return readSync(fd, head, 0, head.length, 0) === head.length && head.equals(SQLITE_HEADER);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** `dest` must not exist yet. */
+function refuseExisting(dest: string): void {
+  if (existsSync(dest)) {
+    throw new KeelError('INVALID_INPUT', `${dest} exists already; name another file`, {
+      details: { path: dest },
+    });
+  }
+}
+
+/**
+ * Gives the verified copy at `temp` its name `dest`, never replacing a file: a hard link (which
+ * fails when `dest` exists) then the temporary name removed; where the file system has no hard
+ * links, a rename after the check that `dest` is free.
+ */
+function publish(temp: string, dest: string): void {
+  try {
+    linkSync(temp, dest);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new KeelError('INVALID_INPUT', `${dest} exists already; name another file`, {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') refuseExisting(dest);
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV') {
+      throw new KeelError('DB_OPEN_FAILED', `cannot create ${dest}: ${(err as Error).message}`, {
+        cause: err,
         details: { path: dest },
       });
     }
+    refuseExisting(dest);
+    renameSync(temp, dest);
+    return;
+  }
+  rmSync(temp, { force: true });
+}
+
+/**
+ * Copies the database at `source` to `dest` with SQLite's online backup API (it copies a
+ * consistent snapshot, WAL included, and starts over when another process writes meanwhile), turns
+ * the copy into a single self-contained file (rollback journal, no WAL beside it), and runs
+ * `PRAGMA quick_check` on it. The copy is written under a temporary name ({@link partialName},
+ * mode 0600) and takes the name `dest` only once it passed the check, so `dest` is either a
+ * verified backup or absent, even when the process is killed midway. `dest` must not exist; a
+ * copy that fails is deleted.
+ *
+ * @param hooks - `copied`: runs on the temporary copy after the online copy, before the check
+ *   (fault injection in tests).
+ * @throws KeelError `INVALID_INPUT` (`dest` exists), `DB_OPEN_FAILED`, `DB_CORRUPT` (the copy does
+ *   not pass the check: the source is damaged).
+ */
+export async function backupDatabase(
+  source: string,
+  dest: string,
+  hooks: { copied?: (temp: string) => void | Promise<void> } = {},
+): Promise<BackupResult> {
+  refuseExisting(dest);
+  const temp = partialName(dest);
+  rmSync(temp, { force: true });
+  try {
+    closeSync(openSync(temp, 'wx', 0o600));
+  } catch (err) {
     throw new KeelError('DB_OPEN_FAILED', `cannot create ${dest}: ${(err as Error).message}`, {
       cause: err,
       details: { path: dest },
     });
   }
-  let kept = false;
   try {
     let src: Database.Database;
     try {
@@ -95,16 +179,17 @@ export async function backupDatabase(source: string, dest: string): Promise<Back
     const copyStarted = performance.now();
     let pages: number;
     try {
-      pages = (await src.backup(dest)).totalPages;
+      pages = (await src.backup(temp)).totalPages;
     } catch (err) {
       throw openFailed(source, err);
     } finally {
       src.close();
     }
     const copyMs = performance.now() - copyStarted;
-    chmodSync(dest, 0o600);
+    chmodSync(temp, 0o600);
+    await hooks.copied?.(temp);
     const checkStarted = performance.now();
-    const copy = new Database(dest, { fileMustExist: true });
+    const copy = new Database(temp, { fileMustExist: true });
     let problems: string[];
     try {
       copy.pragma('journal_mode = DELETE');
@@ -121,20 +206,12 @@ export async function backupDatabase(source: string, dest: string): Promise<Back
         { details: { path: source, problems } },
       );
     }
-    const result: BackupResult = {
-      path: dest,
-      bytes: statSync(dest).size,
-      pages,
-      copyMs,
-      checkMs: performance.now() - checkStarted,
-    };
-    kept = true;
-    return result;
+    const checkMs = performance.now() - checkStarted;
+    publish(temp, dest);
+    return { path: dest, bytes: statSync(dest).size, pages, copyMs, checkMs };
   } finally {
-    if (!kept) {
-      for (const f of [dest, `${dest}-journal`, `${dest}-wal`, `${dest}-shm`]) {
-        rmSync(f, { force: true });
-      }
+    for (const f of [temp, `${temp}-journal`, `${temp}-wal`, `${temp}-shm`]) {
+      rmSync(f, { force: true });
     }
   }
 }

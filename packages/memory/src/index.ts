@@ -41,6 +41,9 @@ export {
   backupDatabase,
   type DatabaseInfo,
   inspectDatabase,
+  isSqliteFile,
+  partialName,
+  partialPid,
 } from './backup.js';
 export type { OpenOptions } from './db.js';
 export {
