@@ -21,7 +21,8 @@
  *   checks the database first (its verdict cached by the file's state); the owner's lines are kept
  *   in the recovery file meanwhile ({@link keepForRecovery}) and stored by {@link recoverInto}
  *   (`keel recover`); {@link backupHome} and {@link restoreHome} are `keel backup` and
- *   `keel restore`.
+ *   `keel restore`; {@link purgeBackups} and {@link applyPurgeLedger} carry a purge into the
+ *   backups and into every restore (the purge ledger, hashes only).
  * - Processes: {@link pidAlive}, {@link watchParent} / {@link stopWhenParentGone} (a service
  *   stops with the CLI that started it), {@link runApp} (the CLI starts a service).
  * - Services ({@link renderService}, {@link installServices}, {@link uninstallServices},
@@ -175,6 +176,14 @@ export {
   stopWhenParentGone,
   watchParent,
 } from './process.js';
+export {
+  applyPurgeLedger,
+  type BackupReach,
+  type LedgerApplied,
+  purgeBackups,
+  purgeLedgerPath,
+  readPurgeLedger,
+} from './purge-ledger.js';
 export {
   fileStamp,
   keepForRecovery,

@@ -3,6 +3,7 @@
 
 import { spawn } from 'node:child_process';
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -14,16 +15,17 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { KeelError, type KeelErrorCode } from '@keel/errors';
-import { MemoryStore } from '@keel/memory';
+import { inspectDatabase, MemoryStore } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import lockfile from 'proper-lockfile';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from './config.js';
 import { serviceLockPath } from './lock.js';
+import { purgeBackups } from './purge-ledger.js';
 import { keepForRecovery } from './recovery.js';
-import { backupHome, newestBackup, restoreHome } from './restore.js';
+import { backupHome, backupsPath, newestBackup, restoreHome } from './restore.js';
 
 const homes: string[] = [];
 afterEach(() => {
@@ -241,5 +243,142 @@ describe('restoreHome', () => {
     expect(readFileSync(config.paths.db).equals(bytes)).toBe(true);
     // Control: with nobody holding anything it restores.
     expect((await restoreHome(config, backup.path)).previous).toBe('damaged');
+  });
+});
+
+describe('a purge reaches the backups; a restore never brings a purged value back', () => {
+  const VALUE = 'Begoña Ibarrola';
+  const CONTROL = 'Lucía Montserrat';
+
+  /** A home whose store holds the value and the control in beliefs, turns and replies. */
+  function seeded() {
+    const { home, config } = setup();
+    const store = MemoryStore.open(config.paths.db);
+    for (const [key, said] of [
+      ['friend', VALUE],
+      ['colleague', CONTROL],
+    ] as const) {
+      const ep = store.addEpisode({
+        channel: 'terminal',
+        role: 'owner',
+        text: `my friend ${said} moved to Bilbao`,
+      }).id;
+      store.addEpisode({ channel: 'terminal', role: 'keel', text: `Noted: ${said} is in Bilbao.` });
+      store.remember({
+        kind: 'relationship',
+        key,
+        value: said,
+        source: 'owner_stated',
+        episodeId: ep,
+      });
+    }
+    store.close();
+    return { home, config };
+  }
+
+  /** Rows of `path` that still hold `word`: beliefs, episodes, their index, journal payloads. */
+  function holding(path: string, word: string): Record<string, number> {
+    const s = MemoryStore.open(path, { readonly: true });
+    try {
+      const db = dbOf(s);
+      const n = (sql: string, arg: string) => (db.prepare(sql).get(arg) as { n: number }).n;
+      return {
+        facts: n("SELECT count(*) AS n FROM facts WHERE value || ' ' || key LIKE ?", `%${word}%`),
+        episodes: n('SELECT count(*) AS n FROM episodes WHERE text LIKE ?', `%${word}%`),
+        episodes_fts: n('SELECT count(*) AS n FROM episodes_fts WHERE episodes_fts MATCH ?', word),
+        facts_fts: n('SELECT count(*) AS n FROM facts_fts WHERE facts_fts MATCH ?', word),
+        journal: n('SELECT count(*) AS n FROM journal WHERE payload LIKE ?', `%${word}%`),
+        mentions: s.findMentions(word).total,
+      };
+    } finally {
+      s.close();
+    }
+  }
+  const none = { facts: 0, episodes: 0, episodes_fts: 0, facts_fts: 0, journal: 0, mentions: 0 };
+  const purge = (config: ReturnType<typeof loadConfig>, text: string) => {
+    const s = MemoryStore.open(config.paths.db);
+    try {
+      return s.purgeMentions(text, { actor: 'owner' });
+    } finally {
+      s.close();
+    }
+  };
+
+  it('restoring a backup made before the purge, copied elsewhere, leaves the value absent and the control', async () => {
+    const { home, config } = seeded();
+    const backup = await backupHome(config);
+    // The owner keeps a copy elsewhere, which no purge of this home can rewrite.
+    const elsewhere = join(mkdtempSync(join(tmpdir(), 'keel-elsewhere-')), 'copy.db');
+    homes.push(dirname(elsewhere));
+    copyFileSync(backup.path, elsewhere);
+    for (const [k, v] of Object.entries(holding(elsewhere, 'ibarrola')))
+      expect(v, k).toBeGreaterThan(0);
+    const controlBefore = holding(elsewhere, 'montserrat');
+
+    purge(config, 'begona ibarrola');
+    expect(holding(config.paths.db, 'ibarrola')).toEqual(none);
+    expect(readFileSync(join(home, 'purged.jsonl'), 'utf8')).not.toMatch(/begon|ibarrola/i);
+
+    const r = await restoreHome(config, elsewhere, { force: true });
+    expect(r.purges).toMatchObject({ entries: 1, found: 1, unreadable: 0 });
+    expect(r.purges.reached).toBeGreaterThan(0);
+    expect(holding(config.paths.db, 'ibarrola')).toEqual(none);
+    expect(holding(config.paths.db, 'begona')).toEqual(none);
+    expect(holding(config.paths.db, 'montserrat')).toEqual(controlBefore);
+    const s = MemoryStore.open(config.paths.db);
+    try {
+      expect(s.current({ scope: 'owner', kind: 'relationship', key: 'colleague' })?.value).toBe(
+        CONTROL,
+      );
+      expect(s.current({ scope: 'owner', kind: 'relationship', key: 'friend' })).toBeUndefined();
+      expect(s.verify().ok).toBe(true);
+    } finally {
+      s.close();
+    }
+    // The copy elsewhere is the owner's: untouched.
+    expect(holding(elsewhere, 'ibarrola').episodes).toBeGreaterThan(0);
+    expect(
+      readdirSync(home).filter(
+        (n) => /restoring|partial/.test(n) || /^keel\.db-(wal|shm)$/.test(n),
+      ),
+    ).toEqual([]);
+  });
+
+  it('a purge rewrites the backups in $KEEL_HOME/backups that hold the value, and only those', async () => {
+    const { home, config } = seeded();
+    const before = await backupHome(config, undefined, () => Date.UTC(2026, 0, 1));
+    const other = join(home, 'backups', 'keel-2026-01-02T00-00-00-000Z.db');
+    const s = MemoryStore.open(config.paths.db);
+    s.purgeMentions('Zubiarrain', { actor: 'owner' }); // a value no backup holds
+    s.close();
+    await backupHome(config, other);
+    const otherBytes = readFileSync(other);
+    purge(config, VALUE);
+    // Made after the purge: holds nothing of it, and must be left byte for byte.
+    const after = await backupHome(
+      config,
+      join(home, 'backups', 'keel-2026-01-03T00-00-00-000Z.db'),
+    );
+    const afterBytes = readFileSync(after.path);
+    const reach = await purgeBackups(home, backupsPath(home));
+    expect(reach.map((b) => b.path)).toEqual([before.path, other, after.path]);
+    for (const b of reach) {
+      expect(b.error).toBeNull();
+      expect(existsSync(`${b.path}-wal`)).toBe(false);
+      expect(holding(b.path, 'ibarrola')).toEqual(none);
+      expect(holding(b.path, 'montserrat').facts).toBeGreaterThan(0);
+      expect(inspectDatabase(b.path).facts).toBeGreaterThan(0);
+      expect(statSync(b.path).mode & 0o777).toBe(0o600);
+    }
+    expect(reach.map((b) => b.reached > 0)).toEqual([true, true, false]);
+    expect(readFileSync(other).equals(otherBytes)).toBe(false);
+    expect(readFileSync(after.path).equals(afterBytes)).toBe(true);
+    // Run again: nothing left to reach, and the files are left as they are.
+    const bytes = readFileSync(before.path);
+    const again = await purgeBackups(home, backupsPath(home));
+    expect(again.map((b) => b.reached)).toEqual([0, 0, 0]);
+    expect(readFileSync(before.path).equals(bytes)).toBe(true);
+    expect(readdirSync(backupsPath(home)).filter((n) => !n.endsWith('.db'))).toEqual([]);
+    expect(newestBackup(home)?.path).toBe(after.path);
   });
 });

@@ -9,7 +9,10 @@
  * service holds its lock or a turn holds the session lock (it holds that lock itself while it
  * works); a sound `keel.db` is replaced only when asked (`force`). The current file is never
  * deleted: it is kept beside as `keel.db.damaged-<time>` (or `keel.db.replaced-<time>` when it was
- * sound), its WAL beside it, and the copy takes its name in one atomic rename.
+ * sound), its WAL beside it, and the copy takes its name in one atomic rename. Before that, the
+ * purge ledger is applied to the copy (`purge-ledger.ts`): what was purged since the backup was
+ * made is purged from it again, so a restore never brings a purged value back. A KEEL_HOME that
+ * does not exist yet is made.
  *
  * @module
  */
@@ -39,6 +42,7 @@ import { ensureHome } from './files.js';
 import { readLockHolder, type Service } from './lock.js';
 import { INTEGRITY_CACHE_FILE } from './open.js';
 import { pidAlive } from './process.js';
+import { applyPurgeLedger, type LedgerApplied, purgeLedgerPath } from './purge-ledger.js';
 import { fileStamp, pendingRecovery } from './recovery.js';
 
 /** The backups folder's name inside KEEL_HOME. */
@@ -131,6 +135,11 @@ export interface RestoreResult {
   keptAs: string | null;
   /** Lines waiting in the recovery file (`keel recover` stores them). */
   recoveryLines: number;
+  /**
+   * The purge ledger applied to the restored copy before it took the database's name: the purges
+   * made since the backup are made again in it (a restore never brings a purged value back).
+   */
+  purges: LedgerApplied & { ledger: string };
 }
 
 /** Options for {@link restoreHome}. */
@@ -210,6 +219,13 @@ export async function restoreHome(
     const incoming = `${db}.restoring-${process.pid}`;
     rmSync(incoming, { force: true });
     await backupDatabase(from, incoming);
+    let purges: LedgerApplied;
+    try {
+      purges = applyPurgeLedger(incoming, config.home);
+    } catch (err) {
+      for (const f of [incoming, `${incoming}-wal`, `${incoming}-shm`]) rmSync(f, { force: true });
+      throw err;
+    }
     let keptAs: string | null = null;
     try {
       if (previous !== 'absent') {
@@ -234,6 +250,7 @@ export async function restoreHome(
       previous,
       keptAs,
       recoveryLines: pendingRecovery(config.home).lines,
+      purges: { ...purges, ledger: purgeLedgerPath(config.home) },
     };
   } finally {
     unlock();

@@ -217,6 +217,33 @@ export async function backupDatabase(
 }
 
 /**
+ * Makes the database at `path` (closed by every other connection) one self-contained file again,
+ * as a backup is (rollback journal, no WAL beside it), and runs `PRAGMA quick_check` on it: what a
+ * backup rewritten in place of itself (a purge reaching it) passes before it takes its name.
+ *
+ * @throws KeelError `DB_OPEN_FAILED`, `DB_CORRUPT` (the check fails).
+ */
+export function sealDatabase(path: string): void {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { fileMustExist: true, timeout: 15_000 });
+  } catch (err) {
+    throw openFailed(path, err);
+  }
+  let problems: string[];
+  try {
+    db.pragma('journal_mode = DELETE');
+    problems = quickCheck(db, 5);
+  } catch (err) {
+    throw openFailed(path, err);
+  } finally {
+    db.close();
+  }
+  if (problems[0] !== 'ok') throw damaged(path, problems);
+  chmodSync(path, 0o600);
+}
+
+/**
  * Opens `path` read-only and says whether it is a keel database this code can use: a SQLite file
  * with keel's tables, a schema version no newer than {@link LATEST_VERSION}, that passes
  * `PRAGMA quick_check`. Nothing is written to it.

@@ -44,6 +44,7 @@ export {
   isSqliteFile,
   partialName,
   partialPid,
+  sealDatabase,
 } from './backup.js';
 export type { OpenOptions } from './db.js';
 export {
@@ -103,6 +104,13 @@ export {
   parseQuestionId,
   parseSlot,
 } from './facts/keys.js';
+export {
+  appendPurgeLedger,
+  ledgerEntry,
+  PURGE_LEDGER_FILE,
+  type PurgeLedgerEntry,
+  parsePurgeLedger,
+} from './facts/ledger.js';
 export {
   DECAY_GRACE_WEEKS,
   DECAY_PER_WEEK,

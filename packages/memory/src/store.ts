@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import { SecretLedger } from '@keel/language';
 import Database from 'better-sqlite3';
@@ -16,10 +16,18 @@ import { type Clock, countRows, type StoreContext, stmt } from './context.js';
 import { type OpenOptions, openDatabase } from './db.js';
 import type { Embedder } from './embed/types.js';
 import { type DedupeChange, dedupeActive } from './facts/dedupe.js';
+import {
+  appendPurgeLedger,
+  ledgerEntry,
+  PURGE_LEDGER_FILE,
+  purgedPhrases,
+} from './facts/ledger.js';
 import { type DecayChange, decay, prune } from './facts/maintenance.js';
 import {
   findMentions,
   type MentionReport,
+  mergeMentionReports,
+  mergeReceipts,
   type PurgeMentionsOptions,
   type PurgeReceipt,
   purgeMentions,
@@ -123,6 +131,12 @@ export interface StoreOptions extends OpenOptions {
    * `DB_CORRUPT` and nothing is written. See `integrity.ts`. Default: no check at open.
    */
   integrity?: IntegrityOptions;
+  /**
+   * The purge ledger every purge through this store appends to (see `facts/ledger.ts`): default
+   * {@link PURGE_LEDGER_FILE} beside the database; null for none (a copy being restored or
+   * rewritten, whose purges are the ledger's own).
+   */
+  purgeLedger?: string | null;
 }
 
 /**
@@ -159,6 +173,7 @@ export class MemoryStore {
 
   readonly #ctx: StoreContext;
   readonly #guard: IntegrityGuard;
+  readonly #ledger: string | null;
   readonly #sessions = new Map<string, OwnerSessionRepo>();
   #vectors: VectorIndex | null = null;
   #lexicalReason = 'no embedder configured';
@@ -169,9 +184,16 @@ export class MemoryStore {
   /** Recall's full-text indexes mirrored in memory, once {@link warmRecall} built them. */
   readonly #mirror: RecallIndex;
 
-  private constructor(db: Database.Database, now: Clock, path: string, guard: IntegrityGuard) {
+  private constructor(
+    db: Database.Database,
+    now: Clock,
+    path: string,
+    guard: IntegrityGuard,
+    ledger: string | null,
+  ) {
     this.path = path;
     this.#guard = guard;
+    this.#ledger = ledger;
     this.#ctx = { db, now };
     this.#mirror = new RecallIndex(db);
     contexts.set(this, this.#ctx);
@@ -190,14 +212,20 @@ export class MemoryStore {
    */
   static open(path: string, options: StoreOptions = {}): MemoryStore {
     const now = options.now ?? Date.now;
-    const { integrity, ...open } = options;
+    const { integrity, purgeLedger, ...open } = options;
     const guard = new IntegrityGuard(path, integrity, now);
     const db = openDatabase(path, { ...open, now }, (handle) => {
       guard.opened();
       if (integrity) guard.check(handle, integrity.check === 'full', true);
     });
     if (!integrity) guard.opened();
-    return new MemoryStore(db, now, path, guard);
+    const ledger =
+      purgeLedger !== undefined
+        ? purgeLedger
+        : path === ':memory:' || options.readonly
+          ? null
+          : join(dirname(path), PURGE_LEDGER_FILE);
+    return new MemoryStore(db, now, path, guard, ledger);
   }
 
   /** Opens `<home>/keel.db`. */
@@ -367,7 +395,9 @@ export class MemoryStore {
     id: number,
     options: OwnerActionOptions & { purge?: boolean; otherSlots?: 'keep' | 'erase' } = {},
   ): ForgetResult {
+    const before = factById(this.#ctx, id);
     const r = forget(this.#ctx, id, options, this.ownerTextHolders());
+    if (options.purge && before && before.purged_at === null) this.#record(before.value);
     this.#afterPurge(
       r.purged && (r.erasedFacts.length > 0 || Object.values(r.reached).some((n) => n > 0)),
     );
@@ -400,8 +430,89 @@ export class MemoryStore {
    */
   purgeMentions(value: string, options: PurgeMentionsOptions): PurgeReceipt {
     const r = purgeMentions(this.#ctx, value, options, this.ownerTextHolders());
+    this.#record(value);
     this.#afterPurge(r.total > 0);
     return r;
+  }
+
+  /** A purge of `value` ran: the ledger keeps its hashes (`facts/ledger.ts`). */
+  #record(value: string): void {
+    if (this.#ledger === null) return;
+    const entry = ledgerEntry(value, this.#ctx.now());
+    if (entry) appendPurgeLedger(this.#ledger, entry);
+  }
+
+  /** The purge ledger this store appends to, or null (see {@link StoreOptions.purgeLedger}). */
+  get purgeLedger(): string | null {
+    return this.#ledger;
+  }
+
+  /**
+   * The phrases of this store's texts that say a value known only by its hashed content (a purge
+   * ledger's entry, a purged belief's tombstone): see `purgedPhrases` in `facts/ledger.ts`. Reads
+   * only.
+   *
+   * @param content - the hashes of the value's folded content words, per spelling.
+   */
+  purgedPhrases(content: readonly (readonly string[])[]): string[] {
+    return purgedPhrases(this.#ctx, content, this.ownerTextHolders());
+  }
+
+  /**
+   * What a purge of a value known only by its hashed content would erase: every mention of each
+   * phrase that says it ({@link purgedPhrases}), as {@link findMentions} lists them. Reads only.
+   */
+  findPurgedContent(content: readonly (readonly string[])[]): {
+    phrases: string[];
+    report: MentionReport | null;
+  } {
+    const phrases = this.purgedPhrases(content);
+    return {
+      phrases,
+      report: mergeMentionReports(phrases.map((p) => this.findMentions(p))),
+    };
+  }
+
+  /**
+   * Purges a value known only by its hashed content: each phrase of this store that says it
+   * ({@link purgedPhrases}) is purged by mention ({@link purgeMentions}) in one transaction. What
+   * a restore applies for each entry of the purge ledger, and `forget --purge` for a belief
+   * whose value was purged already.
+   *
+   * @param valueHash - the purged value's hash, for the receipt.
+   * @returns the phrases found and one receipt for them all (null when none was found).
+   */
+  purgeContent(
+    content: readonly (readonly string[])[],
+    valueHash: string,
+    options: PurgeMentionsOptions,
+  ): { phrases: string[]; receipt: PurgeReceipt | null } {
+    const phrases = this.purgedPhrases(content);
+    if (phrases.length === 0) return { phrases, receipt: null };
+    const receipts = this.transaction(() =>
+      phrases.map((p) => purgeMentions(this.#ctx, p, options, this.ownerTextHolders())),
+    );
+    const receipt = mergeReceipts(receipts, valueHash);
+    this.#afterPurge(receipt.total > 0);
+    return { phrases, receipt };
+  }
+
+  /**
+   * The hashed content of belief `id`'s value as its purge tombstone keeps it, or null when the
+   * belief was not purged (or its tombstone keeps no content).
+   */
+  purgedContentOf(id: number): { content: string[][]; valueHash: string } | null {
+    const row = this.#ctx.db
+      .prepare(
+        `SELECT t.content, t.value_hash FROM tombstones t JOIN facts f ON f.id = t.fact_id
+         WHERE t.fact_id = ? AND t.reason = 'purged' AND f.purged_at IS NOT NULL
+           AND t.content IS NOT NULL
+         ORDER BY t.id DESC LIMIT 1`,
+      )
+      .get(id) as { content: string; value_hash: string } | undefined;
+    if (!row) return null;
+    const content = JSON.parse(row.content) as string[][];
+    return content.length > 0 ? { content, valueHash: row.value_hash } : null;
   }
 
   /** After a purge: stale vectors deleted; FTS segments merged and the WAL folded when it erased. */

@@ -334,3 +334,65 @@ export function purgeMentions(
     })
     .immediate();
 }
+
+/**
+ * One report of several ({@link findMentions} of each phrase that says one value): mentions of
+ * the same row and column once, places and total counted over distinct rows, beliefs once.
+ *
+ * @returns null for no report.
+ */
+export function mergeMentionReports(reports: readonly MentionReport[]): MentionReport | null {
+  if (reports.length === 0) return null;
+  if (reports.length === 1) return reports[0]!;
+  const seen = new Set<string>();
+  const mentions = reports
+    .flatMap((r) => r.mentions)
+    .filter((m) => {
+      const k = `${m.table}:${m.column}:${m.id}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+  const places: Record<string, number> = {};
+  const rows = new Set<string>();
+  for (const m of mentions) {
+    const row = `${m.table}:${m.id}`;
+    if (rows.has(row)) continue;
+    rows.add(row);
+    places[m.place] = (places[m.place] ?? 0) + 1;
+  }
+  const beliefs = new Map(reports.flatMap((r) => r.beliefs).map((f) => [f.id, f]));
+  return {
+    value: reports.map((r) => r.value).join(' / '),
+    mentions,
+    places,
+    total: rows.size,
+    beliefs: [...beliefs.values()].sort((a, b) => a.id - b.id),
+  };
+}
+
+/**
+ * One receipt of several purges of one value ({@link purgeMentions} of each phrase that says it):
+ * rows reached per place once, every retraction and tombstone, the last journal entry.
+ *
+ * @param valueHash - the value's hash, for the receipt (never the value).
+ */
+export function mergeReceipts(receipts: readonly PurgeReceipt[], valueHash: string): PurgeReceipt {
+  const reached: Record<string, PurgeReach> = {};
+  for (const r of receipts) {
+    for (const [place, reach] of Object.entries(r.reached)) {
+      const ids = [...new Set([...(reached[place]?.ids ?? []), ...reach.ids])].sort(
+        (a, b) => a - b,
+      );
+      reached[place] = { count: ids.length, ids };
+    }
+  }
+  return {
+    valueHash,
+    reached,
+    retracted: receipts.flatMap((r) => r.retracted),
+    tombstones: receipts.flatMap((r) => r.tombstones),
+    total: Object.values(reached).reduce((n, r) => n + r.count, 0),
+    journalSeq: receipts.at(-1)?.journalSeq ?? 0,
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * A purge reaches keel's backups, and no restore brings a purged value back.
+ *
+ * Every purge appends the value's hashes (never the value) to `$KEEL_HOME/purged.jsonl`, the purge
+ * ledger (`@keel/memory`'s `facts/ledger.ts`). {@link applyPurgeLedger} applies it to a database
+ * file: for each entry, the phrases of the file that say the purged value are purged by mention,
+ * the same mechanism as the owner's purge. {@link purgeBackups} runs it on every backup in
+ * `$KEEL_HOME/backups` after a purge (each rewritten through a verified copy that replaces it in
+ * one rename), and `restoreHome` on the copy it restores before it takes `keel.db`'s name — so a
+ * backup copied elsewhere and restored later gives up the value too.
+ *
+ * @module
+ */
+import { existsSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { KeelError, type KeelErrorCode } from '@keel/errors';
+import {
+  backupDatabase,
+  isSqliteFile,
+  MemoryStore,
+  PURGE_LEDGER_FILE,
+  type PurgeLedgerEntry,
+  parsePurgeLedger,
+  partialName,
+  sealDatabase,
+} from '@keel/memory';
+import { readTextIfPresent } from './files.js';
+
+/** The purge ledger of a KEEL_HOME (`$KEEL_HOME/purged.jsonl`). */
+export function purgeLedgerPath(home: string): string {
+  return join(home, PURGE_LEDGER_FILE);
+}
+
+/** A KEEL_HOME's purge ledger: its entries, oldest first, and the lines that could not be read. */
+export function readPurgeLedger(home: string): { entries: PurgeLedgerEntry[]; unreadable: number } {
+  const text = readTextIfPresent(purgeLedgerPath(home));
+  return text === null ? { entries: [], unreadable: 0 } : parsePurgeLedger(text);
+}
+
+/** What {@link applyPurgeLedger} did to one database file. */
+export interface LedgerApplied {
+  /** Ledger entries applied. */
+  entries: number;
+  /** Of them, the purges that found the value in the file (it held what was purged since). */
+  found: number;
+  /** Rows changed over every place. */
+  reached: number;
+  /** Ledger lines that could not be read (skipped). */
+  unreadable: number;
+}
+
+/**
+ * Applies the purge ledger of `home` to the database at `file` (opened as a store, migrated if
+ * older; its own purges are not appended to the ledger): every purged value the file still holds
+ * is purged from it by mention. Nothing is changed when it holds none.
+ *
+ * @throws KeelError as `MemoryStore.open` (`DB_OPEN_FAILED`, `DB_CORRUPT`, `SCHEMA_FROM_FUTURE`).
+ */
+export function applyPurgeLedger(file: string, home: string): LedgerApplied {
+  const { entries, unreadable } = readPurgeLedger(home);
+  const done: LedgerApplied = { entries: entries.length, found: 0, reached: 0, unreadable };
+  if (entries.length === 0) return done;
+  const store = MemoryStore.open(file, { purgeLedger: null });
+  try {
+    for (const e of entries) {
+      const { receipt } = store.purgeContent(e.content, e.value_hash, { actor: 'owner' });
+      if (receipt) {
+        done.found++;
+        done.reached += receipt.total;
+      }
+    }
+  } finally {
+    store.close();
+  }
+  for (const f of [`${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+  return done;
+}
+
+/** What a purge did to one backup ({@link purgeBackups}). */
+export interface BackupReach {
+  /** The backup. */
+  path: string;
+  /** Rows erased from it (0: it held nothing purged). */
+  reached: number;
+  /** Why it could not be reached (a damaged or foreign file; left as it was), or null. */
+  error: { code: KeelErrorCode; message: string } | null;
+}
+
+/**
+ * Applies the purge ledger to every backup in `$KEEL_HOME/backups` (a `.db` SQLite file): a
+ * backup that holds a purged value is copied ({@link backupDatabase}, verified), the ledger
+ * applied to the copy, the copy checked again and renamed over the backup (its modification time
+ * kept); one that holds none is
+ * left untouched. A backup that cannot be opened is listed with its error and left as it was.
+ * What `keel purge` and `keel forget --purge` run after the purge, and list in their receipt.
+ *
+ * @param folder - the backups folder (`backupsPath(home)`).
+ * @returns one line per backup, by name.
+ */
+export async function purgeBackups(home: string, folder: string): Promise<BackupReach[]> {
+  let names: string[];
+  try {
+    names = readdirSync(folder).sort();
+  } catch {
+    return [];
+  }
+  const out: BackupReach[] = [];
+  for (const name of names) {
+    const path = join(folder, name);
+    if (!name.endsWith('.db') || !isSqliteFile(path)) continue;
+    try {
+      out.push({ path, reached: await purgeOneBackup(path, home), error: null });
+    } catch (err) {
+      const e = KeelError.isInstance(err)
+        ? err
+        : new KeelError('DB_OPEN_FAILED', `cannot rewrite ${path}: ${(err as Error).message}`);
+      out.push({ path, reached: 0, error: { code: e.code, message: e.message } });
+    }
+  }
+  return out;
+}
+
+/** {@link purgeBackups} for one backup: the rows it erased (0: the backup is untouched). */
+async function purgeOneBackup(path: string, home: string): Promise<number> {
+  const copy = partialName(path);
+  rmSync(copy, { force: true });
+  await backupDatabase(path, copy);
+  try {
+    const applied = applyPurgeLedger(copy, home);
+    if (applied.reached === 0) return 0;
+    sealDatabase(copy);
+    // It keeps its time: the newest backup stays the one made last (`newestBackup`).
+    const made = statSync(path);
+    utimesSync(copy, made.atime, made.mtime);
+    renameSync(copy, path);
+    return applied.reached;
+  } finally {
+    if (existsSync(copy)) rmSync(copy, { force: true });
+  }
+}
