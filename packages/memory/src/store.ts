@@ -493,6 +493,14 @@ export class MemoryStore {
       phrases.map((p) => purgeMentions(this.#ctx, p, options, this.ownerTextHolders())),
     );
     const receipt = mergeReceipts(receipts, valueHash);
+    // A purge made before the ledger was kept (an older keel) is kept in it from now on.
+    if (this.#ledger !== null) {
+      appendPurgeLedger(this.#ledger, {
+        at: this.#ctx.now(),
+        value_hash: valueHash,
+        content: content.map((f) => [...f]),
+      });
+    }
     this.#afterPurge(receipt.total > 0);
     return { phrases, receipt };
   }

@@ -1,6 +1,7 @@
 /**
  * The verbs for a damaged day: `keel backup [file]` (a verified copy, safe while the services
- * run), `keel restore <file>` (a backup in place of the database, the replaced file kept beside)
+ * run), `keel restore <file>` (a backup in place of the database, the replaced file kept beside,
+ * every purge made since applied to it first)
  * and `keel recover` (what the owner said while the database was damaged, stored once it is
  * restored). Each is a thin adapter over `@keel/host`.
  *
@@ -66,6 +67,13 @@ export function registerBackupCommands(program: Command, config: Config): void {
             previous: r.previous,
             kept_as: r.keptAs,
             recovery: { path: recoveryPath(config.home), lines: r.recoveryLines },
+            purges: {
+              ledger: r.purges.ledger,
+              entries: r.purges.entries,
+              found: r.purges.found,
+              reached: r.purges.reached,
+              unreadable: r.purges.unreadable,
+            },
           },
           () =>
             [
@@ -73,6 +81,16 @@ export function registerBackupCommands(program: Command, config: Config): void {
               ...(r.keptAs
                 ? [
                     `the ${r.previous === 'sound' ? 'replaced' : 'damaged'} file is kept as ${r.keptAs}`,
+                  ]
+                : []),
+              ...(r.purges.found > 0
+                ? [
+                    `${r.purges.found} value(s) purged since the backup was made are purged from it again (${r.purges.reached} row(s); ${r.purges.ledger})`,
+                  ]
+                : []),
+              ...(r.purges.unreadable > 0
+                ? [
+                    `${r.purges.unreadable} line(s) of ${r.purges.ledger} could not be read and were skipped`,
                   ]
                 : []),
               ...(r.recoveryLines > 0

@@ -4,12 +4,14 @@
  * (`MemoryStore.purgeMentions`). With `--json`, or without a terminal, it never asks: it erases
  * only with `--yes`, and otherwise fails with `CONFIRMATION_REQUIRED`, the list in the error's
  * details. `keel forget <id> --purge` (in `memory.ts`) shows the same list and asks the same way
- * through {@link confirmErase}.
+ * through {@link confirmErase}. Both then carry the purge into keel's backups
+ * ({@link reachBackups}) and list the backups reached.
  *
  * @module
  */
 import * as p from '@clack/prompts';
 import { KeelError } from '@keel/errors';
+import { type BackupReach, backupsPath, purgeBackups, purgeLedgerPath } from '@keel/host';
 import type { MentionReport, PurgeReceipt } from '@keel/memory';
 import { formatFactLine } from '@keel/prompt';
 import type { Command } from 'commander';
@@ -46,6 +48,35 @@ export function receiptJson(receipt: PurgeReceipt) {
     tombstones: receipt.tombstones,
     journal_seq: receipt.journalSeq,
   };
+}
+
+/**
+ * Carries the purge just made into the backups in `$KEEL_HOME/backups` (`purgeBackups` of
+ * `@keel/host`): each that still holds a purged value is rewritten without it.
+ */
+export function reachBackups(config: Config): Promise<BackupReach[]> {
+  return purgeBackups(config.home, backupsPath(config.home));
+}
+
+/** The backups a purge reached, as `--json` prints them: `[{path, reached, error}]`. */
+export function backupsJson(reach: readonly BackupReach[]) {
+  return reach.map((b) => ({ path: b.path, reached: b.reached, error: b.error }));
+}
+
+/** The backups a purge reached, as a person reads them. */
+export function backupLines(config: Config, reach: readonly BackupReach[]): string {
+  const rewritten = reach.filter((b) => b.reached > 0);
+  const clean = reach.filter((b) => b.reached === 0 && !b.error);
+  const lines = [
+    reach.length === 0
+      ? `backups: none in ${backupsPath(config.home)}`
+      : `backups: ${rewritten.length} rewritten without it${rewritten.length ? ` (${rewritten.map((b) => `${b.path} ${b.reached} row(s)`).join(', ')})` : ''}${clean.length ? `; ${clean.length} held none of it` : ''}`,
+    ...reach
+      .filter((b) => b.error)
+      .map((b) => `backup ${b.path} not reached: error ${b.error!.code} ${b.error!.message}`),
+    `a restore purges it from any backup, one copied elsewhere too (${purgeLedgerPath(config.home)} keeps its hashes, never the text)`,
+  ];
+  return lines.join('\n');
 }
 
 /** The list a door shows before erasing: each place, each row and its excerpt, then the beliefs. */
@@ -132,10 +163,16 @@ export function registerPurgeCommand(program: Command, config: Config): void {
           return;
         }
         const receipt = withStore(config, (store) => store.purgeMentions(text, { actor: 'owner' }));
+        const backups = await reachBackups(config);
         emit(
           json(cmd),
-          { erased: true, found: mentionReportJson(report), receipt: receiptJson(receipt) },
-          () => receiptLines(receipt),
+          {
+            erased: true,
+            found: mentionReportJson(report),
+            receipt: receiptJson(receipt),
+            backups: backupsJson(backups),
+          },
+          () => `${receiptLines(receipt)}\n${backupLines(config, backups)}`,
         );
       }),
     );
