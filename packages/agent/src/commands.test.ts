@@ -54,6 +54,32 @@ describe('purging from a door', () => {
     );
   });
 
+  it('/forget <id> --purge of a belief purged already erases what says it again', async () => {
+    const ex = store.remember({
+      kind: 'relationship',
+      key: 'ex',
+      value: 'Tomás Aguilera',
+      source: 'owner_stated',
+      episodeId: said('my ex is Tomás Aguilera'),
+    }).fact!;
+    await slash(`/forget ${ex.id} --purge --yes`);
+    expect(store.findMentions('Tomas Aguilera').total).toBe(0);
+    const again = said('I ran into TOMAS AGUILERA at the market');
+    const control = said('the market sells Brompton bikes');
+    const listed = await slash(`/forget ${ex.id} --purge`);
+    expect(listed.text).toContain('TOMAS AGUILERA at the market');
+    expect(store.findMentions('Tomas Aguilera').total).toBe(1);
+    const done = await slash(`/forget ${ex.id} --purge --yes`);
+    expect(done.text).toContain('was purged already; what still said it is erased');
+    expect(store.findMentions('Tomás Aguilera').total).toBe(0);
+    expect(store.episode(again)!.text).toBe('I ran into [purged] at the market');
+    expect(store.episode(control)!.text).toBe('the market sells Brompton bikes');
+    // Nothing left: it says so.
+    expect((await slash(`/forget ${ex.id} --purge --yes`)).text).toContain(
+      'nothing stored says it any more',
+    );
+  });
+
   it('/purge <text> lists, and erases only on --yes', async () => {
     said('ZOË brought cookies again');
     said('the 4th floor kitchen is closed');

@@ -156,20 +156,36 @@ export async function runSlashCommand(
       }
       const fact = store.fact(id);
       if (!fact) throw new KeelError('NOT_FOUND', `no fact ${id}`, { details: { id } });
+      // What the purge erases beyond the slot: every mention of the value; for a belief purged
+      // already, what still says it (found from its tombstone's hashes).
       const value = fact.purged_at === null ? fact.value : null;
+      const purged = value === null ? store.purgedContentOf(id) : null;
+      const found =
+        value !== null
+          ? store.findMentions(value)
+          : purged
+            ? store.findPurgedContent(purged.content).report
+            : null;
       // The owner sees what the purge erases first; the erasing line is their answer.
-      if (value !== null && !yes) {
+      if (found && !yes) {
         return {
-          text: `${mentionList(store.findMentions(value))}\nTo erase all of it: /forget ${id} --purge --yes`,
+          text: `${mentionList(found)}\nTo erase all of it: /forget ${id} --purge --yes`,
         };
       }
       const { r, receipt } = store.transaction(() => ({
         r: store.forget(id, { purge: true, channel: context.channel }),
-        receipt: value === null ? null : store.purgeMentions(value, { actor: 'owner' }),
+        receipt:
+          value !== null
+            ? store.purgeMentions(value, { actor: 'owner' })
+            : purged && found
+              ? store.purgeContent(purged.content, purged.valueHash, { actor: 'owner' }).receipt
+              : null,
       }));
       return {
         text: [
-          `Forgot and purged f${id}: erased from ${r.erasedFacts.length} row(s) of its slot.`,
+          value === null
+            ? `f${id} was purged already; ${receipt ? 'what still said it is erased' : 'nothing stored says it any more'}.`
+            : `Forgot and purged f${id}: erased from ${r.erasedFacts.length} row(s) of its slot.`,
           receipt ? receiptLine(receipt) : '',
         ]
           .filter(Boolean)
