@@ -88,7 +88,8 @@ export interface BackupReach {
 
 /**
  * Applies the purge ledger to every backup in `$KEEL_HOME/backups` (a `.db` SQLite file): a
- * backup that holds a purged value is copied ({@link backupDatabase}, verified), the ledger
+ * backup that holds a purged value (read first without writing) is copied
+ * ({@link backupDatabase}, verified), the ledger
  * applied to the copy, the copy checked again and renamed over the backup (its modification time
  * kept); one that holds none is
  * left untouched. A backup that cannot be opened is listed with its error and left as it was.
@@ -120,8 +121,31 @@ export async function purgeBackups(home: string, folder: string): Promise<Backup
   return out;
 }
 
+/**
+ * Whether the backup at `path` may hold a purged value of the ledger, read without writing: false
+ * only when it opens read-only and no entry finds a phrase in it (then it is not copied at all).
+ */
+function mayHoldPurged(path: string, home: string): boolean {
+  const { entries } = readPurgeLedger(home);
+  if (entries.length === 0) return false;
+  let store: MemoryStore;
+  try {
+    store = MemoryStore.open(path, { readonly: true });
+  } catch {
+    return true; // the copy says why (an older schema is migrated there)
+  }
+  try {
+    return entries.some((e) => store.purgedPhrases(e.content).length > 0);
+  } catch {
+    return true;
+  } finally {
+    store.close();
+  }
+}
+
 /** {@link purgeBackups} for one backup: the rows it erased (0: the backup is untouched). */
 async function purgeOneBackup(path: string, home: string): Promise<number> {
+  if (!mayHoldPurged(path, home)) return 0;
   const copy = partialName(path);
   rmSync(copy, { force: true });
   await backupDatabase(path, copy);

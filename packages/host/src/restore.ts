@@ -158,7 +158,9 @@ export interface RestoreOptions {
  * @throws KeelError from {@link inspectDatabase} for the backup (`FILE_UNREADABLE`, `DB_CORRUPT`,
  *   `INVALID_INPUT`: not a keel database, `SCHEMA_FROM_FUTURE`); `SERVICE_RUNNING` (think or
  *   Discord holds its lock); `SESSION_BUSY` (a turn holds the session lock); `INVALID_STATE` (the
- *   current database is sound and `force` was not given; or `file` is the database itself).
+ *   current database is sound and `force` was not given; or `file` is the database itself);
+ *   from the purge ledger's application (`FILE_UNREADABLE`: the ledger cannot be read;
+ *   `DB_OPEN_FAILED`): nothing is replaced then.
  */
 export async function restoreHome(
   config: KeelConfig,
