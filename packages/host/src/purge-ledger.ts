@@ -52,7 +52,9 @@ export interface LedgerApplied {
 /**
  * Applies the purge ledger of `home` to the database at `file` (opened as a store, migrated if
  * older; its own purges are not appended to the ledger): every purged value the file still holds
- * is purged from it by mention. Nothing is changed when it holds none.
+ * is purged from it by mention, unless the owner said it again in that file after the purge
+ * (`MemoryStore.saidAgainSince`: their word is the one way back). Nothing is changed when it holds
+ * none.
  *
  * @throws KeelError as `MemoryStore.open` (`DB_OPEN_FAILED`, `DB_CORRUPT`, `SCHEMA_FROM_FUTURE`).
  */
@@ -63,6 +65,7 @@ export function applyPurgeLedger(file: string, home: string): LedgerApplied {
   const store = MemoryStore.open(file, { purgeLedger: null });
   try {
     for (const e of entries) {
+      if (store.saidAgainSince(e)) continue; // the owner's word since is the one way back
       const { receipt } = store.purgeContent(e.content, e.value_hash, { actor: 'owner' });
       if (receipt) {
         done.found++;
@@ -135,7 +138,9 @@ function mayHoldPurged(path: string, home: string): boolean {
     return true; // the copy says why (an older schema is migrated there)
   }
   try {
-    return entries.some((e) => store.purgedPhrases(e.content).length > 0);
+    return entries.some(
+      (e) => !store.saidAgainSince(e) && store.purgedPhrases(e.content).length > 0,
+    );
   } catch {
     return true;
   } finally {

@@ -381,4 +381,39 @@ describe('a purge reaches the backups; a restore never brings a purged value bac
     expect(readdirSync(backupsPath(home)).filter((n) => !n.endsWith('.db'))).toEqual([]);
     expect(newestBackup(home)?.path).toBe(after.path);
   });
+
+  it('what the owner said again after a purge survives the purge of the backups and a restore', async () => {
+    const { home, config } = seeded();
+    const before = await backupHome(config, undefined, () => Date.UTC(2026, 0, 1));
+    const s = MemoryStore.open(config.paths.db);
+    const friend = { scope: 'owner', kind: 'relationship', key: 'friend' } as const;
+    s.forget(s.current(friend)!.id, { purge: true });
+    // The owner says it again: their word is the one way back.
+    const ep = s.addEpisode({ channel: 'terminal', role: 'owner', text: `my friend is ${VALUE}` });
+    s.remember({ ...friend, value: VALUE, source: 'owner_stated', episodeId: ep.id });
+    expect(s.current(friend)?.value).toBe(VALUE);
+    s.close();
+    const after = await backupHome(
+      config,
+      join(home, 'backups', 'keel-2026-01-03T00-00-00-000Z.db'),
+    );
+    purge(config, CONTROL); // a later purge of something else carries the ledger to the backups
+    const reach = await purgeBackups(home, backupsPath(home));
+    expect(reach.map((b) => b.path)).toEqual([before.path, after.path]);
+    // The backup made before the purge gives the value up; the one made after it was said again
+    // keeps it (and loses the control, purged since).
+    expect(holding(before.path, 'ibarrola')).toEqual(none);
+    expect(holding(after.path, 'ibarrola').facts).toBeGreaterThan(0);
+    expect(holding(after.path, 'montserrat')).toEqual(none);
+    const r = await restoreHome(config, after.path, { force: true });
+    expect(r.purges.entries).toBe(2);
+    const restored = MemoryStore.open(config.paths.db);
+    try {
+      expect(restored.current(friend)?.value).toBe(VALUE);
+      expect(restored.findMentions(CONTROL).total).toBe(0);
+      expect(restored.verify().ok).toBe(true);
+    } finally {
+      restored.close();
+    }
+  });
 });

@@ -20,7 +20,9 @@ import {
   appendPurgeLedger,
   ledgerEntry,
   PURGE_LEDGER_FILE,
+  type PurgeLedgerEntry,
   purgedPhrases,
+  saidAgainSince,
 } from './facts/ledger.js';
 import { type DecayChange, decay, prune } from './facts/maintenance.js';
 import {
@@ -440,6 +442,14 @@ export class MemoryStore {
     if (this.#ledger === null) return;
     const entry = ledgerEntry(value, this.#ctx.now());
     if (entry) appendPurgeLedger(this.#ledger, entry);
+  }
+
+  /**
+   * Whether the owner said the value of a purge ledger's `entry` again in this store after that
+   * purge (`saidAgainSince` in `facts/ledger.ts`): then the entry is not applied here. Reads only.
+   */
+  saidAgainSince(entry: PurgeLedgerEntry): boolean {
+    return saidAgainSince(this.#ctx, entry);
   }
 
   /** The purge ledger this store appends to, or null (see {@link StoreOptions.purgeLedger}). */

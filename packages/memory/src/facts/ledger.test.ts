@@ -165,4 +165,52 @@ describe('the purge ledger', () => {
       receipt: null,
     });
   });
+
+  it('a copy made after the owner said a purged value again keeps it; a copy made before the purge gives it up', async () => {
+    const { store, dir, path } = openTempStore();
+    const ids = seed(store);
+    const before = join(dir, 'before.db');
+    await backupDatabase(path, before);
+    store.forget(ids.value!, { purge: true });
+    store.forget(ids.control!, { purge: true });
+    // The owner says the value again (their word is the one way back); the control stays purged.
+    const said = turn(store, `my friend is ${VALUE} after all`);
+    const again = store.remember({
+      kind: 'relationship',
+      key: 'friend',
+      value: VALUE,
+      source: 'owner_stated',
+      episodeId: said,
+    });
+    expect(again.fact).toMatchObject({ status: 'active', value: VALUE });
+    const after = join(dir, 'after.db');
+    await backupDatabase(path, after);
+    const { entries } = ledgerOf(dir);
+    expect(entries).toHaveLength(2);
+    const apply = (file: string) => {
+      const copy = MemoryStore.open(file, { purgeLedger: null });
+      const skipped = entries.filter((e) => copy.saidAgainSince(e)).length;
+      for (const e of entries) {
+        if (!copy.saidAgainSince(e)) copy.purgeContent(e.content, e.value_hash, { actor: 'owner' });
+      }
+      return { copy, skipped };
+    };
+    const later = apply(after);
+    try {
+      expect(later.skipped).toBe(1); // the value's purge, not the control's
+      expect(later.copy.current(slot('relationship', 'friend'))?.value).toBe(VALUE);
+      expect(later.copy.findMentions(VALUE).total).toBeGreaterThan(0);
+      expect(later.copy.findMentions(CONTROL).total).toBe(0);
+    } finally {
+      later.copy.close();
+    }
+    const earlier = apply(before);
+    try {
+      expect(earlier.skipped).toBe(0); // that copy never heard it again
+      expect(earlier.copy.findMentions(VALUE).total).toBe(0);
+      expect(earlier.copy.findMentions(CONTROL).total).toBe(0);
+    } finally {
+      earlier.copy.close();
+    }
+  });
 });

@@ -15,7 +15,7 @@
 import { appendFileSync, chmodSync } from 'node:fs';
 import { contentWords, foldedWords, sha256, valueHash, wordStems } from '@keel/language';
 import { z } from 'zod';
-import type { StoreContext } from '../context.js';
+import { type StoreContext, stmt } from '../context.js';
 import { ERASED_BY_PURGE, type OwnerTextColumn, type OwnerTextHolder } from '../redaction.js';
 import { contentOf } from './tombstones.js';
 
@@ -74,6 +74,36 @@ export function parsePurgeLedger(text: string): {
     }
   }
   return { entries, unreadable };
+}
+
+/**
+ * Whether the owner said the value of `entry` again after that purge, in the store of `ctx`: a
+ * `purged` tombstone of the same value (by its hash, or by the same hashed content) lifted at or
+ * after the entry's time. The owner's word is the one way back, so such an entry is not applied
+ * to that store: a backup made after the owner said it again keeps what they said. A store that
+ * never heard it again (a copy made before the purge) has no such tombstone and gives it up.
+ */
+export function saidAgainSince(ctx: StoreContext, entry: PurgeLedgerEntry): boolean {
+  const content = entry.content.map((f) => JSON.stringify(f));
+  const lifted = stmt(
+    ctx.db,
+    `SELECT value_hash, content FROM tombstones
+     WHERE reason = 'purged' AND lifted_at IS NOT NULL AND lifted_at >= ?`,
+  ).all(entry.at) as { value_hash: string; content: string | null }[];
+  return lifted.some(
+    (t) =>
+      t.value_hash === entry.value_hash || (t.content !== null && sameContent(t.content, content)),
+  );
+}
+
+/** Whether a tombstone's content (JSON of its forms) shares a form with `forms` (each JSON). */
+function sameContent(stored: string, forms: readonly string[]): boolean {
+  try {
+    const own = (JSON.parse(stored) as unknown[]).map((f) => JSON.stringify(f));
+    return own.some((f) => forms.includes(f));
+  } catch {
+    return false;
+  }
 }
 
 /** The hash a content word is kept as (as `tombstones.ts` keeps it). */
