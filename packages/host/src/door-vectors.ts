@@ -77,8 +77,13 @@ export class DoorVectors {
     await this.#running;
   }
 
-  /** Stops: an embedding under way stores nothing more. */
+  /**
+   * Stops, before the door closes its store: an embedding under way stores nothing more, and the
+   * embedder's requests under way are ended (`Embedder.close`), so a slow embedder does not hold
+   * the closing process open.
+   */
   stop(): void {
     this.#stop.abort();
+    if (this.#running) void this.store.vectorIndex?.embedder.close?.().catch(() => {});
   }
 }

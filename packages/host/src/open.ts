@@ -70,7 +70,7 @@ export const WARM_IDLE_MS = 2000;
  *
  * @param options.turnUnderWay - whether a turn holds the session (default: its turn lock).
  * @returns a function that stops it (call it before closing the store); an embedding under way
- *   stores nothing more.
+ *   stores nothing more and its requests to the embedder end ({@link DoorVectors.stop}).
  */
 export function keepRecallWarm(
   store: MemoryStore,
