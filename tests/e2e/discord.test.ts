@@ -851,10 +851,11 @@ describe('keel discord as a process', () => {
       await discord.waitFor(() => discord.posted(dm).length === 1, 20_000, 'the reply');
       const repliedAt = performance.now();
       // The door embeds the turn after the reply (the model was never kept waiting for it).
-      await discord.waitFor(() => documentAskedAt !== null, 15_000, 'the turn to be embedded');
+      // (Polled: fake-discord's waitFor looks only when Discord traffic comes.)
+      await expect.poll(() => documentAskedAt, { timeout: 15_000 }).not.toBeNull();
       expect(repliedAt).toBeLessThan(documentAskedAt! + DOCUMENT_MS);
       const queued = () => count("SELECT count(*) AS n FROM vector_queue WHERE entity = 'episode'");
-      await discord.waitFor(() => queued() === 0, 15_000, 'the vectors to be stored');
+      await expect.poll(queued, { timeout: 15_000 }).toBe(0);
       // Found by meaning now, by a question sharing no word with it, before any think tick.
       await store.useEmbedder(new OllamaEmbedder({ host: ollama.url }));
       const r = await store.recall('automobile', { type: 'episode', touch: false });
