@@ -16,9 +16,10 @@ import {
   recoveryPath,
   restoreHome,
 } from '@keel/host';
-import { MemoryStore } from '@keel/memory';
+import { MemoryStore, OllamaEmbedder } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ConceptEmbedder } from '../../packages/memory/src/embed/testkit.js';
 import { CLI, ROOT, tempHome } from '../support/cli.js';
 import { FakeAnthropic, toolUse } from '../support/fake-anthropic.js';
 import { FakeDiscord, type FakeUser, user } from '../support/fake-discord.js';
@@ -810,5 +811,62 @@ describe('keel discord as a process', () => {
       await ollama.close();
     }
     expect(stderr).toContain('discord: stopped');
+  });
+  it('embeds a DM turn once it is done, without delaying the reply: it is found by meaning at once', async () => {
+    // Vectors that know "automobile" is "car" is "sedan"; embedding the turn as a document takes
+    // 3 s, so a reply that waited for it would come at least 3 s after it was asked.
+    const concepts = new ConceptEmbedder({ dim: 256 });
+    const DOCUMENT_MS = 3000;
+    let documentAskedAt: number | null = null;
+    const ollama = await startFakeOllama({
+      embed: (input) =>
+        input.map((t) => concepts.vector(t.replace(/^search_(query|document): /, ''))),
+      embedDelayMs: (input) => {
+        if (!input.some((t) => t.startsWith('search_document: my car'))) return 0;
+        documentAskedAt ??= performance.now();
+        return DOCUMENT_MS;
+      },
+    });
+    const child = spawn(process.execPath, [CLI, 'discord'], {
+      env: {
+        ...process.env,
+        KEEL_HOME: home,
+        DISCORD_TOKEN: 'test-token',
+        KEEL_DISCORD_OWNER_ID: owner.id,
+        KEEL_DISCORD_API_URL: discord.apiUrl,
+        ANTHROPIC_API_KEY: 'test-key',
+        ANTHROPIC_BASE_URL: anthropic.baseURL,
+        KEEL_MODEL: 'claude-test',
+        KEEL_EMBEDDER: 'ollama',
+        OLLAMA_HOST: ollama.url,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    try {
+      await discord.waitFor(() => discord.identifies === 1, 20_000, 'the bot to connect');
+      const dm = discord.dmChannel(owner.id);
+      anthropic.reply('Noted.');
+      discord.sendMessage(owner, dm, 'my car is a blue sedan');
+      await discord.waitFor(() => discord.posted(dm).length === 1, 20_000, 'the reply');
+      const repliedAt = performance.now();
+      // The door embeds the turn after the reply (the model was never kept waiting for it).
+      // (Polled: fake-discord's waitFor looks only when Discord traffic comes.)
+      await expect.poll(() => documentAskedAt, { timeout: 15_000 }).not.toBeNull();
+      expect(repliedAt).toBeLessThan(documentAskedAt! + DOCUMENT_MS);
+      const queued = () => count("SELECT count(*) AS n FROM vector_queue WHERE entity = 'episode'");
+      await expect.poll(queued, { timeout: 15_000 }).toBe(0);
+      // Found by meaning now, by a question sharing no word with it, before any think tick.
+      await store.useEmbedder(new OllamaEmbedder({ host: ollama.url }));
+      const r = await store.recall('automobile', { type: 'episode', touch: false });
+      expect(r.mode).toBe('hybrid');
+      expect(r.results.map((x) => (x.type === 'episode' ? x.text : ''))).toEqual([
+        'my car is a blue sedan',
+      ]);
+    } finally {
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      await ollama.close();
+    }
   });
 });

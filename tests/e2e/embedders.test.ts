@@ -6,13 +6,14 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { MemoryStore, OllamaEmbedder } from '@keel/memory';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MINILM } from '../../packages/memory/src/embed/minilm.js';
-import { writeTinyBertModel } from '../../packages/memory/src/embed/testkit.js';
+import { ConceptEmbedder, writeTinyBertModel } from '../../packages/memory/src/embed/testkit.js';
 import { CLI, tempHome } from '../support/cli.js';
 import { refusedPort, startFakeHub } from '../support/fake-hub.js';
-import { bagOfWordsVector, startFakeOllama } from '../support/fake-ollama.js';
+import { bagOfWordsVector, type FakeOllama, startFakeOllama } from '../support/fake-ollama.js';
 
 let home: string;
 let cleanup: () => void;
@@ -284,5 +285,114 @@ describe('keel import embeds what it imports', () => {
     expect(text.stdout).toContain(
       'no vectors for 419 row(s) (no embedder: embedder set to none (KEEL_EMBEDDER=none)): recall of them is lexical; keel reindex embeds them once an embedder is set up',
     );
+  });
+});
+
+describe('keel remember embeds what it wrote', () => {
+  // Vectors that know meaning ("automobile" is "car" is "sedan"), through Ollama's wire format;
+  // nomic-embed-text's task prefixes are taken off first, so only the words count.
+  const concepts = new ConceptEmbedder({ dim: 256 });
+  const meaning = (input: string[]) =>
+    input.map((t) => concepts.vector(t.replace(/^search_(query|document): /, '')));
+
+  interface RecallJson {
+    mode: string;
+    reason: string | null;
+    results: { type: string; value?: string }[];
+  }
+  const recallValues = async (env: Record<string, string>) => {
+    const r = await keelAsync(['recall', 'automobile', '--type', 'fact', '--json'], env);
+    expect(r.status, r.stderr).toBe(0);
+    const out = r.json<RecallJson>();
+    expect(out.mode).toBe('hybrid');
+    return out.results.map((x) => x.value);
+  };
+  const queued = () => {
+    const db = new Database(join(home, 'keel.db'), { readonly: true });
+    try {
+      return (db.prepare('SELECT count(*) AS n FROM vector_queue').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+
+  /** The beliefs' texts sent to be embedded as documents, in order. */
+  const documentsAsked = (ollama: FakeOllama) =>
+    ollama.requests
+      .filter((q) => q.path === '/api/embed')
+      .flatMap((q) => q.body!.input as string[])
+      .filter((t) => t.startsWith('search_document: fact'));
+
+  it('with an embedder bound, a belief remembered now is found by meaning at once, without a tick', async () => {
+    const ollama = await startFakeOllama({ embed: meaning });
+    closers.push(() => ollama.close());
+    const env = { KEEL_EMBEDDER: 'ollama', OLLAMA_HOST: ollama.url };
+    // Control: remembered by a keel that embeds nothing, the same question (no word in common)
+    // finds nothing until a tick: the row waits in the queue.
+    const quiet = await keelAsync(['remember', 'fact/ride', 'my', 'blue', 'sedan'], {
+      KEEL_EMBEDDER: 'none',
+    });
+    expect(quiet.status, quiet.stderr).toBe(0);
+    expect(await recallValues(env)).toEqual([]);
+    expect(queued()).toBe(1);
+
+    const r = await keelAsync(
+      ['remember', 'fact/parking', 'the', 'vehicle', 'is', 'on', 'level', 'two'],
+      env,
+    );
+    expect(r.status, r.stderr).toBe(0);
+    // Found by meaning; the belief remembered before is still the tick's (older than this write).
+    expect(await recallValues(env)).toEqual(['the vehicle is on level two']);
+    expect(queued()).toBe(1);
+    expect(documentsAsked(ollama)).toEqual([
+      'search_document: fact parking: the vehicle is on level two',
+    ]);
+  });
+
+  it('a slow embedder: remember returns within the bound, the row stays queued, and the tick embeds it', async () => {
+    const ollama = await startFakeOllama({ embed: meaning });
+    closers.push(() => ollama.close());
+    const env = { KEEL_EMBEDDER: 'ollama', OLLAMA_HOST: ollama.url };
+    // Vectors in use, nothing waiting.
+    expect((await keelAsync(['reindex'], env)).status).toBe(0);
+    // The server answers its probe at once, and holds every embedding of a belief for 20 s.
+    ollama.setEmbedDelay((input) => (input.some((t) => t.includes('fact ride')) ? 20_000 : 0));
+    const started = performance.now();
+    const r = await keelAsync(['remember', 'fact/ride', 'my', 'blue', 'sedan', '--json'], env);
+    const took = performance.now() - started;
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ decision: 'create' });
+    // The bound is 2 s; the rest is the process starting on a busy machine. Never the 20 s the
+    // embedder takes: the process does not wait for it to answer either.
+    expect(took).toBeLessThan(8000);
+    // It asked, and gave up at the bound: the row waits for the tick.
+    expect(documentsAsked(ollama)).toEqual(['search_document: fact ride: my blue sedan']);
+    expect(queued()).toBe(1);
+    // The tick's catch-up (what runThink calls) embeds it; then the question finds it.
+    ollama.setEmbedDelay(0);
+    const store = MemoryStore.open(join(home, 'keel.db'));
+    try {
+      await store.useEmbedder(new OllamaEmbedder({ host: ollama.url }));
+      expect(await store.catchUpVectors()).toEqual({ embedded: 1, remaining: 0 });
+    } finally {
+      store.close();
+    }
+    expect(await recallValues(env)).toEqual(['my blue sedan']);
+  });
+
+  it('a failing embedder: remember stores the belief and exits cleanly; the row stays queued', async () => {
+    const ollama = await startFakeOllama({ embed: meaning });
+    closers.push(() => ollama.close());
+    const env = { KEEL_EMBEDDER: 'ollama', OLLAMA_HOST: ollama.url };
+    expect((await keelAsync(['reindex'], env)).status).toBe(0);
+    // Every batch comes back empty (the one-text probe works): EMBEDDING_INVALID.
+    ollama.setEmbed((input) => (input[0]!.includes('probe') ? meaning(input) : []));
+    const r = await keelAsync(['remember', 'fact/ride', 'my', 'blue', 'sedan'], env);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('create');
+    expect(r.stderr).toBe('');
+    // It asked; nothing came back that could be stored, so the row waits for the tick.
+    expect(documentsAsked(ollama)).toEqual(['search_document: fact ride: my blue sedan']);
+    expect(queued()).toBe(1);
   });
 });

@@ -8,7 +8,8 @@
  * - `POST /api/show`: `{ model }` → the model's `model_info` with its `context_length`
  *   (`options.contextLength`, default 131072); a model it does not have → 404.
  * - `POST /api/embed`: `{ model, input }` → `{ model, embeddings, ... }`; vectors come from
- *   `options.embed` (default: {@link bagOfWordsVector}, 16-d). A model it does not have → 404.
+ *   `options.embed` (default: {@link bagOfWordsVector}, 16-d), after `embedDelayMs` (a slow or
+ *   hung server; the wait ends early if the client disconnects). A model it does not have → 404.
  * - `POST /api/chat`: scripted replies, in order, from `options.chat` or {@link FakeOllama.queueChat}.
  *   With `stream: false` one JSON object; otherwise NDJSON chunks (the reply's content split into
  *   `chunkSize`-character pieces, tool calls on the last content chunk) and a final `done` line.
@@ -53,6 +54,8 @@ export interface FakeOllamaOptions {
   models?: string[];
   /** Vectors for `/api/embed`. Default: {@link bagOfWordsVector} per input, 16-d. */
   embed?: (input: string[], model: string) => number[][];
+  /** Milliseconds `/api/embed` waits before answering (or a function of its input). Default 0. */
+  embedDelayMs?: EmbedDelay;
   /** Chat replies, consumed in order. */
   chat?: ChatScript[];
   /** Characters per streamed chunk. Default 4. */
@@ -60,6 +63,9 @@ export interface FakeOllamaOptions {
   /** The `context_length` `/api/show` reports. Default 131072 (llama3.1's). */
   contextLength?: number;
 }
+
+/** How long `/api/embed` waits, ms: a number, or a function of the request's input. */
+export type EmbedDelay = number | ((input: string[]) => number);
 
 /** One request the fake received. */
 export interface RecordedRequest {
@@ -77,6 +83,8 @@ export interface FakeOllama {
   queueChat(...replies: ChatScript[]): void;
   /** Replaces the embed function (e.g. to return `[]` mid-test). */
   setEmbed(fn: (input: string[], model: string) => number[][]): void;
+  /** Makes `/api/embed` wait this many milliseconds before answering (0: at once). */
+  setEmbedDelay(ms: EmbedDelay): void;
   close(): Promise<void>;
 }
 
@@ -102,6 +110,7 @@ const matches = (have: string[], model: string) =>
 export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<FakeOllama> {
   const models = options.models ?? ['nomic-embed-text:latest'];
   let embed = options.embed ?? ((input: string[]) => input.map((t) => bagOfWordsVector(t)));
+  let embedDelay: EmbedDelay = options.embedDelayMs ?? 0;
   const chat: ChatScript[] = [...(options.chat ?? [])];
   const chunkSize = options.chunkSize ?? 4;
   const requests: RecordedRequest[] = [];
@@ -111,6 +120,15 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
     res.end(JSON.stringify(body));
   };
+  /** Waits `ms` unless the client goes first; true when it went (nothing left to answer). */
+  const hold = (res: ServerResponse, ms: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      res.once('close', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
   const readBody = async (req: IncomingMessage): Promise<Record<string, unknown> | null> => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -167,6 +185,8 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
         }
         const raw = body?.input;
         const input = Array.isArray(raw) ? raw.map(String) : [String(raw ?? '')];
+        const delay = typeof embedDelay === 'function' ? embedDelay(input) : embedDelay;
+        if (delay > 0 && (await hold(res, delay))) return;
         return send(res, 200, {
           model,
           embeddings: embed(input, model),
@@ -253,6 +273,9 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     },
     setEmbed: (fn) => {
       embed = fn;
+    },
+    setEmbedDelay: (ms) => {
+      embedDelay = ms;
     },
     close: () =>
       new Promise<void>((resolve) => {

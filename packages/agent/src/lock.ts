@@ -53,3 +53,18 @@ export async function acquireTurnLock(
     }
   }
 }
+
+/**
+ * Whether a turn holds the session's lock now, in this process or another (a lock not refreshed
+ * for `staleMs` is not held). Never throws: false when it cannot tell. A long-running door asks
+ * before doing its idle work, so that work never competes with a reply.
+ *
+ * @param path - as for {@link acquireTurnLock}.
+ */
+export function turnUnderWay(path: string, staleMs = 30_000): boolean {
+  try {
+    return lockfile.checkSync(`${path}.turn`, { realpath: false, stale: Math.max(2000, staleMs) });
+  } catch {
+    return false;
+  }
+}

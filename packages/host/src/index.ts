@@ -14,7 +14,9 @@
  *   {@link configTableRows} is the README's Configuration table.
  * - Wiring ({@link openKeel}): the store with the configured embedder bound, the chat model, the
  *   belief gate chooser and the owner notifier, from one configuration; for a long-running door,
- *   recall's indexes kept built in memory while idle ({@link keepRecallWarm}).
+ *   recall's indexes kept built in memory while idle and what a turn wrote embedded once it is
+ *   done ({@link keepRecallWarm}, {@link DoorVectors}); a one-shot verb embeds what it wrote
+ *   within a short bound ({@link embedWrittenNow}).
  * - Service locks ({@link acquireThinkLock}, {@link acquireServiceLock}, {@link readLockHolder}):
  *   one think service and one Discord door per KEEL_HOME.
  * - Damage ({@link openStore}, {@link closeStore}, {@link damageError}): every verb that writes
@@ -107,6 +109,7 @@ export {
   setConfigValues,
   settingFor,
 } from './config-file.js';
+export { DOOR_EMBED_LIMIT, DoorVectors, type DoorVectorsOptions } from './door-vectors.js';
 export {
   contractProblems,
   type FormatJsonOptions,
@@ -263,3 +266,4 @@ export {
   serviceUnit,
   systemdUnitName,
 } from './service/render.js';
+export { embedWrittenNow, WRITE_EMBED_MS, type WrittenVectors } from './write-vectors.js';

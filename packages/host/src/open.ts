@@ -19,6 +19,7 @@ import {
 } from '@keel/memory';
 import { sendToOwner } from '@keel/outbound';
 import type { KeelConfig } from './config.js';
+import { DoorVectors } from './door-vectors.js';
 import { ensureHome } from './files.js';
 
 /** What a door asks {@link openKeel} for beyond the store. */
@@ -40,8 +41,9 @@ export interface OpenNeeds {
   checkIntegrity?: boolean | IntegrityCheck;
   /**
    * A long-running door (the terminal, Discord): build recall's full-text indexes in memory while
-   * idle ({@link keepRecallWarm}), so its recall does not pay FTS5's per-row cost. Default false
-   * (a one-shot command would build them for nothing).
+   * idle, and embed what each turn wrote once it is done ({@link keepRecallWarm}), so its recall
+   * does not pay FTS5's per-row cost and finds the turn by meaning at once. Default false (a
+   * one-shot command would build them for nothing).
    */
   warmRecall?: boolean;
 }
@@ -56,23 +58,33 @@ export const WARM_STEP_MS = 15;
 export const WARM_IDLE_MS = 2000;
 
 /**
- * Keeps recall's full-text indexes in memory built for `store` (`MemoryStore.warmRecall`): steps
- * of about {@link WARM_STEP_MS} (see there) on unref'd timers, one after another while building (other work
- * runs between them), then one every {@link WARM_IDLE_MS} to rebuild what a write left stale.
- * Until they are built, recall asks FTS5 (the same ranking, slower). A step that fails (the file
- * is busy or damaged) is tried again later: it only costs speed. It ends by itself once the store
- * is closed.
+ * A long-running door's idle loop: keeps recall's full-text indexes in memory built for `store`
+ * (`MemoryStore.warmRecall`) and embeds what was written since it last looked
+ * ({@link DoorVectors}: once no turn holds the session, so after the reply, never on its path;
+ * nothing without a bound embedder). Warm-up steps of about {@link WARM_STEP_MS} (see there) run
+ * on unref'd timers, one after another while building (other work runs between them), then one
+ * every {@link WARM_IDLE_MS} to rebuild what a write left stale; the embedding looks every
+ * {@link WARM_IDLE_MS} and runs in the background. Until the indexes are built, recall asks FTS5
+ * (the same ranking, slower). A step that fails (the file is busy or damaged) is tried again
+ * later: it only costs speed. It ends by itself once the store is closed.
  *
- * @returns a function that stops it (call it before closing the store).
+ * @param options.turnUnderWay - whether a turn holds the session (default: its turn lock).
+ * @returns a function that stops it (call it before closing the store); an embedding under way
+ *   stores nothing more and its requests to the embedder end ({@link DoorVectors.stop}).
  */
 export function keepRecallWarm(
   store: MemoryStore,
-  options: { stepMs?: number; idleMs?: number } = {},
+  options: { stepMs?: number; idleMs?: number; turnUnderWay?: () => boolean } = {},
 ): () => void {
   const stepMs = options.stepMs ?? WARM_STEP_MS;
   const idleMs = options.idleMs ?? WARM_IDLE_MS;
+  const vectors = new DoorVectors(
+    store,
+    options.turnUnderWay ? { turnUnderWay: options.turnUnderWay } : {},
+  );
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
+  let looked = Number.NEGATIVE_INFINITY;
   const tick = () => {
     // A store closed without stopping this first: nothing left to warm.
     if (stopped || store.closed) return;
@@ -82,6 +94,11 @@ export function keepRecallWarm(
     } catch {
       ready = true; // nothing to hurry: recall asks FTS5 until a later step succeeds
     }
+    const now = performance.now();
+    if (now - looked >= idleMs) {
+      looked = now;
+      vectors.look();
+    }
     timer = setTimeout(tick, ready ? idleMs : 0);
     timer.unref();
   };
@@ -89,6 +106,7 @@ export function keepRecallWarm(
   timer.unref();
   return () => {
     stopped = true;
+    vectors.stop();
     if (timer) clearTimeout(timer);
   };
 }
@@ -172,14 +190,19 @@ export interface OpenKeel<Chat extends ChatChoice | null = ChatChoice | null> {
  * Chooses the embedder the configuration asks for (`KEEL_EMBEDDER`, `OLLAMA_HOST`,
  * `KEEL_OLLAMA_EMBED_MODEL`), or the first available.
  *
+ * @param options.signal - ends the Ollama embedder's requests when it aborts (a bounded wait).
  * @throws KeelError `EMBEDDER_UNAVAILABLE` for an explicit choice that cannot run.
  */
-export function configuredEmbedder(config: KeelConfig): Promise<EmbedderSelection> {
+export function configuredEmbedder(
+  config: KeelConfig,
+  options: { signal?: AbortSignal } = {},
+): Promise<EmbedderSelection> {
   return selectEmbedder({
     choice: config.embedder.choice,
     modelsDir: config.paths.models,
     ollamaHost: config.embedder.ollamaHost,
     ollamaModel: config.embedder.ollamaModel,
+    ...(options.signal ? { signal: options.signal } : {}),
   });
 }
 

@@ -242,6 +242,8 @@ export {
 export * from './types.js';
 export {
   DEFAULT_SIMILARITY_FLOOR,
+  type EmbedSinceOptions,
+  type EmbedSinceResult,
   MINILM_SIMILARITY_FLOOR,
   type Neighbour,
   SIMILARITY_FLOORS,

@@ -113,7 +113,10 @@ import { OwnerSessionRepo, sessionHolders } from './repos/session.js';
 import { ThinkRunsRepo } from './repos/think-runs.js';
 import type { Actor, Episode, Fact, Scope, Slot } from './types.js';
 import {
+  type EmbedSinceOptions,
+  type EmbedSinceResult,
   pendingVectorRows,
+  queueMark,
   removeStaleVectors,
   type SyncOptions,
   VectorIndex,
@@ -699,7 +702,7 @@ export class MemoryStore {
    * The one recall: hybrid (BM25 fused with the nearest neighbours at or above the embedder's
    * similarity floor) when an embedder is bound and its vectors are current, else lexical, with
    * `reason` saying why (no embedder, paused, the embedder failed). Rows written since the last
-   * {@link catchUpVectors} are found by their words until then.
+   * {@link catchUpVectors} or {@link embedSince} are found by their words until then.
    *
    * Recall writes nothing: the returned facts' uses (unless `touch` is false) are counted in
    * memory and written by this store's next unit of work, `remember`, `decay` or `close`
@@ -849,6 +852,29 @@ export class MemoryStore {
    */
   async embedPending(options?: SyncOptions): Promise<{ embedded: number; remaining: number }> {
     return this.#vectors ? this.#vectors.sync(options) : { embedded: 0, remaining: 0 };
+  }
+
+  /**
+   * The vector queue's mark: every row written or changed after this call is queued after it (see
+   * {@link embedSince}). Reads only; no embedder needs to be bound.
+   */
+  vectorMark(): number {
+    return queueMark(this.#ctx.db);
+  }
+
+  /**
+   * Embeds what was written since `mark` (a {@link vectorMark}) now, not at the next
+   * {@link catchUpVectors}: the newest rows queued after it, at most `limit` (default 64). What
+   * it leaves (older rows, rows past the limit, rows that should lose their vector) stays queued
+   * for the catch-up. Nothing without a bound embedder, or while the vector arm is paused.
+   *
+   * @returns rows embedded, and the queue's mark when it began (the next call's `mark`).
+   * @throws KeelError `EMBEDDER_UNAVAILABLE`, `EMBEDDING_INVALID` (nothing of the failed batch is
+   *   stored), `CANCELLED` (`signal` aborted: nothing more is stored).
+   */
+  async embedSince(mark: number, options?: EmbedSinceOptions): Promise<EmbedSinceResult> {
+    if (!this.#vectors) return { embedded: 0, through: this.vectorMark() };
+    return this.#vectors.embedSince(mark, options);
   }
 
   /** Rows waiting for a vector (see `pendingVectorRows`); no embedder needs to be bound. */

@@ -7,7 +7,7 @@
  */
 import { historyLine, secretNotice } from '@keel/agent';
 import { KeelError } from '@keel/errors';
-import { openKeel, type RecoveryInput, type RecoveryRemember } from '@keel/host';
+import { embedWrittenNow, openKeel, type RecoveryInput, type RecoveryRemember } from '@keel/host';
 import { resolveAsOf } from '@keel/language';
 import {
   type ForgetResult,
@@ -42,6 +42,7 @@ import {
   parseDate,
   parsePositiveInt,
   withStore,
+  withStoreAsync,
   writeResultJson,
 } from './shared.js';
 
@@ -113,8 +114,9 @@ export function registerRememberCommand(program: Command, config: Config): void 
           cmd: Command,
         ) =>
           keepOnDamage(config, rememberedLine(slotRef, words.join(' '), opts), () =>
-            withStore(config, (store) => {
+            withStoreAsync(config, async (store) => {
               const slot = parseSlot(slotRef, opts.scope);
+              const mark = store.vectorMark();
               const r = store.remember({
                 ...slot,
                 value: words.join(' '),
@@ -133,6 +135,11 @@ export function registerRememberCommand(program: Command, config: Config): void 
                   ...(r.confidenceCapped ? [cappedLine(r.confidenceCapped)] : []),
                 ].join('\n'),
               );
+              // Found by meaning at once, not after the next think tick: the new belief is
+              // embedded now, within a short bound (else it waits for the tick, as before). A
+              // store whose vectors were never in use (mark 0) gets them on this first binding.
+              const queued = store.vectorMark() > mark || mark === 0;
+              if (r.fact?.status === 'active' && queued) await embedWrittenNow(config, store, mark);
             }),
           ),
       ),

@@ -104,6 +104,28 @@ export function withStore<T>(
 }
 
 /**
+ * {@link withStore} for work that awaits: the store stays open until `fn`'s promise settles.
+ *
+ * @throws KeelError as {@link withStore}.
+ */
+export async function withStoreAsync<T>(
+  config: Config,
+  fn: (store: MemoryStore) => Promise<T>,
+  check: IntegrityCheck = 'cached',
+): Promise<T> {
+  const store = openStore(config, check);
+  let failure: unknown;
+  try {
+    return await fn(store);
+  } catch (err) {
+    failure = err;
+    throw err;
+  } finally {
+    closeStore(store, failure);
+  }
+}
+
+/**
  * Runs `fn`; when it finds the database damaged, the owner's words (`input`) are kept in the
  * recovery file (`keel recover` stores them once the database is restored) and the error says
  * where.

@@ -21,6 +21,8 @@ export interface OllamaEmbedderOptions {
   model?: string;
   /** How long to wait for the server, ms. Default 30000 (a cold model load is slow). */
   timeoutMs?: number;
+  /** Ends every request, under way or later, when it aborts (as {@link OllamaEmbedder.close} does). */
+  signal?: AbortSignal;
 }
 
 /** nomic-embed-text is trained with task prefixes; other models get the text unchanged. */
@@ -37,16 +39,33 @@ export class OllamaEmbedder implements Embedder {
   private readonly client: Ollama;
   private readonly timeoutMs: number;
   private info: EmbedderInfo | null = null;
+  /** Aborted by {@link close}: every request under way ends, and no other starts. */
+  private readonly closing = new AbortController();
 
   constructor(options: OllamaEmbedderOptions = {}) {
     this.host = options.host ?? DEFAULT_OLLAMA_HOST;
     this.model = options.model ?? DEFAULT_OLLAMA_EMBED_MODEL;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     const timeoutMs = this.timeoutMs;
+    const closing = options.signal
+      ? AbortSignal.any([this.closing.signal, options.signal])
+      : this.closing.signal;
     this.client = new Ollama({
       host: this.host,
-      fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) }),
+      fetch: (input, init) =>
+        fetch(input, {
+          ...init,
+          signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), closing]),
+        }),
     });
+  }
+
+  /**
+   * Ends every request under way (each rejects with `EMBEDDER_UNAVAILABLE`), so a caller that
+   * stopped waiting (a bounded embed) leaves no connection holding the process open.
+   */
+  async close(): Promise<void> {
+    this.closing.abort(new Error('the embedder was closed'));
   }
 
   private unavailable(err: unknown): KeelError {

@@ -26,6 +26,11 @@ export interface SelectEmbedderOptions {
   ollamaModel?: string | null;
   /** How long the `auto` probe of Ollama may take, ms. Default 1500. */
   probeTimeoutMs?: number;
+  /**
+   * Ends the Ollama embedder's requests (the probe, and every later one) when it aborts: a caller
+   * that stops waiting leaves no request holding the process open.
+   */
+  signal?: AbortSignal;
 }
 
 /** What {@link selectEmbedder} found. */
@@ -60,6 +65,7 @@ export async function selectEmbedder(options: SelectEmbedderOptions): Promise<Em
       ...(options.ollamaHost ? { host: options.ollamaHost } : {}),
       model: options.ollamaModel || DEFAULT_OLLAMA_EMBED_MODEL,
       ...(timeoutMs ? { timeoutMs } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
   if (choice !== 'auto') {
     const embedder = choice === 'minilm' ? minilm() : ollama();

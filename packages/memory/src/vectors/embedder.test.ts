@@ -166,3 +166,33 @@ describe('a provider that returns nothing', () => {
     expect(err.message).toContain('ollama pull nomic-embed-text');
   });
 });
+
+describe('ending the Ollama embedder’s requests', () => {
+  it('close and an aborted signal end a request under way at once; a request that is answered is the control', async () => {
+    const server = await fakeOllama();
+    const embedder = new OllamaEmbedder({ host: server.url });
+    await embedder.init();
+    // Control: answered, it returns a vector.
+    expect(await embedder.embed(['alpha'], 'document')).toHaveLength(1);
+
+    server.setEmbedDelay(20_000);
+    const started = performance.now();
+    const closing = embedder.embed(['beta'], 'document');
+    await expect.poll(() => server.requests.length).toBe(4); // tags, probe, alpha, beta
+    await embedder.close();
+    const err = await expectRejects(closing, 'EMBEDDER_UNAVAILABLE');
+    expect(err.message).toContain('closed');
+    expect(performance.now() - started).toBeLessThan(5000);
+
+    const stop = new AbortController();
+    const bounded = new OllamaEmbedder({ host: server.url, signal: stop.signal });
+    server.setEmbedDelay(0);
+    await bounded.init();
+    server.setEmbedDelay(20_000);
+    const waiting = bounded.embed(['gamma'], 'document');
+    await expect.poll(() => server.requests.length).toBe(7);
+    stop.abort(new Error('the bound passed'));
+    await expectRejects(waiting, 'EMBEDDER_UNAVAILABLE');
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});

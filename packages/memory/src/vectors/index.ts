@@ -10,7 +10,9 @@
  *   without writing (superseded, retracted, pending, purged or redacted rows can never fill the
  *   top-k); {@link VectorIndex.sync} (the think tick's bounded catch-up, `keel reindex`, a forget)
  *   deletes their old vectors and embeds what is queued and eligible, in batches, each batch one
- *   transaction (an interrupted run loses nothing and a rerun continues). Recall never embeds or
+ *   transaction (an interrupted run loses nothing and a rerun continues).
+ *   {@link VectorIndex.embedSince} embeds what was written since a mark at once (`keel remember`,
+ *   a door once a turn is done), leaving everything else to the sync. Recall never embeds or
  *   writes.
  * - **Relevance floor** (`floor.ts`). A nearest neighbour less similar to the query than its
  *   embedder's calibrated floor is not a result: a question about nothing finds nothing.
@@ -41,8 +43,10 @@ export {
   similarityFloor,
 } from './floor.js';
 export type { Neighbour } from './quantised.js';
-export { removeStaleVectors, type VectorEntity } from './tables.js';
+export { queueMark, removeStaleVectors, type VectorEntity } from './tables.js';
 export {
+  type EmbedSinceOptions,
+  type EmbedSinceResult,
   type SyncOptions,
   VectorIndex,
   type VectorStatus,

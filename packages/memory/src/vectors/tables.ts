@@ -129,6 +129,35 @@ export function readBatch(db: Database.Database, n: number): BatchRow[] {
   ).map((row) => ({ ...row, text: currentText(db, row.entity, row.id) }));
 }
 
+/**
+ * The newest `n` rows queued after `since` (a queue `seq`) that should have a vector now, newest
+ * first, with their text. Rows that should have none are left in the queue for the next sync,
+ * which deletes their old vector first.
+ */
+export function readNewest(db: Database.Database, since: number, n: number): BatchRow[] {
+  // Read before any text is looked up (better-sqlite3 runs one statement at a time); a few rows
+  // to spare for those that should have no vector (a superseded fact beside its successor).
+  const rows = stmt(
+    db,
+    `SELECT seq, entity, id FROM ${VECTOR_QUEUE} WHERE seq > ? ORDER BY seq DESC LIMIT ?`,
+  ).all(since, 4 * n) as QueuedRow[];
+  const out: BatchRow[] = [];
+  for (const row of rows) {
+    if (out.length >= n) break;
+    const text = currentText(db, row.entity, row.id);
+    if (text !== null) out.push({ ...row, text });
+  }
+  return out;
+}
+
+/** The highest `seq` the vector queue has handed out (0 for none): a row queued later has a higher one. */
+export function queueMark(db: Database.Database): number {
+  const r = stmt(db, `SELECT seq FROM sqlite_sequence WHERE name = '${VECTOR_QUEUE}'`).get() as
+    | { seq: number }
+    | undefined;
+  return r?.seq ?? 0;
+}
+
 /** What {@link storeBatch} wrote. */
 export interface StoredBatch {
   /** The vectors stored, with the quantised copies written to the codes table. */

@@ -28,8 +28,10 @@ import {
   META_REINDEX,
   type QueuedRow,
   queueEveryRow,
+  queueMark,
   queueRows,
   readBatch,
+  readNewest,
   removeQueuedVectors,
   storeBatch,
   storedEmbedder,
@@ -68,6 +70,25 @@ export interface SyncOptions {
   onProgress?: (done: number, total: number) => void;
   /** Stops between batches (what is committed stays). */
   signal?: AbortSignal;
+}
+
+/** Options for {@link VectorIndex.embedSince}. */
+export interface EmbedSinceOptions {
+  /** Rows to embed at most (default {@link EMBED_BATCH}): the newest; older ones wait for a sync. */
+  limit?: number;
+  /**
+   * Abandons the work: nothing is stored once it aborts, even a batch the embedder has already
+   * answered (`CANCELLED`). A caller bounding the wait aborts it when its time is up.
+   */
+  signal?: AbortSignal;
+}
+
+/** What {@link VectorIndex.embedSince} did. */
+export interface EmbedSinceResult {
+  /** Rows whose vector was stored. */
+  embedded: number;
+  /** The queue's mark when it began (see {@link VectorIndex.mark}): pass it as the next `since`. */
+  through: number;
 }
 
 /** The vector tables of one store, bound to one embedder. */
@@ -260,6 +281,52 @@ export class VectorIndex {
       if (kept === batch.length) break; // everything changed under us: try again later
     }
     return { embedded, remaining: queued() };
+  }
+
+  /**
+   * The vector queue's mark: the highest `seq` it has handed out. Every row queued later (written,
+   * or changed, after this call) is after it; pass it to {@link embedSince}. Reads only.
+   */
+  mark(): number {
+    return queueMark(this.ctx.db);
+  }
+
+  /**
+   * Embeds what was written since `since` (a {@link mark}) at once, instead of waiting for the
+   * next {@link sync}: the newest rows queued after it that should have a vector, at most
+   * `limit`, stored as `sync` stores them (a row whose text changed meanwhile stays queued).
+   * Everything else stays queued for `sync`: older rows, rows past the limit, and rows that should
+   * have no vector (their stored vector, if any, is left out of searches until `sync` deletes it).
+   * Nothing while the arm is paused (vectors of another model are stored).
+   *
+   * @returns rows embedded, and the mark it began at.
+   * @throws KeelError `EMBEDDER_UNAVAILABLE`, `EMBEDDING_INVALID` (nothing of that batch is
+   *   stored), `CANCELLED` when `signal` aborts (nothing more is stored).
+   */
+  async embedSince(since: number, options: EmbedSinceOptions = {}): Promise<EmbedSinceResult> {
+    const db = this.ctx.db;
+    const through = this.mark();
+    if (this.paused || through <= since) return { embedded: 0, through };
+    const rows = readNewest(db, since, options.limit ?? EMBED_BATCH);
+    const cancelled = () =>
+      new KeelError('CANCELLED', 'stopped waiting for the embedder; the rows stay queued');
+    let embedded = 0;
+    for (let at = 0; at < rows.length; at += EMBED_BATCH) {
+      if (options.signal?.aborted) throw cancelled();
+      const batch = rows.slice(at, at + EMBED_BATCH);
+      const vectors = await this.embedder.embed(
+        batch.map((r) => r.text!),
+        'document',
+      );
+      // Abandoned while the embedder worked (or the store closed): store nothing.
+      if (options.signal?.aborted || !db.open) throw cancelled();
+      const { written, before, after } = storeBatch(db, batch, vectors);
+      this.afterWrite(before, after, (idx) => {
+        for (const w of written) idx[w.entity].set(w.id, w.code, w.q8);
+      });
+      embedded += written.length;
+    }
+    return { embedded, through };
   }
 
   /** The in-memory codes, (re)loaded when another write has changed the vectors since. */
