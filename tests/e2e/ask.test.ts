@@ -182,6 +182,27 @@ describe('keel ask', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it('offline, a line that fails is an error: its object under --json and exit 2', async () => {
+    const offline = {
+      ANTHROPIC_API_KEY: '',
+      OPENAI_API_KEY: '',
+      OLLAMA_HOST: 'http://127.0.0.1:9',
+    };
+    const failed = await ask('/forget 999', offline);
+    expect(failed.status).toBe(2);
+    expect(failed.json()).toMatchObject({
+      error: { code: 'NOT_FOUND', message: expect.any(String), fix: expect.any(String) },
+    });
+    expect(failed.stderr).toContain('error NOT_FOUND');
+    // Control: the same command on a belief that exists succeeds.
+    const kept = await ask('remember that my tea is black tea', offline);
+    expect(kept.status).toBe(0);
+    const id = kept.json().writes[0].fact.id as number;
+    const forgot = await ask(`/forget ${id}`, offline);
+    expect(forgot.status).toBe(0);
+    expect(forgot.json().reply).toContain(`f${id}`);
+  });
+
   it('KEEL_CHAT_PROVIDER=ollama with Ollama down is a clear error naming OLLAMA_HOST', async () => {
     const r = await ask('hello', {
       KEEL_CHAT_PROVIDER: 'ollama',

@@ -103,6 +103,14 @@ function errorText(err: unknown): string {
 }
 
 /**
+ * A slash command that failed, as the line's reply: the error's text, and the error itself for
+ * `--json` (`error`); damage and unexpected errors are thrown on.
+ */
+function failedReply(err: unknown): TurnReply {
+  return { text: errorText(err), error: err as KeelError };
+}
+
+/**
  * Why the database cannot take the terminal's lines: damage (`DB_CORRUPT`), or the file replaced
  * under it (a restore: `INVALID_STATE`), or a check that could not run. Null for other errors.
  */
@@ -266,7 +274,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
       channel: 'terminal',
       status,
       tz: config.think.tz,
-    }).catch((err: unknown): TurnReply => ({ text: errorText(err) }));
+    }).catch(failedReply);
     write(`keel › ${r.text}`);
   };
   if (tty) rl.prompt();
@@ -313,7 +321,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
                 channel: 'terminal',
                 status,
                 tz: config.think.tz,
-              }).catch((err: unknown): TurnReply => ({ text: errorText(err) }))
+              }).catch(failedReply)
             : await offline.handle(line);
           reply = r.text;
           quit = Boolean(r.quit);
@@ -326,6 +334,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
               withheld: r.withheld ?? [],
               captureError: r.captureError ?? null,
             },
+            ...(r.error ? { error: errorJson(r.error) } : {}),
           };
           if (!options.json && reply)
             write(tty ? `keel › ${reply.replace(/\n/g, '\n       ')}` : reply);

@@ -50,6 +50,12 @@ export interface TurnReply {
   withheld?: SecretKind[];
   /** Set for `/quit`. */
   quit?: boolean;
+  /**
+   * The error the line failed with (a slash command's `NOT_FOUND`, a message past the episode
+   * limit's `TOO_LARGE`, …), for a door to report as an error (its code, message and fix; under
+   * `--json` the error object): `text` says it too. Absent when the line was handled.
+   */
+  error?: KeelError;
 }
 
 /** Options for {@link OfflineSession}. */
@@ -96,7 +102,8 @@ export class OfflineSession implements UnansweredRecorder {
   /**
    * Handles one line from the owner.
    *
-   * @throws never for bad input: errors become the reply text (with their code).
+   * @throws never for bad input: a KeelError becomes the reply's `error` and its text (code,
+   *   message and fix); any other error is thrown.
    */
   async handle(line: string): Promise<TurnReply> {
     const text = line.replace(/\r?\n$/, '');
@@ -111,8 +118,9 @@ export class OfflineSession implements UnansweredRecorder {
       }
       return await this.say(text);
     } catch (err) {
-      if (KeelError.isInstance(err))
-        return { text: `error ${err.code}: ${err.message}\nfix: ${err.fix}` };
+      if (KeelError.isInstance(err)) {
+        return { text: `error ${err.code}: ${err.message}\nfix: ${err.fix}`, error: err };
+      }
       throw err;
     }
   }
