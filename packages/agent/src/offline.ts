@@ -138,20 +138,20 @@ export class OfflineSession implements UnansweredRecorder {
   private async say(text: string): Promise<TurnReply> {
     const context = this.store.lastOwnerTurn() ?? undefined;
     const found = [...new Set(scanSecrets(text, { context }).map((f) => f.kind))];
-    const episode = this.store.addEpisode({
-      kind: 'conversation',
-      channel: this.options.channel,
-      role: 'owner',
-      text,
-    });
-    // Capture never fails the line: the episode is stored already; an error is recorded (keel
+    // The line and what it captures are one unit of work: a crash between the two keeps
+    // neither. Capture never fails the line: a capture error is recorded with the episode (keel
     // doctor shows it) and said.
-    const { write, also, error, closed, questions } = captureOwnerStatement(
-      this.store,
-      text,
-      episode.id,
-      this.options.tz ?? 'UTC',
-    );
+    const { episode, captured } = this.store.transaction(() => {
+      const episode = this.store.addEpisode({
+        kind: 'conversation',
+        channel: this.options.channel,
+        role: 'owner',
+        text,
+      });
+      const tz = this.options.tz ?? 'UTC';
+      return { episode, captured: captureOwnerStatement(this.store, text, episode.id, tz) };
+    });
+    const { write, also, error, closed, questions } = captured;
     if (error) {
       return {
         text: `Stored your message as e${episode.id}, but could not keep it as a belief (${error.code}: ${error.message}).`,
