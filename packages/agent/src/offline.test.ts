@@ -45,3 +45,29 @@ describe('"remember that …" offline', () => {
     expect(r.episodeId).toBe(1);
   });
 });
+
+describe('a "remember that …" too long to keep as a belief', () => {
+  it('is refused with TOO_LARGE, the limit and the fix, never silently; the message is stored', async () => {
+    const session = new OfflineSession(store, { channel: 'terminal' });
+    const said = `remember that my favourite story is ${'a'.repeat(1_000_000)}`;
+    const r = await session.handle(said);
+    expect(r.captureError).toMatchObject({
+      code: 'TOO_LARGE',
+      message: expect.stringContaining('2000 characters'),
+      fix: expect.stringContaining('shorter sentence'),
+    });
+    expect(r.text).toMatch(
+      /^Stored your message as e1, but could not keep it as a belief \(TOO_LARGE: /,
+    );
+    expect(r.text).toContain('fix: Say what to remember in a shorter sentence');
+    expect(store.episode(1)?.text).toBe(said);
+    expect(store.stats().active).toBe(0);
+    expect(store.captureFailures()[0]).toMatchObject({ code: 'TOO_LARGE' });
+
+    // Control: the same request, short enough, is kept.
+    const kept = await session.handle('remember that my favourite story is the Odyssey');
+    expect(kept.captureError).toBeUndefined();
+    expect(kept.write?.decision).toBe('create');
+    expect(store.activeFacts().map((f) => f.value)).toEqual(['the Odyssey']);
+  });
+});

@@ -40,7 +40,7 @@ export interface TurnReply {
   /** The write, when the line was an explicit "remember that …". */
   write?: WriteResult;
   /** Why capturing the line as a belief failed, when it did (the line is stored all the same). */
-  captureError?: { code: string; message: string };
+  captureError?: { code: string; message: string; fix: string };
   /** The recall behind the reply, when there was one. */
   recall?: RecallResponse;
   /**
@@ -154,7 +154,7 @@ export class OfflineSession implements UnansweredRecorder {
     const { write, also, error, closed, questions } = captured;
     if (error) {
       return {
-        text: `Stored your message as e${episode.id}, but could not keep it as a belief (${error.code}: ${error.message}).`,
+        text: `Stored your message as e${episode.id}, but could not keep it as a belief (${error.code}: ${error.message}).\nfix: ${error.fix}`,
         episodeId: episode.id,
         captureError: error,
         withheld: found,
