@@ -35,6 +35,7 @@ import {
   secretInSlot,
   supportsValue,
   valueHash,
+  wellFormed,
 } from '@keel/language';
 import type { StoreContext } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
@@ -212,7 +213,11 @@ function validate(input: RememberInput): { slot: Slot; value: string } {
     );
   }
   if (typeof input.value !== 'string') throw new KeelError('INVALID_INPUT', 'value must be text');
-  const value = input.value.replace(/\u0000/g, ' ').trim();
+  // Where every belief's value enters the store (the owner, capture, the model, reflection):
+  // well-formed, so the stored UTF-8 reads back as hashed.
+  const value = wellFormed(input.value)
+    .replace(/\u0000/g, ' ')
+    .trim();
   if (!value) throw new KeelError('INVALID_INPUT', 'value is empty');
   if (value.length > MAX_VALUE_CHARS) {
     throw new KeelError(
