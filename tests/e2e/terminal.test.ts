@@ -127,6 +127,22 @@ describe('the offline terminal', () => {
     expect(replies[5]!.reply).toContain('error INVALID_INPUT');
   });
 
+  it('what was said with escape sequences is stored as said and shown with none of them', () => {
+    const said = 'I like \u001b[31mred\u001b[0m tea\u0007';
+    const out = keel(home, [], `${said}\nred tea\n`);
+    expect(out.status, out.stderr).toBe(0);
+    // The second line's recall shows the first: visibly, never as a terminal control.
+    expect(out.stdout).toContain('I like ␛[31mred␛[0m tea␇');
+    expect(out.stdout).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/);
+    // Control: the episode keeps the owner's words as they were said.
+    const store = MemoryStore.open(join(home, 'keel.db'));
+    try {
+      expect(store.episode(1)?.text).toBe(said);
+    } finally {
+      store.close();
+    }
+  });
+
   it('--json: a line that fails carries its error object (code, message, fix), whatever the code', async () => {
     const oversized = `remember that ${'a'.repeat(2_000_001)}`;
     const out = await runCli(

@@ -51,7 +51,7 @@ import type { MemoryStore } from '@keel/memory';
 import { firstStart } from './commands/setup.js';
 import { keptLine, type TurnJsonInput, turnJson, writeJson } from './commands/shared.js';
 import type { Config } from './config.js';
-import { printJsonLine } from './output.js';
+import { printJsonLine, say } from './output.js';
 import {
   cappedLines,
   captureErrorLine,
@@ -141,7 +141,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
   // keel's first start (no config file, no database) with a person at the terminal: setup first.
   const config = await firstStart(loaded, { input, output, json: Boolean(options.json) });
   const tty = Boolean((input as NodeJS.ReadStream).isTTY) && !options.json;
-  const write = (text: string) => output.write(`${text}\n`);
+  const write = (text: string) => say(`${text}\n`, output);
   /** Why the database takes no more lines (they go to the recovery file), or null. */
   let down: KeelError | null = null;
   let keel: OpenKeel<ChatChoice> | null = null;
@@ -345,7 +345,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
         } else {
           running = new AbortController();
           let streamed = false;
-          if (!options.json) output.write(tty ? 'keel › ' : '');
+          if (!options.json) say(tty ? 'keel › ' : '', output);
           try {
             result = await agent.turn({
               text: line,
@@ -353,19 +353,19 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
               signal: running.signal,
               onText: (delta) => {
                 streamed = true;
-                if (!options.json) output.write(delta);
+                if (!options.json) say(delta, output);
               },
               onRetry: (info) => {
-                if (!options.json && streamed) output.write(`\n[retrying after ${info.reason}]\n`);
+                if (!options.json && streamed) say(`\n[retrying after ${info.reason}]\n`, output);
                 streamed = false;
               },
             });
             reply = result.reply;
-            if (!options.json) output.write(streamed ? '\n' : `${reply}\n`);
+            if (!options.json) say(streamed ? '\n' : `${reply}\n`, output);
             if (!options.json && result.truncated) write(TRUNCATED_NOTE);
           } catch (err) {
             if (damageError(err)) {
-              if (!options.json) output.write('\n');
+              if (!options.json) say('\n', output);
               throw err;
             }
             reply = errorText(err);

@@ -64,3 +64,30 @@ describe('text with a lone surrogate', () => {
     expect(report.ok).toBe(true);
   });
 });
+
+describe("control characters in a belief's value", () => {
+  it('are left out: escape sequences whole, any other control as a space; the episode keeps them', () => {
+    const { store } = openTempStore();
+    const said = 'my colour is \u001b[31mred\u001b[0m\u0007 \u001b]0;title\u0007ok\u009b';
+    const turn = store.addEpisode({ channel: 'terminal', role: 'owner', text: said });
+    const r = store.remember({
+      kind: 'preference',
+      key: 'colour',
+      value: said,
+      source: 'owner_stated',
+      episodeId: turn.id,
+    });
+    expect(r.fact?.value).toBe('my colour is red ok');
+    // The owner's words as said stay in the episode (the terminal shows its controls visibly).
+    expect(store.episode(turn.id)?.text).toBe(said);
+    // Control: a value with line feeds and tabs only is kept as it is.
+    const plain = store.remember({
+      kind: 'note',
+      key: 'list',
+      value: 'eggs\n\tmilk',
+      source: 'owner_stated',
+    });
+    expect(plain.fact?.value).toBe('eggs\n\tmilk');
+    expect(store.verify().ok).toBe(true);
+  });
+});

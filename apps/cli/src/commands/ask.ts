@@ -18,7 +18,7 @@ import { Agent, OfflineSession, secretNotice, TRUNCATED_NOTE } from '@keel/agent
 import { openKeel } from '@keel/host';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
-import { action, EXIT, emit, wantsJson } from '../output.js';
+import { action, EXIT, emit, say, wantsJson } from '../output.js';
 import {
   cappedLines,
   captureErrorLine,
@@ -104,16 +104,16 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
           : {
               onText: (delta: string) => {
                 streamed = true;
-                process.stdout.write(delta);
+                say(delta);
               },
               onRetry: () => {
-                if (streamed) process.stdout.write('\n[retrying]\n');
+                if (streamed) say('\n[retrying]\n');
                 streamed = false;
               },
             }),
       });
       const asks = forgetAsks(store, result.writes);
-      if (streamed) process.stdout.write('\n');
+      if (streamed) say('\n');
       emit(
         asJson,
         turnJson({
