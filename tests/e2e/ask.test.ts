@@ -182,6 +182,41 @@ describe('keel ask', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it("a model's reply holding escape sequences reaches the terminal with none of them", async () => {
+    fake.reply(
+      'Sure: \u001b]0;pwned\u0007\u001b[2Jcleared\u009b and \u001b[31mred\u001b[0m.\nDone.',
+    );
+    const r = await run('say something', {}, []);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/);
+    expect(r.stdout).toContain('Sure: ␛]0;pwned␇␛[2Jcleared\ufffd and ␛[31mred␛[0m.\nDone.');
+    // Control: under --json the reply is the model's text as it was, escaped as JSON escapes it.
+    fake.reply('plain \u001b[31mred\u001b[0m');
+    const json = await ask('again');
+    expect(json.json().reply).toBe('plain \u001b[31mred\u001b[0m');
+  });
+
+  it('offline, a line that fails is an error: its object under --json and exit 2', async () => {
+    const offline = {
+      ANTHROPIC_API_KEY: '',
+      OPENAI_API_KEY: '',
+      OLLAMA_HOST: 'http://127.0.0.1:9',
+    };
+    const failed = await ask('/forget 999', offline);
+    expect(failed.status).toBe(2);
+    expect(failed.json()).toMatchObject({
+      error: { code: 'NOT_FOUND', message: expect.any(String), fix: expect.any(String) },
+    });
+    expect(failed.stderr).toContain('error NOT_FOUND');
+    // Control: the same command on a belief that exists succeeds.
+    const kept = await ask('remember that my tea is black tea', offline);
+    expect(kept.status).toBe(0);
+    const id = kept.json().writes[0].fact.id as number;
+    const forgot = await ask(`/forget ${id}`, offline);
+    expect(forgot.status).toBe(0);
+    expect(forgot.json().reply).toContain(`f${id}`);
+  });
+
   it('KEEL_CHAT_PROVIDER=ollama with Ollama down is a clear error naming OLLAMA_HOST', async () => {
     const r = await ask('hello', {
       KEEL_CHAT_PROVIDER: 'ollama',

@@ -4,7 +4,7 @@ import { TRUNCATED_NOTE } from '@keel/agent';
 import { MemoryStore } from '@keel/memory';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, keel, tempHome } from '../support/cli.js';
+import { CLI, keel, runCli, tempHome } from '../support/cli.js';
 import { FakeAnthropic, text, toolUse } from '../support/fake-anthropic.js';
 import { seedHistory, summarising } from '../support/oversized.js';
 
@@ -125,6 +125,46 @@ describe('the offline terminal', () => {
     expect(replies[3]!.reply).toMatch(/error INVALID_STATE/);
     expect(replies[4]!.reply).toContain('unknown command');
     expect(replies[5]!.reply).toContain('error INVALID_INPUT');
+  });
+
+  it('what was said with escape sequences is stored as said and shown with none of them', () => {
+    const said = 'I like \u001b[31mred\u001b[0m tea\u0007';
+    const out = keel(home, [], `${said}\nred tea\n`);
+    expect(out.status, out.stderr).toBe(0);
+    // The second line's recall shows the first: visibly, never as a terminal control.
+    expect(out.stdout).toContain('I like ␛[31mred␛[0m tea␇');
+    expect(out.stdout).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/);
+    // Control: the episode keeps the owner's words as they were said.
+    const store = MemoryStore.open(join(home, 'keel.db'));
+    try {
+      expect(store.episode(1)?.text).toBe(said);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('--json: a line that fails carries its error object (code, message, fix), whatever the code', async () => {
+    const oversized = `remember that ${'a'.repeat(2_000_001)}`;
+    const out = await runCli(
+      ['--json'],
+      { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' },
+      `${oversized}\n/forget 999\nI like tea\n`,
+    );
+    expect(out.status, out.stderr).toBe(0);
+    const lines = out.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { reply: string; error: Record<string, string> | null });
+    expect(lines).toHaveLength(3);
+    expect(lines[0]!.error).toMatchObject({
+      code: 'TOO_LARGE',
+      message: expect.stringContaining('2000000'),
+      fix: expect.stringContaining('Shorten'),
+    });
+    expect(lines[1]!.error).toMatchObject({ code: 'NOT_FOUND', fix: expect.any(String) });
+    // Control: a line that was handled has no error.
+    expect(lines[2]!.error).toBeNull();
+    expect(lines[2]!.reply).toContain('Stored your message');
   });
 });
 

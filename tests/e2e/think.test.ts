@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AnthropicChatModel } from '@keel/agent';
 import { chooseBeliefGate, OllamaGate, PatternGate } from '@keel/gate';
+import { formatJson } from '@keel/host';
 import { type Episode, MemoryStore, OllamaEmbedder } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { sendToOwner } from '@keel/outbound';
@@ -313,6 +314,30 @@ describe('each thing once', () => {
     const dentist = store.activeFacts().filter((f) => f.value.includes('Ortiz'));
     expect(dentist.map((f) => f.source)).toEqual(['owner_stated']);
     expect(activeRows('allergy')).toHaveLength(1);
+  });
+
+  it('a change reflection rejects is reported as data: the run prints under the --json contract', async () => {
+    const allergy = ownerTurn("I'm allergic to penicillin", '2026-11-29T09:05');
+    gateSaysYesFor(['penicillin']);
+    const good = {
+      op: 'add',
+      kind: 'profile',
+      subject: 'owner',
+      key: 'allergy',
+      value: 'penicillin',
+      episodes: [allergy.id],
+    };
+    // One valid delta, one the schema refuses (no value).
+    anthropic.reply(deltas([good, { ...good, key: 'allergy_2', value: undefined }]));
+    const tick = await runThink(deps(), { curate: 'never', weekly: 'never' });
+    expect(tick).toMatchObject({ proposed: 1, written: 1 });
+    expect(tick.rejected).toHaveLength(1);
+    // `keel think --json` prints the report with formatJson: it must not throw on the rejection.
+    const printed = JSON.parse(formatJson(tick)) as { rejected: unknown[]; written: number };
+    expect(printed.written).toBe(1);
+    expect(printed.rejected).toEqual([
+      { where: 'delta[1]', reason: expect.stringMatching(/value/) },
+    ]);
   });
 });
 

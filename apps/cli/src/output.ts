@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { formatJson, reportError } from '@keel/host';
+import { formatJson, reportError, terminalText } from '@keel/host';
 import type { Command } from 'commander';
 
 /** The exit codes and the error printer every keel process shares. */
@@ -29,7 +29,7 @@ export { EXIT, reportError } from '@keel/host';
 
 /**
  * Prints a result: with `json`, `data` as one indented JSON document under the contract (see the
- * module description); else the human text (nothing when it is empty).
+ * module description); else the human text (nothing when it is empty) through {@link say}.
  *
  * @throws Error when `data` breaks the contract (a bug in keel, reported as `INTERNAL`).
  */
@@ -37,8 +37,17 @@ export function emit(json: boolean, data: unknown, human: () => string): void {
   if (json) process.stdout.write(`${formatJson(data, { pretty: true })}\n`);
   else {
     const text = human();
-    if (text) process.stdout.write(`${text}\n`);
+    if (text) say(`${text}\n`);
   }
+}
+
+/**
+ * Writes text for a person (a reply, a streamed piece of one, a listing) the one way the CLI
+ * does: through `@keel/host`'s `terminalText`, so no control character but line feed and tab
+ * reaches the terminal (an ESC in a stored belief or a model's reply prints as "␛").
+ */
+export function say(text: string, out: { write(text: string): unknown } = process.stdout): void {
+  out.write(terminalText(text));
 }
 
 /**

@@ -51,7 +51,7 @@ import type { MemoryStore } from '@keel/memory';
 import { firstStart } from './commands/setup.js';
 import { keptLine, type TurnJsonInput, turnJson, writeJson } from './commands/shared.js';
 import type { Config } from './config.js';
-import { printJsonLine } from './output.js';
+import { printJsonLine, say } from './output.js';
 import {
   cappedLines,
   captureErrorLine,
@@ -103,6 +103,14 @@ function errorText(err: unknown): string {
 }
 
 /**
+ * A slash command that failed, as the line's reply: the error's text, and the error itself for
+ * `--json` (`error`); damage and unexpected errors are thrown on.
+ */
+function failedReply(err: unknown): TurnReply {
+  return { text: errorText(err), error: err as KeelError };
+}
+
+/**
  * Why the database cannot take the terminal's lines: damage (`DB_CORRUPT`), or the file replaced
  * under it (a restore: `INVALID_STATE`), or a check that could not run. Null for other errors.
  */
@@ -133,7 +141,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
   // keel's first start (no config file, no database) with a person at the terminal: setup first.
   const config = await firstStart(loaded, { input, output, json: Boolean(options.json) });
   const tty = Boolean((input as NodeJS.ReadStream).isTTY) && !options.json;
-  const write = (text: string) => output.write(`${text}\n`);
+  const write = (text: string) => say(`${text}\n`, output);
   /** Why the database takes no more lines (they go to the recovery file), or null. */
   let down: KeelError | null = null;
   let keel: OpenKeel<ChatChoice> | null = null;
@@ -266,7 +274,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
       channel: 'terminal',
       status,
       tz: config.think.tz,
-    }).catch((err: unknown): TurnReply => ({ text: errorText(err) }));
+    }).catch(failedReply);
     write(`keel › ${r.text}`);
   };
   if (tty) rl.prompt();
@@ -313,7 +321,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
                 channel: 'terminal',
                 status,
                 tz: config.think.tz,
-              }).catch((err: unknown): TurnReply => ({ text: errorText(err) }))
+              }).catch(failedReply)
             : await offline.handle(line);
           reply = r.text;
           quit = Boolean(r.quit);
@@ -326,6 +334,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
               withheld: r.withheld ?? [],
               captureError: r.captureError ?? null,
             },
+            ...(r.error ? { error: errorJson(r.error) } : {}),
           };
           if (!options.json && reply)
             write(tty ? `keel › ${reply.replace(/\n/g, '\n       ')}` : reply);
@@ -336,7 +345,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
         } else {
           running = new AbortController();
           let streamed = false;
-          if (!options.json) output.write(tty ? 'keel › ' : '');
+          if (!options.json) say(tty ? 'keel › ' : '', output);
           try {
             result = await agent.turn({
               text: line,
@@ -344,19 +353,19 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
               signal: running.signal,
               onText: (delta) => {
                 streamed = true;
-                if (!options.json) output.write(delta);
+                if (!options.json) say(delta, output);
               },
               onRetry: (info) => {
-                if (!options.json && streamed) output.write(`\n[retrying after ${info.reason}]\n`);
+                if (!options.json && streamed) say(`\n[retrying after ${info.reason}]\n`, output);
                 streamed = false;
               },
             });
             reply = result.reply;
-            if (!options.json) output.write(streamed ? '\n' : `${reply}\n`);
+            if (!options.json) say(streamed ? '\n' : `${reply}\n`, output);
             if (!options.json && result.truncated) write(TRUNCATED_NOTE);
           } catch (err) {
             if (damageError(err)) {
-              if (!options.json) output.write('\n');
+              if (!options.json) say('\n', output);
               throw err;
             }
             reply = errorText(err);

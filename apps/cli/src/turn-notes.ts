@@ -83,6 +83,7 @@ export function cappedLines(writes: readonly TurnWrite[]): string[] {
 }
 
 /** One line saying a capture failed and the turn went on. */
-export function captureErrorLine(error: { code: string; message: string }): string {
-  return `(Your message is stored, but keel could not keep it as a belief: ${error.code}: ${error.message}. keel doctor lists it.)`;
+export function captureErrorLine(error: { code: string; message: string; fix?: string }): string {
+  const fix = error.fix ? ` fix: ${error.fix}` : '';
+  return `(Your message is stored, but keel could not keep it as a belief: ${error.code}: ${error.message}. keel doctor lists it.)${fix}`;
 }

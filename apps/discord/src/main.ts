@@ -42,12 +42,15 @@ import {
   serviceLockPath,
   setConfigValues,
   stopWhenParentGone,
+  terminalText,
 } from '@keel/host';
 import { discordError } from '@keel/outbound';
 import { KeelDiscord } from './bot.js';
 import { pairDiscord } from './pair.js';
 
-const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+/** The door's one writer of log lines (they may quote what the owner or the model said). */
+const log = (line: string) =>
+  process.stderr.write(terminalText(`${new Date().toISOString()} ${line}\n`));
 
 /** Tells the owner by DM that the door did not start because the database is damaged. */
 async function tellOwner(config: KeelConfig, err: unknown): Promise<void> {
@@ -137,7 +140,7 @@ async function main(json: boolean): Promise<number> {
 
 /** `keel discord pair`: shows a one-time code and waits for the owner to DM it to the bot. */
 async function pair(json: boolean): Promise<number> {
-  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const out = (line: string) => process.stdout.write(terminalText(`${line}\n`));
   const stop = new AbortController();
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(sig, () => stop.abort());

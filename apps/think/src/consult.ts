@@ -100,11 +100,11 @@ export async function consult(
   const parsed = parseModelOutput(text);
   const truncated = response.stopReason === 'max_tokens';
   if (truncated)
-    parsed.rejected.push({ at: 'output', reason: 'cut off at the output token limit' });
+    parsed.rejected.push({ where: 'output', reason: 'cut off at the output token limit' });
   return {
     ...parsed,
     inputTokens: response.usage.inputTokens,
     outputTokens: response.usage.outputTokens,
-    unusable: truncated || parsed.rejected.some((r) => r.at === 'output'),
+    unusable: truncated || parsed.rejected.some((r) => r.where === 'output'),
   };
 }

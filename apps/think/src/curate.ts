@@ -127,12 +127,12 @@ export async function curateNight(deps: ThinkDeps, night: string, runId: number)
         const r = applyDelta(store, d, plan.allowed, deps.config.tz, 'curator');
         for (const dec of r.decisions) tally[dec]++;
         if (r.outcome === 'written') written++;
-        if (r.outcome === 'rejected') rejected.push({ at: `delta[${i}]`, reason: r.reason });
+        if (r.outcome === 'rejected') rejected.push({ where: `delta[${i}]`, reason: r.reason });
       }
       for (const [i, u] of plan.urgent.entries()) {
         const source = u.episodes.map((id) => plan.allowed.get(id)).find((e) => e !== undefined);
         if (!source)
-          rejected.push({ at: `urgent[${i}]`, reason: 'cites no episode that was shown' });
+          rejected.push({ where: `urgent[${i}]`, reason: 'cites no episode that was shown' });
         else if (recordUrgent(store, u, source, deps.config.tz, now)) urgent++;
       }
     }

@@ -34,7 +34,7 @@ describe('parseModelOutput', () => {
     // A model's claim about the source is not read as one: keel decides it (apply.ts).
     expect(out.deltas[0]!.stated).toBeUndefined();
     expect(out.deltas[1]).toMatchObject({ op: 'retract' });
-    expect(out.rejected.map((r) => r.at)).toEqual([
+    expect(out.rejected.map((r) => r.where)).toEqual([
       'delta[1]',
       'delta[2]',
       'delta[4]',
@@ -46,9 +46,9 @@ describe('parseModelOutput', () => {
   it('rejects output that is not JSON or not the expected shape as a whole', () => {
     expect(parseModelOutput('I could not find anything.')).toMatchObject({
       deltas: [],
-      rejected: [{ at: 'output' }],
+      rejected: [{ where: 'output' }],
     });
-    expect(parseModelOutput('{"deltas": "none"}').rejected[0]!.at).toBe('output');
+    expect(parseModelOutput('{"deltas": "none"}').rejected[0]!.where).toBe('output');
     // Control: an empty but valid answer is not a rejection.
     expect(parseModelOutput('{"deltas": []}')).toEqual({ deltas: [], urgent: [], rejected: [] });
   });

@@ -56,10 +56,16 @@ const OutputSchema = z.object({
   urgent: z.array(z.unknown()).max(20).default([]),
 });
 
-/** A proposal that failed validation, recorded as rejected. */
+/**
+ * A proposal that failed validation, recorded as rejected (and printed as data by `keel think
+ * --json`).
+ */
 export interface Rejected {
-  /** Where: `output` (the whole output), `delta[3]`, `urgent[0]`. */
-  at: string;
+  /**
+   * Which part of the model's output: `output` (the whole output), `delta[3]`, `urgent[0]`. Named
+   * `where`, not `at`: under the one `--json` contract a field named `at` holds an instant.
+   */
+  where: string;
   reason: string;
 }
 
@@ -79,23 +85,23 @@ export function parseModelOutput(text: string): ParsedOutput {
   const out: ParsedOutput = { deltas: [], urgent: [], rejected: [] };
   const json = firstJsonObject(text);
   if (json === undefined) {
-    out.rejected.push({ at: 'output', reason: 'no JSON object in the model output' });
+    out.rejected.push({ where: 'output', reason: 'no JSON object in the model output' });
     return out;
   }
   const top = OutputSchema.safeParse(json);
   if (!top.success) {
-    out.rejected.push({ at: 'output', reason: zodReason(top.error) });
+    out.rejected.push({ where: 'output', reason: zodReason(top.error) });
     return out;
   }
   top.data.deltas.forEach((d, i) => {
     const r = DeltaSchema.safeParse(d);
     if (r.success) out.deltas.push(r.data);
-    else out.rejected.push({ at: `delta[${i}]`, reason: zodReason(r.error) });
+    else out.rejected.push({ where: `delta[${i}]`, reason: zodReason(r.error) });
   });
   top.data.urgent.forEach((u, i) => {
     const r = UrgentSchema.safeParse(u);
     if (r.success) out.urgent.push(r.data);
-    else out.rejected.push({ at: `urgent[${i}]`, reason: zodReason(r.error) });
+    else out.rejected.push({ where: `urgent[${i}]`, reason: zodReason(r.error) });
   });
   return out;
 }

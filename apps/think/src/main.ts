@@ -23,12 +23,15 @@ import {
   readConfig,
   reportError,
   stopWhenParentGone,
+  terminalText,
 } from '@keel/host';
 import { parseThinkArgs } from './args.js';
 import { runThink } from './run.js';
 import { createSession, formatReport, runService } from './service.js';
 
-const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+/** The service's one writer of lines for a person (its log; the diary is the model's words). */
+const log = (line: string) =>
+  process.stderr.write(terminalText(`${new Date().toISOString()} ${line}\n`));
 
 /** Tells the owner (a Discord DM, when configured) that the service stopped on damage. */
 async function tellOwner(config: KeelConfig, err: unknown): Promise<void> {
@@ -63,7 +66,8 @@ async function main(argv: string[]): Promise<number> {
       intervalMs: intervalMin * 60_000,
       once: args.once,
       log,
-      onReport: (r) => process.stdout.write(`${args.json ? formatJson(r) : formatReport(r)}\n`),
+      onReport: (r) =>
+        process.stdout.write(`${args.json ? formatJson(r) : terminalText(formatReport(r))}\n`),
       open: async () => {
         // A damaged page is found now, not by a night that fails and retries every hour.
         const keel = await openKeel(config, {

@@ -108,12 +108,12 @@ export async function reflect(deps: ThinkDeps): Promise<ReflectionStep> {
         if (r.outcome === 'written') step.written++;
         else if (r.outcome === 'conflict') step.conflicts++;
         else if (r.outcome === 'ignored') step.ignored++;
-        else step.rejected.push({ at: `delta[${i}]`, reason: r.reason });
+        else step.rejected.push({ where: `delta[${i}]`, reason: r.reason });
       }
       for (const [i, u] of answer.urgent.entries()) {
         const source = u.episodes.map((id) => allowed.get(id)).find((e) => e !== undefined);
         if (!source) {
-          step.rejected.push({ at: `urgent[${i}]`, reason: 'cites no episode that was shown' });
+          step.rejected.push({ where: `urgent[${i}]`, reason: 'cites no episode that was shown' });
           continue;
         }
         if (recordUrgent(store, u, source, deps.config.tz, now)) step.urgent++;

@@ -19,6 +19,7 @@
  */
 import { corruptionError, KeelError } from '@keel/errors';
 import { curateNight, type Night } from './curate.js';
+import type { Rejected } from './deltas.js';
 import { deliverInterrupts } from './interrupt.js';
 import { advanceWatermark, judgeQueue } from './queue.js';
 import { reflect } from './reflect.js';
@@ -42,7 +43,7 @@ export interface RunOptions {
 export interface RunDetails extends RunReport {
   night: Night | null;
   weekly: WeeklyStep | null;
-  rejected: { at: string; reason: string }[];
+  rejected: Rejected[];
   /** Sightings the write review refused (tombstoned, the owner's word, the same episode again, …). */
   ignored: number;
   screened: Record<string, number>;

@@ -24,10 +24,12 @@
  */
 import { KeelError } from '@keel/errors';
 import {
+  CAPTURE_MAX_CHARS,
   type Capture,
   type ChangeReading,
   captureExplicit,
   type Fragment,
+  oversizedStatement,
   PARTNER_KEYS,
   readCorrection,
   readFragment,
@@ -78,8 +80,11 @@ export interface OwnerCapture {
   closed: Fact[];
   /** Pending questions the line raised: beliefs it may replace, for the owner to answer. */
   questions: PendingQuestion[];
-  /** Why the capture failed (the episode is stored all the same), or null. */
-  error: { code: string; message: string } | null;
+  /**
+   * Why the capture failed (the episode is stored all the same), with the one-line fix, or null.
+   * `TOO_LARGE` when the owner asked to keep a statement longer than capture reads.
+   */
+  error: { code: string; message: string; fix: string } | null;
 }
 
 /** The most questions one line raises. */
@@ -384,13 +389,37 @@ function applySentence(
   return { written, more, closed, announced: [] };
 }
 
+/** The fix of a capture that failed on a bug (not a KeelError). */
+const INTERNAL_CAPTURE_FIX =
+  'This is a bug in keel; please report it with what you said (the message itself is stored).';
+
+/**
+ * Refuses a statement the owner asked keel to keep ("remember that …") that is longer than
+ * capture reads: never dropped silently.
+ *
+ * @throws KeelError `TOO_LARGE` naming the length and the limit ({@link CAPTURE_MAX_CHARS}).
+ */
+function refuseOversized(text: string): void {
+  const length = oversizedStatement(text);
+  if (length === null) return;
+  throw new KeelError(
+    'TOO_LARGE',
+    `the statement to remember is ${length} characters and its first sentence is longer than the ${CAPTURE_MAX_CHARS} characters keel keeps as a belief`,
+    {
+      details: { length, limit: CAPTURE_MAX_CHARS },
+      fix: `Say what to remember in a shorter sentence (at most ${CAPTURE_MAX_CHARS} characters); the whole message is stored as your episode.`,
+    },
+  );
+}
+
 /**
  * Captures the owner's statement in `text` (see the module comment): what it says stopped or
  * changed closes or supersedes the belief of its slot, what it states is kept as `owner_stated`
  * with `episodeId` as its evidence, and what it may replace is asked. A time phrase said with the
  * value ("I moved to Porto yesterday") is the belief's start (`valid_from`: that day's start in
  * `tz`) when it names a day at or before the line; a month or a year alone leaves the start
- * unknown rather than guessed.
+ * unknown rather than guessed. A statement asked to be kept that is longer than capture reads is
+ * refused with `TOO_LARGE` (as `error`), never dropped silently.
  *
  * @param episodeId - the owner's episode of this line (already stored).
  * @param tz - the owner's IANA time zone (`KEEL_TZ`), default "UTC".
@@ -402,6 +431,7 @@ export function captureOwnerStatement(
   tz = 'UTC',
 ): OwnerCapture {
   try {
+    refuseOversized(text);
     const said = store.episode(episodeId)?.occurred_at ?? store.now();
     const ctx: LineContext = { store, episodeId, said, tz, line: text };
     const first = captureSentence(ctx, text, true);
@@ -435,6 +465,7 @@ export function captureOwnerStatement(
     const error = {
       code: KeelError.isInstance(err) ? err.code : 'INTERNAL',
       message: err instanceof Error ? err.message : String(err),
+      fix: KeelError.isInstance(err) ? err.fix : INTERNAL_CAPTURE_FIX,
     };
     store.recordCaptureFailure(episodeId, error.code, error.message);
     return { write: null, also: [], closed: [], questions: [], error };

@@ -40,7 +40,7 @@ export interface TurnReply {
   /** The write, when the line was an explicit "remember that …". */
   write?: WriteResult;
   /** Why capturing the line as a belief failed, when it did (the line is stored all the same). */
-  captureError?: { code: string; message: string };
+  captureError?: { code: string; message: string; fix: string };
   /** The recall behind the reply, when there was one. */
   recall?: RecallResponse;
   /**
@@ -50,6 +50,12 @@ export interface TurnReply {
   withheld?: SecretKind[];
   /** Set for `/quit`. */
   quit?: boolean;
+  /**
+   * The error the line failed with (a slash command's `NOT_FOUND`, a message past the episode
+   * limit's `TOO_LARGE`, …), for a door to report as an error (its code, message and fix; under
+   * `--json` the error object): `text` says it too. Absent when the line was handled.
+   */
+  error?: KeelError;
 }
 
 /** Options for {@link OfflineSession}. */
@@ -96,7 +102,8 @@ export class OfflineSession implements UnansweredRecorder {
   /**
    * Handles one line from the owner.
    *
-   * @throws never for bad input: errors become the reply text (with their code).
+   * @throws never for bad input: a KeelError becomes the reply's `error` and its text (code,
+   *   message and fix); any other error is thrown.
    */
   async handle(line: string): Promise<TurnReply> {
     const text = line.replace(/\r?\n$/, '');
@@ -111,8 +118,9 @@ export class OfflineSession implements UnansweredRecorder {
       }
       return await this.say(text);
     } catch (err) {
-      if (KeelError.isInstance(err))
-        return { text: `error ${err.code}: ${err.message}\nfix: ${err.fix}` };
+      if (KeelError.isInstance(err)) {
+        return { text: `error ${err.code}: ${err.message}\nfix: ${err.fix}`, error: err };
+      }
       throw err;
     }
   }
@@ -130,23 +138,23 @@ export class OfflineSession implements UnansweredRecorder {
   private async say(text: string): Promise<TurnReply> {
     const context = this.store.lastOwnerTurn() ?? undefined;
     const found = [...new Set(scanSecrets(text, { context }).map((f) => f.kind))];
-    const episode = this.store.addEpisode({
-      kind: 'conversation',
-      channel: this.options.channel,
-      role: 'owner',
-      text,
-    });
-    // Capture never fails the line: the episode is stored already; an error is recorded (keel
+    // The line and what it captures are one unit of work: a crash between the two keeps
+    // neither. Capture never fails the line: a capture error is recorded with the episode (keel
     // doctor shows it) and said.
-    const { write, also, error, closed, questions } = captureOwnerStatement(
-      this.store,
-      text,
-      episode.id,
-      this.options.tz ?? 'UTC',
-    );
+    const { episode, captured } = this.store.transaction(() => {
+      const episode = this.store.addEpisode({
+        kind: 'conversation',
+        channel: this.options.channel,
+        role: 'owner',
+        text,
+      });
+      const tz = this.options.tz ?? 'UTC';
+      return { episode, captured: captureOwnerStatement(this.store, text, episode.id, tz) };
+    });
+    const { write, also, error, closed, questions } = captured;
     if (error) {
       return {
-        text: `Stored your message as e${episode.id}, but could not keep it as a belief (${error.code}: ${error.message}).`,
+        text: `Stored your message as e${episode.id}, but could not keep it as a belief (${error.code}: ${error.message}).\nfix: ${error.fix}`,
         episodeId: episode.id,
         captureError: error,
         withheld: found,

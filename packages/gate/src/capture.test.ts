@@ -8,6 +8,7 @@ import { readPresence } from './capture/presence.js';
 import {
   type Capture,
   captureExplicit,
+  oversizedStatement,
   readCorrection,
   readFragment,
   type SpeechAct,
@@ -733,5 +734,24 @@ describe('a possessive before a copula is the owner’s statement, not someone e
       key: 'box_internet',
       value: 'Free',
     });
+  });
+});
+
+describe('oversizedStatement', () => {
+  const long = 'a'.repeat(3000);
+  it('names the length of a statement asked to be kept that capture cannot read, in any trigger', () => {
+    expect(oversizedStatement(`remember that my story is ${long}`)).toBe(3012);
+    expect(oversizedStatement(`recuerda que mi historia es ${long}`)).toBeGreaterThan(3000);
+    expect(oversizedStatement(`ok so: remember that my story is ${long}`)).toBe(3012);
+    expect(oversizedStatement(`запомни, что ${long}`)).toBe(3000);
+    expect(captureExplicit(`remember that my story is ${long}`)).toBeNull();
+  });
+
+  it('is null for a statement that fits, and for a long line with no trigger phrase', () => {
+    expect(oversizedStatement('remember that my dentist is Dr. Ortiz')).toBeNull();
+    expect(captureExplicit('remember that my dentist is Dr. Ortiz')).not.toBeNull();
+    expect(oversizedStatement(`my story is ${long}`)).toBeNull();
+    // A short first sentence is read; what follows it is the episode's.
+    expect(oversizedStatement(`remember that my dentist is Dr. Ortiz. ${long}`)).toBeNull();
   });
 });

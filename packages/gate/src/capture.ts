@@ -55,6 +55,7 @@ export {
 } from './capture/change.js';
 export {
   CAPTURE_LANGUAGES,
+  CAPTURE_MAX_CHARS,
   type CaptureLanguage,
   type CaptureTrigger,
   SCRIPT_LANGUAGES,
@@ -322,9 +323,20 @@ function speakerOf(rules: LanguageRules, who: string): string | null {
 interface Analysis {
   act: SpeechAct;
   capture: Capture | null;
+  /**
+   * Set when the line asks for a statement to be kept (a trigger phrase) whose first sentence is
+   * longer than capture reads ({@link CAPTURE_MAX_CHARS}): how many characters follow the phrase.
+   */
+  oversized?: number;
 }
 
 const none = (act: SpeechAct): Analysis => ({ act, capture: null });
+/** A statement asked to be kept that is longer than capture reads (see `oversized`). */
+const tooLong = (statement: string): Analysis => ({
+  act: 'statement',
+  capture: null,
+  oversized: statement.trim().length,
+});
 
 /** Reads a line after its trigger phrase. */
 function afterTrigger(
@@ -334,7 +346,7 @@ function afterTrigger(
   connected: boolean,
 ): Analysis {
   const first = firstSentence(rest);
-  if (first === null) return none('statement');
+  if (first === null) return tooLong(rest);
   let raw = first;
   if (QUESTION_MARK.test(raw.slice(-2)) || raw.startsWith('¿')) {
     const tag = TABLES.find((t) => t.tag.test(raw));
@@ -781,7 +793,7 @@ function laterTrigger(line: string): Analysis | null {
     if (PASSES_ON.test(lead) || speaksOfOthers(lead)) return null;
     const rest = line.slice(m.index + m[0].length);
     const found = triggered(rest);
-    if (found && found.act === 'statement' && found.capture) return found;
+    if (found && found.act === 'statement' && (found.capture || found.oversized)) return found;
   }
   return null;
 }
@@ -882,7 +894,8 @@ function scriptTrigger(line: string): Analysis | null {
     if (!m) continue;
     const rest = line.slice(m[0].length).replace(/^[\s,，、:：—-]+/u, '');
     const first = firstSentence(rest);
-    if (first === null || !/[\p{L}\p{N}]/u.test(first)) return none('statement');
+    if (first === null) return tooLong(rest);
+    if (!/[\p{L}\p{N}]/u.test(first)) return none('statement');
     if (QUESTION_MARK.test(first.slice(-2))) return none('question');
     const statement = cleanStatement(first);
     const placed = placeInSlot(TABLES, statement);
@@ -1109,6 +1122,17 @@ const QUOTED = /"[^"\n]*"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»|�
  */
 export function captureExplicit(text: string): Capture | null {
   return analyse(text).capture;
+}
+
+/**
+ * How many characters the owner asked keel to keep, when capture cannot read them: the line opens
+ * with a trigger phrase ("remember that …", in any language {@link captureExplicit} knows) and
+ * the statement's first sentence is longer than {@link CAPTURE_MAX_CHARS}. Null for any other
+ * line (a statement that fits, a question, a line with no trigger phrase). The caller says so to
+ * the owner instead of dropping the statement silently.
+ */
+export function oversizedStatement(text: string): number | null {
+  return analyse(text).oversized ?? null;
 }
 
 /**

@@ -24,6 +24,7 @@ export {
 export { type Presence, readPresence } from './capture/presence.js';
 export {
   CAPTURE_LANGUAGES,
+  CAPTURE_MAX_CHARS,
   type Capture,
   type CaptureLanguage,
   type CaptureTrigger,
@@ -33,6 +34,7 @@ export {
   type Fragment,
   laterClauses,
   MAX_SENTENCES,
+  oversizedStatement,
   PARTNER_KEYS,
   type PastState,
   readCorrection,

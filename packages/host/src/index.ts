@@ -39,6 +39,8 @@
  *   expiry and its three tries ({@link newPairingCode}, {@link formatPairingCode}).
  * - The `--json` contract ({@link formatJson}): snake_case keys at every depth, instants as ISO
  *   8601 text with the offset, durations as `*_ms`; every door prints its JSON through it.
+ * - Terminal text ({@link terminalText}): no control character but line feed and tab reaches a
+ *   terminal; every door writes its text through it.
  *
  * @module
  */
@@ -266,4 +268,5 @@ export {
   serviceUnit,
   systemdUnitName,
 } from './service/render.js';
+export { escapeJsonControls, terminalText } from './terminal-text.js';
 export { embedWrittenNow, WRITE_EMBED_MS, type WrittenVectors } from './write-vectors.js';

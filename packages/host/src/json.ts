@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { escapeJsonControls } from './terminal-text.js';
 
 /** A snake_case key: lower-case words of letters and digits joined by `_`. */
 export const SNAKE_CASE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
@@ -121,7 +122,8 @@ export interface FormatJsonOptions {
 
 /**
  * `value` converted to the contract ({@link toJsonContract}), checked, and serialised: one line,
- * or indented with `pretty`. Without a trailing newline.
+ * or indented with `pretty`. Without a trailing newline, and without a raw control character
+ * (DEL and C1 are escaped as `JSON.stringify` escapes C0: {@link escapeJsonControls}).
  *
  * @throws Error naming every problem when the value still breaks the contract (a bug in keel: a
  *   key that is not snake_case, text in a time field that is not an instant).
@@ -132,5 +134,5 @@ export function formatJson(value: unknown, options: FormatJsonOptions = {}): str
   if (problems.length > 0) {
     throw new Error(`keel's --json output breaks its contract: ${problems.join('; ')}`);
   }
-  return JSON.stringify(converted, null, options.pretty ? 2 : undefined);
+  return escapeJsonControls(JSON.stringify(converted, null, options.pretty ? 2 : undefined));
 }

@@ -1,7 +1,8 @@
 /**
  * The one error reporter every door uses, and the one exit-code policy.
  *
- * An error is printed as `error CODE: message` and `fix: …` on stderr; with `--json` it is also
+ * An error is printed as `error CODE: message` and `fix: …` on stderr (as terminal text: no
+ * control character but line feed and tab, see `terminal-text.ts`); with `--json` it is also
  * printed as one line `{"error": {"code", "message", "fix", "details"?}}` on stdout, under the one
  * JSON contract (`json.ts`: snake_case keys, ISO instants). SQLite's "the file is
  * damaged" errors are reported as `DB_CORRUPT`; anything that is not a KeelError is `INTERNAL`
@@ -15,6 +16,7 @@
  */
 import { corruptionError, KeelError, type KeelErrorCode } from '@keel/errors';
 import { toJsonContract } from './json.js';
+import { escapeJsonControls, terminalText } from './terminal-text.js';
 
 /** Exit codes: see the module description. */
 export const EXIT = { ok: 0, failed: 1, error: 2 } as const;
@@ -69,7 +71,9 @@ export function exitCodeFor(err: unknown): number {
 export function reportError(err: unknown, json: boolean, streams: ReportStreams = process): number {
   const e = toErrorReport(err);
   const stack = e.code === 'INTERNAL' && err instanceof Error && err.stack ? `${err.stack}\n` : '';
-  streams.stderr.write(`error ${e.code}: ${e.message}\nfix: ${e.fix}\n${stack}`);
-  if (json) streams.stdout.write(`${JSON.stringify(toJsonContract({ error: e }))}\n`);
+  streams.stderr.write(terminalText(`error ${e.code}: ${e.message}\nfix: ${e.fix}\n${stack}`));
+  if (json) {
+    streams.stdout.write(`${escapeJsonControls(JSON.stringify(toJsonContract({ error: e })))}\n`);
+  }
   return exitCodeFor(err);
 }

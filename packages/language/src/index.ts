@@ -104,4 +104,5 @@ export {
   sha256,
   valueHash,
   valuePattern,
+  wellFormed,
 } from './text.js';

@@ -82,6 +82,21 @@ export function normalizeValue(value: string): string {
     .trim();
 }
 
+/** Half of a UTF-16 surrogate pair without its other half (read by code unit: no `u` flag). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * `text` as keel stores it: well-formed Unicode, each lone surrogate ("\ud800": half of a UTF-16
+ * pair without its other half, from a JSON import, a cut stream or a bad client) replaced by
+ * U+FFFD, as `String.prototype.toWellFormed` does. SQLite keeps text as UTF-8, where a lone
+ * surrogate has no encoding: stored as it is, the row would read back as other characters than
+ * were hashed into the journal, and `keel verify` would report it altered. Every other character,
+ * pairs included, is kept.
+ */
+export function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\uFFFD');
+}
+
 /** sha256 (hex) of a string, UTF-8. */
 export function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');

@@ -18,7 +18,7 @@ import { Agent, OfflineSession, secretNotice, TRUNCATED_NOTE } from '@keel/agent
 import { openKeel } from '@keel/host';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
-import { action, EXIT, emit, wantsJson } from '../output.js';
+import { action, EXIT, emit, say, wantsJson } from '../output.js';
 import {
   cappedLines,
   captureErrorLine,
@@ -46,8 +46,9 @@ export function registerAskCommand(program: Command, config: Config): void {
  * kept in the recovery file and nothing is written to the database.
  *
  * @returns the exit code.
- * @throws KeelError from the agent (model errors, `TOO_LARGE`, `SESSION_BUSY`); `DB_CORRUPT`
- *   naming the recovery file the message was kept in.
+ * @throws KeelError from the agent or the offline session (model errors, `TOO_LARGE`,
+ *   `SESSION_BUSY`, a slash command's `NOT_FOUND`, …); `DB_CORRUPT` naming the recovery file the
+ *   message was kept in.
  */
 export function ask(config: Config, message: string, asJson: boolean): Promise<number> {
   return keepOnDamage(config, { channel: 'cli', text: message }, () =>
@@ -64,6 +65,9 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
       const r = await new OfflineSession(store, { channel: 'cli', tz: config.think.tz }).handle(
         message,
       );
+      // A line that failed (TOO_LARGE, a slash command's NOT_FOUND, …) is an error like the
+      // agent's: its code and fix, `{"error": …}` under --json, exit 2.
+      if (r.error) throw r.error;
       const facts = r.recall?.results.filter((x) => x.type === 'fact').map((x) => x.id) ?? [];
       emit(
         asJson,
@@ -100,16 +104,16 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
           : {
               onText: (delta: string) => {
                 streamed = true;
-                process.stdout.write(delta);
+                say(delta);
               },
               onRetry: () => {
-                if (streamed) process.stdout.write('\n[retrying]\n');
+                if (streamed) say('\n[retrying]\n');
                 streamed = false;
               },
             }),
       });
       const asks = forgetAsks(store, result.writes);
-      if (streamed) process.stdout.write('\n');
+      if (streamed) say('\n');
       emit(
         asJson,
         turnJson({

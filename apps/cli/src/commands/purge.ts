@@ -16,7 +16,7 @@ import type { MentionReport, PurgeReceipt } from '@keel/memory';
 import { formatFactLine } from '@keel/prompt';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
-import { action, emit, wantsJson as json } from '../output.js';
+import { action, emit, wantsJson as json, say } from '../output.js';
 import { factJson, withStore } from './shared.js';
 
 /** A mention report as `--json` prints it (snake_case). */
@@ -125,11 +125,11 @@ export async function confirmErase(
 ): Promise<boolean> {
   if (opts.yes) return true;
   if (!opts.json && process.stdin.isTTY && process.stdout.isTTY) {
-    process.stdout.write(`${mentionLines(report)}\n`);
+    say(`${mentionLines(report)}\n`);
     const answer = await p.confirm({ message: 'Erase all of it?', initialValue: false });
     return answer === true;
   }
-  if (!opts.json) process.stdout.write(`${mentionLines(report)}\n`);
+  if (!opts.json) say(`${mentionLines(report)}\n`);
   throw new KeelError(
     'CONFIRMATION_REQUIRED',
     `${opts.verb} lists ${report.total} row(s) to erase and erased nothing: it asks before erasing, and cannot ask here`,

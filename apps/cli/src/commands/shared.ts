@@ -159,11 +159,15 @@ export function keptLine(path: string): string {
   return `What you said is kept in ${path}; keel recover stores it once the database is restored (keel restore <file>)`;
 }
 
-/** A turn's capture failure as `--json` prints it (`capture_error`), or null. */
+/**
+ * A turn's capture failure as `--json` prints it (`capture_error`: code, message and, when the
+ * failure has one, its fix), or null.
+ */
 export function captureErrorJson(
-  error: { code: string; message: string } | null | undefined,
-): { code: string; message: string } | null {
-  return error ? { code: error.code, message: error.message } : null;
+  error: { code: string; message: string; fix?: string } | null | undefined,
+): { code: string; message: string; fix?: string } | null {
+  if (!error) return null;
+  return { code: error.code, message: error.message, ...(error.fix ? { fix: error.fix } : {}) };
 }
 
 /**
@@ -229,7 +233,7 @@ export interface TurnJsonInput {
   writes: readonly unknown[];
   /** The kinds of credential withheld from the line (never stored, never sent to a model). */
   withheld: readonly string[];
-  captureError: { code: string; message: string } | null | undefined;
+  captureError: { code: string; message: string; fix?: string } | null | undefined;
   truncated: boolean;
 }
 

@@ -25,6 +25,7 @@
  * @module
  */
 
+import { stripVTControlCharacters } from 'node:util';
 import { KeelError } from '@keel/errors';
 import {
   looksLikeInjection,
@@ -35,6 +36,7 @@ import {
   secretInSlot,
   supportsValue,
   valueHash,
+  wellFormed,
 } from '@keel/language';
 import type { StoreContext } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
@@ -74,6 +76,13 @@ import * as transition from './transitions.js';
 
 /** The longest fact value, in characters. */
 export const MAX_VALUE_CHARS = 4000;
+
+/**
+ * Control characters a belief's value never keeps: C0 but tab and line feed (NUL, BEL, CR …), DEL
+ * and C1; each becomes a space. Escape sequences (`ESC [31m`, OSC titles) are removed whole first
+ * (`stripVTControlCharacters` of `node:util`).
+ */
+const VALUE_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 
 /**
  * The refusal reason when a writer other than the owner offers a value the owner forgot or purged
@@ -212,7 +221,12 @@ function validate(input: RememberInput): { slot: Slot; value: string } {
     );
   }
   if (typeof input.value !== 'string') throw new KeelError('INVALID_INPUT', 'value must be text');
-  const value = input.value.replace(/\u0000/g, ' ').trim();
+  // Where every belief's value enters the store (the owner, capture, the model, reflection):
+  // well-formed, so the stored UTF-8 reads back as hashed; a terminal's escape sequences and
+  // other control characters carry no meaning in a belief and are left out (see VALUE_CONTROL).
+  const value = stripVTControlCharacters(wellFormed(input.value))
+    .replace(VALUE_CONTROL, ' ')
+    .trim();
   if (!value) throw new KeelError('INVALID_INPUT', 'value is empty');
   if (value.length > MAX_VALUE_CHARS) {
     throw new KeelError(

@@ -12,6 +12,7 @@ import {
   redactSecrets,
   type SecretLedger,
   sha256,
+  wellFormed,
   withholdSecrets,
 } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
@@ -70,10 +71,12 @@ const INSERT_EPISODE = `INSERT INTO episodes
   VALUES (@kind, @channel, @role, @speaker, @text, @occurred_at, @created_at, @source_id, @source_doc, @session_key, @meta)`;
 
 /**
- * Row parameters for an insert. Secrets in the text and the metadata are withheld (see
- * {@link redactSecrets}); with a unit of work's `ledger`, so are the secrets it withheld already;
- * with `context` (the owner's previous turn as stored), so is the secret half of a key pair whose
- * id half that turn held.
+ * Row parameters for an insert: where every episode's text enters the store (a turn, a model's
+ * reply, an import). Its text fields are made well-formed ({@link wellFormed}: a lone surrogate
+ * becomes U+FFFD, so the stored UTF-8 reads back as hashed). Secrets in the text and the metadata
+ * are withheld (see {@link redactSecrets}); with a unit of work's `ledger`, so are the secrets it
+ * withheld already; with `context` (the owner's previous turn as stored), so is the secret half
+ * of a key pair whose id half that turn held.
  */
 export function episodeRow(
   input: EpisodeInput,
@@ -81,17 +84,18 @@ export function episodeRow(
   ledger?: SecretLedger,
   context?: string,
 ) {
+  const text = (value: string | null | undefined) => (value == null ? null : wellFormed(value));
   return {
     kind: input.kind ?? 'conversation',
-    channel: input.channel,
+    channel: wellFormed(input.channel),
     role: input.role,
-    speaker: input.speaker ?? null,
-    text: redactSecrets(input.text, ledger, context),
+    speaker: text(input.speaker),
+    text: redactSecrets(wellFormed(input.text), ledger, context),
     occurred_at: input.occurredAt ?? now,
     created_at: now,
-    source_id: input.sourceId ?? null,
-    source_doc: input.sourceDoc ?? null,
-    session_key: input.sessionKey ?? null,
+    source_id: text(input.sourceId),
+    source_doc: text(input.sourceDoc),
+    session_key: text(input.sessionKey),
     meta: input.meta ? JSON.stringify(withholdSecrets(input.meta, ledger)) : null,
   };
 }

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { redactSecrets, withholdSecrets } from '@keel/language';
+import { redactSecrets, wellFormed, withholdSecrets } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
 import { columnHolder, type OwnerTextHolder } from '../redaction.js';
 
@@ -92,7 +92,7 @@ export class OwnerSessionRepo {
       stmt(
         this.ctx.db,
         `INSERT INTO turns (session_id, channel, status, input, started_at) VALUES (?, ?, 'running', ?, ?)`,
-      ).run(this.id, channel, redactSecrets(input, this.ctx.ledger), this.ctx.now())
+      ).run(this.id, channel, redactSecrets(wellFormed(input), this.ctx.ledger), this.ctx.now())
         .lastInsertRowid,
     );
   }
