@@ -61,7 +61,13 @@ export {
   toolSpecTokens,
 } from './budget.js';
 export { runSlashCommand, SLASH_HELP, type SlashContext } from './commands.js';
-export { acquireTurnLock, type TurnLockOptions } from './lock.js';
+export {
+  acquireTurnLock,
+  pidAlive,
+  readTurnLockHolder,
+  type TurnLockHolder,
+  type TurnLockOptions,
+} from './lock.js';
 export {
   AnthropicChatModel,
   type AnthropicChatModelOptions,
