@@ -375,6 +375,43 @@ describe('OpenAIChatModel against the fake server (real openai client)', () => {
     expect(fake.completions).toHaveLength(1);
   });
 
+  it.each([
+    [
+      "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens. Please reduce the length of the messages.",
+      9000,
+      8192,
+    ],
+    [
+      "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion).",
+      4000,
+      4096,
+    ],
+  ])(
+    'a 400 context_length_exceeded "%s" says the prompt is too long, with the counts',
+    async (message, prompt, limit) => {
+      fake.promptLimit = 0;
+      fake.promptTooLongMessage = () => message;
+      const error = await expectKeelError(makeModel().complete(request()), 'MODEL_REFUSED_INPUT');
+      expect(error.details).toMatchObject({
+        status: 400,
+        code: 'context_length_exceeded',
+        param: 'messages',
+        reason: 'prompt_too_long',
+        promptTokens: prompt,
+        limitTokens: limit,
+      });
+      // Not retried: the same request would be refused again.
+      expect(fake.completions).toHaveLength(1);
+      expect(sleeps).toEqual([]);
+    },
+  );
+
+  it('control: a 400 about something else has no prompt_too_long reason', async () => {
+    fake.push({ kind: 'http_error', status: 400, message: "Invalid 'messages[1].content'" });
+    const error = await expectKeelError(makeModel().complete(request()), 'MODEL_REFUSED_INPUT');
+    expect((error.details as { reason?: string }).reason).toBeUndefined();
+  });
+
   it('sends no Authorization header without a key, and reads nothing from the environment', async () => {
     const saved = { ...process.env };
     process.env.OPENAI_API_KEY = 'sk-from-the-environment';
