@@ -50,7 +50,7 @@ import {
   toolSpecTokens,
 } from './budget.js';
 import { captureOwnerStatement } from './capture.js';
-import { acquireTurnLock, type TurnLockOptions } from './lock.js';
+import { acquireTurnLock, type TurnLockHolder, type TurnLockOptions } from './lock.js';
 import type { PromptTooLong } from './model/too-long.js';
 import type {
   ChatMessage,
@@ -62,6 +62,7 @@ import type {
   ToolResultBlock,
   ToolSpec,
   ToolUseBlock,
+  WaitInfo,
 } from './model/types.js';
 import {
   messageTokens,
@@ -261,6 +262,34 @@ export interface TurnInput {
   onText?: (delta: string) => void;
   /** Told when a model attempt failed and is retried: text streamed so far should be discarded. */
   onRetry?: (info: { attempt: number; reason: string }) => void;
+  /**
+   * Told while the turn waits: for another turn that holds the session (once), or for a model
+   * that has sent nothing for a while (once per silence). {@link waitNotice} words it for the
+   * owner; the turn goes on.
+   */
+  onWait?: (wait: TurnWait) => void;
+}
+
+/** What a turn waits for, as {@link TurnInput.onWait} is told. */
+export type TurnWait =
+  | ({ kind: 'model' } & WaitInfo)
+  | {
+      kind: 'session';
+      /** The turn's holder, when its record names it. */
+      holder: TurnLockHolder | null;
+    };
+
+/**
+ * The line a door shows while a turn waits, e.g. "(waiting for the model: nothing for 5 s; keel
+ * tries again in 25 s)" or "(waiting for another turn to finish (process 4242))".
+ */
+export function waitNotice(wait: TurnWait): string {
+  if (wait.kind === 'session') {
+    const who = wait.holder ? ` (process ${wait.holder.pid})` : '';
+    return `(waiting for another turn to finish${who})`;
+  }
+  const s = (ms: number) => `${Math.max(1, Math.round(ms / 1000))} s`;
+  return `(waiting for the model: nothing for ${s(wait.waitedMs)}; keel gives this attempt ${s(wait.giveUpInMs)} more)`;
 }
 
 /** What a completed turn returns. */
@@ -381,7 +410,11 @@ export class Agent implements UnansweredRecorder {
         `the message is too large for the model (limit about ${MAX_MESSAGE_TOKENS} tokens); nothing was stored`,
       );
     }
-    const release = await acquireTurnLock(this.store.path, this.options.lock);
+    const onWait = input.onWait;
+    const release = await acquireTurnLock(this.store.path, {
+      ...this.options.lock,
+      ...(onWait ? { onWait: (holder) => onWait({ kind: 'session', holder }) } : {}),
+    });
     try {
       this.session.closeAbandonedTurns();
       const turnId = this.session.startTurn(input.channel, text);
@@ -495,6 +528,7 @@ export class Agent implements UnansweredRecorder {
           ...(signal ? { signal } : {}),
           ...(input.onText ? { onText: input.onText } : {}),
           ...(input.onRetry ? { onRetry: input.onRetry } : {}),
+          ...(input.onWait ? { onWait: (info) => input.onWait?.({ kind: 'model', ...info }) } : {}),
         });
       } catch (err) {
         if (!KeelError.isInstance(err) || err.code !== 'MODEL_REFUSED_INPUT') throw err;

@@ -42,7 +42,9 @@ export {
   TRUNCATED_NOTE,
   type TurnInput,
   type TurnResult,
+  type TurnWait,
   type TurnWrite,
+  waitNotice,
 } from './agent.js';
 export {
   type BudgetedRound,

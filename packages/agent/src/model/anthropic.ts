@@ -261,6 +261,8 @@ export class AnthropicChatModel implements ChatModel {
     return streamAttempt({
       signal: request.signal,
       stallTimeoutMs: this.#policy.stallTimeoutMs,
+      waitNoticeMs: this.#policy.waitNoticeMs,
+      onWait: request.onWait,
       attempt,
       onText: request.onText,
       accumulator: new Accumulator(),

@@ -317,6 +317,8 @@ export class OpenAIChatModel implements ChatModel {
     return streamAttempt({
       signal: request.signal,
       stallTimeoutMs: this.#policy.stallTimeoutMs,
+      waitNoticeMs: this.#policy.waitNoticeMs,
+      onWait: request.onWait,
       attempt,
       onText: request.onText,
       accumulator: new ChunkAccumulator(),
