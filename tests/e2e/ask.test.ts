@@ -221,6 +221,41 @@ describe('keel ask', () => {
     expect(plain.stdout.trim().split('\n')).toEqual(['It began, went on, and on', TRUNCATED_NOTE]);
   });
 
+  it('a model that stalls after some events: keel ask says on stderr that it waits, retries, then answers', async () => {
+    fake.push({ kind: 'stall', textBefore: 'Let me' });
+    fake.reply('Oat flat white.');
+    const plain = await run('what is my coffee?', { KEEL_STALL_TIMEOUT_MS: '1200' }, []);
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(plain.stderr).toContain(
+      '(waiting for the model: nothing for 1 s; keel gives this attempt 1 s more)',
+    );
+    expect(plain.stdout).toContain('Oat flat white.');
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('control: a model that answers at once gets no waiting line', async () => {
+    fake.reply('At once.');
+    const plain = await run('hello', { KEEL_STALL_TIMEOUT_MS: '1200' }, []);
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(plain.stderr).not.toContain('waiting for the model');
+    expect(plain.stdout.trim()).toBe('At once.');
+  });
+
+  it('a model that stalls on every attempt: MODEL_TIMEOUT with its fix, as an object under --json; the next ask works', async () => {
+    for (let i = 0; i < 4; i++) fake.push({ kind: 'stall', textBefore: 'Let me' });
+    const r = await ask('what is my coffee?', { KEEL_STALL_TIMEOUT_MS: '1000' });
+    expect(r.status).not.toBe(0);
+    expect(r.json().error).toMatchObject({
+      code: 'MODEL_TIMEOUT',
+      fix: 'The model stopped responding; try again.',
+    });
+    expect(r.json().error.message).toContain('4 attempt');
+    fake.reply('Back.');
+    const next = await ask('hello');
+    expect(next.status, next.stderr).toBe(0);
+    expect(next.json().reply).toBe('Back.');
+  });
+
   it('a bad KEEL_MAX_TOKENS is CONFIG_INVALID naming it', async () => {
     const r = await ask('hello', { KEEL_MAX_TOKENS: 'lots' });
     expect(r.status).not.toBe(0);
