@@ -3,6 +3,7 @@
  * session shared across processes, its turn lock, and provider selection from the environment.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { TRUNCATED_NOTE } from '@keel/agent';
 import { MemoryStore } from '@keel/memory';
@@ -254,6 +255,31 @@ describe('keel ask', () => {
     const next = await ask('hello');
     expect(next.status, next.stderr).toBe(0);
     expect(next.json().reply).toBe('Back.');
+  });
+
+  it('a keel ask killed mid-turn leaves no wait: the next one takes the session at once and answers', async () => {
+    fake.push({ kind: 'stall', textBefore: 'Let me' });
+    const child = spawn(process.execPath, [CLI, 'ask', 'what is my coffee?', '--json'], {
+      env: env(),
+    });
+    await fake.waitForRequests(1);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    // Its turn lock is still there, refreshed moments ago: the 30 s staleness would make the next
+    // turn wait 20 to 30 s.
+    expect(existsSync(join(home, 'keel.db.turn.lock'))).toBe(true);
+    const killedAt = Date.now();
+    fake.reply('Oat flat white.');
+    const r = await ask('what is my coffee?');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json().reply).toBe('Oat flat white.');
+    expect(Date.now() - killedAt).toBeLessThan(15_000);
+    // The killed turn is closed as failed; the new one completed.
+    const db = new Database(join(home, 'keel.db'), { readonly: true });
+    const turns = db.prepare('SELECT status FROM turns ORDER BY id').all();
+    db.close();
+    expect(turns).toEqual([{ status: 'failed' }, { status: 'complete' }]);
   });
 
   it('a bad KEEL_MAX_TOKENS is CONFIG_INVALID naming it', async () => {
