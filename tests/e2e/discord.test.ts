@@ -132,6 +132,34 @@ describe('the Discord front door', () => {
     expect(put?.body.every((c: { contexts: number[] }) => c.contexts.includes(1))).toBe(true);
   });
 
+  it('a model that stalls: the owner is told once that keel waits, then that the turn failed (MODEL_TIMEOUT)', async () => {
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    anthropic.push({ kind: 'stall', textBefore: 'Let me' });
+    discord.sendMessage(owner, dm, 'what is my coffee?');
+    await discord.waitFor(
+      () => discord.posted(dm).length === 2,
+      15_000,
+      'the notice and the failure',
+    );
+    await bot!.idle();
+    const posted = discord.posted(dm).map((m) => m.content);
+    expect(posted[0]).toMatch(
+      /^\(waiting for the model: nothing for 2 s; keel gives this attempt 3 s more\)$/,
+    );
+    expect(posted[1]).toMatch(/That turn failed and nothing from it was stored \(.*MODEL_TIMEOUT/s);
+  });
+
+  it('control: a model that answers at once gets no waiting line on Discord', async () => {
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    anthropic.reply('Oat.');
+    discord.sendMessage(owner, dm, 'what is my coffee?');
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the reply');
+    await bot!.idle();
+    expect(discord.posted(dm).map((m) => m.content)).toEqual(['Oat.']);
+  });
+
   it('a history past the window is no dead end on Discord, and a cut reply says so', async () => {
     seedHistory(store, 2, 110_000);
     anthropic.promptLimit = 200_000;
