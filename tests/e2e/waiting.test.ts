@@ -48,7 +48,7 @@ afterEach(() => {
   expect(openai.errors).toEqual([]);
 });
 
-const timing = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2, stallTimeoutMs: 600 };
+const timing = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2, stallTimeoutMs: 1500 };
 
 const models: Array<[string, () => ChatModel, (stalls: number, answer: string) => void]> = [
   [
@@ -89,8 +89,10 @@ describe.each(models)('%s: a stream that stalls', (_name, model, script) => {
     });
     expect(r.reply).toBe('Oat flat white.');
     expect(retries).toEqual(['stalled']);
-    // The notice came well before the stall timeout, with what is left of it.
-    expect(waits).toEqual([{ kind: 'model', attempt: 1, waitedMs: 200, giveUpInMs: 400 }]);
+    // The notice came well before the stall timeout, with what is left of it, once for the
+    // stalled attempt (a slow machine may add one for the next).
+    expect(waits[0]).toEqual({ kind: 'model', attempt: 1, waitedMs: 500, giveUpInMs: 1000 });
+    expect(waits.filter((w) => w.kind === 'model' && w.attempt === 1)).toHaveLength(1);
     expect(waitNotice(waits[0]!)).toBe(
       '(waiting for the model: nothing for 1 s; keel gives this attempt 1 s more)',
     );
@@ -104,10 +106,11 @@ describe.each(models)('%s: a stream that stalls', (_name, model, script) => {
     const err = await agent
       .turn({ text: "what's my coffee?", channel: 'terminal', onWait: (w) => waits.push(w) })
       .catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(8_000);
     expect(KeelError.isInstance(err) && err.code).toBe('MODEL_TIMEOUT');
     expect((err as KeelError).fix).toBe('The model stopped responding; try again.');
     expect(waits.map((w) => w.kind === 'model' && w.attempt)).toEqual([1, 2]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2 * 1500 - 100);
     expect(dbOf(store).prepare('SELECT status, error_code FROM turns').all()).toEqual([
       { status: 'failed', error_code: 'MODEL_TIMEOUT' },
     ]);
@@ -129,7 +132,7 @@ describe.each(models)('%s: a stream that stalls', (_name, model, script) => {
 });
 
 describe('another turn holds the session', () => {
-  it('the waiting turn says it waits for it, then runs when it ends', async () => {
+  it('the waiting turn says it waits for it (after noticeAfterMs), then runs when it ends', async () => {
     anthropic.reply('First, slowly.', { chunkSize: 2, eventDelayMs: 30 });
     anthropic.reply('Second.');
     const claude = () =>
@@ -143,7 +146,7 @@ describe('another turn holds the session', () => {
     const waits: TurnWait[] = [];
     const first = new Agent({ store, model: claude() }).turn({ text: 'one', channel: 'terminal' });
     await anthropic.waitForRequests(1);
-    const second = await new Agent({ store, model: claude() }).turn({
+    const second = await new Agent({ store, model: claude(), lock: { noticeAfterMs: 100 } }).turn({
       text: 'two',
       channel: 'discord',
       onWait: (w) => waits.push(w),

@@ -80,6 +80,7 @@ describe('acquireTurnLock', () => {
     const waits: Array<TurnLockHolder | null> = [];
     const error = await acquireTurnLock(path, {
       waitMs: 800,
+      noticeAfterMs: 200,
       onWait: (h) => waits.push(h),
     }).then(
       () => null,
@@ -97,11 +98,17 @@ describe('acquireTurnLock', () => {
     const first = await acquireTurnLock(path);
     const waits: Array<TurnLockHolder | null> = [];
     let taken = false;
-    const second = acquireTurnLock(path, { onWait: (h) => waits.push(h) }).then((release) => {
+    const second = acquireTurnLock(path, {
+      noticeAfterMs: 100,
+      onWait: (h) => waits.push(h),
+    }).then((release) => {
       taken = true;
       return release;
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Not told of a wait shorter than noticeAfterMs.
+    expect(waits).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 250));
     expect(taken).toBe(false);
     expect(waits.map((h) => h?.pid)).toEqual([process.pid]);
     await first();

@@ -36,10 +36,12 @@ export interface TurnLockOptions {
   /** A lock not refreshed for this long is treated as abandoned, ms. Default 30000 (at least 2000). */
   staleMs?: number;
   /**
-   * Called once when the lock is held by a live turn and this call starts waiting for it, with the
-   * holder (null when its record is not there: an older keel, or a holder still writing it).
+   * Called once when this call has waited `noticeAfterMs` for a live turn, with the holder (null
+   * when its record is not there: an older keel, or a holder still writing it).
    */
   onWait?: (holder: TurnLockHolder | null) => void;
+  /** How long to wait before `onWait` is told, ms (a turn that ends sooner is not worth a word). Default 1000. */
+  noticeAfterMs?: number;
   /** Whether a process id runs on this machine. Injected by tests. Default {@link pidAlive}. */
   isAlive?: (pid: number) => boolean;
 }
@@ -173,7 +175,7 @@ export async function acquireTurnLock(
           { details: { holder } },
         );
       }
-      if (!told) {
+      if (!told && Date.now() - started >= (options.noticeAfterMs ?? 1000)) {
         told = true;
         options.onWait?.(holder);
       }

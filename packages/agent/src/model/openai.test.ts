@@ -525,7 +525,7 @@ describe('OpenAIChatModel against the fake server (real openai client)', () => {
   it('control: a stream whose events keep coming, slowly, is not a wait', async () => {
     fake.reply('On time, slowly.', { chunkSize: 4, eventDelayMs: 60 });
     const waits: WaitInfo[] = [];
-    const response = await makeModel({ stallTimeoutMs: 2000, waitNoticeMs: 150 }).complete(
+    const response = await makeModel({ stallTimeoutMs: 3000, waitNoticeMs: 600 }).complete(
       request({ onWait: (w) => waits.push(w) }),
     );
     expect(response.content).toEqual([{ type: 'text', text: 'On time, slowly.' }]);
