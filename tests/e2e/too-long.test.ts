@@ -205,6 +205,27 @@ describe('a "prompt is too long" whose numbers do not add up', () => {
     );
   });
 
+  it('a window it names that max_tokens cannot use is not learned: this turn and the later ones work', async () => {
+    // The refusal's counts add up ("~11000 tokens > 9000 maximum", the fake's true count), but a
+    // 9,000-token window leaves nothing for Claude's 8,192-token replies: learning it would make
+    // every later turn fail before it is sent.
+    seedHistory(store, 1, 10_000);
+    anthropic.promptLimit = 9_000;
+    anthropic.responder = summarising();
+    anthropic.reply('Answered.');
+    anthropic.reply('Answered again.');
+    const agent = new Agent({ store, model: claude() });
+    const r = await agent.turn({ text: 'hi', channel: 'terminal' });
+    expect(r.reply).toBe('Answered.');
+    const turn = anthropic.requests.filter((q) => !isCompaction(q.body as never));
+    expect(turn.map((q) => q.tooLong)).toEqual([true, false]);
+    expect(turn[0]!.tokens).toBeGreaterThan(9_000);
+    expect((await agent.budget()).contextTokens).toBe(200_000);
+    expect((await agent.turn({ text: 'hi again', channel: 'terminal' })).reply).toBe(
+      'Answered again.',
+    );
+  });
+
   it('control: when the message itself is what does not fit, TOO_LARGE says to shorten it', async () => {
     anthropic.promptLimit = 10;
     anthropic.promptTooLongMessage = NONSENSE;
