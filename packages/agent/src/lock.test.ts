@@ -1,7 +1,7 @@
 // The turn lock across real processes: a holder killed mid-turn leaves a lock that the next turn
 // reclaims at once (not after the 30 s staleness), and a live holder still blocks.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,6 +73,24 @@ describe('acquireTurnLock', () => {
     await release();
     expect(existsSync(turnHolderPath(path))).toBe(false);
     expect(existsSync(`${path}.turn.lock`)).toBe(false);
+  });
+
+  it("control: a dead holder's record does not free a lock directory another process took since", async () => {
+    const child = await holder();
+    await kill(child);
+    // A process that keeps no record (as keel restore does) takes the abandoned directory over.
+    const old = statSync(`${path}.turn.lock`).ino;
+    rmSync(`${path}.turn.lock`, { recursive: true });
+    mkdirSync(join(dir, 'spacer')); // takes the freed inode, if the file system reuses it
+    mkdirSync(`${path}.turn.lock`);
+    expect(statSync(`${path}.turn.lock`).ino).not.toBe(old);
+    expect(readTurnLockHolder(path)).toMatchObject({ pid: child.pid, lockIno: old });
+    const error = await acquireTurnLock(path, { waitMs: 500 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(KeelError.isInstance(error) && error.code).toBe('SESSION_BUSY');
+    expect(existsSync(`${path}.turn.lock`)).toBe(true);
   });
 
   it('a live holder still blocks: the waiter is told who holds it, then SESSION_BUSY', async () => {

@@ -8,13 +8,14 @@
  *   that took the directory and deleted when it releases it.
  *
  * The record lets a lock left by a killed process be reclaimed at once: when it names a process on
- * this machine that no longer runs, the lock is stale whatever its directory's age. A live holder
+ * this machine that no longer runs, and the lock directory it took (by inode) is still the one
+ * there, the lock is stale whatever its directory's age. A live holder
  * (or one whose record is not written yet, or an older keel without records) still blocks, until
  * it releases the lock or stops refreshing it for `staleMs`.
  *
  * @module
  */
-import { readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { KeelError } from '@keel/errors';
 import lockfile from 'proper-lockfile';
@@ -27,6 +28,11 @@ export interface TurnLockHolder {
   host: string;
   /** When it took the lock, ms since the Unix epoch. */
   startedAt: number;
+  /**
+   * The inode of the lock directory it took: a record whose directory has since been replaced
+   * (taken over by a process that keeps no record, e.g. `keel restore`) names no holder.
+   */
+  lockIno?: number;
 }
 
 /** Options for {@link acquireTurnLock}. */
@@ -75,7 +81,12 @@ function parseHolder(text: string): TurnLockHolder | null {
       typeof v.host === 'string' &&
       Number.isFinite(v.startedAt)
     ) {
-      return { pid: v.pid as number, host: v.host, startedAt: v.startedAt as number };
+      return {
+        pid: v.pid as number,
+        host: v.host,
+        startedAt: v.startedAt as number,
+        ...(Number.isSafeInteger(v.lockIno) ? { lockIno: v.lockIno as number } : {}),
+      };
     }
   } catch {
     // not JSON: not a record
@@ -101,6 +112,7 @@ export function readTurnLockHolder(path: string): TurnLockHolder | null {
  */
 function reclaim(path: string, judged: TurnLockHolder): boolean {
   const record = turnHolderPath(path);
+  if (judged.lockIno !== undefined && lockIno(path) !== judged.lockIno) return false;
   const aside = `${record}.stale-${process.pid}-${Date.now()}`;
   try {
     renameSync(record, aside);
@@ -124,6 +136,15 @@ function reclaim(path: string, judged: TurnLockHolder): boolean {
     return true;
   } finally {
     if (same) rmSync(aside, { force: true });
+  }
+}
+
+/** The inode of the session's lock directory; undefined when there is none. */
+function lockIno(path: string): number | undefined {
+  try {
+    return statSync(`${path}.turn.lock`).ino;
+  } catch {
+    return undefined;
   }
 }
 
@@ -183,7 +204,13 @@ export async function acquireTurnLock(
       pause = Math.min(250, pause * 1.5);
       continue;
     }
-    const mine: TurnLockHolder = { pid: process.pid, host, startedAt: Date.now() };
+    const ino = lockIno(path);
+    const mine: TurnLockHolder = {
+      pid: process.pid,
+      host,
+      startedAt: Date.now(),
+      ...(ino === undefined ? {} : { lockIno: ino }),
+    };
     try {
       writeFileSync(turnHolderPath(path), `${JSON.stringify(mine)}\n`, { mode: 0o600 });
     } catch {
