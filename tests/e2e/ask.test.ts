@@ -3,6 +3,7 @@
  * session shared across processes, its turn lock, and provider selection from the environment.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { TRUNCATED_NOTE } from '@keel/agent';
 import { MemoryStore } from '@keel/memory';
@@ -254,6 +255,66 @@ describe('keel ask', () => {
     const plain = await run('tell me a long story', { KEEL_MAX_TOKENS: '300' }, []);
     expect(plain.status, plain.stderr).toBe(0);
     expect(plain.stdout.trim().split('\n')).toEqual(['It began, went on, and on', TRUNCATED_NOTE]);
+  });
+
+  it('a model that stalls after some events: keel ask says on stderr that it waits, retries, then answers', async () => {
+    fake.push({ kind: 'stall', textBefore: 'Let me' });
+    fake.reply('Oat flat white.');
+    const plain = await run('what is my coffee?', { KEEL_STALL_TIMEOUT_MS: '1200' }, []);
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(plain.stderr).toContain(
+      '(waiting for the model: nothing for 1 s; keel gives this attempt 1 s more)',
+    );
+    expect(plain.stdout).toContain('Oat flat white.');
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('control: a model that answers at once gets no waiting line', async () => {
+    fake.reply('At once.');
+    const plain = await run('hello', { KEEL_STALL_TIMEOUT_MS: '1200' }, []);
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(plain.stderr).not.toContain('waiting for the model');
+    expect(plain.stdout.trim()).toBe('At once.');
+  });
+
+  it('a model that stalls on every attempt: MODEL_TIMEOUT with its fix, as an object under --json; the next ask works', async () => {
+    for (let i = 0; i < 4; i++) fake.push({ kind: 'stall', textBefore: 'Let me' });
+    const r = await ask('what is my coffee?', { KEEL_STALL_TIMEOUT_MS: '1000' });
+    expect(r.status).not.toBe(0);
+    expect(r.json().error).toMatchObject({
+      code: 'MODEL_TIMEOUT',
+      fix: 'The model stopped responding; try again.',
+    });
+    expect(r.json().error.message).toContain('4 attempt');
+    fake.reply('Back.');
+    const next = await ask('hello');
+    expect(next.status, next.stderr).toBe(0);
+    expect(next.json().reply).toBe('Back.');
+  });
+
+  it('a keel ask killed mid-turn leaves no wait: the next one takes the session at once and answers', async () => {
+    fake.push({ kind: 'stall', textBefore: 'Let me' });
+    const child = spawn(process.execPath, [CLI, 'ask', 'what is my coffee?', '--json'], {
+      env: env(),
+    });
+    await fake.waitForRequests(1);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    // Its turn lock is still there, refreshed moments ago: the 30 s staleness would make the next
+    // turn wait 20 to 30 s.
+    expect(existsSync(join(home, 'keel.db.turn.lock'))).toBe(true);
+    const killedAt = Date.now();
+    fake.reply('Oat flat white.');
+    const r = await ask('what is my coffee?');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json().reply).toBe('Oat flat white.');
+    expect(Date.now() - killedAt).toBeLessThan(15_000);
+    // The killed turn is closed as failed; the new one completed.
+    const db = new Database(join(home, 'keel.db'), { readonly: true });
+    const turns = db.prepare('SELECT status FROM turns ORDER BY id').all();
+    db.close();
+    expect(turns).toEqual([{ status: 'failed' }, { status: 'complete' }]);
   });
 
   it('a bad KEEL_MAX_TOKENS is CONFIG_INVALID naming it', async () => {

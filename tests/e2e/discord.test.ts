@@ -133,6 +133,34 @@ describe('the Discord front door', () => {
     expect(put?.body.every((c: { contexts: number[] }) => c.contexts.includes(1))).toBe(true);
   });
 
+  it('a model that stalls: the owner is told once that keel waits, then that the turn failed (MODEL_TIMEOUT)', async () => {
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    anthropic.push({ kind: 'stall', textBefore: 'Let me' });
+    discord.sendMessage(owner, dm, 'what is my coffee?');
+    await discord.waitFor(
+      () => discord.posted(dm).length === 2,
+      15_000,
+      'the notice and the failure',
+    );
+    await bot!.idle();
+    const posted = discord.posted(dm).map((m) => m.content);
+    expect(posted[0]).toMatch(
+      /^\(waiting for the model: nothing for 2 s; keel gives this attempt 3 s more\)$/,
+    );
+    expect(posted[1]).toMatch(/That turn failed and nothing from it was stored \(.*MODEL_TIMEOUT/s);
+  });
+
+  it('control: a model that answers at once gets no waiting line on Discord', async () => {
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    anthropic.reply('Oat.');
+    discord.sendMessage(owner, dm, 'what is my coffee?');
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the reply');
+    await bot!.idle();
+    expect(discord.posted(dm).map((m) => m.content)).toEqual(['Oat.']);
+  });
+
   it('a history past the window is no dead end on Discord, and a cut reply says so', async () => {
     seedHistory(store, 2, 110_000);
     anthropic.promptLimit = 200_000;
@@ -510,7 +538,9 @@ describe('the Discord front door', () => {
     discord.sendMessage(owner, dm, 'from discord');
     const t = terminal.turn({ text: 'from the terminal', channel: 'terminal' });
     const r = await t;
-    await discord.waitFor(() => discord.posted(dm).length === 1, 20_000);
+    // Discord may first say that it waits for the terminal's turn.
+    const replies = () => discord.posted(dm).filter((m) => !m.content.startsWith('(waiting for'));
+    await discord.waitFor(() => replies().length === 1, 20_000);
     await bot!.idle();
     const turns = dbOf(store).prepare('SELECT channel, status FROM turns ORDER BY id').all();
     expect(turns).toHaveLength(2);
@@ -520,7 +550,7 @@ describe('the Discord front door', () => {
         { channel: 'discord', status: 'complete' },
       ]),
     );
-    expect([r.reply, discord.posted(dm)[0]!.content].sort()).toEqual(['answer A', 'answer B']);
+    expect([r.reply, replies()[0]!.content].sort()).toEqual(['answer A', 'answer B']);
     const roles = (
       dbOf(store).prepare('SELECT role FROM messages ORDER BY id').all() as { role: string }[]
     ).map((x) => x.role);

@@ -179,13 +179,14 @@ describe('the terminal with a model: the model proposes, the owner decides what 
   beforeEach(() => fake.reset());
   afterEach(() => expect(fake.errors).toEqual([]));
 
-  const env = () => ({
+  const env = (extra: Record<string, string> = {}) => ({
     ...process.env,
     KEEL_HOME: home,
     ANTHROPIC_API_KEY: 'test-key',
     ANTHROPIC_BASE_URL: fake.baseURL,
     KEEL_MODEL: 'claude-test',
     KEEL_CHAT_PROVIDER: '',
+    ...extra,
   });
 
   /** `keel remember preference/tea black tea`: f1, the owner's. */
@@ -211,9 +212,9 @@ describe('the terminal with a model: the model proposes, the owner decides what 
   };
 
   /** Runs the terminal with piped input (no TTY) without blocking the fake server. */
-  const piped = (args: string[], input: string) =>
+  const piped = (args: string[], input: string, extra: Record<string, string> = {}) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [CLI, ...args], { env: env() });
+      const child = spawn(process.execPath, [CLI, ...args], { env: env(extra) });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => {
@@ -335,6 +336,22 @@ describe('the terminal with a model: the model proposes, the owner decides what 
     // "what comes next?" reached the model as the owner's next turn.
     expect(JSON.stringify(fake.requests[2]!.body.messages)).toContain('what comes next?');
     expect(fact(id)).toMatchObject({ fact: { status: 'active' }, asked: [id] });
+  });
+
+  it('a model that stalls: the terminal says on its own line that it waits, then the answer comes', async () => {
+    fake.push({ kind: 'stall', textBefore: 'Let me' });
+    fake.reply('Oat flat white.');
+    fake.reply('At once.');
+    const r = await piped([], 'what is my coffee?\nand now?\n', { KEEL_STALL_TIMEOUT_MS: '1200' });
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    const notice = '(waiting for the model: nothing for 1 s; keel gives this attempt 1 s more)';
+    expect(lines).toContain(notice);
+    expect(r.stdout).toContain('Oat flat white.');
+    // Said for the stalled turn only: the next one answered at once.
+    expect(lines.filter((l) => l === notice)).toHaveLength(1);
+    expect(r.stdout.indexOf(notice)).toBeLessThan(r.stdout.indexOf('Oat flat white.'));
+    expect(r.stdout).toContain('At once.');
   });
 
   it('--json never prompts: each reply line carries its writes, forget_requested included', async () => {

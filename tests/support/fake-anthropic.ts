@@ -17,7 +17,8 @@
  * Like the real API it can refuse a malformed conversation ({@link FakeAnthropic.checkConversations})
  * and a prompt longer than a context window
  * ({@link FakeAnthropic.promptLimit}): HTTP 400 `invalid_request_error` "prompt is too long: N
- * tokens > M maximum", without consuming a script. Its token estimate is not keel's tokenizer: by
+ * tokens > M maximum", without consuming a script (or, to play a proxy whose numbers do not add
+ * up, {@link FakeAnthropic.promptTooLongMessage}). Its token estimate is not keel's tokenizer: by
  * default a token per 4 characters of the system, message and tool text as sent
  * ({@link estimateTokens}).
  *
@@ -256,6 +257,12 @@ export class FakeAnthropic {
    */
   promptLimit: number | null = null;
   /**
+   * The message of that refusal instead of the true counts: plays a proxy whose numbers do not add
+   * up (e.g. "prompt is too long: 215000 tokens > 200000 maximum" for a request of a few hundred
+   * tokens). Null: "prompt is too long: N tokens > M maximum" with the true counts.
+   */
+  promptTooLongMessage: ((tokens: number, limit: number) => string) | null = null;
+  /**
    * Refuse a malformed conversation with a 400, as the API does ({@link checkConversation}).
    * Default false: wire-level tests send conversations the API would refuse.
    */
@@ -335,6 +342,7 @@ export class FakeAnthropic {
     this.errors.length = 0;
     this.stallsAbandoned = 0;
     this.promptLimit = null;
+    this.promptTooLongMessage = null;
     this.checkConversations = false;
     this.countTokens = estimateTokens;
     this.responder = null;
@@ -430,7 +438,8 @@ export class FakeAnthropic {
         res,
         400,
         'invalid_request_error',
-        `prompt is too long: ${tokens} tokens > ${this.promptLimit} maximum`,
+        this.promptTooLongMessage?.(tokens, this.promptLimit!) ??
+          `prompt is too long: ${tokens} tokens > ${this.promptLimit} maximum`,
       );
     }
     if (script === undefined) {

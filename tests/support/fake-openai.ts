@@ -17,7 +17,11 @@
  * not well formed: no model or messages, a `tool` message that answers no earlier tool call, an
  * assistant's tool calls not all answered before the next message, both `max_tokens` and
  * `max_completion_tokens`. It can also play a model that refuses `max_tokens`
- * ({@link FakeOpenAI.refuseMaxTokens}).
+ * ({@link FakeOpenAI.refuseMaxTokens}), and a context window ({@link FakeOpenAI.promptLimit}):
+ * a longer request is refused 400 `context_length_exceeded`, with the true counts or, to play a
+ * proxy whose numbers do not add up, {@link FakeOpenAI.promptTooLongMessage}. 5xx answers, errors
+ * inside the stream and streams that stall after some events are scripts
+ * ({@link FakeOpenAIScript}).
  *
  * It is scripted: push a queue of {@link FakeOpenAIScript}s, one per request, answered in order.
  * It records every request (method, path, headers, parsed JSON body). A request with nothing
@@ -125,6 +129,8 @@ export interface FakeOpenAIRequest {
   body: any;
   /** The script that answered it (`undefined`: unscripted or refused). */
   script: FakeOpenAIScript | undefined;
+  /** Refused as longer than {@link FakeOpenAI.promptLimit}. */
+  tooLong?: boolean;
 }
 
 const ERROR_DEFAULTS: Record<number, { type: string; code: string | null }> = {
@@ -158,6 +164,21 @@ export class FakeOpenAI {
    * answered 400 `unsupported_parameter` without using a script. Not reset by {@link reset}.
    */
   refuseMaxTokens = false;
+  /**
+   * The context window, in {@link FakeOpenAI.countTokens} tokens: a longer request is refused as
+   * OpenAI refuses it (HTTP 400 `invalid_request_error`, `param: "messages"`, `code:
+   * "context_length_exceeded"`, "This model's maximum context length is M tokens. However, your
+   * messages resulted in N tokens…"), without consuming a script (null: no limit).
+   */
+  promptLimit: number | null = null;
+  /**
+   * The message of that refusal instead of the true counts: plays a proxy or server whose numbers
+   * do not add up (e.g. "… maximum context length is 8192 tokens … resulted in 9000 tokens" for a
+   * request of a few hundred). Null: the true counts.
+   */
+  promptTooLongMessage: ((tokens: number, limit: number) => string) | null = null;
+  /** How the fake counts a request's tokens. Default: a token per 4 characters of the body. */
+  countTokens: (body: unknown) => number = (body) => Math.ceil(JSON.stringify(body).length / 4);
   /** The only key accepted (null: any key, or none). */
   apiKey: string | null = null;
   /** Models listed besides those seen. */
@@ -218,6 +239,9 @@ export class FakeOpenAI {
     this.requests.length = 0;
     this.errors.length = 0;
     this.stallsAbandoned = 0;
+    this.promptLimit = null;
+    this.promptTooLongMessage = null;
+    this.countTokens = (body) => Math.ceil(JSON.stringify(body).length / 4);
     this.apiKey = null;
     this.models.clear();
   }
@@ -280,6 +304,18 @@ export class FakeOpenAI {
         param: 'max_tokens',
         message:
           "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      });
+    }
+    const tokens = this.countTokens(body);
+    if (this.promptLimit !== null && tokens > this.promptLimit) {
+      record.tooLong = true;
+      return sendError(res, 400, {
+        type: 'invalid_request_error',
+        code: 'context_length_exceeded',
+        param: 'messages',
+        message:
+          this.promptTooLongMessage?.(tokens, this.promptLimit) ??
+          `This model's maximum context length is ${this.promptLimit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
       });
     }
     const script = this.#queue.shift();

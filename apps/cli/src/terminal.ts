@@ -36,6 +36,7 @@ import {
   TRUNCATED_NOTE,
   type TurnReply,
   type TurnResult,
+  waitNotice,
 } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import {
@@ -358,6 +359,11 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
               onRetry: (info) => {
                 if (!options.json && streamed) say(`\n[retrying after ${info.reason}]\n`, output);
                 streamed = false;
+              },
+              // Said on its own line while the turn waits (another turn, a silent model).
+              onWait: (wait) => {
+                if (!options.json)
+                  output.write(`${tty || streamed ? '\n' : ''}${waitNotice(wait)}\n`);
               },
             });
             reply = result.reply;

@@ -13,7 +13,13 @@
  *
  * @module
  */
-import { type Agent, type OfflineSession, TRUNCATED_NOTE, type TurnWrite } from '@keel/agent';
+import {
+  type Agent,
+  type OfflineSession,
+  TRUNCATED_NOTE,
+  type TurnWrite,
+  waitNotice,
+} from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import { damageError } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
@@ -106,11 +112,18 @@ export class DmTurns {
     const typing = () => void channel.sendTyping().catch(() => {});
     typing();
     const timer = setInterval(typing, this.options.typingIntervalMs);
+    // The first wait of the turn (another turn, a silent model) is said once; typing goes on.
+    let toldWait = false;
     try {
       const result = await agent.turn({
         text,
         channel: DISCORD_CHANNEL,
         signal: controller.signal,
+        onWait: (wait) => {
+          if (toldWait) return;
+          toldWait = true;
+          void sendSplit(channel, waitNotice(wait)).catch(() => {});
+        },
       });
       this.options.seen.mark(messageId);
       clearInterval(timer);

@@ -9,8 +9,10 @@
  *
  * The request never outgrows the model's window: each is counted before it is sent (`budget.ts`),
  * the history is folded into the anchor to make room, tool results are cut to their budgets, a
- * model that keeps calling tools is asked to answer with what it has, and a turn that cannot fit
- * is rolled back (`TOO_LARGE`), so the next turn always starts from a history that fits.
+ * model that keeps calling tools is asked to answer with what it has, a "prompt is too long"
+ * answer is met with a smaller request (never the same one), and a turn that cannot fit is rolled
+ * back (`TOO_LARGE`, `MODEL_CONTEXT_TOO_SMALL`), so the next turn always starts from a history
+ * that fits.
  *
  * @module
  */
@@ -48,7 +50,8 @@ import {
   toolSpecTokens,
 } from './budget.js';
 import { captureOwnerStatement } from './capture.js';
-import { acquireTurnLock, type TurnLockOptions } from './lock.js';
+import { acquireTurnLock, type TurnLockHolder, type TurnLockOptions } from './lock.js';
+import type { PromptTooLong } from './model/too-long.js';
 import type {
   ChatMessage,
   ChatModel,
@@ -59,6 +62,7 @@ import type {
   ToolResultBlock,
   ToolSpec,
   ToolUseBlock,
+  WaitInfo,
 } from './model/types.js';
 import {
   messageTokens,
@@ -95,6 +99,19 @@ export const STOPPED_NOTE =
   '(keel stopped this turn: the model kept calling tools past the limit for one turn. Ask again, more narrowly.)';
 /** The most the agent assumes a provider out-counts keel's tokenizer, whatever it is told. */
 const MAX_LEARNED_SCALE = 2;
+/**
+ * The share of a refused request the next one may carry when the refusal's counts do not add up
+ * (or it gives none).
+ */
+const BLIND_SHRINK = 0.5;
+/** "Prompt is too long" answers one turn takes (each request smaller than the last) before it ends. */
+export const MAX_REFUSALS = 4;
+/** What the model reads instead of the per-turn memory block when that was left out to fit. */
+export const RECALL_LEFT_OUT =
+  '<memory>(keel: what recall found for this message was left out: the model refused the request as too long. Call recall for what you need.)</memory>';
+/** What the model reads instead of the standing beliefs when they were left out to fit. */
+export const STANDING_LEFT_OUT =
+  "(keel: the owner's standing beliefs were left out of this request to fit the model's context; call recall for what you need.)";
 /** Output tokens of a compaction summary, at most. */
 const SUMMARY_MAX_TOKENS = 1024;
 /** Tokens held for the anchor when history is folded to fit a request. */
@@ -173,6 +190,67 @@ export interface AgentOptions {
   tz?: string;
 }
 
+/**
+ * What one turn's requests carry besides the history, and what was left out of them to fit the
+ * model's context.
+ */
+interface TurnParts {
+  /** The static block as built for this turn. */
+  readonly staticBlock: MemoryBlock;
+  /** The turn's first message as built: the per-turn memory block, then the owner's words. */
+  readonly firstMessage: ChatMessage;
+  /** The static block as sent: `staticBlock`, or a line saying it was left out. */
+  standing: MemoryBlock;
+  /** This turn's messages as sent; the first is `firstMessage`, or it without its memory block. */
+  sent: ChatMessage[];
+  recallLeftOut: boolean;
+  standingLeftOut: boolean;
+  /** Tokens of the owner's message. */
+  ownerTokens: number;
+}
+
+/** How much of the turn's memory its requests leave out to fit: none, the recall, and the standing beliefs. */
+type LeaveOut = 0 | 1 | 2;
+
+/** Sets what `parts` sends for this level of {@link LeaveOut}. */
+function leaveOut(parts: TurnParts, level: LeaveOut): void {
+  const first = parts.firstMessage;
+  const recall = first.content[0];
+  // A block is left out only when the line that says so is smaller than it.
+  parts.recallLeftOut =
+    level >= 1 &&
+    first.content.length > 1 &&
+    recall?.type === 'text' &&
+    countTokens(recall.text) > countTokens(RECALL_LEFT_OUT);
+  parts.standingLeftOut = level >= 2 && parts.staticBlock.tokens > countTokens(STANDING_LEFT_OUT);
+  parts.sent[0] = parts.recallLeftOut
+    ? {
+        role: first.role,
+        content: [{ type: 'text', text: RECALL_LEFT_OUT }, ...first.content.slice(1)],
+      }
+    : first;
+  parts.standing = parts.standingLeftOut
+    ? {
+        text: STANDING_LEFT_OUT,
+        tokens: countTokens(STANDING_LEFT_OUT),
+        factIds: [],
+        episodeIds: [],
+        cut: parts.staticBlock.factIds.length,
+      }
+    : parts.staticBlock;
+}
+
+/** What a "prompt is too long" refusal claims, when `err` is one (else null). */
+function promptTooLong(err: KeelError): PromptTooLong | null {
+  const d = (err.details ?? {}) as Partial<PromptTooLong>;
+  if (d.reason !== 'prompt_too_long') return null;
+  return {
+    reason: 'prompt_too_long',
+    ...(typeof d.promptTokens === 'number' ? { promptTokens: d.promptTokens } : {}),
+    ...(typeof d.limitTokens === 'number' ? { limitTokens: d.limitTokens } : {}),
+  };
+}
+
 /** What a front door passes for one turn. */
 export interface TurnInput {
   text: string;
@@ -184,6 +262,34 @@ export interface TurnInput {
   onText?: (delta: string) => void;
   /** Told when a model attempt failed and is retried: text streamed so far should be discarded. */
   onRetry?: (info: { attempt: number; reason: string }) => void;
+  /**
+   * Told while the turn waits: for another turn that holds the session (once), or for a model
+   * that has sent nothing for a while (once per silence). {@link waitNotice} words it for the
+   * owner; the turn goes on.
+   */
+  onWait?: (wait: TurnWait) => void;
+}
+
+/** What a turn waits for, as {@link TurnInput.onWait} is told. */
+export type TurnWait =
+  | ({ kind: 'model' } & WaitInfo)
+  | {
+      kind: 'session';
+      /** The turn's holder, when its record names it. */
+      holder: TurnLockHolder | null;
+    };
+
+/**
+ * The line a door shows while a turn waits, e.g. "(waiting for the model: nothing for 5 s; keel
+ * tries again in 25 s)" or "(waiting for another turn to finish (process 4242))".
+ */
+export function waitNotice(wait: TurnWait): string {
+  if (wait.kind === 'session') {
+    const who = wait.holder ? ` (process ${wait.holder.pid})` : '';
+    return `(waiting for another turn to finish${who})`;
+  }
+  const s = (ms: number) => `${Math.max(1, Math.round(ms / 1000))} s`;
+  return `(waiting for the model: nothing for ${s(wait.waitedMs)}; keel gives this attempt ${s(wait.giveUpInMs)} more)`;
 }
 
 /** What a completed turn returns. */
@@ -283,12 +389,15 @@ export class Agent implements UnansweredRecorder {
    * Every request is counted before it is sent and kept within the model's window
    * ({@link Agent.budget}): the history is compacted to make room, tool results are cut to their
    * budgets, and a model that keeps calling tools is asked to answer with what it has. A provider
-   * that still refuses the request (HTTP 400 "prompt is too long", or a history it will not take)
-   * gets one retry after compaction. A reply cut at `max_tokens` is continued (at most
+   * that still answers "prompt is too long" never gets the same request again: each retry is
+   * smaller than the refused one (older history, then the recalled memory, then the standing
+   * beliefs left out; at most {@link MAX_REFUSALS} refusals); a history it will not take for
+   * another reason is folded and retried once. A reply cut at `max_tokens` is continued (at most
    * {@link MAX_CONTINUATIONS} times), then returned with `truncated`.
    *
-   * @throws KeelError `TOO_LARGE` (message refused, or the turn does not fit the model's window
-   *   even after compaction; nothing stored), `SESSION_BUSY`, `CANCELLED`, `INVALID_INPUT` (a
+   * @throws KeelError `TOO_LARGE` (the message is too large, or it is the larger part of a turn
+   *   that does not fit; nothing stored), `MODEL_CONTEXT_TOO_SMALL` (even the smallest request
+   *   does not fit the model's window; nothing stored), `SESSION_BUSY`, `CANCELLED`, `INVALID_INPUT` (a
    *   window too small for `max_tokens`), and the model's codes (`MODEL_*`); on every error after
    *   the turn started, the turn is recorded as failed or cancelled and nothing else is stored.
    */
@@ -301,7 +410,11 @@ export class Agent implements UnansweredRecorder {
         `the message is too large for the model (limit about ${MAX_MESSAGE_TOKENS} tokens); nothing was stored`,
       );
     }
-    const release = await acquireTurnLock(this.store.path, this.options.lock);
+    const onWait = input.onWait;
+    const release = await acquireTurnLock(this.store.path, {
+      ...this.options.lock,
+      ...(onWait ? { onWait: (holder) => onWait({ kind: 'session', holder }) } : {}),
+    });
     try {
       this.session.closeAbandonedTurns();
       const turnId = this.session.startTurn(input.channel, text);
@@ -352,7 +465,8 @@ export class Agent implements UnansweredRecorder {
       questions: this.store.questions(),
       tz: this.tz,
     });
-    const factsUsed = new Set([...staticBlock.factIds, ...turnBlock.factIds]);
+    /** Facts a tool result showed the model (the blocks' facts are counted at the end). */
+    const toolFacts = new Set<number>();
     const tools = memoryToolSpecs();
 
     const userMessage: ChatMessage = { role: 'user', content: [{ type: 'text', text }] };
@@ -368,9 +482,19 @@ export class Agent implements UnansweredRecorder {
     // What the turn stores when it completes, and what the model sees of it.
     const turnMessages: ChatMessage[] = [userMessage];
     const sent: ChatMessage[] = [firstRequestUser];
+    const parts: TurnParts = {
+      staticBlock,
+      firstMessage: firstRequestUser,
+      standing: staticBlock,
+      sent,
+      recallLeftOut: false,
+      standingLeftOut: false,
+      ownerTokens: countTokens(text),
+    };
     // The first request leaves room for a reply and for closing a round of tool calls.
-    let context = await this.fitHistory(staticBlock, sent, tools, budget, budget.open, signal);
+    let context = await this.refit(parts, tools, budget, [budget.open], signal);
     let size = context.tokens;
+    let refusals = 0;
     let largest = 0;
     const staged: StagedWrite[] = [];
     let reply = '';
@@ -404,25 +528,39 @@ export class Agent implements UnansweredRecorder {
           ...(signal ? { signal } : {}),
           ...(input.onText ? { onText: input.onText } : {}),
           ...(input.onRetry ? { onRetry: input.onRetry } : {}),
+          ...(input.onWait ? { onWait: (info) => input.onWait?.({ kind: 'model', ...info }) } : {}),
         });
       } catch (err) {
-        // The provider refused the request as sent (too long, or a history it will not take):
-        // compact the history and try once more; the turn is rolled back if it still cannot go.
-        if (retried || !KeelError.isInstance(err) || err.code !== 'MODEL_REFUSED_INPUT') throw err;
-        const tooLong = this.learn(err, size);
-        if (!tooLong && context.past.length === 0) throw err;
-        retried = true;
-        budget = await this.budget().catch((e: unknown) => {
-          // What the provider allows leaves no room for this turn: it is rolled back.
-          if (!KeelError.isInstance(e) || e.code !== 'INVALID_INPUT') throw e;
-          throw new KeelError(
-            'TOO_LARGE',
-            `this turn is too large for the model's context (${e.message}): nothing of it was stored.`,
-            { cause: err },
+        if (!KeelError.isInstance(err) || err.code !== 'MODEL_REFUSED_INPUT') throw err;
+        const tooLong = promptTooLong(err);
+        if (!tooLong) {
+          // A history the provider will not take: fold it all and try once more.
+          if (retried || context.past.length === 0) throw err;
+          retried = true;
+          await this.fold(signal, 0, 0, budget);
+          context = await this.fitHistory(
+            parts.standing,
+            sent,
+            tools,
+            budget,
+            budget.input,
+            signal,
           );
-        });
-        if (!tooLong) await this.fold(signal, 0, 0, budget);
-        context = await this.fitHistory(staticBlock, sent, tools, budget, budget.input, signal);
+          size = context.tokens;
+          continue;
+        }
+        // "Prompt is too long": never the same request again. The next one is smaller than the
+        // refused one, whatever the refusal claims; older history, then the recalled context, then
+        // the standing beliefs are left out to fit; when nothing is left to leave out, the turn is
+        // rolled back with what is true of it.
+        refusals++;
+        if (refusals > MAX_REFUSALS) throw this.cannotFit(parts, size, size, err);
+        const shrink = await this.learn(tooLong, size);
+        budget = await this.budget();
+        const target = Math.min(budget.input, Math.floor(size * shrink));
+        // When nothing fits that target, the most keel can keep that is still smaller than what
+        // was refused.
+        context = await this.refit(parts, tools, budget, [target, size - 1], signal, err);
         size = context.tokens;
         continue;
       }
@@ -475,7 +613,7 @@ export class Agent implements UnansweredRecorder {
           // Facts count as used only when their line reached the model.
           round.blocks.forEach((block, i) => {
             for (const id of shownBy.get(block.tool_use_id) ?? []) {
-              if (round.whole[i] || block.content.includes(`[f${id}]`)) factsUsed.add(id);
+              if (round.whole[i] || block.content.includes(`[f${id}]`)) toolFacts.add(id);
             }
           });
           results = round.blocks;
@@ -508,6 +646,13 @@ export class Agent implements UnansweredRecorder {
       break;
     }
 
+    // The facts the model was shown: the blocks it was sent (not those left out to fit), and tool
+    // results.
+    const factsUsed = new Set([
+      ...parts.standing.factIds,
+      ...(parts.recallLeftOut ? [] : turnBlock.factIds),
+      ...toolFacts,
+    ]);
     const done = this.complete(turnId, said, reply, turnMessages, staged, input.channel, [
       ...factsUsed,
     ]);
@@ -530,47 +675,143 @@ export class Agent implements UnansweredRecorder {
    * The model's limits with the options over them and what the provider taught this agent, as the
    * budget of every request.
    *
-   * @throws KeelError `INVALID_INPUT` when the window leaves too little room (see `requestBudget`).
+   * @throws KeelError `INVALID_INPUT` when the configured window leaves too little room (see
+   *   `requestBudget`); what the provider taught never makes it throw ({@link Agent.learn}).
    */
   async budget(): Promise<RequestBudget> {
+    return this.budgetWith(this.learned);
+  }
+
+  /** {@link Agent.budget} with these learned values. */
+  private async budgetWith(learned: {
+    limitTokens: number | null;
+    scale: number;
+  }): Promise<RequestBudget> {
     const limits = await this.model.limits();
     const contextTokens = Math.min(
       this.options.contextTokens ?? limits.contextTokens,
-      this.learned.limitTokens ?? Number.POSITIVE_INFINITY,
+      learned.limitTokens ?? Number.POSITIVE_INFINITY,
     );
     const maxTokens = this.options.maxTokens ?? limits.maxOutputTokens;
     return requestBudget(
       contextTokens,
       maxTokens,
       this.options.contextMargin ?? CONTEXT_MARGIN,
-      this.learned.scale,
+      learned.scale,
     );
   }
 
   /**
-   * Learns from a provider's refusal: for "prompt is too long", its window (when it names one) and
-   * how many more tokens it counts than keel did for the same request (`counted`).
+   * Learns from a "prompt is too long" refusal of a request keel counted at `counted` tokens, and
+   * says how much smaller the next request must be.
    *
-   * @returns true when the refusal said the prompt was too long.
+   * Its counts are believed only when they add up: the provider's count of the prompt is above its
+   * window, and between half and {@link MAX_LEARNED_SCALE} times keel's own count. Then the agent
+   * keeps the window and how many more tokens the provider counts, for later turns too, and the
+   * next request shrinks by what the counts say. Counts that do not add up (a proxy or an
+   * OpenAI-compatible server that answers "215000 tokens > 200000" for a few hundred) teach
+   * nothing: the next request is half the refused one. What is learned never leaves a window that
+   * the configured `max_tokens` cannot use (it would fail every later turn): such a lesson is
+   * dropped.
+   *
+   * @returns the share of the refused request's tokens the next request may carry (0 < share < 1).
    */
-  private learn(err: KeelError, counted: number): boolean {
-    const d = (err.details ?? {}) as {
-      reason?: string;
-      promptTokens?: number;
-      limitTokens?: number;
+  private async learn(refusal: PromptTooLong, counted: number): Promise<number> {
+    const { promptTokens, limitTokens } = refusal;
+    const ratio = promptTokens !== undefined && counted > 0 ? promptTokens / counted : undefined;
+    const addsUp =
+      ratio !== undefined &&
+      ratio >= 0.5 &&
+      ratio <= MAX_LEARNED_SCALE &&
+      (limitTokens === undefined || limitTokens < promptTokens!);
+    if (!addsUp) return BLIND_SHRINK;
+    const lesson = {
+      limitTokens:
+        limitTokens === undefined
+          ? this.learned.limitTokens
+          : Math.min(this.learned.limitTokens ?? Number.POSITIVE_INFINITY, limitTokens),
+      scale: Math.min(MAX_LEARNED_SCALE, Math.max(this.learned.scale, ratio * 1.05)),
     };
-    if (d.reason !== 'prompt_too_long') return false;
-    if (d.limitTokens) {
-      this.learned.limitTokens = Math.min(
-        this.learned.limitTokens ?? Number.POSITIVE_INFINITY,
-        d.limitTokens,
+    const usable = await this.budgetWith(lesson).then(
+      () => true,
+      () => false,
+    );
+    if (usable) Object.assign(this.learned, lesson);
+    return limitTokens === undefined
+      ? BLIND_SHRINK
+      : Math.min(0.9, (limitTokens / promptTokens!) * (1 - CONTEXT_MARGIN / 3));
+  }
+
+  /**
+   * The context of a request that fits the first of `targets` (tokens) it can: older history is
+   * folded or left out first ({@link Agent.fitHistory}); when this turn's own part still does not
+   * fit, the recalled context (the per-turn memory block) is left out of this turn's requests,
+   * then the standing beliefs (the static block), each replaced by a line that says so. `parts`
+   * says what was left out.
+   *
+   * @param targets - budgets in order of preference (e.g. half the refused request, then anything
+   *   smaller than it).
+   * @param refusal - the provider's refusal this request answers, if any (for the error).
+   * @throws KeelError `TOO_LARGE` (the owner's message is the larger part of what does not fit) or
+   *   `MODEL_CONTEXT_TOO_SMALL` (even the smallest request does not fit); nothing is stored.
+   */
+  private async refit(
+    parts: TurnParts,
+    tools: readonly ToolSpec[],
+    budget: RequestBudget,
+    targets: readonly number[],
+    signal: AbortSignal | undefined,
+    refusal?: KeelError,
+  ): Promise<{ system: SystemPart[]; past: ChatMessage[]; tokens: number }> {
+    let last: KeelError | undefined;
+    for (const target of targets) {
+      for (const level of [0, 1, 2] as const) {
+        leaveOut(parts, level);
+        try {
+          return await this.fitHistory(parts.standing, parts.sent, tools, budget, target, signal);
+        } catch (err) {
+          if (!KeelError.isInstance(err) || err.code !== 'TOO_LARGE') throw err;
+          last = err;
+        }
+      }
+    }
+    const needed = (last?.details as { tokens?: number } | undefined)?.tokens ?? 0;
+    throw this.cannotFit(parts, needed, Math.min(...targets), refusal ?? last);
+  }
+
+  /**
+   * The error of a turn that cannot fit even with nothing left to leave out: `TOO_LARGE` when the
+   * owner's message is at least half of what the request may carry (shortening it helps),
+   * else `MODEL_CONTEXT_TOO_SMALL` (the message is not the problem: the model's window is).
+   *
+   * @param needed - tokens of the smallest request keel can make, as keel counts them.
+   * @param target - tokens the request may carry.
+   */
+  private cannotFit(parts: TurnParts, needed: number, target: number, cause: unknown): KeelError {
+    const details = {
+      tokens: needed,
+      budget: target,
+      messageTokens: parts.ownerTokens,
+      recallLeftOut: parts.recallLeftOut,
+      standingLeftOut: parts.standingLeftOut,
+    };
+    if (parts.ownerTokens * 2 >= target) {
+      return new KeelError(
+        'TOO_LARGE',
+        `this turn is too large for the model's context (about ${needed} tokens, your message about ${parts.ownerTokens}; the budget is ${target}): nothing of it was stored.`,
+        {
+          cause,
+          details,
+          fix: `Send a shorter message (under about ${Math.max(1, Math.floor(target / 2))} tokens), or split it; nothing of this turn was stored.`,
+        },
       );
     }
-    // Without counts, assume the provider counts half again as many tokens as keel; one odd
-    // request never makes it more than twice.
-    const ratio = d.promptTokens && counted > 0 ? d.promptTokens / counted : 1.5;
-    this.learned.scale = Math.min(MAX_LEARNED_SCALE, Math.max(this.learned.scale, ratio * 1.05));
-    return true;
+    const refused = KeelError.isInstance(cause) && cause.code === 'MODEL_REFUSED_INPUT';
+    return new KeelError(
+      'MODEL_CONTEXT_TOO_SMALL',
+      `${refused ? 'the model refuses as too long' : "the model's context cannot hold"} even the smallest request keel can send (about ${needed} tokens with no history${parts.recallLeftOut ? ', no recalled memory' : ''}${parts.standingLeftOut ? ', no standing beliefs' : ''}; your message is about ${parts.ownerTokens}): nothing of this turn was stored.${refused ? ` The provider said: ${(cause as KeelError).message}` : ''}`,
+      { cause, details },
+    );
   }
 
   /**
@@ -609,13 +850,19 @@ export class Agent implements UnansweredRecorder {
       await this.fold(signal, keep, keep, budget);
       history = this.session.history();
     }
-    // Last resort, for this request only: leave out the oldest turns until it fits.
+    // Last resort, for this request only: leave out the oldest turns until it fits, then the
+    // summary of them.
     let messages = history.messages;
-    let m = measure(history.anchor, messages);
+    let anchor = history.anchor;
+    let m = measure(anchor, messages);
     while (m.tokens > target && messages.length > 0) {
       const first = messages[0]!.turnId;
       messages = messages.filter((x) => x.turnId !== first);
-      m = measure(history.anchor, messages);
+      m = measure(anchor, messages);
+    }
+    if (m.tokens > target && anchor !== null) {
+      anchor = null;
+      m = measure(anchor, messages);
     }
     if (m.tokens > target) {
       throw new KeelError(

@@ -33,13 +33,18 @@ export {
   MAX_CONTINUATIONS,
   MAX_MESSAGE_CHARS,
   MAX_MESSAGE_TOKENS,
+  MAX_REFUSALS,
   MAX_TOOL_ROUNDS,
+  RECALL_LEFT_OUT,
+  STANDING_LEFT_OUT,
   STOPPED_NOTE,
   secretNotice,
   TRUNCATED_NOTE,
   type TurnInput,
   type TurnResult,
+  type TurnWait,
   type TurnWrite,
+  waitNotice,
 } from './agent.js';
 export {
   type BudgetedRound,
@@ -61,7 +66,14 @@ export {
   toolSpecTokens,
 } from './budget.js';
 export { runSlashCommand, SLASH_HELP, type SlashContext } from './commands.js';
-export { acquireTurnLock, type TurnLockOptions, turnUnderWay } from './lock.js';
+export {
+  acquireTurnLock,
+  pidAlive,
+  readTurnLockHolder,
+  type TurnLockHolder,
+  type TurnLockOptions,
+  turnUnderWay,
+} from './lock.js';
 export {
   AnthropicChatModel,
   type AnthropicChatModelOptions,

@@ -60,6 +60,11 @@ export interface ChatOptions {
   maxTokens?: number | null;
   /** The model's context window, tokens; null: the model's own (see the providers). */
   contextTokens?: number | null;
+  /**
+   * How long a hosted model (Anthropic, OpenAI-compatible) may send nothing before the attempt is
+   * retried, ms; null: the providers' default (30 s). See `RetryOptions.stallTimeoutMs`.
+   */
+  stallTimeoutMs?: number | null;
 }
 
 /** The defaults of {@link ChatOptions}. */
@@ -77,6 +82,7 @@ export const CHAT_DEFAULTS = {
   probeTimeoutMs: 400,
   maxTokens: null,
   contextTokens: null,
+  stallTimeoutMs: null,
 } as const satisfies Required<ChatOptions>;
 
 /** True when an Ollama server answers at `host` within `timeoutMs`. */
@@ -110,6 +116,7 @@ export async function chooseChatModel(options: ChatOptions = {}): Promise<ChatCh
     ...(o.maxTokens === null ? {} : { maxOutputTokens: o.maxTokens }),
     ...(o.contextTokens === null ? {} : { contextTokens: o.contextTokens }),
   };
+  const stall = o.stallTimeoutMs === null ? {} : { stallTimeoutMs: o.stallTimeoutMs };
   const anthropic = (): ChatChoice => {
     if (!o.anthropicApiKey) {
       throw new KeelError(
@@ -122,6 +129,7 @@ export async function chooseChatModel(options: ChatOptions = {}): Promise<ChatCh
       baseURL: o.anthropicBaseUrl,
       model: o.model,
       ...limits,
+      ...stall,
     });
     return { model, provider: 'anthropic', reason: 'ANTHROPIC_API_KEY is set' };
   };
@@ -132,6 +140,7 @@ export async function chooseChatModel(options: ChatOptions = {}): Promise<ChatCh
       model: o.openaiModel,
       maxTokensParam: o.openaiMaxTokensParam,
       ...limits,
+      ...stall,
     }),
     provider: 'openai',
     reason,

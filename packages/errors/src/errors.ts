@@ -94,7 +94,12 @@ export type KeelErrorCode =
    * A verb that erases (`keel purge`, `keel forget --purge`) was run where it cannot ask (`--json`,
    * no terminal) and without `--yes`: it listed what it would erase and erased nothing.
    */
-  | 'CONFIRMATION_REQUIRED';
+  | 'CONFIRMATION_REQUIRED'
+  /**
+   * The model refuses even the smallest request keel can send as too long (no history, no recalled
+   * memory): its window is too small for keel, whatever the message; nothing of the turn is stored.
+   */
+  | 'MODEL_CONTEXT_TOO_SMALL';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -118,7 +123,8 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
   MODEL_QUOTA: 'Your API quota is used up; check your plan or wait for the quota to reset.',
   MODEL_TIMEOUT: 'The model stopped responding; try again.',
   MODEL_AUTH: 'Check the API key of the provider in use: ANTHROPIC_API_KEY or OPENAI_API_KEY.',
-  MODEL_REFUSED_INPUT: 'Shorten the message; the model refused the request as sent.',
+  MODEL_REFUSED_INPUT:
+    'The model refused the request as sent (its reason is above); `keel doctor` checks the model settings.',
   CANCELLED: 'Nothing to fix: the turn was cancelled and nothing was stored from it.',
   SESSION_BUSY: 'Another front door is mid-turn; wait for it to finish and try again.',
   EMBEDDER_MISMATCH:
@@ -155,6 +161,8 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     'Run `keel setup` in a terminal, or set each value yourself: `keel config set <key> <value>` (`keel config list` shows the keys).',
   CONFIRMATION_REQUIRED:
     'Read the list it printed, then run the same command again with --yes to erase all of it (on a terminal, without --json, keel asks instead).',
+  MODEL_CONTEXT_TOO_SMALL:
+    "Your message is not the problem: the model's server takes less than keel's smallest request. Give it a larger context (llama.cpp -c, LM Studio's context length, a proxy's limit) or use a model with a larger window; KEEL_CONTEXT_TOKENS tells keel the window.",
 };
 
 const MARKER = Symbol.for('keel.error');

@@ -48,6 +48,7 @@ const GOOD: Partial<Record<SettingName, string>> = {
   KEEL_CHAT_PROVIDER: 'ollama',
   KEEL_MAX_TOKENS: '4096',
   KEEL_CONTEXT_TOKENS: '100000',
+  KEEL_STALL_TIMEOUT_MS: '1500',
   ANTHROPIC_API_KEY: 'sk-ant-api03-test-0000f3c9',
   ANTHROPIC_BASE_URL: 'http://127.0.0.1:9999',
   KEEL_MODEL: 'claude-test',

@@ -41,6 +41,7 @@ const GOOD = {
   KEEL_OLLAMA_CHAT_MODEL: 'qwen3:8b',
   KEEL_MAX_TOKENS: '4096',
   KEEL_CONTEXT_TOKENS: '100000',
+  KEEL_STALL_TIMEOUT_MS: '1500',
   KEEL_EMBEDDER: 'MINILM',
   KEEL_OLLAMA_EMBED_MODEL: 'mxbai-embed-large',
   KEEL_HF_ENDPOINT: 'https://hf-mirror.example',
@@ -77,6 +78,7 @@ describe('loadConfig', () => {
         ollamaModel: 'llama3.1',
         maxTokens: null,
         contextTokens: null,
+        stallTimeoutMs: 30_000,
       },
       embedder: {
         choice: 'auto',
@@ -123,6 +125,7 @@ describe('loadConfig', () => {
         ollamaModel: 'qwen3:8b',
         maxTokens: 4096,
         contextTokens: 100_000,
+        stallTimeoutMs: 1500,
       },
       embedder: {
         choice: 'minilm',
@@ -204,6 +207,8 @@ describe('loadConfig', () => {
     ['KEEL_MAX_TOKENS', '200000', 'from 64 to 128000'],
     ['KEEL_CONTEXT_TOKENS', '200k', 'from 4096 to 2000000'],
     ['KEEL_CONTEXT_TOKENS', '1024', 'from 4096 to 2000000'],
+    ['KEEL_STALL_TIMEOUT_MS', '30s', 'from 1000 to 600000'],
+    ['KEEL_STALL_TIMEOUT_MS', '0', 'from 1000 to 600000'],
     ['KEEL_EMBEDDER', 'bert', 'auto, minilm, ollama, none'],
     ['KEEL_OLLAMA_EMBED_MODEL', 'nomic embed', 'model name without spaces'],
     ['KEEL_HF_ENDPOINT', 'ftp://mirror.example', 'http(s) address'],
@@ -246,7 +251,7 @@ describe('loadConfig', () => {
 
   it('has a bad-value case above for every variable it reads', () => {
     // Kept in step with the table: a new variable needs a row there.
-    expect(SETTING_NAMES).toHaveLength(26);
+    expect(SETTING_NAMES).toHaveLength(27);
     expect(new Set(SETTING_NAMES)).toEqual(new Set(Object.keys(GOOD)));
   });
 

@@ -79,6 +79,11 @@ export interface Settings {
    * (200,000 for Claude; for Ollama what it reports, up to 32,768).
    */
   contextTokens?: number | null;
+  /**
+   * `KEEL_STALL_TIMEOUT_MS`: how long a hosted model (Anthropic, OpenAI-compatible) may send
+   * nothing before the attempt is given up and retried (`MODEL_TIMEOUT` after the last), ms.
+   */
+  stallTimeoutMs?: number;
   /** `KEEL_EMBEDDER`: minilm, ollama, none, or auto (the first available). */
   embedder?: EmbedderChoice;
   /** `KEEL_OLLAMA_EMBED_MODEL`: the Ollama embed model. */
@@ -113,6 +118,8 @@ export const MAX_INTERVAL_MIN = 1440;
 export const MAX_GRACE_MS = 3_600_000;
 /** The largest `KEEL_MAX_TOKENS` accepted (the most any Claude model writes in one reply). */
 export const MAX_OUTPUT_TOKENS = 128_000;
+/** The shortest and longest `KEEL_STALL_TIMEOUT_MS` accepted, ms. */
+export const STALL_TIMEOUT_RANGE = [1_000, 600_000] as const;
 /** The smallest and largest `KEEL_CONTEXT_TOKENS` accepted. */
 export const CONTEXT_TOKENS_RANGE = [4_096, 2_000_000] as const;
 
@@ -131,6 +138,7 @@ export const DEFAULTS = {
   ollamaChatModel: DEFAULT_OLLAMA_CHAT_MODEL,
   maxTokens: null,
   contextTokens: null,
+  stallTimeoutMs: 30_000,
   embedder: 'auto',
   ollamaEmbedModel: DEFAULT_OLLAMA_EMBED_MODEL,
   hfEndpoint: DEFAULT_HF_ENDPOINT,
@@ -173,6 +181,8 @@ export interface KeelConfig {
     maxTokens: number | null;
     /** The model's context window, tokens; null: the model's own. */
     contextTokens: number | null;
+    /** Silence after which a hosted model's attempt is retried, ms. */
+    stallTimeoutMs: number;
   };
   /** The embedder (see `@keel/memory`'s `selectEmbedder`) and where models are pulled from. */
   embedder: {
@@ -378,6 +388,15 @@ export const SETTINGS = {
     meaning: `the chat model's context window, ${CONTEXT_TOKENS_RANGE[0]} to ${CONTEXT_TOKENS_RANGE[1]}`,
     defaultText:
       "the model's: 200000 for Claude; for Ollama what `/api/show` reports, at most 32768 (sent as `num_ctx`)",
+  }),
+  KEEL_STALL_TIMEOUT_MS: setting({
+    key: 'model.stall_timeout_ms',
+    toml: 'integer',
+    setting: 'stallTimeoutMs',
+    form: `must be a whole number of milliseconds from ${STALL_TIMEOUT_RANGE[0]} to ${STALL_TIMEOUT_RANGE[1]}, e.g. 30000`,
+    check: wholeNumber(...STALL_TIMEOUT_RANGE),
+    meaning:
+      'how long Anthropic or an OpenAI-compatible server may send nothing before keel retries (then `MODEL_TIMEOUT`), ms; the door says keel waits after a third of it, at most 5 s',
   }),
   ANTHROPIC_API_KEY: setting({
     key: 'anthropic.api_key',
@@ -755,6 +774,7 @@ export function loadConfig(env: RawSettings, options: LoadConfigOptions = {}): K
       ollamaChatModel: v.KEEL_OLLAMA_CHAT_MODEL,
       maxTokens: v.KEEL_MAX_TOKENS,
       contextTokens: v.KEEL_CONTEXT_TOKENS,
+      stallTimeoutMs: v.KEEL_STALL_TIMEOUT_MS,
       embedder: v.KEEL_EMBEDDER,
       ollamaEmbedModel: v.KEEL_OLLAMA_EMBED_MODEL,
       hfEndpoint: v.KEEL_HF_ENDPOINT,
@@ -799,6 +819,7 @@ function group(s: Required<Settings>): KeelConfig {
       ollamaModel: s.ollamaChatModel,
       maxTokens: s.maxTokens,
       contextTokens: s.contextTokens,
+      stallTimeoutMs: s.stallTimeoutMs,
     },
     embedder: {
       choice: s.embedder,

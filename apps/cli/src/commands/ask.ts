@@ -14,7 +14,14 @@
  *
  * @module
  */
-import { Agent, OfflineSession, secretNotice, TRUNCATED_NOTE } from '@keel/agent';
+import {
+  Agent,
+  OfflineSession,
+  secretNotice,
+  TRUNCATED_NOTE,
+  type TurnWait,
+  waitNotice,
+} from '@keel/agent';
 import { openKeel } from '@keel/host';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
@@ -109,6 +116,10 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
               onRetry: () => {
                 if (streamed) say('\n[retrying]\n');
                 streamed = false;
+              },
+              // On stderr, so the reply on stdout stays the reply.
+              onWait: (wait: TurnWait) => {
+                process.stderr.write(`${waitNotice(wait)}\n`);
               },
             }),
       });

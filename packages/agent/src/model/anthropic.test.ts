@@ -16,7 +16,7 @@ import {
 } from './anthropic.js';
 import { type ConformanceTurn, chatModelConformance } from './conformance.js';
 import { FakeChatModel, type FakeResponse } from './fake.js';
-import type { ChatMessage, ChatRequest, RetryInfo } from './types.js';
+import type { ChatMessage, ChatRequest, RetryInfo, WaitInfo } from './types.js';
 
 let fake: FakeAnthropic;
 /** Delays the model asked to sleep, ms (the injected sleep returns at once). */
@@ -287,6 +287,46 @@ describe('AnthropicChatModel against the fake Anthropic server (real SDK)', () =
     const response = await makeModel({ stallTimeoutMs: 400 }).complete(request());
     expect(response.attempts).toBe(2);
     expect(response.content).toEqual([{ type: 'text', text: 'Late but here.' }]);
+  });
+
+  it('a stream that stalls after some events: the waiter is told at once per silence, then retried, then MODEL_TIMEOUT', async () => {
+    fake.push({ kind: 'stall', textBefore: 'Let me' }, { kind: 'stall', textBefore: 'Let me' });
+    const waits: WaitInfo[] = [];
+    const retries: RetryInfo[] = [];
+    const started = Date.now();
+    const error = await expectKeelError(
+      makeModel({ stallTimeoutMs: 600, waitNoticeMs: 150, maxAttempts: 2 }).complete(
+        request({ onWait: (w) => waits.push(w), onRetry: (r) => retries.push(r) }),
+      ),
+      'MODEL_TIMEOUT',
+    );
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(error.message).toContain('2 attempt');
+    // Told once per stalled attempt, well before it is given up.
+    expect(waits).toEqual([
+      { attempt: 1, waitedMs: 150, giveUpInMs: 450 },
+      { attempt: 2, waitedMs: 150, giveUpInMs: 450 },
+    ]);
+    expect(retries).toMatchObject([{ attempt: 1, reason: 'stalled', discardText: 'Let me' }]);
+  });
+
+  it('control: a stream whose events keep coming, slowly, is not a wait', async () => {
+    fake.reply('On time, slowly.', { chunkSize: 4, eventDelayMs: 60 });
+    const waits: WaitInfo[] = [];
+    const response = await makeModel({ stallTimeoutMs: 3000, waitNoticeMs: 600 }).complete(
+      request({ onWait: (w) => waits.push(w) }),
+    );
+    expect(response.content).toEqual([{ type: 'text', text: 'On time, slowly.' }]);
+    expect(waits).toEqual([]);
+  });
+
+  it('5xx then an answer: retried, the answer comes', async () => {
+    fake.push({ kind: 'http_error', status: 500, message: 'upstream failed' });
+    fake.reply('After the 500.');
+    const retries: RetryInfo[] = [];
+    const response = await makeModel().complete(request({ onRetry: (r) => retries.push(r) }));
+    expect(response.content).toEqual([{ type: 'text', text: 'After the 500.' }]);
+    expect(retries).toMatchObject([{ attempt: 1, reason: 'server_error' }]);
   });
 
   it('gives MODEL_TIMEOUT when every attempt stalls', async () => {

@@ -35,6 +35,7 @@ import {
   streamAttempt,
   withRetries,
 } from './retry.js';
+import { readPromptTooLong } from './too-long.js';
 import type {
   ChatMessage,
   ChatModel,
@@ -70,14 +71,6 @@ export const CLAUDE_CONTEXT_TOKENS = 200_000;
 export function claudeMaxOutputTokens(model: string): number {
   return /^claude-3-(opus|sonnet|haiku)-/.test(model) ? 4096 : 8192;
 }
-
-/** A 400's message that says the prompt passed the context window. */
-const PROMPT_TOO_LONG =
-  /prompt is too long|too many (input )?tokens|exceeds? (the )?(model'?s? )?(maximum )?context|context (length|window)/i;
-/** "prompt is too long: 208310 tokens > 200000 maximum" → the prompt and the window. */
-const PROMPT_COUNTS = /(\d+)\s*tokens?\s*>\s*(\d+)/;
-/** "input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000" → the same. */
-const PROMPT_PLUS_OUTPUT = /(\d+)\s*\+\s*\d+\s*>\s*(\d+)/;
 
 /**
  * Options for {@link AnthropicChatModel}: the key, host and model, and the retry policy shared with
@@ -268,6 +261,8 @@ export class AnthropicChatModel implements ChatModel {
     return streamAttempt({
       signal: request.signal,
       stallTimeoutMs: this.#policy.stallTimeoutMs,
+      waitNoticeMs: this.#policy.waitNoticeMs,
+      onWait: request.onWait,
       attempt,
       onText: request.onText,
       accumulator: new Accumulator(),
@@ -346,12 +341,13 @@ export class AnthropicChatModel implements ChatModel {
           details,
         );
       }
-      if (status === 413 || PROMPT_TOO_LONG.test(apiMessage)) {
-        const counts = PROMPT_COUNTS.exec(apiMessage) ?? PROMPT_PLUS_OUTPUT.exec(apiMessage);
+      const tooLong =
+        readPromptTooLong(apiMessage) ??
+        (status === 413 ? ({ reason: 'prompt_too_long' } as const) : null);
+      if (tooLong) {
         return final('MODEL_REFUSED_INPUT', `the request is too long for ${this.model}: ${text}`, {
           ...details,
-          reason: 'prompt_too_long',
-          ...(counts ? { promptTokens: Number(counts[1]), limitTokens: Number(counts[2]) } : {}),
+          ...tooLong,
         });
       }
       return final('MODEL_REFUSED_INPUT', `Anthropic refused the request: ${text}`, details);

@@ -15,7 +15,14 @@ import {
   type OpenAIChatModelOptions,
   parseDuration,
 } from './openai.js';
-import type { ChatMessage, ChatRequest, ContentBlock, RetryInfo, StopReason } from './types.js';
+import type {
+  ChatMessage,
+  ChatRequest,
+  ContentBlock,
+  RetryInfo,
+  StopReason,
+  WaitInfo,
+} from './types.js';
 
 let fake: FakeOpenAI;
 /** Delays the model asked to sleep, ms (the injected sleep returns at once). */
@@ -375,6 +382,43 @@ describe('OpenAIChatModel against the fake server (real openai client)', () => {
     expect(fake.completions).toHaveLength(1);
   });
 
+  it.each([
+    [
+      "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens. Please reduce the length of the messages.",
+      9000,
+      8192,
+    ],
+    [
+      "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion).",
+      4000,
+      4096,
+    ],
+  ])(
+    'a 400 context_length_exceeded "%s" says the prompt is too long, with the counts',
+    async (message, prompt, limit) => {
+      fake.promptLimit = 0;
+      fake.promptTooLongMessage = () => message;
+      const error = await expectKeelError(makeModel().complete(request()), 'MODEL_REFUSED_INPUT');
+      expect(error.details).toMatchObject({
+        status: 400,
+        code: 'context_length_exceeded',
+        param: 'messages',
+        reason: 'prompt_too_long',
+        promptTokens: prompt,
+        limitTokens: limit,
+      });
+      // Not retried: the same request would be refused again.
+      expect(fake.completions).toHaveLength(1);
+      expect(sleeps).toEqual([]);
+    },
+  );
+
+  it('control: a 400 about something else has no prompt_too_long reason', async () => {
+    fake.push({ kind: 'http_error', status: 400, message: "Invalid 'messages[1].content'" });
+    const error = await expectKeelError(makeModel().complete(request()), 'MODEL_REFUSED_INPUT');
+    expect((error.details as { reason?: string }).reason).toBeUndefined();
+  });
+
   it('sends no Authorization header without a key, and reads nothing from the environment', async () => {
     const saved = { ...process.env };
     process.env.OPENAI_API_KEY = 'sk-from-the-environment';
@@ -455,6 +499,46 @@ describe('OpenAIChatModel against the fake server (real openai client)', () => {
     const response = await makeModel({ stallTimeoutMs: 400 }).complete(request());
     expect(response.attempts).toBe(2);
     expect(response.content).toEqual([{ type: 'text', text: 'Late but here.' }]);
+  });
+
+  it('a stream that stalls after some events: the waiter is told at once per silence, then retried, then MODEL_TIMEOUT', async () => {
+    fake.push({ kind: 'stall', textBefore: 'Let me' }, { kind: 'stall', textBefore: 'Let me' });
+    const waits: WaitInfo[] = [];
+    const retries: RetryInfo[] = [];
+    const started = Date.now();
+    const error = await expectKeelError(
+      makeModel({ stallTimeoutMs: 600, waitNoticeMs: 150, maxAttempts: 2 }).complete(
+        request({ onWait: (w) => waits.push(w), onRetry: (r) => retries.push(r) }),
+      ),
+      'MODEL_TIMEOUT',
+    );
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(error.message).toContain('2 attempt');
+    // Told once per stalled attempt, well before it is given up.
+    expect(waits).toEqual([
+      { attempt: 1, waitedMs: 150, giveUpInMs: 450 },
+      { attempt: 2, waitedMs: 150, giveUpInMs: 450 },
+    ]);
+    expect(retries).toMatchObject([{ attempt: 1, reason: 'stalled', discardText: 'Let me' }]);
+  });
+
+  it('control: a stream whose events keep coming, slowly, is not a wait', async () => {
+    fake.reply('On time, slowly.', { chunkSize: 4, eventDelayMs: 60 });
+    const waits: WaitInfo[] = [];
+    const response = await makeModel({ stallTimeoutMs: 3000, waitNoticeMs: 600 }).complete(
+      request({ onWait: (w) => waits.push(w) }),
+    );
+    expect(response.content).toEqual([{ type: 'text', text: 'On time, slowly.' }]);
+    expect(waits).toEqual([]);
+  });
+
+  it('5xx then an answer: retried, the answer comes', async () => {
+    fake.push({ kind: 'http_error', status: 500, message: 'upstream failed' });
+    fake.reply('After the 500.');
+    const retries: RetryInfo[] = [];
+    const response = await makeModel().complete(request({ onRetry: (r) => retries.push(r) }));
+    expect(response.content).toEqual([{ type: 'text', text: 'After the 500.' }]);
+    expect(retries).toMatchObject([{ attempt: 1, reason: 'server_error' }]);
   });
 
   it('gives MODEL_TIMEOUT when every attempt stalls', async () => {

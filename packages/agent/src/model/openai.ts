@@ -34,6 +34,7 @@ import {
   streamAttempt,
   withRetries,
 } from './retry.js';
+import { readPromptTooLong } from './too-long.js';
 import type {
   ChatMessage,
   ChatModel,
@@ -316,6 +317,8 @@ export class OpenAIChatModel implements ChatModel {
     return streamAttempt({
       signal: request.signal,
       stallTimeoutMs: this.#policy.stallTimeoutMs,
+      waitNoticeMs: this.#policy.waitNoticeMs,
+      onWait: request.onWait,
       attempt,
       onText: request.onText,
       accumulator: new ChunkAccumulator(),
@@ -397,6 +400,16 @@ export class OpenAIChatModel implements ChatModel {
           'MODEL_UNAVAILABLE',
           `${this.baseURL} answered 404 (model ${this.model} or the base URL wrong?): ${text}`,
           details,
+        );
+      }
+      const tooLong =
+        readPromptTooLong(apiMessage, code) ??
+        (status === 413 ? ({ reason: 'prompt_too_long' } as const) : null);
+      if (tooLong) {
+        return final(
+          'MODEL_REFUSED_INPUT',
+          `the request is too long for ${this.model} at ${this.baseURL}: ${text}`,
+          { ...details, ...tooLong },
         );
       }
       const hint =

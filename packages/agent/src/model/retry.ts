@@ -11,7 +11,7 @@
  */
 import { KeelError, type KeelErrorCode } from '@keel/errors';
 import pRetry, { AbortError } from 'p-retry';
-import type { ChatRequest, RetryReason } from './types.js';
+import type { ChatRequest, RetryReason, WaitInfo } from './types.js';
 
 /** Retry and timeout options every hosted provider takes. Nothing is read from the environment. */
 export interface RetryOptions {
@@ -26,6 +26,12 @@ export interface RetryOptions {
    * (`MODEL_TIMEOUT` after the last attempt). Default 30000.
    */
   stallTimeoutMs?: number;
+  /**
+   * No response headers or stream event for this long, ms → `request.onWait` is told (once per
+   * silence), so a door can say that keel is waiting. Default 5000, at most a third of
+   * `stallTimeoutMs`. Not told when it is not below `stallTimeoutMs`.
+   */
+  waitNoticeMs?: number;
   /**
    * A 429 whose `retry-after` is longer than this, ms, is treated as an exhausted quota
    * (`MODEL_QUOTA`, not retried). Default 600000 (10 minutes).
@@ -93,6 +99,8 @@ export function retryPolicy(options: RetryOptions): RetryPolicy {
     baseDelayMs: options.baseDelayMs ?? 1000,
     maxDelayMs: options.maxDelayMs ?? 16_000,
     stallTimeoutMs: options.stallTimeoutMs ?? 30_000,
+    waitNoticeMs:
+      options.waitNoticeMs ?? Math.min(5000, Math.floor((options.stallTimeoutMs ?? 30_000) / 3)),
     quotaRetryAfterMs: options.quotaRetryAfterMs ?? 600_000,
     sleep: options.sleep ?? defaultSleep,
     random: options.random ?? Math.random,
@@ -107,6 +115,7 @@ export function retryPolicy(options: RetryOptions): RetryPolicy {
     ['baseDelayMs', policy.baseDelayMs],
     ['maxDelayMs', policy.maxDelayMs],
     ['stallTimeoutMs', policy.stallTimeoutMs],
+    ['waitNoticeMs', policy.waitNoticeMs],
   ] as const) {
     if (!(value >= 0) || !Number.isFinite(value) || (name === 'stallTimeoutMs' && value === 0)) {
       throw new KeelError('INVALID_INPUT', `${name} must be a finite number ≥ 0, got ${value}`);
@@ -213,9 +222,19 @@ export function exhausted(
   );
 }
 
+/** Who {@link AttemptScope} tells when a response is late, and when. */
+export interface WaitNotice {
+  /** Silence after which `onWait` is told, ms (only when below the stall timeout). */
+  afterMs: number;
+  onWait: ((info: WaitInfo) => void) | undefined;
+  /** The attempt (1-based). */
+  attempt: number;
+}
+
 /**
  * One attempt's abort controller: aborted when the caller's signal aborts, or by the stall
- * watchdog when {@link AttemptScope.arm} is not called again within `stallTimeoutMs`.
+ * watchdog when {@link AttemptScope.arm} is not called again within `stallTimeoutMs`. With a
+ * {@link WaitNotice}, its `onWait` is told once per silence that reaches `afterMs`.
  */
 export class AttemptScope {
   /** Pass to the client; aborted on cancellation or a stall. */
@@ -226,27 +245,47 @@ export class AttemptScope {
   readonly #outer: AbortSignal | undefined;
   readonly #stallTimeoutMs: number;
   readonly #onOuterAbort = () => this.#controller.abort();
+  readonly #notice: WaitNotice | undefined;
   #watchdog: ReturnType<typeof setTimeout> | undefined;
+  #noticeTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(outer: AbortSignal | undefined, stallTimeoutMs: number) {
+  constructor(outer: AbortSignal | undefined, stallTimeoutMs: number, notice?: WaitNotice) {
     this.signal = this.#controller.signal;
     this.#outer = outer;
     this.#stallTimeoutMs = stallTimeoutMs;
+    this.#notice = notice;
     outer?.addEventListener('abort', this.#onOuterAbort, { once: true });
   }
 
-  /** (Re)starts the watchdog: call before the request and on every stream event. */
+  /** (Re)starts the watchdog and the wait notice: call before the request and on every event. */
   arm(): void {
     clearTimeout(this.#watchdog);
+    clearTimeout(this.#noticeTimer);
     this.#watchdog = setTimeout(() => {
       this.stalled = true;
       this.#controller.abort();
     }, this.#stallTimeoutMs);
+    const notice = this.#notice;
+    if (notice?.onWait && notice.afterMs < this.#stallTimeoutMs) {
+      const onWait = notice.onWait;
+      this.#noticeTimer = setTimeout(() => {
+        try {
+          onWait({
+            attempt: notice.attempt,
+            waitedMs: notice.afterMs,
+            giveUpInMs: this.#stallTimeoutMs - notice.afterMs,
+          });
+        } catch {
+          // A notice that cannot be shown changes nothing of the request.
+        }
+      }, notice.afterMs);
+    }
   }
 
-  /** Stops the watchdog and forgets the caller's signal. */
+  /** Stops the watchdog and the notice, and forgets the caller's signal. */
   dispose(): void {
     clearTimeout(this.#watchdog);
+    clearTimeout(this.#noticeTimer);
     this.#outer?.removeEventListener('abort', this.#onOuterAbort);
   }
 }
@@ -318,6 +357,8 @@ export interface StreamAccumulator<E, R> {
  * stall watchdog re-armed on each event, the caller's cancellation, a stream that ends before its
  * end event, and the provider's own classification of everything else.
  *
+ * @param waitNoticeMs - silence (no headers, no event) after which `onWait` is told, once per
+ *   silence; not told when it is not below `stallTimeoutMs`.
  * @param open - starts the request with the attempt's signal and resolves to its event stream.
  * @param incomplete - the failure message when the stream ends before its end event.
  * @param classify - turns a client or network error into a retryable {@link AttemptFailure} or a
@@ -329,6 +370,9 @@ export interface StreamAccumulator<E, R> {
 export async function streamAttempt<E, R>(options: {
   signal: AbortSignal | undefined;
   stallTimeoutMs: number;
+  /** Silence after which `onWait` is told, ms. */
+  waitNoticeMs: number;
+  onWait: ((info: WaitInfo) => void) | undefined;
   attempt: number;
   onText: ((delta: string) => void) | undefined;
   accumulator: StreamAccumulator<E, R>;
@@ -338,7 +382,11 @@ export async function streamAttempt<E, R>(options: {
 }): Promise<R> {
   const { signal: outer, stallTimeoutMs: stallMs, accumulator: acc } = options;
   if (outer?.aborted) throw cancelled(outer);
-  const scope = new AttemptScope(outer, stallMs);
+  const scope = new AttemptScope(outer, stallMs, {
+    afterMs: options.waitNoticeMs,
+    onWait: options.onWait,
+    attempt: options.attempt,
+  });
   try {
     scope.arm();
     const stream = await options.open(scope.signal);

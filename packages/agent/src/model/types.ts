@@ -74,6 +74,23 @@ export interface ChatRequest {
    * drop it; the next attempt streams from the beginning.
    */
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * Called when nothing (no response headers, no stream event) has come for a while (the
+   * provider's `waitNoticeMs`), once per silence, so a door can say keel is waiting. The request
+   * goes on: a silence that reaches the stall timeout is retried (`onRetry`), then fails with
+   * `MODEL_TIMEOUT`.
+   */
+  onWait?: (info: WaitInfo) => void;
+}
+
+/** What {@link ChatRequest.onWait} is told while a response is late. */
+export interface WaitInfo {
+  /** The attempt that waits (1-based). */
+  attempt: number;
+  /** How long nothing has come, ms. */
+  waitedMs: number;
+  /** How much longer the attempt waits before it is abandoned (and retried or failed), ms. */
+  giveUpInMs: number;
 }
 
 /** Why an attempt is retried. */
