@@ -94,7 +94,12 @@ export type KeelErrorCode =
    * A verb that erases (`keel purge`, `keel forget --purge`) was run where it cannot ask (`--json`,
    * no terminal) and without `--yes`: it listed what it would erase and erased nothing.
    */
-  | 'CONFIRMATION_REQUIRED';
+  | 'CONFIRMATION_REQUIRED'
+  /**
+   * The journal does not end where keel last recorded its head (the anchor beside the database):
+   * entries were cut, or written outside keel. Writes are refused until a backup is restored.
+   */
+  | 'JOURNAL_BROKEN';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -155,6 +160,8 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     'Run `keel setup` in a terminal, or set each value yourself: `keel config set <key> <value>` (`keel config list` shows the keys).',
   CONFIRMATION_REQUIRED:
     'Read the list it printed, then run the same command again with --yes to erase all of it (on a terminal, without --json, keel asks instead).',
+  JOURNAL_BROKEN:
+    'Run `keel verify` to see the break, then `keel restore <file> --force` with a backup from before it, then `keel recover` for the lines kept meanwhile.',
 };
 
 const MARKER = Symbol.for('keel.error');

@@ -9,6 +9,7 @@ import { chmodSync, closeSync, openSync, rmSync, statSync } from 'node:fs';
 import { isSqliteCorruption, KeelError } from '@keel/errors';
 import Database from 'better-sqlite3';
 import { damaged, quickCheck } from './integrity.js';
+import { anchorPathFor, carryAnchor, readAnchor } from './journal/anchor.js';
 import { LATEST_VERSION, schemaVersion } from './schema/index.js';
 
 /** What {@link backupDatabase} made. */
@@ -92,6 +93,7 @@ export async function backupDatabase(source: string, dest: string): Promise<Back
     } catch (err) {
       throw openFailed(source, err);
     }
+    const anchorBefore = readAnchor(anchorPathFor(source));
     const copyStarted = performance.now();
     let pages: number;
     try {
@@ -109,6 +111,7 @@ export async function backupDatabase(source: string, dest: string): Promise<Back
     try {
       copy.pragma('journal_mode = DELETE');
       problems = quickCheck(copy, 5);
+      if (problems[0] === 'ok') carryAnchor(copy, source, anchorBefore);
     } catch (err) {
       throw openFailed(dest, err);
     } finally {
