@@ -134,11 +134,26 @@ export function addEpisode(ctx: StoreContext, input: EpisodeInput): Episode {
         channel: row.channel,
         role: row.role,
         text_sha256: sha256(row.text),
+        // When it happened and was stored (ms): replay checks them, so a time moved is a break.
+        occurred_at: row.occurred_at,
+        created_at: row.created_at,
       },
     });
     return id;
   });
   return getEpisode(ctx, run.immediate())!;
+}
+
+/**
+ * One episode's times as an import entry's `times_sha256` covers them: id, occurred_at and
+ * created_at (ms), joined by U+001F.
+ */
+export function importedTimes(row: {
+  id: number;
+  occurred_at: number;
+  created_at: number;
+}): string {
+  return [row.id, row.occurred_at, row.created_at].join('\u001f');
 }
 
 /**
