@@ -110,14 +110,21 @@ describe('the journal anchor, through the CLI', () => {
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain('JOURNAL_BROKEN');
     expect(refused.stderr).not.toMatch(/INTERNAL|this is a bug|at .*\.js:\d+/);
+    expect(readFileSync(join(home, 'recovery.jsonl'), 'utf8')).toContain('baker');
+    // The terminal: the owner's line is kept too, and the terminal says why.
+    const terminal = keel(home, [], 'my bike is a blue Brompton\n', env);
+    expect(`${terminal.stdout}${terminal.stderr}`).toContain('JOURNAL_BROKEN');
+    expect(`${terminal.stdout}${terminal.stderr}`).not.toMatch(/INTERNAL|this is a bug/);
     const kept = readFileSync(join(home, 'recovery.jsonl'), 'utf8');
-    expect(kept).toContain('baker');
+    expect(kept).toContain('blue Brompton');
 
     // Back: restore the backup from before the break, then recover the kept line.
     expect(run(['restore', backup, '--force']).status).toBe(0);
     expect(run(['verify']).status).toBe(0);
     expect(run(['recover']).status).toBe(0);
     expect(run(['verify']).status).toBe(0);
+    const back = run(['recall', 'Brompton', '--json']).json<{ results: { text?: string }[] }>();
+    expect(back.results.map((r) => r.text)).toContain('my bike is a blue Brompton');
   });
 
   it('verify --head prints the head; --against checks a head kept elsewhere', () => {

@@ -218,6 +218,16 @@ export class KeelError extends Error {
   }
 }
 
+/**
+ * True for an error that says the database takes no writes now: damaged (`DB_CORRUPT`, or SQLite's
+ * corruption errors) or its journal broken (`JOURNAL_BROKEN`). Every door then keeps the owner's
+ * words in the recovery file instead of answering the error as a turn's.
+ */
+export function refusesWrites(err: unknown): boolean {
+  if (KeelError.isInstance(err)) return err.code === 'DB_CORRUPT' || err.code === 'JOURNAL_BROKEN';
+  return isSqliteCorruption(err);
+}
+
 /** True for SQLite's "the file is damaged" errors (`SQLITE_CORRUPT`, `SQLITE_NOTADB`). */
 export function isSqliteCorruption(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;

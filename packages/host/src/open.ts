@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { type ChatChoice, chooseChatModel } from '@keel/agent';
-import { corruptionError, KeelError } from '@keel/errors';
+import { corruptionError, KeelError, refusesWrites } from '@keel/errors';
 import { type BeliefGate, type ChooseBeliefGateOptions, chooseBeliefGate } from '@keel/gate';
 import {
   type EmbedderSelection,
@@ -139,9 +139,7 @@ export function closeStore(store: MemoryStore, err?: unknown): void {
  * and says how to get back. Null for anything else.
  */
 export function damageError(err: unknown): KeelError | null {
-  if (KeelError.isInstance(err)) {
-    return err.code === 'DB_CORRUPT' || err.code === 'JOURNAL_BROKEN' ? err : null;
-  }
+  if (KeelError.isInstance(err)) return refusesWrites(err) ? err : null;
   return corruptionError(err);
 }
 

@@ -152,6 +152,37 @@ describe('the journal anchor', () => {
     );
   });
 
+  it('a head moved back in the file refuses the next write as JOURNAL_BROKEN, not a bare SQLite error', () => {
+    const t = openTempStore();
+    const { cut } = twoStatements(t);
+    const entries = count(t.store, 'SELECT count(*) AS n FROM journal');
+    // Control: the intact store takes the write.
+    t.store.remember({ kind: 'profile', key: 'job', value: 'baker', source: 'owner_stated' });
+    tamper(t.path, ['journal_head_append_only'], (db) => {
+      const head = db.prepare('SELECT seq, hash FROM journal WHERE seq = ?').get(cut) as {
+        seq: number;
+        hash: string;
+      };
+      db.prepare('UPDATE journal_head SET seq = ?, hash = ? WHERE id = 1').run(head.seq, head.hash);
+    });
+    const now = count(t.store, 'SELECT count(*) AS n FROM journal');
+    expect(now).toBeGreaterThan(entries);
+    const err = expectKeelError(
+      () =>
+        t.store.remember({
+          kind: 'profile',
+          key: 'car',
+          value: 'a red Fiat',
+          source: 'owner_stated',
+        }),
+      'JOURNAL_BROKEN',
+    );
+    expect(err.message).toContain(`the head in the file records entry ${cut}`);
+    expect(err.fix).toContain('keel restore');
+    expect(count(t.store, 'SELECT count(*) AS n FROM journal')).toBe(now);
+    expect(t.store.verify().ok).toBe(false);
+  });
+
   it('a dropped trigger is named; the intact schema has no trigger problem', () => {
     const t = openTempStore();
     twoStatements(t);
