@@ -15,7 +15,7 @@
  * - `journal_facts` (recall's index of each fact's newest digest) disagreeing with the records.
  *
  * Episodes are checked from the very first entry: each episode entry records its kind, channel,
- * role and text hash (and, since anchors, when it occurred and was stored), an import entry a
+ * role and text hash (and, since anchors, when it occurred), an import entry a
  * digest of the rows it wrote and of their times (imports journaled before replay records carry
  * none and are not checked; before anchors, no times), and a purge's redaction entry the new
  * text's hash. An episode whose text or time is not the one journaled — rewritten, moved, or
@@ -217,7 +217,6 @@ export function replayJournal(db: Database.Database): ReplayReport {
       role: unknown;
       text: unknown;
       occurred_at: unknown;
-      created_at: unknown;
     }
   >();
   /** Import batches with a digest of their rows. */
@@ -257,7 +256,6 @@ export function replayJournal(db: Database.Database): ReplayReport {
         role: p.role,
         text: p.text_sha256,
         occurred_at: p.occurred_at,
-        created_at: p.created_at,
       });
       continue;
     }
@@ -387,7 +385,7 @@ export function replayJournal(db: Database.Database): ReplayReport {
   const importTimes = new Map<number, string[]>();
   for (const ep of db
     .prepare(
-      'SELECT id, kind, channel, role, text, redacted_at, occurred_at, created_at FROM episodes ORDER BY id',
+      'SELECT id, kind, channel, role, text, redacted_at, occurred_at FROM episodes ORDER BY id',
     )
     .iterate() as IterableIterator<{
     id: number;
@@ -397,7 +395,6 @@ export function replayJournal(db: Database.Database): ReplayReport {
     text: string;
     redacted_at: number | null;
     occurred_at: number;
-    created_at: number;
   }>) {
     const actual = sha256(ep.text);
     const redaction = redactions.get(ep.id);
@@ -410,8 +407,8 @@ export function replayJournal(db: Database.Database): ReplayReport {
       add(`episode ${ep.id} is not in the journal: it was written outside keel`);
     }
     if (origin) {
-      // Times are journaled since anchors; an older entry recorded none.
-      for (const field of ['kind', 'channel', 'role', 'occurred_at', 'created_at'] as const) {
+      // The time is journaled since anchors; an older entry recorded none.
+      for (const field of ['kind', 'channel', 'role', 'occurred_at'] as const) {
         if (origin[field] !== undefined && origin[field] !== ep[field]) {
           add(
             `episode ${ep.id}: ${field} is ${ep[field]}, the journal recorded ${String(origin[field])} (entry ${origin.seq})`,

@@ -134,9 +134,8 @@ export function addEpisode(ctx: StoreContext, input: EpisodeInput): Episode {
         channel: row.channel,
         role: row.role,
         text_sha256: sha256(row.text),
-        // When it happened and was stored (ms): replay checks them, so a time moved is a break.
+        // When it happened (ms): replay checks it, so a time moved is a break.
         occurred_at: row.occurred_at,
-        created_at: row.created_at,
       },
     });
     return id;
@@ -145,15 +144,11 @@ export function addEpisode(ctx: StoreContext, input: EpisodeInput): Episode {
 }
 
 /**
- * One episode's times as an import entry's `times_sha256` covers them: id, occurred_at and
- * created_at (ms), joined by U+001F.
+ * One episode's time as an import entry's `times_sha256` covers it: id and occurred_at (ms),
+ * joined by U+001F.
  */
-export function importedTimes(row: {
-  id: number;
-  occurred_at: number;
-  created_at: number;
-}): string {
-  return [row.id, row.occurred_at, row.created_at].join('\u001f');
+export function importedTimes(row: { id: number; occurred_at: number }): string {
+  return [row.id, row.occurred_at].join('\u001f');
 }
 
 /**
