@@ -1,8 +1,11 @@
 /**
- * `keel verify`: walks the journal's hash chain and its head, replays the journal against the
- * tables it explains (facts, evidence, tombstones, episodes), and checks the store's invariants,
- * reporting every break. Nothing is skipped silently and nothing is repaired here. What it cannot
- * detect is said in {@link CANNOT_DETECT}: a writer who rewrites the whole file consistently.
+ * `keel verify`: walks the journal's hash chain and its head, compares the journal's end with its
+ * anchor outside the file (`journal/anchor.ts`) and with a head the owner kept, checks the schema's
+ * triggers against the ones the migrations make, replays the journal against the tables it
+ * explains (facts, evidence, tombstones, episodes; decision entries against their state records),
+ * and checks the store's invariants, reporting every break. Nothing is skipped silently and nothing
+ * is repaired here. What it cannot detect is said in {@link CANNOT_DETECT}: a writer who rewrites
+ * the whole file and its anchor consistently.
  *
  * @module
  */

@@ -40,7 +40,9 @@ import { JOURNALED_COLUMNS, type JournaledTable, type RecordedRow, rowDigest } f
 /** What `keel verify` says it cannot detect. */
 export const CANNOT_DETECT =
   'a writer who rewrites the whole file consistently (every row, every journal record and hash, ' +
-  "and the journal's head): nothing in the file tells; compare with a backup kept elsewhere";
+  "and the journal's head) and its anchor beside it (keel.db.anchor): nothing on this machine " +
+  'tells; keep the head elsewhere (keel verify --head) and check against it (keel verify ' +
+  '--against), or compare with a backup kept elsewhere';
 
 /** The fix named for a row the journal does not explain. */
 export const RESTORE_FIX = 'restore keel.db from a backup taken before the change';
