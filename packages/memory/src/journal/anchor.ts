@@ -397,11 +397,6 @@ export function anchorWrites(db: Database.Database, file: string, now: () => num
   (db as unknown as { transaction: typeof wrap }).transaction = wrap;
 }
 
-/** Whether `db`'s journal is anchored in a file ({@link anchorWrites}). */
-export function isAnchored(db: Database.Database): boolean {
-  return anchored.has(db);
-}
-
 /**
  * Gives a backup its anchor, so the anchor travels with it: in the copy's `meta` (key
  * `journal_anchor`), the source's anchor read after the copy was made, or the copy's own head when
