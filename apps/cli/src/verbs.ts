@@ -116,7 +116,7 @@ export const VERBS: readonly Verb[] = [
   },
   {
     name: 'verify',
-    usage: '',
+    usage: '[options]',
     summary:
       'walk the journal chain, replay it against the store and check every invariant; exit 1 on any break',
     define: async (program, config) =>

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { KeelError } from '@keel/errors';
+import { KeelError, refusesWrites } from '@keel/errors';
 import { SECRET_PLACEHOLDER, type SecretKind, scanSecrets } from '@keel/language';
 import {
   type Episode,
@@ -103,7 +103,8 @@ export class OfflineSession implements UnansweredRecorder {
    * Handles one line from the owner.
    *
    * @throws never for bad input: a KeelError becomes the reply's `error` and its text (code,
-   *   message and fix); any other error is thrown.
+   *   message and fix); a store that takes no writes (`DB_CORRUPT`, `JOURNAL_BROKEN`) is thrown
+   *   on, for the door to keep the line; any other error is thrown.
    */
   async handle(line: string): Promise<TurnReply> {
     const text = line.replace(/\r?\n$/, '');
@@ -118,7 +119,9 @@ export class OfflineSession implements UnansweredRecorder {
       }
       return await this.say(text);
     } catch (err) {
-      if (KeelError.isInstance(err)) {
+      // A store that takes no writes (damaged, or its journal broken) is the door's to handle:
+      // it keeps the line in the recovery file.
+      if (KeelError.isInstance(err) && !refusesWrites(err)) {
         return { text: `error ${err.code}: ${err.message}\nfix: ${err.fix}`, error: err };
       }
       throw err;

@@ -99,7 +99,12 @@ export type KeelErrorCode =
    * The model refuses even the smallest request keel can send as too long (no history, no recalled
    * memory): its window is too small for keel, whatever the message; nothing of the turn is stored.
    */
-  | 'MODEL_CONTEXT_TOO_SMALL';
+  | 'MODEL_CONTEXT_TOO_SMALL'
+  /**
+   * The journal does not end where keel last recorded its head (the anchor beside the database):
+   * entries were cut, or written outside keel. Writes are refused until a backup is restored.
+   */
+  | 'JOURNAL_BROKEN';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -163,6 +168,8 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     'Read the list it printed, then run the same command again with --yes to erase all of it (on a terminal, without --json, keel asks instead).',
   MODEL_CONTEXT_TOO_SMALL:
     "Your message is not the problem: the model's server takes less than keel's smallest request. Give it a larger context (llama.cpp -c, LM Studio's context length, a proxy's limit) or use a model with a larger window; KEEL_CONTEXT_TOKENS tells keel the window.",
+  JOURNAL_BROKEN:
+    'Run `keel verify` to see the break, then `keel restore <file> --force` with a backup from before it, then `keel recover` for the lines kept meanwhile.',
 };
 
 const MARKER = Symbol.for('keel.error');
@@ -217,6 +224,16 @@ export class KeelError extends Error {
       ...(this.details === undefined ? {} : { details: this.details }),
     };
   }
+}
+
+/**
+ * True for an error that says the database takes no writes now: damaged (`DB_CORRUPT`, or SQLite's
+ * corruption errors) or its journal broken (`JOURNAL_BROKEN`). Every door then keeps the owner's
+ * words in the recovery file instead of answering the error as a turn's.
+ */
+export function refusesWrites(err: unknown): boolean {
+  if (KeelError.isInstance(err)) return err.code === 'DB_CORRUPT' || err.code === 'JOURNAL_BROKEN';
+  return isSqliteCorruption(err);
 }
 
 /** True for SQLite's "the file is damaged" errors (`SQLITE_CORRUPT`, `SQLITE_NOTADB`). */

@@ -16,4 +16,5 @@ export {
   isSqliteCorruption,
   KeelError,
   type KeelErrorCode,
+  refusesWrites,
 } from './errors.js';

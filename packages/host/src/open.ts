@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { type ChatChoice, chooseChatModel } from '@keel/agent';
-import { corruptionError, KeelError } from '@keel/errors';
+import { corruptionError, KeelError, refusesWrites } from '@keel/errors';
 import { type BeliefGate, type ChooseBeliefGateOptions, chooseBeliefGate } from '@keel/gate';
 import {
   type EmbedderSelection,
@@ -144,17 +144,20 @@ export function openStore(config: KeelConfig, check: IntegrityCheck = 'cached'):
  * its writes left is recorded as sound, so the next verb need not read the whole file.
  */
 export function closeStore(store: MemoryStore, err?: unknown): void {
-  if (err !== undefined && damageError(err)) store.recordDamage();
+  // A broken journal is not damaged pages: the file's verdict stands.
+  if (err !== undefined && damageError(err)?.code === 'DB_CORRUPT') store.recordDamage();
   store.close();
   store.recordSound();
 }
 
 /**
- * `err` as `DB_CORRUPT` when it says the database is damaged (a KeelError `DB_CORRUPT`, or
- * SQLite's corruption errors); null for anything else.
+ * `err` when it says the database cannot take writes: damaged (a KeelError `DB_CORRUPT`, or
+ * SQLite's corruption errors, as `DB_CORRUPT`) or its journal broken (`JOURNAL_BROKEN`: it does
+ * not end where keel last wrote it). Every door then keeps the owner's words in the recovery file
+ * and says how to get back. Null for anything else.
  */
 export function damageError(err: unknown): KeelError | null {
-  if (KeelError.isInstance(err)) return err.code === 'DB_CORRUPT' ? err : null;
+  if (KeelError.isInstance(err)) return refusesWrites(err) ? err : null;
   return corruptionError(err);
 }
 

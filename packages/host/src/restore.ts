@@ -29,6 +29,7 @@ import {
 import { join, resolve } from 'node:path';
 import { KeelError } from '@keel/errors';
 import {
+  anchorRestored,
   type BackupResult,
   backupDatabase,
   type DatabaseInfo,
@@ -238,9 +239,11 @@ export async function restoreHome(
           copyFileSync(db, keptAs);
         }
         if (existsSync(`${db}-wal`)) renameSync(`${db}-wal`, `${keptAs}-wal`);
+        if (existsSync(`${db}.anchor`)) copyFileSync(`${db}.anchor`, `${keptAs}.anchor`);
       }
       rmSync(`${db}-shm`, { force: true });
       renameSync(incoming, db);
+      anchorRestored(db, now()); // the anchor the backup carried goes beside it
     } finally {
       rmSync(incoming, { force: true });
     }

@@ -13,14 +13,17 @@ import { expectKeelError, expectKeelErrorAsync, T0, tempDir } from './test-helpe
 
 function filled(dir: string, n = 200): MemoryStore {
   const store = MemoryStore.open(join(dir, DB_FILENAME), { now: () => T0 });
-  for (let i = 0; i < n; i++) {
-    store.remember({
-      kind: 'note',
-      key: `n${i}`,
-      value: `value number ${i} `.repeat(40),
-      source: 'owner_stated',
-    });
-  }
+  // One unit of work: the writes commit (and move the journal's anchor) once, not n times.
+  store.transaction(() => {
+    for (let i = 0; i < n; i++) {
+      store.remember({
+        kind: 'note',
+        key: `n${i}`,
+        value: `value number ${i} `.repeat(40),
+        source: 'owner_stated',
+      });
+    }
+  });
   return store;
 }
 

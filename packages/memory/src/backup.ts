@@ -20,6 +20,7 @@ import { basename, dirname, join } from 'node:path';
 import { isSqliteCorruption, KeelError } from '@keel/errors';
 import Database from 'better-sqlite3';
 import { damaged, quickCheck } from './integrity.js';
+import { anchorPathFor, carryAnchor, readAnchor } from './journal/anchor.js';
 import { LATEST_VERSION, schemaVersion } from './schema/index.js';
 
 /** What {@link backupDatabase} made. */
@@ -176,6 +177,7 @@ export async function backupDatabase(
     } catch (err) {
       throw openFailed(source, err);
     }
+    const anchorBefore = readAnchor(anchorPathFor(source));
     const copyStarted = performance.now();
     let pages: number;
     try {
@@ -194,6 +196,7 @@ export async function backupDatabase(
     try {
       copy.pragma('journal_mode = DELETE');
       problems = quickCheck(copy, 5);
+      if (problems[0] === 'ok') carryAnchor(copy, source, anchorBefore);
     } catch (err) {
       throw openFailed(dest, err);
     } finally {

@@ -173,6 +173,14 @@ export {
   type IntegrityOptions,
   type IntegrityVerdict,
 } from './integrity.js';
+export {
+  type AnchorBreak,
+  anchorPathFor,
+  anchorRestored,
+  formatHead,
+  type HeadMark,
+  parseHead,
+} from './journal/anchor.js';
 export type { CompactOptions } from './journal/compact.js';
 export {
   GENESIS_HASH,
@@ -252,4 +260,4 @@ export {
   VectorIndex,
   type VectorStatus,
 } from './vectors/index.js';
-export type { VerifyProblem, VerifyReport } from './verify.js';
+export { ANCHOR_FIX, type VerifyOptions, type VerifyProblem, type VerifyReport } from './verify.js';

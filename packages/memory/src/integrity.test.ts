@@ -1,12 +1,13 @@
 // The integrity guard (`integrity.ts`): a damaged file is found before anything is written to it,
 // and a sound verdict is cached by the file's state so a one-shot verb need not read the whole file.
 
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './db.js';
 import { fileState } from './integrity.js';
 import { dbOf } from './internal.js';
+import { anchorPathFor } from './journal/anchor.js';
 import { LATEST_VERSION, migrate, schemaVersion } from './schema/index.js';
 import { DB_FILENAME, MemoryStore } from './store.js';
 import { expectKeelError, T0, tempDir } from './test-helpers.js';
@@ -54,6 +55,7 @@ describe('the integrity check at open', () => {
     // Control: without the check, a write that misses the damaged pages succeeds and changes the file.
     const copy = join(dir, 'copy.db');
     writeFileSync(copy, bytes);
+    copyFileSync(anchorPathFor(path), anchorPathFor(copy)); // the journal's anchor goes with it
     const unchecked = MemoryStore.open(copy);
     unchecked.remember({ kind: 'note', key: 'late', value: 'written', source: 'owner_stated' });
     unchecked.close();

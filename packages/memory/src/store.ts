@@ -77,6 +77,7 @@ import { type AccessCount, recordAccess } from './facts/transitions.js';
 import { type ImportOptions, type ImportResult, importTurns } from './import/import.js';
 import type { ParsedImport } from './import/parsers.js';
 import { IntegrityGuard, type IntegrityOptions, type IntegrityVerdict } from './integrity.js';
+import { anchorPathFor, anchorWrites, type HeadMark } from './journal/anchor.js';
 import { type CompactOptions, compactJournal } from './journal/compact.js';
 import {
   journalHolder,
@@ -220,6 +221,7 @@ export class MemoryStore {
     const { integrity, purgeLedger, ...open } = options;
     const guard = new IntegrityGuard(path, integrity, now);
     const db = openDatabase(path, { ...open, now }, (handle) => {
+      if (path !== ':memory:' && !open.readonly) anchorWrites(handle, anchorPathFor(path), now);
       guard.opened();
       if (integrity) guard.check(handle, integrity.check === 'full', true);
     });
@@ -956,9 +958,15 @@ export class MemoryStore {
     return result;
   }
 
-  /** Walks the journal chain and checks every invariant (`keel verify`). */
-  verify(): VerifyReport {
-    return verify(this.#ctx);
+  /**
+   * Walks the journal chain and checks every invariant (`keel verify`), the journal's end against
+   * its anchor file beside the database, and (`against`) against a head the owner kept.
+   */
+  verify(options: { against?: HeadMark } = {}): VerifyReport {
+    return verify(this.#ctx, {
+      ...(this.path === ':memory:' ? {} : { anchorFile: anchorPathFor(this.path) }),
+      ...options,
+    });
   }
 
   /**

@@ -1,12 +1,17 @@
 /**
- * `keel verify`: walks the journal's hash chain and its head, replays the journal against the
- * tables it explains (facts, evidence, tombstones, episodes), and checks the store's invariants,
- * reporting every break. Nothing is skipped silently and nothing is repaired here. What it cannot
- * detect is said in {@link CANNOT_DETECT}: a writer who rewrites the whole file consistently.
+ * `keel verify`: walks the journal's hash chain and its head, compares the journal's end with its
+ * anchor outside the file (`journal/anchor.ts`) and with a head the owner kept, checks the schema's
+ * triggers against the ones the migrations make, replays the journal against the tables it
+ * explains (facts, evidence, tombstones, episodes; decision entries against their state records),
+ * and checks the store's invariants, reporting every break. Nothing is skipped silently and nothing
+ * is repaired here. What it cannot detect is said in {@link CANNOT_DETECT}: a writer who rewrites
+ * the whole file and its anchor consistently.
  *
  * @module
  */
 import { countRows, type StoreContext } from './context.js';
+import { openDatabase } from './db.js';
+import { checkAnchor, compareHead, type HeadMark, lastEntry } from './journal/anchor.js';
 import { journalHead } from './journal/head.js';
 import { type JournalBreak, verifyJournal } from './journal/journal.js';
 import { CANNOT_DETECT, type ReplayReport, replayJournal } from './journal/replay.js';
@@ -21,6 +26,21 @@ export interface VerifyProblem {
   fix?: string;
 }
 
+/** What {@link verify} checks the journal's end against, besides the file itself. */
+export interface VerifyOptions {
+  /** The journal's anchor file (`keel.db.anchor`); none: not checked (an in-memory store). */
+  anchorFile?: string;
+  /**
+   * A head the owner kept (`keel verify --head` printed it): the journal must still hold that
+   * entry, with that hash (it may go on past it).
+   */
+  against?: HeadMark;
+}
+
+/** The fix named for a journal that does not end where a head kept outside the file says. */
+export const ANCHOR_FIX =
+  'restore keel.db from a backup taken before the change (keel restore <file> --force), then keel recover';
+
 /** The verification report. */
 export interface VerifyReport {
   ok: boolean;
@@ -30,6 +50,10 @@ export interface VerifyReport {
   counts: { facts: number; active: number; episodes: number; tombstones: number };
   /** The chain's head as `journal_head` keeps it (null when it is missing: a break). */
   head: { seq: number; hash: string } | null;
+  /** The journal's newest entry (seq 0: empty): what `keel verify --head` prints. */
+  end: HeadMark;
+  /** The anchor file checked, or null when none was (an in-memory store). */
+  anchorFile: string | null;
   /**
    * What replay covered: the first entry replayed (`from`; entries before it predate replay
    * records), the entries replayed, the rows checked, and the rows written before replay records
@@ -48,7 +72,7 @@ const count = (ctx: StoreContext, sql: string) => countRows(ctx.db, sql);
  *
  * @returns the report; `ok` is false when any problem was found.
  */
-export function verify(ctx: StoreContext): VerifyReport {
+export function verify(ctx: StoreContext, options: VerifyOptions = {}): VerifyReport {
   const problems: VerifyProblem[] = [];
   const add = (check: string, detail: string) => problems.push({ check, detail });
 
@@ -143,6 +167,7 @@ export function verify(ctx: StoreContext): VerifyReport {
   const { problems: replayed, ...replay } = replayJournal(ctx.db);
   problems.push(...replayed);
   const head = journalHead(ctx.db);
+  problems.push(...checkTriggers(ctx), ...checkEnd(ctx, options));
 
   return {
     ok: problems.length === 0,
@@ -156,7 +181,80 @@ export function verify(ctx: StoreContext): VerifyReport {
       tombstones: count(ctx, 'SELECT count(*) AS n FROM tombstones WHERE lifted_at IS NULL'),
     },
     head: head && { seq: head.seq, hash: head.hash },
+    end: lastEntry(ctx.db),
+    anchorFile: options.anchorFile ?? null,
     replay,
     cannotDetect: CANNOT_DETECT,
   };
+}
+
+/** The journal's end against its anchor and against a head the owner kept. */
+function checkEnd(ctx: StoreContext, options: VerifyOptions): VerifyProblem[] {
+  const found: VerifyProblem[] = [];
+  if (options.anchorFile) {
+    const b = checkAnchor(ctx.db, options.anchorFile);
+    if (b) found.push({ check: 'anchor', detail: b.detail, fix: ANCHOR_FIX });
+  }
+  if (options.against) {
+    const b = compareHead(ctx.db, options.against, 'the head you kept', false);
+    if (b) found.push({ check: 'kept_head', detail: b.detail, fix: ANCHOR_FIX });
+  }
+  return found;
+}
+
+/** One trigger as `sqlite_master` keeps it. */
+interface TriggerRow {
+  name: string;
+  sql: string;
+}
+
+let expected: Map<string, string> | null = null;
+
+/** The triggers the migrations make, by name: read once from a fresh in-memory store. */
+function expectedTriggers(): Map<string, string> {
+  if (expected) return expected;
+  const fresh = openDatabase(':memory:');
+  try {
+    expected = triggersOf(
+      fresh
+        .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger'`)
+        .all() as TriggerRow[],
+    );
+  } finally {
+    fresh.close();
+  }
+  return expected;
+}
+
+function triggersOf(rows: readonly TriggerRow[]): Map<string, string> {
+  return new Map(rows.map((r) => [r.name, r.sql.replace(/\s+/g, ' ').trim()]));
+}
+
+/**
+ * The schema's triggers (the journal's append-only guards among them) against the set the
+ * migrations make: a dropped, altered or added trigger is a break (a guard dropped and put back
+ * unchanged cannot be told).
+ */
+function checkTriggers(ctx: StoreContext): VerifyProblem[] {
+  if (schemaVersion(ctx.db) !== LATEST_VERSION) return []; // reported as a schema problem
+  const want = expectedTriggers();
+  const have = triggersOf(
+    ctx.db
+      .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger'`)
+      .all() as TriggerRow[],
+  );
+  const found: VerifyProblem[] = [];
+  const fix = 'restore keel.db from a backup taken before the change (keel restore <file> --force)';
+  for (const [name, sql] of want) {
+    const got = have.get(name);
+    if (got === undefined)
+      found.push({ check: 'triggers', detail: `trigger ${name} is missing`, fix });
+    else if (got !== sql)
+      found.push({ check: 'triggers', detail: `trigger ${name} was altered`, fix });
+  }
+  for (const name of have.keys()) {
+    if (!want.has(name))
+      found.push({ check: 'triggers', detail: `trigger ${name} was added outside keel`, fix });
+  }
+  return found;
 }

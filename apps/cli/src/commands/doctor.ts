@@ -4,7 +4,8 @@
  * think service (its lock holder and its state, read through the store's repositories) and the
  * newest captures that failed (a failed capture never fails its turn; this is where it shows), the
  * newest backup and the lines waiting in the recovery file.
- * Exits 1 when the database is damaged, never for capture failures.
+ * Exits 1 when the database is damaged or its journal is broken (the journal check `keel verify`
+ * makes: each break is named with its fix), never for capture failures.
  *
  * The integrity check is a full `PRAGMA quick_check` (a sound verdict is cached for the verbs).
  * A damaged database is then read only, never written (no embedder is bound to it), and the
@@ -141,11 +142,14 @@ async function doctor(config: Config, asJson: boolean, live: boolean): Promise<n
           ? captureLine(report.capture_failures, Date.now())
           : 'unknown: the journal cannot be read (the database is damaged)'
       }`,
+      ...journalLines(report.journal),
       `trust         ${
         report.unexplained === null
           ? 'unknown: the database is damaged, so no belief is vouched for'
           : report.unexplained.length === 0
-            ? 'the journal explains every current belief'
+            ? report.journal?.ok
+              ? 'the journal explains every current belief'
+              : 'the journal is broken (above): no belief is vouched for beyond what it still explains'
             : `${report.unexplained.length} belief(s) the journal does not explain, left out of recall: ${report.unexplained
                 .slice(0, 5)
                 .map((id) => `f${id}`)
@@ -234,11 +238,12 @@ function doctorReport(
 ) {
   const sqlite = store.sqliteVersion();
   const stats = store.stats();
+  const journal = journalCheck(store, integrity);
   const backup = newestBackup(config.home);
   const recovery = pendingRecovery(config.home);
   return {
-    /** False when the database is damaged or a live check failed (doctor exits 1). */
-    ok: integrity === 'ok' && checks.every((c) => c.ok),
+    /** False when the database is damaged, its journal broken, or a live check failed (exit 1). */
+    ok: integrity === 'ok' && journal?.ok === true && checks.every((c) => c.ok),
     home: config.home,
     database: config.paths.db,
     schema_version: LATEST_VERSION,
@@ -274,6 +279,8 @@ function doctorReport(
     capture_failures: captureFailures(store, integrity),
     /** Current beliefs the journal does not explain (left out of recall); null if unreadable. */
     unexplained: unexplained(store, integrity),
+    /** The journal check (`keel verify`): every break with its fix; null when damaged. */
+    journal,
     /** The newest copy in `$KEEL_HOME/backups` (`keel backup`), and when it was made. */
     backup: {
       folder: backupsPath(config.home),
@@ -294,6 +301,9 @@ function doctorReport(
         : [
             `database: damaged (${integrity}); restore a backup with keel restore <file>${backup ? ` (newest: ${backup.path})` : ' (keel backup makes them)'}${recovery.lines ? ', then keel recover' : ''}`,
           ]),
+      ...(journal && !journal.ok
+        ? [`journal: ${journal.problems.length} break(s); keel verify names them`]
+        : []),
       ...(integrity === 'ok' && recovery.lines > 0
         ? [`recovery: ${recovery.lines} line(s) wait in ${recovery.path}; keel recover`]
         : []),
@@ -321,6 +331,39 @@ function thinkStatus(config: Config, store: MemoryStore) {
     last_night: night,
     queue,
   };
+}
+
+/**
+ * The journal check `keel verify` makes (the chain, its anchor, the triggers, replay against the
+ * rows): every break with its fix; null when the database is damaged (not read).
+ */
+function journalCheck(store: MemoryStore, integrity: string) {
+  if (integrity !== 'ok') return null;
+  const r = store.verify();
+  return {
+    ok: r.ok,
+    entries: r.journal.entries,
+    head: r.end.seq,
+    anchor: r.anchorFile,
+    problems: r.problems.map((p) => ({ check: p.check, detail: p.detail, fix: p.fix ?? null })),
+  };
+}
+
+/** The journal line and one line per break with its fix. */
+function journalLines(journal: ReturnType<typeof journalCheck>): string[] {
+  if (!journal) return ['journal       not checked: the database is damaged'];
+  if (journal.ok) {
+    return [
+      `journal       ok: ${journal.entries} entries, ending where keel last wrote (entry ${journal.head})`,
+    ];
+  }
+  return [
+    `journal       BROKEN: ${journal.problems.length} problem(s) (keel verify for the full report)`,
+    ...journal.problems.flatMap((p) => [
+      `  ${p.check}: ${p.detail}`,
+      ...(p.fix ? [`    fix: ${p.fix}`] : []),
+    ]),
+  ];
 }
 
 /**

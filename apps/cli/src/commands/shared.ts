@@ -130,7 +130,7 @@ export async function withStoreAsync<T>(
  * recovery file (`keel recover` stores them once the database is restored) and the error says
  * where.
  *
- * @throws KeelError `DB_CORRUPT` naming the recovery file (details: `recovery`), and whatever else
+ * @throws KeelError `DB_CORRUPT` or `JOURNAL_BROKEN` naming the recovery file (details: `recovery`), and whatever else
  *   `fn` throws.
  */
 export async function keepOnDamage<T>(
@@ -144,7 +144,7 @@ export async function keepOnDamage<T>(
     const damage = damageError(err);
     if (!damage) throw err;
     const { path } = keepForRecovery(config.home, input);
-    throw new KeelError('DB_CORRUPT', `${damage.message}. ${keptLine(path)}`, {
+    throw new KeelError(damage.code, `${damage.message}. ${keptLine(path)}`, {
       cause: err,
       details: {
         ...(damage.details && typeof damage.details === 'object' ? damage.details : {}),

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import type { VerifyReport } from '@keel/memory';
+import { existsSync } from 'node:fs';
+import { formatHead, parseHead, type VerifyReport } from '@keel/memory';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { action, EXIT, emit, wantsJson as json } from '../output.js';
@@ -20,8 +21,13 @@ journal gives the facts, evidence, tombstones and episodes the store holds: a va
 source, confidence or evidence count changed behind keel's back is reported with the row.
 Rows written before replay records began (an older store) are counted, not checked.
 
-What it cannot detect: a writer who rewrites the whole file consistently (every row, every
-journal record and hash, and the head). Keep a backup elsewhere to compare against.`;
+The journal's end is checked against its anchor, keel.db.anchor beside the file, which keel
+moves after every write: a journal cut short, or one that goes on past it, is a break. The
+schema's triggers are checked against the ones the migrations made.
+
+What it cannot detect: a writer who rewrites both the file and its anchor consistently. Keep the
+head elsewhere (keel verify --head prints it; keep it in a note or another machine) and check
+against it later with keel verify --against <seq>:<hash>; keep a backup elsewhere too.`;
 
 /** `replay: from entry 1 (the whole journal); checked 3 facts, …` */
 function replayLine(r: VerifyReport['replay']): string {
@@ -37,6 +43,34 @@ function replayLine(r: VerifyReport['replay']): string {
   return `replay: ${from}; checked ${rows(r.checked)}${older}`;
 }
 
+/** What `keel verify` prints for a home with no database: nothing is opened or created. */
+function nothingToVerify(path: string, asJson: boolean): number {
+  emit(
+    asJson,
+    { ok: true, database: null, detail: `no keel database at ${path}: nothing to verify` },
+    () => `nothing to verify: there is no keel database at ${path} (nothing was created)`,
+  );
+  return EXIT.ok;
+}
+
+/** The text report. */
+function reportLines(r: VerifyReport): string {
+  return [
+    `journal: ${r.journal.entries} entries, ${r.journal.breaks.length} break(s); head ${r.head ? `at entry ${r.head.seq}` : 'MISSING'}`,
+    `anchor: ${r.anchorFile ?? 'none'}`,
+    replayLine(r.replay),
+    `facts: ${r.counts.facts} (${r.counts.active} active), episodes: ${r.counts.episodes}, tombstones: ${r.counts.tombstones}`,
+    ...r.problems.map((p) => `BROKEN ${p.check}: ${p.detail}${p.fix ? ` (fix: ${p.fix})` : ''}`),
+    ...(r.journal.breaks.length > 0
+      ? [
+          'a broken journal cannot be mended in place: restore keel.db from a backup taken before the break',
+        ]
+      : []),
+    `cannot detect: ${r.cannotDetect}`,
+    r.ok ? 'ok' : `${r.problems.length} problem(s)`,
+  ].join('\n');
+}
+
 /** Registers `keel verify`. */
 export function registerVerifyCommand(program: Command, config: Config): void {
   program
@@ -44,34 +78,27 @@ export function registerVerifyCommand(program: Command, config: Config): void {
     .description(
       'walk the journal chain, replay it against the store and check every invariant; exit 1 on any break',
     )
+    .option('--head', "print the journal's head (<seq>:<hash>) to keep elsewhere, then verify")
+    .option(
+      '--against <head>',
+      'also check that the journal still holds a head you kept (<seq>:<hash>)',
+    )
     .addHelpText('after', HELP)
     .action(
-      action((_opts: unknown, cmd: Command) =>
-        withStore(
+      action((opts: { head?: boolean; against?: string }, cmd: Command) => {
+        const against = opts.against === undefined ? undefined : parseHead(opts.against);
+        if (!existsSync(config.paths.db)) return nothingToVerify(config.paths.db, json(cmd));
+        return withStore(
           config,
           (store) => {
-            const r = store.verify();
+            const r = store.verify(against ? { against } : {});
             emit(json(cmd), r, () =>
-              [
-                `journal: ${r.journal.entries} entries, ${r.journal.breaks.length} break(s); head ${r.head ? `at entry ${r.head.seq}` : 'MISSING'}`,
-                replayLine(r.replay),
-                `facts: ${r.counts.facts} (${r.counts.active} active), episodes: ${r.counts.episodes}, tombstones: ${r.counts.tombstones}`,
-                ...r.problems.map(
-                  (p) => `BROKEN ${p.check}: ${p.detail}${p.fix ? ` (fix: ${p.fix})` : ''}`,
-                ),
-                ...(r.journal.breaks.length > 0
-                  ? [
-                      'a broken journal cannot be mended in place: restore keel.db from a backup taken before the break',
-                    ]
-                  : []),
-                `cannot detect: ${r.cannotDetect}`,
-                r.ok ? 'ok' : `${r.problems.length} problem(s)`,
-              ].join('\n'),
+              [...(opts.head ? [`head: ${formatHead(r.end)}`] : []), reportLines(r)].join('\n'),
             );
             return r.ok ? EXIT.ok : EXIT.failed;
           },
           'none',
-        ),
-      ),
+        );
+      }),
     );
 }

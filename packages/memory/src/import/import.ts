@@ -16,6 +16,7 @@ import {
   episodeRow,
   type ImportedRow,
   importedLine,
+  importedTimes,
   insertImported,
   validateEpisode,
 } from '../repos/episodes.js';
@@ -68,6 +69,7 @@ export function importTurns(
     const ids: number[] = [];
     const digest: string[] = [];
     const stored: string[] = [];
+    const times: string[] = [];
     const turns = parsed.turns.slice(from, from + batchSize);
     const rows: ImportedRow[] = turns.map((turn) => {
       const input = {
@@ -101,6 +103,7 @@ export function importTurns(
       const kept = row.text === turn.text ? said : sha256(row.text);
       digest.push(`${turn.sourceDoc}|${turn.sourceId}|${said}`);
       stored.push(importedLine({ id, ...row, textSha256: kept }));
+      times.push(importedTimes({ id, ...row }));
     }
     if (ids.length > 0) {
       appendJournal(ctx.db, {
@@ -115,6 +118,7 @@ export function importTurns(
           last_id: ids[ids.length - 1],
           digest: sha256(digest.join('\n')),
           episodes_sha256: sha256(stored.join('\n')),
+          times_sha256: sha256(times.join('\n')),
         },
       });
       countImported(ctx, importId, ids.length);

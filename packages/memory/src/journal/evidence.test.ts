@@ -403,6 +403,12 @@ describe('replay: a row the journal does not explain is a break, named with the 
         detail: `episode ${e1}: text rewritten through redacted_at; no journaled purge redacted it (entry ${recorded} recorded the text)`,
         fix: RESTORE_FIX,
       },
+      // The dropped guard is named too.
+      {
+        check: 'triggers',
+        detail: 'trigger episodes_redaction_journaled is missing',
+        fix: expect.stringContaining('keel restore'),
+      },
     ]);
   });
 
@@ -654,6 +660,11 @@ describe('what verify says about its own reach', () => {
           detail: `episode ${e1}: text differs from its redaction made before redactions were journaled`,
           fix: RESTORE_FIX,
         },
+        ...['journal_redaction_journaled', 'episodes_redaction_journaled'].map((name) => ({
+          check: 'triggers',
+          detail: `trigger ${name} is missing`,
+          fix: expect.stringContaining('keel restore'),
+        })),
       ]);
       expect(store.current(slot('note', 'tea'))).toBeDefined();
     } finally {

@@ -22,6 +22,7 @@ import type Database from 'better-sqlite3';
 import { type StoreContext, stmt } from '../context.js';
 import type { OwnerTextHolder, OwnerTextMention, Scrubber } from '../redaction.js';
 import type { Actor } from '../types.js';
+import { assertHeadFollows, journalAppended } from './anchor.js';
 import { journalHead } from './head.js';
 import { indexFacts, takeChanges } from './rows.js';
 
@@ -65,7 +66,9 @@ export function entryHash(e: Omit<JournalEntry, 'hash' | 'payload' | 'redacted_a
 
 /**
  * Appends an entry. Must run inside the caller's write transaction so the entry and the mutation
- * it records commit together. Every string of the payload passes through `withholdSecrets` first:
+ * it records commit together (outside one, the append is made a transaction of its own). The
+ * journal's anchor is checked and moved with it (see `anchor.ts`): a journal that does not end
+ * where the anchor says is `JOURNAL_BROKEN`, and nothing is written. Every string of the payload passes through `withholdSecrets` first:
  * the writers keep secrets out of what they journal, and this is the last net.
  *
  * A fact or store entry is preceded by a `state` entry (same actor and time, payload
@@ -77,6 +80,8 @@ export function entryHash(e: Omit<JournalEntry, 'hash' | 'payload' | 'redacted_a
  * @returns the new entry's sequence number.
  */
 export function appendJournal(db: Database.Database, input: JournalInput): number {
+  // An append is always a transaction's: its anchor is checked and moved with it (`anchor.ts`).
+  if (!db.inTransaction) return db.transaction(() => appendJournal(db, input)).immediate();
   if (input.entity === 'fact' || input.entity === 'store') {
     const rows = takeChanges(db);
     if (rows.length > 0) {
@@ -104,6 +109,7 @@ function appendEntry(db: Database.Database, input: JournalInput, scan: boolean):
   const last = stmt(db, 'SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1').get() as
     | { seq: number; hash: string }
     | undefined;
+  assertHeadFollows(db, last ?? { seq: 0, hash: '' });
   const seq = (last?.seq ?? 0) + 1;
   const payload = JSON.stringify(scan ? withholdSecrets(input.payload) : input.payload);
   const base = {
@@ -121,6 +127,7 @@ function appendEntry(db: Database.Database, input: JournalInput, scan: boolean):
     `INSERT INTO journal (seq, at, actor, op, entity, entity_id, payload, payload_hash, prev_hash, hash)
      VALUES (@seq, @at, @actor, @op, @entity, @entity_id, @payload, @payload_hash, @prev_hash, @hash)`,
   ).run({ ...base, payload, hash: entryHash(base) });
+  journalAppended(db, last ?? { seq: 0, hash: '' });
   return seq;
 }
 

@@ -15,10 +15,11 @@
  * - `journal_facts` (recall's index of each fact's newest digest) disagreeing with the records.
  *
  * Episodes are checked from the very first entry: each episode entry records its kind, channel,
- * role and text hash, an import entry a digest of the rows it wrote (imports journaled before
- * replay records carry none and are not checked), and a purge's redaction entry the new text's
- * hash. An episode whose text is not the one journaled — rewritten, or redacted through
- * `redacted_at` without a journaled purge — is a break.
+ * role and text hash (and, since anchors, when it occurred), an import entry a
+ * digest of the rows it wrote and of their times (imports journaled before replay records carry
+ * none and are not checked; before anchors, no times), and a purge's redaction entry the new
+ * text's hash. An episode whose text or time is not the one journaled — rewritten, moved, or
+ * redacted through `redacted_at` without a journaled purge — is a break.
  *
  * Rows written before replay records began, and never changed since, cannot be checked: the
  * report counts them (`predate`). Nor can a writer who rewrites the whole file consistently (the
@@ -31,7 +32,7 @@
 import { sha256 } from '@keel/language';
 import type Database from 'better-sqlite3';
 import { PURGED } from '../redaction.js';
-import { importedLine } from '../repos/episodes.js';
+import { importedLine, importedTimes } from '../repos/episodes.js';
 import { journalHead, REPLAY_EVERYTHING } from './head.js';
 import { baselineOf, parsedPayload } from './journal.js';
 import { JOURNALED_COLUMNS, type JournaledTable, type RecordedRow, rowDigest } from './rows.js';
@@ -39,7 +40,9 @@ import { JOURNALED_COLUMNS, type JournaledTable, type RecordedRow, rowDigest } f
 /** What `keel verify` says it cannot detect. */
 export const CANNOT_DETECT =
   'a writer who rewrites the whole file consistently (every row, every journal record and hash, ' +
-  "and the journal's head): nothing in the file tells; compare with a backup kept elsewhere";
+  "and the journal's head) and its anchor beside it (keel.db.anchor): nothing on this machine " +
+  'tells; keep the head elsewhere (keel verify --head) and check against it (keel verify ' +
+  '--against), or compare with a backup kept elsewhere';
 
 /** The fix named for a row the journal does not explain. */
 export const RESTORE_FIX = 'restore keel.db from a backup taken before the change';
@@ -105,6 +108,49 @@ const isRecordedRow = (r: unknown): r is RecordedRow => {
   );
 };
 
+/**
+ * A decision entry against the state records beside it: the fact it names, as the decision says
+ * it left it (`after`), must be the row the journal's state records hold for it by then; a
+ * decision about a fact written after replay records began that no state record ever recorded is
+ * a decision keel did not make. A field a purge or compaction rewrote is not compared.
+ */
+function checkDecision(
+  e: {
+    seq: number;
+    op: string;
+    entity_id: number | null;
+    payload: string;
+    redacted_at: number | null;
+  },
+  facts: ReadonlyMap<number, Recorded>,
+  firstFact: number,
+  add: (detail: string) => void,
+): void {
+  const after = parsedPayload(e.payload)?.after;
+  if (!after || typeof after !== 'object' || e.entity_id === null) return;
+  const rec = facts.get(e.entity_id);
+  if (!rec) {
+    if (e.entity_id >= firstFact) {
+      add(
+        `entry ${e.seq} (${e.op}) decides about fact ${e.entity_id}, which no state record holds`,
+      );
+    }
+    return;
+  }
+  const said = after as Record<string, unknown>;
+  for (const column of JOURNALED_COLUMNS.facts) {
+    if (!(column in said)) continue;
+    const want = said[column] ?? null;
+    const have = rec.row[column] ?? null;
+    if (want === have) continue;
+    const rewritten = (v: unknown) => typeof v === 'string' && v.includes(PURGED);
+    if ((e.redacted_at !== null || rec.redacted) && (rewritten(want) || rewritten(have))) continue;
+    add(
+      `entry ${e.seq} (${e.op}) says fact ${e.entity_id}'s ${column} is ${JSON.stringify(want)}; the state record (entry ${rec.seq}) says ${JSON.stringify(have)}`,
+    );
+  }
+}
+
 /** How a fact or tombstone is named in a break: `fact 12 (profile/city)`. */
 function nameOf(table: JournaledTable, row: Record<string, unknown>): string {
   if (table === 'fact_evidence') {
@@ -166,11 +212,25 @@ export function replayJournal(db: Database.Database): ReplayReport {
   /** Each episode's creating entry. */
   const created = new Map<
     number,
-    { seq: number; kind: unknown; channel: unknown; role: unknown; text: unknown }
+    {
+      seq: number;
+      kind: unknown;
+      channel: unknown;
+      role: unknown;
+      text: unknown;
+      occurred_at: unknown;
+    }
   >();
   /** Import batches with a digest of their rows. */
-  const imports: { seq: number; first: number; last: number; count: number; sha256: unknown }[] =
-    [];
+  const imports: {
+    seq: number;
+    first: number;
+    last: number;
+    count: number;
+    sha256: unknown;
+    /** The digest of the rows' times; undefined for an import journaled before times were. */
+    times: unknown;
+  }[] = [];
   /** Episodes: the newest redaction entry and the text hash before the first one. */
   const redactions = new Map<number, { seq: number; sha256: unknown; original: unknown }>();
   let entries = 0;
@@ -178,7 +238,8 @@ export function replayJournal(db: Database.Database): ReplayReport {
   for (const e of db
     .prepare(
       `SELECT seq, op, entity, entity_id, payload, redacted_at FROM journal
-       WHERE op IN ('state', 'episode', 'import', 'redact') ORDER BY seq`,
+       WHERE op IN ('state', 'episode', 'import', 'redact')
+          OR (entity = 'fact' AND entity_id IS NOT NULL) ORDER BY seq`,
     )
     .iterate() as IterableIterator<{
     seq: number;
@@ -196,6 +257,7 @@ export function replayJournal(db: Database.Database): ReplayReport {
         channel: p.channel,
         role: p.role,
         text: p.text_sha256,
+        occurred_at: p.occurred_at,
       });
       continue;
     }
@@ -208,6 +270,7 @@ export function replayJournal(db: Database.Database): ReplayReport {
           last: Number(p.last_id),
           count: Number(p.count),
           sha256: p.episodes_sha256,
+          times: p.times_sha256,
         });
       }
       continue;
@@ -220,6 +283,10 @@ export function replayJournal(db: Database.Database): ReplayReport {
         sha256: p.text_sha256,
         original: prev ? prev.original : p.before_sha256,
       });
+      continue;
+    }
+    if (e.op !== 'state' && e.entity === 'fact') {
+      if (e.seq >= start.seq) checkDecision(e, recorded.facts, firstId.facts, add);
       continue;
     }
     if (e.op !== 'state' || e.seq < start.seq) continue;
@@ -317,8 +384,11 @@ export function replayJournal(db: Database.Database): ReplayReport {
   const byImport = new Map<number, (typeof imports)[number]>();
   for (const b of imports) for (let id = b.first; id <= b.last; id++) byImport.set(id, b);
   const importLines = new Map<number, string[]>();
+  const importTimes = new Map<number, string[]>();
   for (const ep of db
-    .prepare('SELECT id, kind, channel, role, text, redacted_at FROM episodes ORDER BY id')
+    .prepare(
+      'SELECT id, kind, channel, role, text, redacted_at, occurred_at FROM episodes ORDER BY id',
+    )
     .iterate() as IterableIterator<{
     id: number;
     kind: string;
@@ -326,6 +396,7 @@ export function replayJournal(db: Database.Database): ReplayReport {
     role: string;
     text: string;
     redacted_at: number | null;
+    occurred_at: number;
   }>) {
     const actual = sha256(ep.text);
     const redaction = redactions.get(ep.id);
@@ -338,7 +409,8 @@ export function replayJournal(db: Database.Database): ReplayReport {
       add(`episode ${ep.id} is not in the journal: it was written outside keel`);
     }
     if (origin) {
-      for (const field of ['kind', 'channel', 'role'] as const) {
+      // The time is journaled since anchors; an older entry recorded none.
+      for (const field of ['kind', 'channel', 'role', 'occurred_at'] as const) {
         if (origin[field] !== undefined && origin[field] !== ep[field]) {
           add(
             `episode ${ep.id}: ${field} is ${ep[field]}, the journal recorded ${String(origin[field])} (entry ${origin.seq})`,
@@ -351,6 +423,9 @@ export function replayJournal(db: Database.Database): ReplayReport {
       const lines = importLines.get(batch.seq) ?? [];
       lines.push(importedLine({ ...ep, textSha256: String(original) }));
       importLines.set(batch.seq, lines);
+      const times = importTimes.get(batch.seq) ?? [];
+      times.push(importedTimes(ep));
+      importTimes.set(batch.seq, times);
     }
     // The text: the newest journaled redaction's, else the baseline's, else the creating entry's.
     const expected = redaction?.sha256 ?? base ?? origin?.text;
@@ -380,6 +455,12 @@ export function replayJournal(db: Database.Database): ReplayReport {
     if (lines.length !== b.count || sha256(lines.join('\n')) !== b.sha256) {
       add(
         `episodes ${b.first}-${b.last}: the rows differ from what their import journaled (entry ${b.seq})`,
+      );
+    }
+    const times = importTimes.get(b.seq) ?? [];
+    if (b.times !== undefined && sha256(times.join('\n')) !== b.times) {
+      add(
+        `episodes ${b.first}-${b.last}: their times differ from what their import journaled (entry ${b.seq})`,
       );
     }
   }

@@ -214,10 +214,13 @@ export function indexFacts(db: Database.Database, seq: number, rows: readonly Re
 
 /**
  * The facts among `facts` whose row the journal does not explain: its digest is not the one the
- * journal last recorded for it (`journal_facts`), it was once found changed outside the journal
- * (`broken`), or the journal never recorded it although it was written after replay records began
- * (a fact from before then, never changed since, is taken as it is). Recall and the prompt's
- * standing beliefs leave these out; `keel verify` names each.
+ * journal last recorded for it (`journal_facts`), that record is not backed by the journal entry
+ * it names (the entry is gone, its payload was altered, or it records another digest: the index
+ * was rewritten behind keel's back), it was once found changed outside the journal (`broken`),
+ * its evidence rows are not the ones it counts (evidence deleted or planted), or the journal never
+ * recorded it although it was written after replay records began (a fact from before then, never
+ * changed since, is taken as it is). Recall and the prompt's standing beliefs leave these out;
+ * `keel verify` names each.
  *
  * @returns their ids.
  */
@@ -225,25 +228,75 @@ export function unexplainedFacts(db: Database.Database, facts: readonly Fact[]):
   const out = new Set<number>();
   if (facts.length === 0) return out;
   const firstRecorded = journalHead(db)?.replay.facts ?? 1;
+  const ids = JSON.stringify(facts.map((f) => f.id));
   // One query for all of them (a primary-key lookup each), not one per fact.
   const recorded = new Map(
     (
       stmt(
         db,
-        `SELECT jf.fact_id AS id, jf.sha256, jf.broken FROM json_each(?) j
+        `SELECT jf.fact_id AS id, jf.seq, jf.sha256, jf.broken FROM json_each(?) j
          CROSS JOIN journal_facts jf ON jf.fact_id = j.value`,
-      ).all(JSON.stringify(facts.map((f) => f.id))) as {
-        id: number;
-        sha256: string;
-        broken: number;
-      }[]
+      ).all(ids) as { id: number; seq: number; sha256: string; broken: number }[]
     ).map((r) => [r.id, r]),
   );
+  const evidence = new Map(
+    (
+      stmt(
+        db,
+        `SELECT e.fact_id AS id, count(*) AS n FROM json_each(?) j
+         CROSS JOIN fact_evidence e ON e.fact_id = j.value GROUP BY e.fact_id`,
+      ).all(ids) as { id: number; n: number }[]
+    ).map((r) => [r.id, r.n]),
+  );
+  const backed = backedDigests(db, [...new Set([...recorded.values()].map((r) => r.seq))]);
   for (const f of facts) {
     const r = recorded.get(f.id);
-    if (r ? r.broken === 1 || r.sha256 !== rowDigest('facts', f) : f.id >= firstRecorded) {
-      out.add(f.id);
+    const explained = r
+      ? r.broken === 0 &&
+        r.sha256 === rowDigest('facts', f) &&
+        backed.get(r.seq)?.get(f.id) === r.sha256
+      : f.id < firstRecorded;
+    if (!explained || (evidence.get(f.id) ?? 0) !== f.evidence_count) out.add(f.id);
+  }
+  return out;
+}
+
+/**
+ * The fact digests each of the entries `seqs` records, by entry and fact id: only for an entry
+ * whose payload is the one its chain covers (or was redacted through a journaled redaction,
+ * which verify checks); an entry that is gone or altered backs nothing.
+ */
+function backedDigests(
+  db: Database.Database,
+  seqs: readonly number[],
+): Map<number, Map<number, string>> {
+  const out = new Map<number, Map<number, string>>();
+  if (seqs.length === 0) return out;
+  const rows = stmt(
+    db,
+    `SELECT j.seq, j.payload, j.payload_hash, j.redacted_at FROM json_each(?) s
+     CROSS JOIN journal j ON j.seq = s.value`,
+  ).all(JSON.stringify(seqs)) as {
+    seq: number;
+    payload: string;
+    payload_hash: string;
+    redacted_at: number | null;
+  }[];
+  for (const e of rows) {
+    if (e.redacted_at === null && sha256(e.payload) !== e.payload_hash) continue;
+    const digests = new Map<number, string>();
+    try {
+      const p = JSON.parse(e.payload) as { rows?: unknown };
+      for (const r of Array.isArray(p.rows) ? p.rows : []) {
+        const x = r as Partial<RecordedRow>;
+        if (x.t === 'facts' && typeof x.id === 'number' && typeof x.sha256 === 'string') {
+          digests.set(x.id, x.sha256);
+        }
+      }
+    } catch {
+      // not a state record: backs nothing
     }
+    out.set(e.seq, digests);
   }
   return out;
 }

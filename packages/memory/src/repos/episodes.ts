@@ -138,11 +138,21 @@ export function addEpisode(ctx: StoreContext, input: EpisodeInput): Episode {
         channel: row.channel,
         role: row.role,
         text_sha256: sha256(row.text),
+        // When it happened (ms): replay checks it, so a time moved is a break.
+        occurred_at: row.occurred_at,
       },
     });
     return id;
   });
   return getEpisode(ctx, run.immediate())!;
+}
+
+/**
+ * One episode's time as an import entry's `times_sha256` covers it: id and occurred_at (ms),
+ * joined by U+001F.
+ */
+export function importedTimes(row: { id: number; occurred_at: number }): string {
+  return [row.id, row.occurred_at].join('\u001f');
 }
 
 /**
