@@ -380,7 +380,7 @@ describe('the Discord front door', () => {
     expect(store.review().forget).toEqual([]);
   });
 
-  it('a capture that fails is said in one line after the reply; the turn goes on', async () => {
+  it('a capture that fails is said after the reply with its code and fix; the turn goes on', async () => {
     dbOf(store).exec(
       `CREATE TRIGGER refuse_facts BEFORE INSERT ON facts BEGIN SELECT RAISE(ABORT, 'the facts table refuses'); END`,
     );
@@ -392,7 +392,7 @@ describe('the Discord front door', () => {
     expect(discord.posted(dm).map((m) => m.content)).toEqual([
       'Noted, your dentist is Dr. Ortiz.',
       expect.stringMatching(
-        /^\(Your message is stored, but keel could not keep it as a belief: \w+: .*refuses.*keel doctor lists it\.\)$/,
+        /^\(Your message is stored, but keel could not keep it as a belief: \w+: .*refuses.*keel doctor lists it\.\)\nfix: \S.*$/,
       ),
     ]);
     expect(count('SELECT count(*) AS n FROM episodes')).toBe(2);
