@@ -144,7 +144,7 @@ export class DmTurns {
       this.options.seen.mark(messageId);
       await sendSplit(
         channel,
-        `That turn failed and nothing from it was stored (${errorText(err)}).`,
+        `That turn failed and nothing from it was stored.\n${errorText(err)}`,
       );
     } finally {
       clearInterval(timer);
