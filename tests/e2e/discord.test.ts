@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, AnthropicChatModel, TRUNCATED_NOTE } from '@keel/agent';
 import { KeelDiscord, type KeelDiscordOptions, LAST_SEEN_KEY } from '@keel/discord';
+import { ERROR_FIXES } from '@keel/errors';
 import {
   backupHome,
   keepForRecovery,
@@ -408,7 +409,7 @@ describe('the Discord front door', () => {
     expect(store.review().forget).toEqual([]);
   });
 
-  it('a capture that fails is said in one line after the reply; the turn goes on', async () => {
+  it('a capture that fails is said after the reply with its code and fix; the turn goes on', async () => {
     dbOf(store).exec(
       `CREATE TRIGGER refuse_facts BEFORE INSERT ON facts BEGIN SELECT RAISE(ABORT, 'the facts table refuses'); END`,
     );
@@ -420,11 +421,35 @@ describe('the Discord front door', () => {
     expect(discord.posted(dm).map((m) => m.content)).toEqual([
       'Noted, your dentist is Dr. Ortiz.',
       expect.stringMatching(
-        /^\(Your message is stored, but keel could not keep it as a belief: \w+: .*refuses.*keel doctor lists it\.\)$/,
+        /^\(Your message is stored, but keel could not keep it as a belief: \w+: .*refuses.*keel doctor lists it\.\)\nfix: \S.*$/,
       ),
     ]);
     expect(count('SELECT count(*) AS n FROM episodes')).toBe(2);
     expect(store.captureFailures(5)).toHaveLength(1);
+  });
+
+  it('a turn that fails and a slash command that fails are said with their code and fix', async () => {
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    anthropic.push({ kind: 'http_error', status: 401, message: 'invalid x-api-key' });
+    discord.sendMessage(owner, dm, 'what is on my calendar?');
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the failure');
+    const [said, error, fix] = discord.posted(dm)[0]!.content.split('\n');
+    expect(said).toBe('That turn failed and nothing from it was stored.');
+    expect(error).toMatch(/^error MODEL_AUTH: ./);
+    expect(fix).toBe(`fix: ${ERROR_FIXES.MODEL_AUTH}`);
+    discord.sendMessage(owner, dm, '/forget f999');
+    await discord.waitFor(() => discord.posted(dm).length === 2, 10_000, 'the slash reply');
+    const slash = discord.posted(dm)[1]!.content.split('\n');
+    expect(slash).toEqual([
+      expect.stringMatching(/^error NOT_FOUND: .*999/),
+      `fix: ${ERROR_FIXES.NOT_FOUND}`,
+    ]);
+    // Control: the next turn answers as usual, with no error said.
+    anthropic.reply('Nothing today.');
+    discord.sendMessage(owner, dm, 'what is on my calendar?');
+    await discord.waitFor(() => discord.posted(dm).length === 3, 10_000, 'the reply');
+    expect(discord.posted(dm)[2]!.content).toBe('Nothing today.');
   });
 
   it('review lists the requests to forget with Forget and Keep buttons; a stranger cannot click', async () => {

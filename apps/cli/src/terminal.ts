@@ -30,6 +30,7 @@ import { createInterface } from 'node:readline';
 import {
   Agent,
   type ChatChoice,
+  captureErrorNote,
   OfflineSession,
   runSlashCommand,
   secretNotice,
@@ -55,7 +56,6 @@ import type { Config } from './config.js';
 import { printJsonLine, say } from './output.js';
 import {
   cappedLines,
-  captureErrorLine,
   type ForgetAsk,
   forgetAskLine,
   forgetAsks,
@@ -411,7 +411,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
         if (!options.json) {
           if (result.withheld.length) write(secretNotice(result.withheld));
           for (const l of cappedLines(result.writes)) write(l);
-          if (result.captureError) write(captureErrorLine(result.captureError));
+          if (result.captureError) write(captureErrorNote(result.captureError));
           for (const ask of asks) {
             if (tty) {
               try {

@@ -1,8 +1,8 @@
 /**
  * What the CLI says after a turn beside the reply: the model's requests to forget a belief (the
  * model proposes; the owner decides: the terminal asks on a TTY, else the request waits for
- * `/forget <id>` or `/keep <id>`), a capture that failed (the turn went on; `keel doctor`
- * lists it), and a confidence the evidence gate capped.
+ * `/forget <id>` or `/keep <id>`) and a confidence the evidence gate capped. (A capture that
+ * failed is said by `captureErrorNote` of `@keel/agent`, as every door says it.)
  *
  * @module
  */
@@ -80,10 +80,4 @@ export function cappedLines(writes: readonly TurnWrite[]): string[] {
   return writes.flatMap((w) =>
     w.decision !== 'forget_requested' && w.confidenceCapped ? [cappedLine(w.confidenceCapped)] : [],
   );
-}
-
-/** One line saying a capture failed and the turn went on. */
-export function captureErrorLine(error: { code: string; message: string; fix?: string }): string {
-  const fix = error.fix ? ` fix: ${error.fix}` : '';
-  return `(Your message is stored, but keel could not keep it as a belief: ${error.code}: ${error.message}. keel doctor lists it.)${fix}`;
 }

@@ -20,10 +20,14 @@ export interface AttachmentOptions {
   limitBytes?: number;
 }
 
-/** An error as one line for the owner or the log: `error CODE: message`. */
+/**
+ * An error as the owner or the log reads it, as every door prints one: `error CODE: message` and,
+ * for a KeelError, its one-line fix on the next line (`fix: …`); any other error as
+ * `error: message`.
+ */
 export function errorText(err: unknown): string {
   return KeelError.isInstance(err)
-    ? `error ${err.code}: ${err.message}`
+    ? `error ${err.code}: ${err.message}\nfix: ${err.fix}`
     : `error: ${(err as Error)?.message ?? String(err)}`;
 }
 

@@ -25,7 +25,8 @@ export interface InteractionContext {
 /**
  * Runs one slash command line (e.g. `/forget f42 --purge`) on the Discord channel.
  *
- * @returns the reply text; an error becomes its text (`error CODE: message`), never a throw.
+ * @returns the reply text; an error becomes its text (`error CODE: message`, then `fix: …`),
+ *   never a throw.
  */
 export async function slashReply(ctx: InteractionContext, line: string): Promise<string> {
   try {

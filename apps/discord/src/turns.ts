@@ -5,9 +5,10 @@
  * indicator renewed while the model works. A message is marked seen once answered, so one left
  * unanswered (a cancelled turn) is caught up at the next start.
  *
- * After a turn's reply: a capture that failed is said in one line (the turn went on; `keel doctor`
- * lists it), and each belief the model asked to forget is put to the owner with a Forget and a Keep
- * button (the model proposes; the owner decides). A damaged database (`DB_CORRUPT`) is thrown to
+ * After a turn's reply: a capture that failed is said with its code and fix, as every door says it
+ * ({@link captureErrorNote}; the turn went on; `keel doctor` lists it), and each belief the model
+ * asked to forget is put to the owner with a Forget and a Keep button (the model proposes; the
+ * owner decides). A damaged database (`DB_CORRUPT`) is thrown to
  * the front door, which keeps the message and stops writing.
  *
  *
@@ -15,6 +16,7 @@
  */
 import {
   type Agent,
+  captureErrorNote,
   type OfflineSession,
   TRUNCATED_NOTE,
   type TurnWrite,
@@ -130,11 +132,7 @@ export class DmTurns {
       const reply = result.reply || '(no reply)';
       await sendSplit(channel, result.truncated ? `${reply}\n${TRUNCATED_NOTE}` : reply);
       if (result.captureError) {
-        const { code, message } = result.captureError;
-        await sendSplit(
-          channel,
-          `(Your message is stored, but keel could not keep it as a belief: ${code}: ${message}. keel doctor lists it.)`,
-        );
+        await sendSplit(channel, captureErrorNote(result.captureError));
       }
       for (const page of renderForgetRequests(this.forgetRequests(result.writes))) {
         await channel.send(page);
@@ -154,7 +152,7 @@ export class DmTurns {
       this.options.seen.mark(messageId);
       await sendSplit(
         channel,
-        `That turn failed and nothing from it was stored (${errorText(err)}).`,
+        `That turn failed and nothing from it was stored.\n${errorText(err)}`,
       );
     } finally {
       clearInterval(timer);

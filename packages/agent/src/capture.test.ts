@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStore } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { captureOwnerStatement } from './capture.js';
+import { captureErrorNote, captureOwnerStatement } from './capture.js';
 
 const tz = 'America/Los_Angeles';
 /** Said at 00:30 on 2 December in Los Angeles (PST, UTC−8: 08:30 UTC). */
@@ -94,5 +94,32 @@ describe('captureOwnerStatement: the time said with a statement', () => {
     // Control: a month alone still leaves the start unknown.
     const month = say('remember that in March I moved to Nice');
     expect([month.value, month.valid_from]).toEqual(['Nice', null]);
+  });
+});
+
+describe('captureErrorNote: what every door says when a capture failed', () => {
+  it('says the code, the message and the one-line fix of the failure', () => {
+    const said = `remember that my favourite story is ${'a'.repeat(3000)}`;
+    const episode = store.addEpisode({ channel: 'discord', role: 'owner', text: said });
+    const { error } = captureOwnerStatement(store, said, episode.id, tz);
+    expect(error).toMatchObject({ code: 'TOO_LARGE' });
+    const note = captureErrorNote(error!);
+    expect(note).toBe(
+      `(Your message is stored, but keel could not keep it as a belief: TOO_LARGE: ${error!.message}. keel doctor lists it.)\nfix: ${error!.fix}`,
+    );
+    expect(note).toContain('\nfix: Say what to remember in a shorter sentence');
+  });
+
+  it("a failure handed over without its fix gets its code's fix, or the bug's", () => {
+    expect(captureErrorNote({ code: 'BUSY', message: 'locked' })).toMatch(
+      /\nfix: Another keel process is writing; try again in a moment\.$/,
+    );
+    expect(captureErrorNote({ code: 'INTERNAL', message: 'boom' })).toMatch(
+      /\nfix: This is a bug in keel; please report it/,
+    );
+    // Control: a fix given is the one said.
+    expect(captureErrorNote({ code: 'BUSY', message: 'locked', fix: 'Wait.' })).toMatch(
+      /\nfix: Wait\.$/,
+    );
   });
 });

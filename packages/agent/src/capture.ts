@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { KeelError } from '@keel/errors';
+import { ERROR_FIXES, KeelError, type KeelErrorCode } from '@keel/errors';
 import {
   CAPTURE_MAX_CHARS,
   type Capture,
@@ -84,7 +84,15 @@ export interface OwnerCapture {
    * Why the capture failed (the episode is stored all the same), with the one-line fix, or null.
    * `TOO_LARGE` when the owner asked to keep a statement longer than capture reads.
    */
-  error: { code: string; message: string; fix: string } | null;
+  error: CaptureError | null;
+}
+
+/** Why capturing the owner's statement failed: a KeelError code (or `INTERNAL`), its message and fix. */
+export interface CaptureError {
+  code: string;
+  message: string;
+  /** The one-line fix the door prints under it. */
+  fix: string;
 }
 
 /** The most questions one line raises. */
@@ -394,6 +402,22 @@ const INTERNAL_CAPTURE_FIX =
   'This is a bug in keel; please report it with what you said (the message itself is stored).';
 
 /**
+ * The note every door says after a turn whose capture failed (the turn went on): the code and the
+ * message in one line, then the one-line fix, as every door prints an error:
+ * `(Your message is stored, but keel could not keep it as a belief: TOO_LARGE: …. keel doctor lists
+ * it.)` and `fix: …` on the next line. A failure handed over without its fix (a type that dropped
+ * it) gets its code's fix ({@link ERROR_FIXES}), or the bug's fix when the code is not keel's.
+ */
+export function captureErrorNote(error: { code: string; message: string; fix?: string }): string {
+  const fix =
+    error.fix ||
+    (Object.hasOwn(ERROR_FIXES, error.code)
+      ? ERROR_FIXES[error.code as KeelErrorCode]
+      : INTERNAL_CAPTURE_FIX);
+  return `(Your message is stored, but keel could not keep it as a belief: ${error.code}: ${error.message}. keel doctor lists it.)\nfix: ${fix}`;
+}
+
+/**
  * Refuses a statement the owner asked keel to keep ("remember that …") that is longer than
  * capture reads: never dropped silently.
  *
@@ -462,7 +486,7 @@ export function captureOwnerStatement(
       error: null,
     };
   } catch (err) {
-    const error = {
+    const error: CaptureError = {
       code: KeelError.isInstance(err) ? err.code : 'INTERNAL',
       message: err instanceof Error ? err.message : String(err),
       fix: KeelError.isInstance(err) ? err.fix : INTERNAL_CAPTURE_FIX,

@@ -65,6 +65,7 @@ export {
   TOOL_ROUND_TOKENS,
   toolSpecTokens,
 } from './budget.js';
+export { type CaptureError, captureErrorNote } from './capture.js';
 export { runSlashCommand, SLASH_HELP, type SlashContext } from './commands.js';
 export {
   acquireTurnLock,

@@ -23,7 +23,7 @@ import {
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { secretNotice } from './agent.js';
-import { captureOwnerStatement } from './capture.js';
+import { type CaptureError, captureOwnerStatement } from './capture.js';
 import { runSlashCommand } from './commands.js';
 import { recordUnansweredTurn, type UnansweredRecorder, type UnansweredTurn } from './session.js';
 
@@ -40,7 +40,7 @@ export interface TurnReply {
   /** The write, when the line was an explicit "remember that …". */
   write?: WriteResult;
   /** Why capturing the line as a belief failed, when it did (the line is stored all the same). */
-  captureError?: { code: string; message: string; fix: string };
+  captureError?: CaptureError;
   /** The recall behind the reply, when there was one. */
   recall?: RecallResponse;
   /**

@@ -4,11 +4,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStore } from '@keel/memory';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { keepForRecovery, pendingRecovery, recoverInto, recoveryPath } from './recovery.js';
 
 const homes: string[] = [];
 afterEach(() => {
+  vi.restoreAllMocks();
   while (homes.length) rmSync(homes.pop()!, { recursive: true, force: true });
 });
 function tempHome(): string {
@@ -174,6 +175,52 @@ describe('the recovery file', () => {
       expect(coffee).toMatchObject({ value: 'oat flat white', source: 'owner_stated' });
       expect(store.evidence(coffee.id)).toEqual([r.episodes[1]]);
       expect(store.episode(r.episodes[1]!)).toMatchObject({ kind: 'command', channel: 'cli' });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('keeps each line with its belief, or neither when it fails between the two writes', () => {
+    const home = tempHome();
+    keepForRecovery(home, { channel: 'terminal', text: 'remember that I love tea', at: T });
+    keepForRecovery(home, {
+      channel: 'terminal',
+      text: 'remember that my dentist is Dr. Ortiz',
+      at: T + 1,
+    });
+    const store = MemoryStore.openHome(home);
+    try {
+      // A fault on the second line, after its episode is written and before its belief is: the
+      // write of the belief fails, and so does recording the capture failure (the process is
+      // going down).
+      const crash = new Error('the process died between the two writes');
+      const real = store.remember.bind(store);
+      const remember = vi.spyOn(store, 'remember').mockImplementation((input) => {
+        if (input.value === 'Dr. Ortiz') throw crash;
+        return real(input);
+      });
+      const record = vi.spyOn(store, 'recordCaptureFailure').mockImplementation(() => {
+        throw crash;
+      });
+      expect(() => recoverInto(store, home)).toThrow(crash);
+      expect(remember).toHaveBeenCalledTimes(2);
+      // The first line whole (its episode and its belief), the second neither.
+      expect(store.recentEpisodes(10).map((e) => e.text)).toEqual(['remember that I love tea']);
+      expect(store.activeFacts().map((f) => f.value)).toEqual(['I love tea']);
+      expect(pendingRecovery(home).lines).toBe(2);
+
+      // Control: without the fault the next run skips the first line and keeps the second whole.
+      remember.mockRestore();
+      record.mockRestore();
+      const r = recoverInto(store, home);
+      expect(r).toMatchObject({ recovered: 1, existing: 1 });
+      expect(r.beliefs).toEqual([
+        { episode: r.episodes[0], decision: 'create', fact: expect.any(Number) },
+      ]);
+      expect(store.episode(r.episodes[0]!)?.text).toBe('remember that my dentist is Dr. Ortiz');
+      const dentist = store.activeFacts().find((f) => f.value === 'Dr. Ortiz')!;
+      expect(store.evidence(dentist.id)).toEqual([r.episodes[0]]);
+      expect(pendingRecovery(home).lines).toBe(0);
     } finally {
       store.close();
     }

@@ -206,16 +206,17 @@ export interface RecoverResult {
 
 /**
  * Stores every waiting line as the owner's episode (its original time and channel; provenance
- * `recovery`/id, or for a Discord message the provenance the Discord door gives it), in one unit
- * of work, then clears the file. Lines already stored are skipped. Lines that cannot be read are
+ * `recovery`/id, or for a Discord message the provenance the Discord door gives it), each line in
+ * one unit of work with what it asked to be remembered, then clears the file. Lines already stored are skipped. Lines that cannot be read are
  * moved to `recovery-unreadable-<time>.jsonl` beside it, never dropped.
  *
  * The file is first renamed aside (`recovery.jsonl.importing-<pid>-<time>`), so a line another
  * process appends meanwhile starts a new file and waits for the next `keel recover`; an import
  * that stopped half-way is picked up again.
  *
- * @throws KeelError from the store (`DB_CORRUPT`, `TOO_LARGE`, …); nothing is stored then and the
- *   lines stay waiting.
+ * @throws KeelError from the store (`DB_CORRUPT`, …); the lines stored before it are kept whole
+ *   (episode and belief), the failing line keeps neither, and the file stays waiting: the next run
+ *   skips what is stored and stores the rest.
  */
 export function recoverInto(store: MemoryStore, home: string): RecoverResult {
   const path = recoveryPath(home);
@@ -245,41 +246,19 @@ export function recoverInto(store: MemoryStore, home: string): RecoverResult {
     unreadable: 0,
     unreadableFile: null,
   };
-  store.transaction(() => {
-    for (const line of lines) {
-      const doc = line.source_id ? null : RECOVERY_SOURCE;
-      const sourceId = line.source_id ?? line.id;
-      if (store.episodeBySource(doc, sourceId)) {
-        result.existing++;
-        continue;
-      }
-      let episode: { id: number };
-      try {
-        episode = store.addEpisode({
-          kind: line.verb ? 'command' : 'conversation',
-          channel: line.channel,
-          role: 'owner',
-          text: line.text,
-          actor: 'owner',
-          occurredAt: Date.parse(line.time),
-          sourceDoc: doc,
-          sourceId,
-          meta: { recovered: true },
-        });
-      } catch (err) {
-        // A line the store refuses as it is (too large) is kept aside, not retried forever.
-        if (!KeelError.isInstance(err) || !['TOO_LARGE', 'INVALID_INPUT'].includes(err.code)) {
-          throw err;
-        }
-        bad.push(JSON.stringify(line));
-        continue;
-      }
+  for (const line of lines) {
+    // Each line is one unit of work: its episode and what it asked to be remembered are kept
+    // together or not at all. A crash part-way keeps the lines before it whole; the file stays
+    // waiting, and the next `keel recover` skips those (stored already) and stores the rest.
+    const outcome = store.transaction(() => recoverLine(store, line));
+    if (outcome === 'existing') result.existing++;
+    else if (outcome === 'refused') bad.push(JSON.stringify(line));
+    else {
       result.recovered++;
-      result.episodes.push(episode.id);
-      const belief = keepBelief(store, line, episode.id);
-      if (belief) result.beliefs.push(belief);
+      result.episodes.push(outcome.episode);
+      if (outcome.belief) result.beliefs.push(outcome.belief);
     }
-  });
+  }
   result.unreadable = bad.length;
   if (bad.length > 0) {
     const aside = join(home, `recovery-unreadable-${stamp}.jsonl`);
@@ -288,6 +267,42 @@ export function recoverInto(store: MemoryStore, home: string): RecoverResult {
   }
   for (const file of files) rmSync(file, { force: true });
   return result;
+}
+
+/**
+ * Stores one recovered line (call inside the line's transaction): `existing` when it is stored
+ * already, `refused` when the store refuses it as it is (too large, invalid: it is kept aside, not
+ * retried forever), else the owner episode and the belief it asked for (see {@link keepBelief}).
+ *
+ * @throws KeelError from the store other than `TOO_LARGE` / `INVALID_INPUT` (`DB_CORRUPT`, …).
+ */
+function recoverLine(
+  store: MemoryStore,
+  line: RecoveryLine,
+): 'existing' | 'refused' | { episode: number; belief: RecoverResult['beliefs'][number] | null } {
+  const doc = line.source_id ? null : RECOVERY_SOURCE;
+  const sourceId = line.source_id ?? line.id;
+  if (store.episodeBySource(doc, sourceId)) return 'existing';
+  let episode: { id: number };
+  try {
+    episode = store.addEpisode({
+      kind: line.verb ? 'command' : 'conversation',
+      channel: line.channel,
+      role: 'owner',
+      text: line.text,
+      actor: 'owner',
+      occurredAt: Date.parse(line.time),
+      sourceDoc: doc,
+      sourceId,
+      meta: { recovered: true },
+    });
+  } catch (err) {
+    if (!KeelError.isInstance(err) || !['TOO_LARGE', 'INVALID_INPUT'].includes(err.code)) {
+      throw err;
+    }
+    return 'refused';
+  }
+  return { episode: episode.id, belief: keepBelief(store, line, episode.id) };
 }
 
 /**

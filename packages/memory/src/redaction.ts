@@ -11,9 +11,19 @@
  * @module
  */
 
-import { mentionFinder } from '@keel/language';
+import { mentionFinder, redactSecrets, type SecretLedger, wellFormed } from '@keel/language';
 import { type StoreContext, stmt } from './context.js';
 import type { Actor } from './types.js';
+
+/**
+ * `text` as a column that may hold the owner's words stores it: well-formed (a lone surrogate as
+ * U+FFFD, see `wellFormed`: SQLite would keep it as bytes that are not UTF-8 and read back three
+ * other characters) and with every credential withheld (`redactSecrets`, with the unit of work's
+ * `ledger`). Every repository writing such a column writes it through this.
+ */
+export function storedText(text: string, ledger?: SecretLedger): string {
+  return redactSecrets(wellFormed(text), ledger);
+}
 
 /** The text that replaces a purged value. */
 export const PURGED = '[purged]';

@@ -3,6 +3,7 @@
 // as it was hashed and `keel verify` finds nothing altered. Real SQLite file.
 import { describe, expect, it } from 'vitest';
 import type { ParsedImport } from './import/parsers.js';
+import { dbOf } from './internal.js';
 import { openTempStore } from './test-helpers.js';
 
 const LONE = 'I like tea \ud800 and \udc00 coffee';
@@ -89,5 +90,66 @@ describe("control characters in a belief's value", () => {
     });
     expect(plain.fact?.value).toBe('eggs\n\tmilk');
     expect(store.verify().ok).toBe(true);
+  });
+});
+
+describe("the think service's rows and the session's error and anchor", () => {
+  /** Writes `text` into every column the think service and the session fill from words. */
+  function writeAll(text: string) {
+    const { store, clock } = openTempStore();
+    const e = store.addEpisode({ channel: 'discord', role: 'owner', text: 'hello there' });
+    store.interrupts.record({ itemKey: 'r1', text, episodeId: e.id, dueAt: null, now: clock.t });
+    const [due] = store.interrupts.due(3, clock.t);
+    store.interrupts.claim(due!.id, clock.t);
+    store.interrupts.release(due!.id, text);
+    const run = store.thinkRuns.start('curate', clock.t, '2025-01-06');
+    store.thinkRuns.finish(run, clock.t, {
+      status: 'failed',
+      code: 'MODEL_UNAVAILABLE',
+      error: text,
+    });
+    const counts = { added: 0, corroborated: 0, superseded: 0, conflicts: 0, pruned: 0 };
+    store.diary.record('2025-01-06', run, counts, text, clock.t);
+    store.beliefQueue.advanceWatermark(clock.t);
+    const [queued] = store.beliefQueue.forGate(3, 10);
+    store.beliefQueue.decide(queued!.id, {
+      state: 'dismissed',
+      gate: 'pattern',
+      reason: text,
+      decidedAt: clock.t,
+      attempt: 1,
+    });
+    const session = store.session();
+    session.failTurn(session.startTurn('discord', 'hi'), 'failed', 'MODEL_UNAVAILABLE', text);
+    const done = session.startTurn('discord', 'hi');
+    session.completeTurn(
+      done,
+      [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+      { provider: 'test', model: 'test', factsUsed: [] },
+      () => 1,
+    );
+    session.setAnchor(text, session.history().messages[0]!.id);
+    const stored = dbOf(store)
+      .prepare(
+        `SELECT text FROM interrupts UNION ALL SELECT last_error FROM interrupts
+         UNION ALL SELECT error FROM think_runs UNION ALL SELECT text FROM curator_diary
+         UNION ALL SELECT reason FROM belief_queue WHERE reason IS NOT NULL
+         UNION ALL SELECT error FROM turns WHERE error IS NOT NULL
+         UNION ALL SELECT anchor FROM sessions WHERE anchor IS NOT NULL`,
+      )
+      .pluck()
+      .all() as string[];
+    return { store, stored };
+  }
+
+  it('store a lone surrogate as U+FFFD, each column reading back what was written', () => {
+    const { store, stored } = writeAll(LONE);
+    expect(stored).toEqual(Array(7).fill(MENDED));
+    expect(store.verify().ok).toBe(true);
+  });
+
+  it('keep a surrogate pair as it is (control)', () => {
+    const { stored } = writeAll(PAIR);
+    expect(stored).toEqual(Array(7).fill(PAIR));
   });
 });

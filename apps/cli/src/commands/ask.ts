@@ -16,6 +16,7 @@
  */
 import {
   Agent,
+  captureErrorNote,
   OfflineSession,
   secretNotice,
   TRUNCATED_NOTE,
@@ -26,13 +27,7 @@ import { openKeel } from '@keel/host';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { action, EXIT, emit, say, wantsJson } from '../output.js';
-import {
-  cappedLines,
-  captureErrorLine,
-  forgetAsks,
-  forgetRequestJson,
-  forgetWaitingLine,
-} from '../turn-notes.js';
+import { cappedLines, forgetAsks, forgetRequestJson, forgetWaitingLine } from '../turn-notes.js';
 import { keepOnDamage, turnJson, writeJson } from './shared.js';
 
 /** Registers `keel ask <message…>`. */
@@ -147,7 +142,7 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
             ...(result.truncated ? [TRUNCATED_NOTE] : []),
             ...(result.withheld.length ? [secretNotice(result.withheld)] : []),
             ...cappedLines(result.writes),
-            ...(result.captureError ? [captureErrorLine(result.captureError)] : []),
+            ...(result.captureError ? [captureErrorNote(result.captureError)] : []),
             ...asks.map((a) => forgetWaitingLine(a, 'shell')),
           ].join('\n'),
       );

@@ -14,9 +14,8 @@
  * @module
  */
 
-import { redactSecrets } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
-import { columnHolder, type OwnerTextHolder } from '../redaction.js';
+import { columnHolder, type OwnerTextHolder, storedText } from '../redaction.js';
 import { getMeta, setMeta } from './meta.js';
 
 /** The `meta` key holding the id of the newest episode the gate step has looked at. */
@@ -123,7 +122,7 @@ export class BeliefQueueRepo {
     ).run(
       decision.state,
       decision.gate,
-      redactSecrets(decision.reason, this.ctx.ledger),
+      storedText(decision.reason, this.ctx.ledger),
       decision.decidedAt,
       decision.attempt,
       id,

@@ -4,9 +4,8 @@
  * @module
  */
 
-import { redactSecrets } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
-import { columnHolder, type OwnerTextHolder } from '../redaction.js';
+import { columnHolder, type OwnerTextHolder, storedText } from '../redaction.js';
 
 /** What a night did, as its diary row counts it. */
 export interface NightCounts {
@@ -23,7 +22,8 @@ export class DiaryRepo {
 
   /**
    * Writes the diary row of `night` (`YYYY-MM-DD`); a second curation of the same night adds its
-   * counts to the row and replaces its text. Credentials in the text are withheld.
+   * counts to the row and replaces its text. The text is stored well-formed, credentials withheld
+   * ({@link storedText}).
    */
   record(night: string, runId: number, counts: NightCounts, text: string, now: number): void {
     stmt(
@@ -44,7 +44,7 @@ export class DiaryRepo {
       counts.superseded,
       counts.conflicts,
       counts.pruned,
-      redactSecrets(text, this.ctx.ledger),
+      storedText(text, this.ctx.ledger),
       now,
     );
   }

@@ -6,9 +6,8 @@
  * @module
  */
 
-import { redactSecrets } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
-import { columnHolder, type OwnerTextHolder } from '../redaction.js';
+import { columnHolder, type OwnerTextHolder, storedText } from '../redaction.js';
 
 /** An item waiting to be sent. */
 export interface DueInterrupt {
@@ -31,7 +30,8 @@ export class InterruptsRepo {
   }
 
   /**
-   * Records an item unless one with the same key exists (credentials in its text withheld).
+   * Records an item unless one with the same key exists (its text well-formed, credentials withheld:
+   * {@link storedText}).
    *
    * @returns true when it is new.
    */
@@ -49,7 +49,7 @@ export class InterruptsRepo {
            VALUES (?, ?, ?, ?, ?)`,
       ).run(
         item.itemKey,
-        redactSecrets(item.text, this.ctx.ledger),
+        storedText(item.text, this.ctx.ledger),
         item.episodeId,
         item.dueAt,
         item.now,
@@ -89,10 +89,10 @@ export class InterruptsRepo {
     );
   }
 
-  /** Releases a claimed item whose send failed, with why. */
+  /** Releases a claimed item whose send failed, with why (as {@link storedText} stores it). */
   release(id: number, error: string): void {
     stmt(this.ctx.db, 'UPDATE interrupts SET sent_at = NULL, last_error = ? WHERE id = ?').run(
-      error,
+      storedText(error, this.ctx.ledger),
       id,
     );
   }

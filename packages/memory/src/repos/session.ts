@@ -11,9 +11,9 @@
  * @module
  */
 
-import { redactSecrets, wellFormed, withholdSecrets } from '@keel/language';
+import { withholdSecrets } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
-import { columnHolder, type OwnerTextHolder } from '../redaction.js';
+import { columnHolder, type OwnerTextHolder, storedText } from '../redaction.js';
 
 /** The outcome of a turn as recorded. */
 export type TurnStatus = 'running' | 'complete' | 'failed' | 'cancelled';
@@ -92,8 +92,7 @@ export class OwnerSessionRepo {
       stmt(
         this.ctx.db,
         `INSERT INTO turns (session_id, channel, status, input, started_at) VALUES (?, ?, 'running', ?, ?)`,
-      ).run(this.id, channel, redactSecrets(wellFormed(input), this.ctx.ledger), this.ctx.now())
-        .lastInsertRowid,
+      ).run(this.id, channel, storedText(input, this.ctx.ledger), this.ctx.now()).lastInsertRowid,
     );
   }
 
@@ -132,7 +131,7 @@ export class OwnerSessionRepo {
     stmt(
       this.ctx.db,
       'UPDATE turns SET status = ?, error_code = ?, error = ?, finished_at = ? WHERE id = ?',
-    ).run(status, code, redactSecrets(message, this.ctx.ledger), this.ctx.now(), turnId);
+    ).run(status, code, storedText(message, this.ctx.ledger), this.ctx.now(), turnId);
   }
 
   /** The compaction anchor and every message after it, oldest first. */
@@ -179,7 +178,7 @@ export class OwnerSessionRepo {
     stmt(
       this.ctx.db,
       'UPDATE sessions SET anchor = ?, anchor_through = ?, anchor_updated_at = ?, updated_at = ? WHERE id = ?',
-    ).run(redactSecrets(summary, this.ctx.ledger), throughId, now, now, this.id);
+    ).run(storedText(summary, this.ctx.ledger), throughId, now, now, this.id);
   }
 
   /** The newest turns, newest first. */

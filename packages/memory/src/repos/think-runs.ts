@@ -6,9 +6,9 @@
  * @module
  */
 
-import { redactSecrets, withholdSecrets } from '@keel/language';
+import { withholdSecrets } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
-import { columnHolder, type OwnerTextHolder } from '../redaction.js';
+import { columnHolder, type OwnerTextHolder, storedText } from '../redaction.js';
 
 /** The kinds of run. */
 export type RunKind = 'tick' | 'curate' | 'weekly';
@@ -47,7 +47,8 @@ export class ThinkRunsRepo {
 
   /**
    * Finishes a run row with its outcome and summary (any JSON-serialisable value); credentials in
-   * the summary's strings and the error are withheld.
+   * the summary's strings and the error are withheld, the error stored well-formed
+   * ({@link storedText}).
    */
   finish(id: number, now: number, outcome: RunOutcome): void {
     stmt(
@@ -62,7 +63,7 @@ export class ThinkRunsRepo {
         ? null
         : JSON.stringify(withholdSecrets(outcome.summary, this.ctx.ledger)),
       outcome.status === 'failed' ? outcome.code : null,
-      outcome.status === 'failed' ? redactSecrets(outcome.error, this.ctx.ledger) : null,
+      outcome.status === 'failed' ? storedText(outcome.error, this.ctx.ledger) : null,
       id,
     );
   }
