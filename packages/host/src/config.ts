@@ -80,8 +80,8 @@ export interface Settings {
    */
   contextTokens?: number | null;
   /**
-   * `KEEL_STALL_TIMEOUT_MS`: how long a hosted model (Anthropic, OpenAI-compatible) may send
-   * nothing before the attempt is given up and retried (`MODEL_TIMEOUT` after the last), ms.
+   * `KEEL_STALL_TIMEOUT_MS`: how long the chat model (Anthropic, OpenAI-compatible, Ollama) may
+   * send nothing before the attempt is given up and retried (`MODEL_TIMEOUT` after the last), ms.
    */
   stallTimeoutMs?: number;
   /** `KEEL_EMBEDDER`: minilm, ollama, none, or auto (the first available). */
