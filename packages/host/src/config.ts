@@ -396,7 +396,7 @@ export const SETTINGS = {
     form: `must be a whole number of milliseconds from ${STALL_TIMEOUT_RANGE[0]} to ${STALL_TIMEOUT_RANGE[1]}, e.g. 30000`,
     check: wholeNumber(...STALL_TIMEOUT_RANGE),
     meaning:
-      'how long Anthropic or an OpenAI-compatible server may send nothing before keel retries (then `MODEL_TIMEOUT`), ms; the door says keel waits after a third of it, at most 5 s',
+      'how long the chat model (Anthropic, OpenAI-compatible, Ollama) may send nothing before keel retries (then `MODEL_TIMEOUT`), ms; the door says keel waits after a third of it, at most 5 s',
   }),
   ANTHROPIC_API_KEY: setting({
     key: 'anthropic.api_key',
