@@ -71,6 +71,8 @@ export interface FakeOllamaOptions {
   chunkSize?: number;
   /** The `context_length` `/api/show` reports. Default 131072 (llama3.1's). */
   contextLength?: number;
+  /** Milliseconds `/api/show` waits before answering (a hung server; ends if the client goes). */
+  showDelayMs?: number;
 }
 
 /** How long `/api/embed` waits, ms: a number, or a function of the request's input. */
@@ -179,6 +181,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
         if (!matches(models, model)) {
           return send(res, 404, { error: `model '${model}' not found` });
         }
+        if ((options.showDelayMs ?? 0) > 0 && (await hold(res, options.showDelayMs ?? 0))) return;
         return send(res, 200, {
           modelfile: '',
           parameters: '',

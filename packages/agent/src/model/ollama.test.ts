@@ -13,7 +13,12 @@ import {
   startFakeOllama,
 } from '../../../../tests/support/fake-ollama.js';
 import { type ConformanceTurn, chatModelConformance } from './conformance.js';
-import { OllamaChatModel, type OllamaChatOptions } from './ollama.js';
+import {
+  OLLAMA_FALLBACK_CONTEXT,
+  OllamaChatModel,
+  type OllamaChatOptions,
+  ollamaMaxOutputTokens,
+} from './ollama.js';
 import type { ChatMessage, ChatRequest, ContentBlock, RetryInfo, WaitInfo } from './types.js';
 
 let fake: FakeOllama;
@@ -236,6 +241,29 @@ describe('OllamaChatModel against the fake Ollama (real ollama client)', () => {
     expect(failure.message).toContain('OLLAMA_HOST');
     expect(failure.message).toContain(`127.0.0.1:${port}`);
     expect(retries).toEqual([]);
+  });
+
+  it('an Ollama that never answers /api/show holds the limits no longer than the stall timeout (the fallback window then)', async () => {
+    const silent = await startFakeOllama({ models: ['llama3.1:latest'], showDelayMs: 60_000 });
+    try {
+      const model = new OllamaChatModel({
+        host: silent.url,
+        model: 'llama3.1',
+        stallTimeoutMs: 500,
+      });
+      const started = Date.now();
+      expect(await model.limits()).toEqual({
+        contextTokens: OLLAMA_FALLBACK_CONTEXT,
+        maxOutputTokens: ollamaMaxOutputTokens(OLLAMA_FALLBACK_CONTEXT),
+      });
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('control: an Ollama that answers /api/show gives the model its own window', async () => {
+    expect((await makeModel().limits()).contextTokens).toBe(8192);
   });
 
   it('rejects a stall timeout of 0 with INVALID_INPUT', () => {

@@ -216,12 +216,20 @@ export class OllamaChatModel implements ChatModel {
     this.#policy = retryPolicy(options);
   }
 
-  /** A client (the `ollama` package is imported on first use). */
-  async #client(): Promise<Ollama> {
+  /**
+   * A client (the `ollama` package is imported on first use) whose requests end when `signal`
+   * aborts, as well as when the client aborts them itself.
+   */
+  async #client(signal: AbortSignal): Promise<Ollama> {
     const { Ollama } = await loadOllama();
+    const base = this.options.fetch ?? fetch;
     return new Ollama({
       host: this.options.host,
-      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+      fetch: (input, init) =>
+        base(input, {
+          ...init,
+          signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
+        }),
     });
   }
 
@@ -244,7 +252,9 @@ export class OllamaChatModel implements ChatModel {
   /** The model's own context window (capped), or the fallback when Ollama does not say. */
   async #modelContext(): Promise<number> {
     try {
-      const info = (await (await this.#client()).show({ model: this.model })) as unknown as {
+      // Bounded like a stream: an Ollama that never answers here must not hold the turn.
+      const client = await this.#client(AbortSignal.timeout(this.#policy.stallTimeoutMs));
+      const info = (await client.show({ model: this.model })) as unknown as {
         model_info?: Record<string, unknown>;
       };
       const entries = Object.entries(info.model_info ?? {});
@@ -253,7 +263,7 @@ export class OllamaChatModel implements ChatModel {
         return Math.min(length, OLLAMA_CONTEXT_CAP);
       }
     } catch {
-      // Not pulled, an old server, not reachable: complete() says which when it is called.
+      // Not pulled, an old server, not reachable, silent: complete() says which when it is called.
     }
     return OLLAMA_FALLBACK_CONTEXT;
   }
@@ -328,8 +338,6 @@ export class OllamaChatModel implements ChatModel {
     request: ChatRequest,
     attempt: number,
   ): Promise<ChatResponse> {
-    const { Ollama } = await loadOllama();
-    const base = this.options.fetch ?? fetch;
     // Whether Ollama answered (headers): a fetch that fails before that never reached it.
     let answered = false;
     return streamAttempt({
@@ -341,14 +349,7 @@ export class OllamaChatModel implements ChatModel {
       onText: request.onText,
       accumulator: new ChunkAccumulator(),
       open: async (signal) => {
-        const client = new Ollama({
-          host: this.options.host,
-          fetch: (input, init) =>
-            base(input, {
-              ...init,
-              signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
-            }),
-        });
+        const client = await this.#client(signal);
         const stream = await client.chat(body);
         answered = true;
         return stream;
