@@ -3,7 +3,7 @@
  */
 
 import { join } from 'node:path';
-import { Agent, OllamaChatModel } from '@keel/agent';
+import { Agent, OllamaChatModel, type TurnWait, waitNotice } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import { MemoryStore } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
@@ -128,6 +128,63 @@ describe('OllamaChatModel', () => {
     } finally {
       await small.close();
     }
+  });
+
+  it('a stalled Ollama: the owner is told keel waits, each attempt is given up after the stall timeout, the turn fails with MODEL_TIMEOUT and leaves no memory', async () => {
+    ollama.queueChat({ stall: true, content: 'Let me' }, { stall: true });
+    const waits: TurnWait[] = [];
+    const agent = new Agent({
+      store,
+      model: new OllamaChatModel({
+        host: ollama.url,
+        model: 'llama3.1',
+        stallTimeoutMs: 1200,
+        waitNoticeMs: 300,
+        maxAttempts: 2,
+        baseDelayMs: 1,
+        maxDelayMs: 2,
+      }),
+    });
+    const started = Date.now();
+    const err = await agent
+      .turn({
+        text: 'remember that I like figs',
+        channel: 'terminal',
+        onWait: (w) => waits.push(w),
+      })
+      .catch((e: unknown) => e);
+    expect(KeelError.isInstance(err) && err.code).toBe('MODEL_TIMEOUT');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(waits.filter((w) => w.kind === 'model')).toHaveLength(2);
+    expect(waitNotice(waits[0]!)).toContain('waiting for the model');
+    expect(store.activeFacts()).toEqual([]);
+    expect(dbOf(store).prepare('SELECT status, error_code FROM turns').get()).toEqual({
+      status: 'failed',
+      error_code: 'MODEL_TIMEOUT',
+    });
+    await expect.poll(() => ollama.stallsAbandoned).toBe(2);
+  });
+
+  it('control: an Ollama that answers at once gets no waiting word', async () => {
+    ollama.queueChat({ content: 'Noted.' });
+    const waits: TurnWait[] = [];
+    const agent = new Agent({
+      store,
+      model: new OllamaChatModel({
+        host: ollama.url,
+        model: 'llama3.1',
+        stallTimeoutMs: 1200,
+        waitNoticeMs: 300,
+      }),
+    });
+    const r = await agent.turn({
+      text: 'hello',
+      channel: 'terminal',
+      onWait: (w) => waits.push(w),
+    });
+    expect(r.reply).toBe('Noted.');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(waits).toEqual([]);
   });
 
   it('an unreachable Ollama is a clear error naming OLLAMA_HOST, and the turn leaves no memory', async () => {

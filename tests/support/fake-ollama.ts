@@ -14,7 +14,9 @@
  *   With `stream: false` one JSON object; otherwise NDJSON chunks (the reply's content split into
  *   `chunkSize`-character pieces, tool calls on the last content chunk) and a final `done` line.
  *   An unscripted request → HTTP 500 `{ error }`, so a test can never pass on a reply it did not
- *   script. A reply with `delayMs` is held back that long (a hang, for timeout tests).
+ *   script. A reply with `delayMs` is held back that long (a hang before the headers); one with
+ *   `stall` streams its content and then goes silent until the client leaves (`stallsAbandoned`
+ *   counts those); one with `streamError` ends its stream with an `{"error": …}` line.
  *
  * Every request is recorded in `requests` (method, path, parsed body).
  *
@@ -43,6 +45,13 @@ export interface ChatReply {
    * timeout to make the server hang. The wait ends early if the client disconnects.
    */
   delayMs?: number;
+  /**
+   * Stream the reply's content chunks (no `done` line), then send nothing until the client goes
+   * away: a stalled model. `content` may be empty (headers, then silence).
+   */
+  stall?: boolean;
+  /** Stream the reply's content chunks, then an `{"error": …}` line (Ollama's mid-stream error). */
+  streamError?: string;
 }
 
 /** A reply, or a function of the request body that returns one. */
@@ -62,6 +71,8 @@ export interface FakeOllamaOptions {
   chunkSize?: number;
   /** The `context_length` `/api/show` reports. Default 131072 (llama3.1's). */
   contextLength?: number;
+  /** Milliseconds `/api/show` waits before answering (a hung server; ends if the client goes). */
+  showDelayMs?: number;
 }
 
 /** How long `/api/embed` waits, ms: a number, or a function of the request's input. */
@@ -79,8 +90,12 @@ export interface FakeOllama {
   /** e.g. "http://127.0.0.1:41234": pass as the client's `host` or OLLAMA_HOST. */
   url: string;
   requests: RecordedRequest[];
+  /** How many stalled chat streams ({@link ChatReply.stall}) the client abandoned. */
+  readonly stallsAbandoned: number;
   /** Appends scripted chat replies. */
   queueChat(...replies: ChatScript[]): void;
+  /** Forgets the chat replies not yet used (a test that ended early leaves none for the next). */
+  clearChat(): void;
   /** Replaces the embed function (e.g. to return `[]` mid-test). */
   setEmbed(fn: (input: string[], model: string) => number[][]): void;
   /** Makes `/api/embed` wait this many milliseconds before answering (0: at once). */
@@ -114,6 +129,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
   const chat: ChatScript[] = [...(options.chat ?? [])];
   const chunkSize = options.chunkSize ?? 4;
   const requests: RecordedRequest[] = [];
+  let stallsAbandoned = 0;
   const now = () => new Date().toISOString();
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
@@ -165,6 +181,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
         if (!matches(models, model)) {
           return send(res, 404, { error: `model '${model}' not found` });
         }
+        if ((options.showDelayMs ?? 0) > 0 && (await hold(res, options.showDelayMs ?? 0))) return;
         return send(res, 200, {
           modelfile: '',
           parameters: '',
@@ -236,10 +253,11 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
           return send(res, 200, { model, created_at: now(), message, done: true, ...stats });
         }
         res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        res.flushHeaders();
         const text = message.content;
         const pieces: string[] = [];
         for (let i = 0; i < text.length; i += chunkSize) pieces.push(text.slice(i, i + chunkSize));
-        if (pieces.length === 0) pieces.push('');
+        if (pieces.length === 0 && !reply.stall) pieces.push('');
         pieces.forEach((piece, i) => {
           const last = i === pieces.length - 1;
           const chunk = {
@@ -255,6 +273,15 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
           };
           res.write(`${JSON.stringify(chunk)}\n`);
         });
+        if (reply.stall) {
+          await new Promise<void>((resolve) => res.once('close', () => resolve()));
+          stallsAbandoned += 1;
+          return;
+        }
+        if (reply.streamError) {
+          res.end(`${JSON.stringify({ error: reply.streamError })}\n`);
+          return;
+        }
         res.end(
           `${JSON.stringify({ model, created_at: now(), message: { role: 'assistant', content: '' }, done: true, ...stats })}\n`,
         );
@@ -268,8 +295,14 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    get stallsAbandoned() {
+      return stallsAbandoned;
+    },
     queueChat: (...replies) => {
       chat.push(...replies);
+    },
+    clearChat: () => {
+      chat.length = 0;
     },
     setEmbed: (fn) => {
       embed = fn;

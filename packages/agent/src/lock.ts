@@ -30,7 +30,7 @@ export interface TurnLockHolder {
   startedAt: number;
   /**
    * The inode of the lock directory it took: a record whose directory has since been replaced
-   * (taken over by a process that keeps no record, e.g. `keel restore`) names no holder.
+   * (taken over by a process that keeps no record, e.g. an older keel's `keel restore`) names no holder.
    */
   lockIno?: number;
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOllama } from '../../../tests/support/fake-ollama.js';
 import { OpenAIChatModel } from './model/openai.js';
 import { chooseChatModel } from './providers.js';
 
@@ -71,4 +72,35 @@ describe('chooseChatModel with an OpenAI-compatible server', () => {
     expect(offline).toMatchObject({ provider: 'offline', model: null });
     expect(offline.reason).toContain('no ANTHROPIC_API_KEY or OPENAI_API_KEY');
   });
+});
+
+describe('chooseChatModel with Ollama', () => {
+  it('passes the stall timeout (KEEL_STALL_TIMEOUT_MS) on to Ollama: a stalled stream is waited on no longer than that', async () => {
+    const fake = await startFakeOllama({ models: ['llama3.1:latest'], contextLength: 8192 });
+    try {
+      fake.queueChat({ stall: true, content: 'Let me' }, { content: 'After the stall.' });
+      const choice = await chooseChatModel({
+        provider: 'ollama',
+        ollamaHost: fake.url,
+        ollamaModel: 'llama3.1',
+        stallTimeoutMs: 1000,
+      });
+      const started = Date.now();
+      const response = await choice.model!.complete({
+        system: [],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }],
+        tools: [],
+        maxTokens: 64,
+      });
+      expect(response).toMatchObject({
+        attempts: 2,
+        content: [{ type: 'text', text: 'After the stall.' }],
+      });
+      // One stall of 1 s and a backoff of at most 1 s; the default would hold it for 30 s.
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(fake.stallsAbandoned).toBe(1);
+    } finally {
+      await fake.close();
+    }
+  }, 20_000);
 });

@@ -61,8 +61,8 @@ export interface ChatOptions {
   /** The model's context window, tokens; null: the model's own (see the providers). */
   contextTokens?: number | null;
   /**
-   * How long a hosted model (Anthropic, OpenAI-compatible) may send nothing before the attempt is
-   * retried, ms; null: the providers' default (30 s). See `RetryOptions.stallTimeoutMs`.
+   * How long the chat model (Anthropic, OpenAI-compatible, Ollama) may send nothing before the
+   * attempt is retried, ms; null: the providers' default (30 s). See `RetryOptions.stallTimeoutMs`.
    */
   stallTimeoutMs?: number | null;
 }
@@ -146,7 +146,7 @@ export async function chooseChatModel(options: ChatOptions = {}): Promise<ChatCh
     reason,
   });
   const ollama = (reason: string): ChatChoice => ({
-    model: new OllamaChatModel({ host: o.ollamaHost, model: o.ollamaModel, ...limits }),
+    model: new OllamaChatModel({ host: o.ollamaHost, model: o.ollamaModel, ...limits, ...stall }),
     provider: 'ollama',
     reason,
   });

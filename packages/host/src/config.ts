@@ -80,8 +80,8 @@ export interface Settings {
    */
   contextTokens?: number | null;
   /**
-   * `KEEL_STALL_TIMEOUT_MS`: how long a hosted model (Anthropic, OpenAI-compatible) may send
-   * nothing before the attempt is given up and retried (`MODEL_TIMEOUT` after the last), ms.
+   * `KEEL_STALL_TIMEOUT_MS`: how long the chat model (Anthropic, OpenAI-compatible, Ollama) may
+   * send nothing before the attempt is given up and retried (`MODEL_TIMEOUT` after the last), ms.
    */
   stallTimeoutMs?: number;
   /** `KEEL_EMBEDDER`: minilm, ollama, none, or auto (the first available). */
@@ -396,7 +396,7 @@ export const SETTINGS = {
     form: `must be a whole number of milliseconds from ${STALL_TIMEOUT_RANGE[0]} to ${STALL_TIMEOUT_RANGE[1]}, e.g. 30000`,
     check: wholeNumber(...STALL_TIMEOUT_RANGE),
     meaning:
-      'how long Anthropic or an OpenAI-compatible server may send nothing before keel retries (then `MODEL_TIMEOUT`), ms; the door says keel waits after a third of it, at most 5 s',
+      'how long the chat model (Anthropic, OpenAI-compatible, Ollama) may send nothing before keel retries (then `MODEL_TIMEOUT`), ms; the door says keel waits after a third of it, at most 5 s',
   }),
   ANTHROPIC_API_KEY: setting({
     key: 'anthropic.api_key',

@@ -16,6 +16,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { acquireTurnLock, readTurnLockHolder } from '@keel/agent';
 import { KeelError, type KeelErrorCode } from '@keel/errors';
 import { inspectDatabase, MemoryStore } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
@@ -243,6 +244,66 @@ describe('restoreHome', () => {
     expect(readFileSync(config.paths.db).equals(bytes)).toBe(true);
     // Control: with nobody holding anything it restores.
     expect((await restoreHome(config, backup.path)).previous).toBe('damaged');
+  });
+});
+
+describe('a restore killed mid-way', () => {
+  it('leaves a session lock the next restore and turn take at once: the restore wrote the holder record a turn writes', async () => {
+    const { home, config } = setup();
+    const backup = await backupHome(config);
+    const here = import.meta.dirname;
+    // A process that restores and is killed (SIGKILL: no cleanup runs) while it holds the lock.
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { loadConfig } from ${JSON.stringify(join(here, 'config.ts'))};
+         import { restoreHome } from ${JSON.stringify(join(here, 'restore.ts'))};
+         await restoreHome(loadConfig({ KEEL_HOME: ${JSON.stringify(home)} }), ${JSON.stringify(backup.path)}, {
+           force: true,
+           now: () => {
+             process.stdout.write('locked\\n');
+             Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+             return 0;
+           },
+         });`,
+      ],
+      { cwd: here, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((done, fail) => {
+      child.stdout.on('data', (d: Buffer) => {
+        if (d.toString().includes('locked')) done();
+      });
+      child.on('exit', (code) => fail(new Error(`the restoring process ended early (${code})`)));
+    });
+    // It holds the lock as a turn would: the record names it.
+    expect(readTurnLockHolder(config.paths.db)?.pid).toBe(child.pid);
+    const exited = new Promise((done) => child.on('exit', done));
+    child.kill('SIGKILL');
+    await exited;
+    // Within the 30 s a lock without a record would still block, both take it.
+    const started = Date.now();
+    expect((await restoreHome(config, backup.path, { force: true })).previous).toBe('sound');
+    const release = await acquireTurnLock(config.paths.db, { waitMs: 2000 });
+    await release();
+    expect(Date.now() - started).toBeLessThan(5000);
+    // The restore that finished left no record behind.
+    expect(readTurnLockHolder(config.paths.db)).toBeNull();
+  }, 30_000);
+
+  it('control: a live turn still holds the session against a restore', async () => {
+    const { config } = setup();
+    const backup = await backupHome(config);
+    const release = await acquireTurnLock(config.paths.db);
+    try {
+      const err = await rejects(restoreHome(config, backup.path, { force: true }), 'SESSION_BUSY');
+      expect(err.message).toContain('a turn is in progress');
+    } finally {
+      await release();
+    }
   });
 });
 

@@ -27,6 +27,7 @@ import {
   statSync,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { acquireTurnLock } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import {
   anchorRestored,
@@ -37,7 +38,6 @@ import {
   isSqliteFile,
   partialPid,
 } from '@keel/memory';
-import lockfile from 'proper-lockfile';
 import type { KeelConfig } from './config.js';
 import { ensureHome } from './files.js';
 import { readLockHolder, type Service } from './lock.js';
@@ -186,20 +186,7 @@ export async function restoreHome(
       );
     }
   }
-  let unlock: () => void;
-  try {
-    unlock = lockfile.lockSync(`${db}.turn`, { realpath: false, stale: 30_000 });
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ELOCKED') {
-      throw new KeelError(
-        'SESSION_BUSY',
-        'a turn is in progress in the owner session; restore once it has finished',
-      );
-    }
-    throw new KeelError('DB_OPEN_FAILED', `cannot lock ${db}: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
+  const unlock = await lockSession(db, options.isAlive);
   try {
     let previous: RestoreResult['previous'] = 'absent';
     if (existsSync(db)) {
@@ -258,6 +245,34 @@ export async function restoreHome(
       purges: { ...purges, ledger: purgeLedgerPath(config.home) },
     };
   } finally {
-    unlock();
+    await unlock();
+  }
+}
+
+/**
+ * Takes the session's turn lock the way a turn does ({@link acquireTurnLock}: the lock directory
+ * and the holder record naming this process), without waiting: a restore killed mid-way then
+ * leaves a lock the next turn reclaims at once instead of one that blocks it for 30 s.
+ *
+ * @throws KeelError `SESSION_BUSY` (a live turn holds the lock), `DB_OPEN_FAILED` (the lock cannot
+ *   be taken).
+ */
+async function lockSession(
+  db: string,
+  isAlive: ((pid: number) => boolean) | undefined,
+): Promise<() => Promise<void>> {
+  try {
+    return await acquireTurnLock(db, { waitMs: 0, ...(isAlive ? { isAlive } : {}) });
+  } catch (err) {
+    if (KeelError.isInstance(err) && err.code === 'SESSION_BUSY') {
+      throw new KeelError(
+        'SESSION_BUSY',
+        'a turn is in progress in the owner session; restore once it has finished',
+        { cause: err, details: err.details },
+      );
+    }
+    throw new KeelError('DB_OPEN_FAILED', `cannot lock ${db}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }

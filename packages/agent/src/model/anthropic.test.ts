@@ -632,16 +632,19 @@ describe('fake Anthropic server', () => {
 
 describe('conformance: AnthropicChatModel (fake server)', () => {
   const cases = chatModelConformance({
-    setup(turns) {
+    retries: true,
+    setup(turns, timing) {
       fake.reset();
       for (const turn of turns) {
         if ('hang' in turn) {
           fake.push({ kind: 'stall', ...(turn.textBefore ? { textBefore: turn.textBefore } : {}) });
+        } else if ('serverError' in turn) {
+          fake.push({ kind: 'http_error', status: turn.serverError, message: 'upstream failed' });
         } else {
           fake.push({ kind: 'message', blocks: turn.content, stopReason: turn.stopReason });
         }
       }
-      return makeModel({ stallTimeoutMs: 10_000 });
+      return makeModel({ stallTimeoutMs: 10_000, ...timing });
     },
     receivedMessages: () => fake.requests.map((r) => r.body.messages as ChatMessage[]),
     teardown() {
@@ -653,10 +656,17 @@ describe('conformance: AnthropicChatModel (fake server)', () => {
 
 describe('conformance: FakeChatModel', () => {
   let model: FakeChatModel | undefined;
-  const toResponse = (turn: ConformanceTurn): FakeResponse =>
-    'hang' in turn
-      ? { content: turn.textBefore ? [{ type: 'text', text: turn.textBefore }] : [], hang: true }
-      : { content: turn.content, stopReason: turn.stopReason };
+  const toResponse = (turn: ConformanceTurn): FakeResponse => {
+    if ('hang' in turn) {
+      return {
+        content: turn.textBefore ? [{ type: 'text', text: turn.textBefore }] : [],
+        hang: true,
+      };
+    }
+    // FakeChatModel has no retry policy, so the suite never scripts a 5xx for it.
+    if ('serverError' in turn) throw new Error('FakeChatModel runs no retry cases');
+    return { content: turn.content, stopReason: turn.stopReason };
+  };
   const cases = chatModelConformance({
     setup(turns) {
       model = new FakeChatModel(turns.map(toResponse));

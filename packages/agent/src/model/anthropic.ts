@@ -25,7 +25,7 @@ import {
   cancelled,
   describeCause,
   emitText,
-  exhausted,
+  finalFailure,
   parseRetryAfterHeader,
   QUOTA_WORDS,
   type RetryOptions,
@@ -220,19 +220,7 @@ export class AnthropicChatModel implements ChatModel {
 
   /** The error for the last failed attempt. */
   #final(failure: AttemptFailure): KeelError {
-    const code: KeelErrorCode =
-      failure.reason === 'stalled'
-        ? 'MODEL_TIMEOUT'
-        : failure.reason === 'connection' || failure.reason === 'server_error'
-          ? 'MODEL_UNAVAILABLE'
-          : 'MODEL_OVERLOADED';
-    const what =
-      code === 'MODEL_TIMEOUT'
-        ? `the response stream stalled (nothing for ${this.#policy.stallTimeoutMs} ms)`
-        : code === 'MODEL_UNAVAILABLE'
-          ? `cannot get an answer from ${this.#baseURL}`
-          : `${this.model} stayed overloaded`;
-    return exhausted(code, what, failure, this.#policy.maxAttempts);
+    return finalFailure(this.#policy, failure, { where: this.#baseURL, overloaded: this.model });
   }
 
   /** The SDK request body for `request`. */

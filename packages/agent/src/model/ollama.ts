@@ -4,11 +4,31 @@
  *
  * @module
  */
-import { KeelError } from '@keel/errors';
+import { KeelError, type KeelErrorCode } from '@keel/errors';
 import { ollamaHasModel } from '@keel/gate';
-import type { Message, Ollama, Tool } from 'ollama';
+import type {
+  Message,
+  Ollama,
+  ChatResponse as OllamaChunk,
+  ChatRequest as OllamaRequest,
+  Tool,
+} from 'ollama';
 import { lazyModule } from './load.js';
 import { PROBE_TIMEOUT_MS } from './probe.js';
+import {
+  AttemptFailure,
+  connectionRefused,
+  describeCause,
+  emitText,
+  finalFailure,
+  type RetryOptions,
+  type RetryPolicy,
+  retryPolicy,
+  type StreamAccumulator,
+  streamAttempt,
+  withRetries,
+} from './retry.js';
+import { readPromptTooLong } from './too-long.js';
 import type {
   ChatModel,
   ChatRequest,
@@ -16,6 +36,7 @@ import type {
   ModelLimits,
   ModelProbe,
   ProbeOptions,
+  RetryReason,
   StopReason,
   TextBlock,
   ToolUseBlock,
@@ -29,8 +50,12 @@ export { ollamaHasModel };
 
 type ToolParameters = NonNullable<Tool['function']['parameters']>;
 
-/** Options for {@link OllamaChatModel}. */
-export interface OllamaChatOptions {
+/**
+ * Options for {@link OllamaChatModel}: the server, the model, its limits, and the retry policy
+ * every streaming provider shares ({@link RetryOptions}: the stall timeout, the wait notice, the
+ * attempts). Nothing is read from the environment.
+ */
+export interface OllamaChatOptions extends RetryOptions {
   /** The server, e.g. http://127.0.0.1:11434. */
   host: string;
   /** The model tag, e.g. llama3.1. */
@@ -159,23 +184,52 @@ function toOllamaMessages(request: ChatRequest): Message[] {
   return out;
 }
 
-/** A local model served by Ollama. */
+/**
+ * The body of an `/api/chat` request. `truncate: false` asks Ollama (0.12 and later) to refuse a
+ * prompt longer than `num_ctx` instead of silently dropping its oldest messages: keel budgets the
+ * prompt itself and learns from the refusal; an older server ignores the field.
+ */
+type OllamaChatBody = OllamaRequest & { stream: true; truncate: false };
+
+/**
+ * A local model served by Ollama, streaming through the `ollama` client.
+ *
+ * - Each attempt has the stall watchdog every streaming provider shares: no NDJSON line for
+ *   `stallTimeoutMs` → the attempt is abandoned and retried (`MODEL_TIMEOUT` after the last), and
+ *   after `waitNoticeMs` of silence `request.onWait` is told (once per silence).
+ * - Retried: 5xx, 429, an `error` line inside the stream, a connection cut mid-answer.
+ * - Not retried: a refused connection (Ollama not running: `MODEL_UNAVAILABLE` naming OLLAMA_HOST),
+ *   a model that is not pulled (404, `MODEL_UNAVAILABLE`), a prompt longer than the window
+ *   (`MODEL_REFUSED_INPUT` with `details.reason: 'prompt_too_long'` and the counts Ollama gives),
+ *   cancellation (`CANCELLED`).
+ */
 export class OllamaChatModel implements ChatModel {
   readonly provider = 'ollama';
   readonly model: string;
+  readonly #policy: RetryPolicy;
 
   #limits: Promise<ModelLimits> | null = null;
 
+  /** @throws KeelError `INVALID_INPUT` when a retry option is out of range. */
   constructor(private readonly options: OllamaChatOptions) {
     this.model = options.model;
+    this.#policy = retryPolicy(options);
   }
 
-  /** A client (the `ollama` package is imported on first use). */
-  async #client(): Promise<Ollama> {
+  /**
+   * A client (the `ollama` package is imported on first use) whose requests end when `signal`
+   * aborts, as well as when the client aborts them itself.
+   */
+  async #client(signal: AbortSignal): Promise<Ollama> {
     const { Ollama } = await loadOllama();
+    const base = this.options.fetch ?? fetch;
     return new Ollama({
       host: this.options.host,
-      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+      fetch: (input, init) =>
+        base(input, {
+          ...init,
+          signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
+        }),
     });
   }
 
@@ -198,7 +252,9 @@ export class OllamaChatModel implements ChatModel {
   /** The model's own context window (capped), or the fallback when Ollama does not say. */
   async #modelContext(): Promise<number> {
     try {
-      const info = (await (await this.#client()).show({ model: this.model })) as unknown as {
+      // Bounded like a stream: an Ollama that never answers here must not hold the turn.
+      const client = await this.#client(AbortSignal.timeout(this.#policy.stallTimeoutMs));
+      const info = (await client.show({ model: this.model })) as unknown as {
         model_info?: Record<string, unknown>;
       };
       const entries = Object.entries(info.model_info ?? {});
@@ -207,7 +263,7 @@ export class OllamaChatModel implements ChatModel {
         return Math.min(length, OLLAMA_CONTEXT_CAP);
       }
     } catch {
-      // Not pulled, an old server, not reachable: complete() says which when it is called.
+      // Not pulled, an old server, not reachable, silent: complete() says which when it is called.
     }
     return OLLAMA_FALLBACK_CONTEXT;
   }
@@ -235,16 +291,18 @@ export class OllamaChatModel implements ChatModel {
   }
 
   /**
-   * @throws KeelError `MODEL_UNAVAILABLE` (server unreachable: names the host and OLLAMA_HOST, or
-   *   the model is not pulled), `CANCELLED`.
+   * Sends one request, streaming text through `request.onText`, and resolves with the complete
+   * response (`attempts` counts the tries it took).
+   *
+   * @throws KeelError `CANCELLED`, `MODEL_UNAVAILABLE` (nothing answers at the host: names
+   *   OLLAMA_HOST; the model is not pulled; 5xx on every attempt), `MODEL_REFUSED_INPUT` (the
+   *   prompt is longer than the window: `details.reason: 'prompt_too_long'`), `MODEL_TIMEOUT`
+   *   (every attempt stalled), `MODEL_OVERLOADED` (busy on every attempt). An error thrown by
+   *   `onText` or `onRetry` is rethrown as it is.
    */
   async complete(request: ChatRequest): Promise<ChatResponse> {
     // The window the budget assumed, so Ollama does not cut the prompt at its own default.
     const { contextTokens } = await this.limits();
-    const client = await this.#client();
-    const onAbort = () => client.abort();
-    if (request.signal?.aborted) throw new KeelError('CANCELLED', 'the turn was cancelled');
-    request.signal?.addEventListener('abort', onAbort, { once: true });
     const offered = request.toolChoice === 'none' ? [] : request.tools;
     const tools: Tool[] = offered.map((t) => ({
       type: 'function',
@@ -254,67 +312,144 @@ export class OllamaChatModel implements ChatModel {
         parameters: t.inputSchema as ToolParameters,
       },
     }));
-    let text = '';
-    const calls: ToolUseBlock[] = [];
-    let doneReason = '';
-    let usage = { inputTokens: 0, outputTokens: 0 };
-    try {
-      const stream = await client.chat({
-        model: this.model,
-        messages: toOllamaMessages(request),
-        ...(tools.length ? { tools } : {}),
-        stream: true,
-        options: { num_predict: request.maxTokens, num_ctx: contextTokens },
-      });
-      for await (const part of stream) {
-        const delta = part.message?.content ?? '';
-        if (delta) {
-          text += delta;
-          request.onText?.(delta);
-        }
-        for (const call of part.message?.tool_calls ?? []) {
-          calls.push({
-            type: 'tool_use',
-            id: `call_${calls.length + 1}`,
-            name: call.function.name,
-            input: call.function.arguments ?? {},
-          });
-        }
-        if (part.done) {
-          doneReason = part.done_reason ?? '';
-          usage = { inputTokens: part.prompt_eval_count ?? 0, outputTokens: part.eval_count ?? 0 };
-        }
-      }
-    } catch (err) {
-      if (request.signal?.aborted || (err as Error).name === 'AbortError') {
-        throw new KeelError('CANCELLED', 'the turn was cancelled', { cause: err });
-      }
-      const message = (err as Error).message ?? String(err);
-      if (err instanceof TypeError || /fetch failed|ECONNREFUSED|ENOTFOUND/i.test(message)) {
-        throw new KeelError(
-          'MODEL_UNAVAILABLE',
-          `Ollama is not reachable at ${this.options.host} (OLLAMA_HOST): ${message}`,
-          { cause: err },
-        );
-      }
-      throw new KeelError(
+    const body: OllamaChatBody = {
+      model: this.model,
+      messages: toOllamaMessages(request),
+      ...(tools.length ? { tools } : {}),
+      stream: true,
+      truncate: false,
+      options: { num_predict: request.maxTokens, num_ctx: contextTokens },
+    };
+    return withRetries(
+      this.#policy,
+      request,
+      (attempt) => this.#attempt(body, request, attempt),
+      (failure) =>
+        finalFailure(this.#policy, failure, {
+          where: `Ollama at ${this.options.host} (OLLAMA_HOST)`,
+          overloaded: `Ollama (${this.model} at ${this.options.host})`,
+        }),
+    );
+  }
+
+  /** One streamed attempt with its own client, whose requests end when the attempt's signal does. */
+  async #attempt(
+    body: OllamaChatBody,
+    request: ChatRequest,
+    attempt: number,
+  ): Promise<ChatResponse> {
+    // Whether Ollama answered (headers): a fetch that fails before that never reached it.
+    let answered = false;
+    return streamAttempt({
+      signal: request.signal,
+      stallTimeoutMs: this.#policy.stallTimeoutMs,
+      waitNoticeMs: this.#policy.waitNoticeMs,
+      onWait: request.onWait,
+      attempt,
+      onText: request.onText,
+      accumulator: new ChunkAccumulator(),
+      open: async (signal) => {
+        const client = await this.#client(signal);
+        const stream = await client.chat(body);
+        answered = true;
+        return stream;
+      },
+      incomplete: 'the response stream ended before its done line',
+      classify: (error, streamed) => this.#classify(error, streamed, answered),
+    });
+  }
+
+  /**
+   * Classifies a client or network error: a retryable AttemptFailure or a final KeelError.
+   * `answered`: whether Ollama had sent its response headers (a fetch that failed before that,
+   * refused or to a port fetch will not use, never reached a server: not retried).
+   */
+  #classify(error: unknown, streamed: string, answered: boolean): Error {
+    const host = this.options.host;
+    const retry = (reason: RetryReason, message: string) =>
+      new AttemptFailure(reason, message, streamed, undefined, { cause: error });
+    const final = (code: KeelErrorCode, message: string, details?: unknown) =>
+      new KeelError(code, message, { cause: error, details });
+    const message = error instanceof Error ? error.message : String(error);
+    const unreached = !answered && error instanceof TypeError;
+    if (unreached || connectionRefused(error) || /ECONNREFUSED|ENOTFOUND/.test(message)) {
+      return final(
         'MODEL_UNAVAILABLE',
-        `Ollama (${this.model} at ${this.options.host}): ${message}`,
-        {
-          cause: err,
-        },
+        `Ollama is not reachable at ${host} (OLLAMA_HOST): ${describeCause(error as Error)}`,
+        { host },
       );
-    } finally {
-      request.signal?.removeEventListener('abort', onAbort);
     }
+    // The client's ResponseError: an HTTP error answer, `{error}` its message.
+    const status = (error as { status_code?: unknown }).status_code;
+    const where = `Ollama (${this.model} at ${host})`;
+    // Ollama refuses a prompt past num_ctx (truncate: false) with a 400, or an error line.
+    const tooLong =
+      status === undefined || status === 400 || status === 413 ? readPromptTooLong(message) : null;
+    if (tooLong) {
+      return final('MODEL_REFUSED_INPUT', `the request is too long for ${where}: ${message}`, {
+        status,
+        ...tooLong,
+      });
+    }
+    if (typeof status === 'number') {
+      const text = `${status}: ${message}`;
+      if (status === 429 || status === 503) return retry('overloaded', text);
+      if (status >= 500) return retry('server_error', text);
+      return final('MODEL_UNAVAILABLE', `${where}: ${text}`, { status });
+    }
+    if (error instanceof TypeError) {
+      return retry('connection', `the response stream failed: ${describeCause(error)}`);
+    }
+    // An `{error}` line inside the stream, or a stream that ended without its done line.
+    return retry('server_error', `${where}: ${message}`);
+  }
+}
+
+/** Collects the NDJSON chunks of one `/api/chat` stream into a {@link ChatResponse}. */
+class ChunkAccumulator implements StreamAccumulator<OllamaChunk, ChatResponse> {
+  text = '';
+  readonly #calls: ToolUseBlock[] = [];
+  #done = false;
+  #doneReason = '';
+  #usage = { inputTokens: 0, outputTokens: 0 };
+
+  apply(part: OllamaChunk, onText: ((delta: string) => void) | undefined): void {
+    const delta = part.message?.content ?? '';
+    if (delta) {
+      this.text += delta;
+      emitText(onText, delta);
+    }
+    for (const call of part.message?.tool_calls ?? []) {
+      this.#calls.push({
+        type: 'tool_use',
+        id: `call_${this.#calls.length + 1}`,
+        name: call.function.name,
+        input: call.function.arguments ?? {},
+      });
+    }
+    if (part.done) {
+      this.#done = true;
+      this.#doneReason = part.done_reason ?? '';
+      this.#usage = {
+        inputTokens: part.prompt_eval_count ?? 0,
+        outputTokens: part.eval_count ?? 0,
+      };
+    }
+  }
+
+  complete(): boolean {
+    return this.#done;
+  }
+
+  response(attempt: number): ChatResponse {
     const content: Array<TextBlock | ToolUseBlock> = [];
-    if (text) content.push({ type: 'text', text });
-    content.push(...calls);
-    const stopReason: StopReason = calls.length
+    if (this.text) content.push({ type: 'text', text: this.text });
+    content.push(...this.#calls);
+    const stopReason: StopReason = this.#calls.length
       ? 'tool_use'
-      : doneReason === 'length'
+      : this.#doneReason === 'length'
         ? 'max_tokens'
         : 'end_turn';
-    return { content, stopReason, usage, attempts: 1 };
+    return { content, stopReason, usage: { ...this.#usage }, attempts: attempt };
   }
 }

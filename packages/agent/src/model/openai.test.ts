@@ -156,6 +156,9 @@ function toScript(turn: ConformanceTurn): FakeOpenAIScript {
   if ('hang' in turn) {
     return { kind: 'stall', ...(turn.textBefore ? { textBefore: turn.textBefore } : {}) };
   }
+  if ('serverError' in turn) {
+    return { kind: 'http_error', status: turn.serverError, message: 'upstream failed' };
+  }
   const text = turn.content
     .filter((b) => b.type === 'text')
     .map((b) => b.text)
@@ -173,10 +176,11 @@ function toScript(turn: ConformanceTurn): FakeOpenAIScript {
 
 describe('conformance: OpenAIChatModel (fake OpenAI-compatible server)', () => {
   const cases = chatModelConformance({
-    setup(turns) {
+    retries: true,
+    setup(turns, timing) {
       fake.reset();
       fake.push(...turns.map(toScript));
-      return makeModel({ stallTimeoutMs: 10_000 });
+      return makeModel({ stallTimeoutMs: 10_000, ...timing });
     },
     receivedMessages: () => fake.completions.map((r) => toKeelMessages(r.body.messages)),
     teardown() {

@@ -22,9 +22,10 @@ import { PROBE_TIMEOUT_MS, probeVerdict } from './probe.js';
 import {
   AttemptFailure,
   cancelled,
+  connectionRefused,
   describeCause,
   emitText,
-  exhausted,
+  finalFailure,
   parseRetryAfterHeader,
   QUOTA_WORDS,
   type RetryOptions,
@@ -275,21 +276,13 @@ export class OpenAIChatModel implements ChatModel {
     return this.#client;
   }
 
-  /** The error for the last failed attempt. */
+  /** The error for the last failed attempt (a run of 5xx is an upstream that stayed busy). */
   #final(failure: AttemptFailure): KeelError {
-    const code: KeelErrorCode =
-      failure.reason === 'stalled'
-        ? 'MODEL_TIMEOUT'
-        : failure.reason === 'connection'
-          ? 'MODEL_UNAVAILABLE'
-          : 'MODEL_OVERLOADED';
-    const what =
-      code === 'MODEL_TIMEOUT'
-        ? `the response stream stalled (nothing for ${this.#policy.stallTimeoutMs} ms)`
-        : code === 'MODEL_UNAVAILABLE'
-          ? `cannot get an answer from ${this.baseURL}`
-          : `${this.model} at ${this.baseURL} stayed overloaded`;
-    return exhausted(code, what, failure, this.#policy.maxAttempts);
+    return finalFailure(this.#policy, failure, {
+      where: this.baseURL,
+      overloaded: `${this.model} at ${this.baseURL}`,
+      serverError: 'MODEL_OVERLOADED',
+    });
   }
 
   /** The request body for `request`. */
@@ -341,7 +334,7 @@ export class OpenAIChatModel implements ChatModel {
     if (error instanceof sdk.APIUserAbortError) return retry('stalled', 'the request was aborted');
     if (error instanceof sdk.APIConnectionError) {
       const cause = error.cause instanceof Error ? `: ${describeCause(error.cause)}` : '';
-      if (refused(error)) {
+      if (connectionRefused(error)) {
         return final(
           'MODEL_UNAVAILABLE',
           `nothing answers at ${this.baseURL} (connection refused; is the server running, is OPENAI_BASE_URL right?)${cause}`,
@@ -429,13 +422,6 @@ export class OpenAIChatModel implements ChatModel {
 }
 
 /** True when the error (or a cause inside it) is a refused TCP connection. */
-function refused(error: unknown, depth = 0): boolean {
-  if (!(error instanceof Error) || depth > 5) return false;
-  if ((error as { code?: unknown }).code === 'ECONNREFUSED') return true;
-  const inner = error instanceof AggregateError ? error.errors : [];
-  return [error.cause, ...inner].some((e) => refused(e, depth + 1));
-}
-
 /**
  * How long until the request may be retried, ms: `retry-after-ms`, else `retry-after`, else the
  * latest `x-ratelimit-reset-*` (durations such as `1s`, `6m0s`, `20ms`) of a limit whose

@@ -1,5 +1,5 @@
 /**
- * The retry policy the hosted providers share (Anthropic, OpenAI-compatible): attempts with
+ * The retry policy every streaming provider shares (Anthropic, OpenAI-compatible, Ollama): attempts with
  * exponential backoff and equal jitter (a `retry-after` wins when longer), a stall watchdog per
  * attempt, and the mapping of whatever ended the loop to the {@link KeelError} callers see. Each
  * provider classifies its own errors into a retryable {@link AttemptFailure} or a final
@@ -220,6 +220,55 @@ export function exhausted(
       details: { attempts, reason: failure.reason },
     },
   );
+}
+
+/** How a provider names itself in the error for its last failed attempt. */
+export interface FinalWords {
+  /** Where the answers were asked for, e.g. the base URL or Ollama's host. */
+  where: string;
+  /** What stayed overloaded, e.g. the model's name. */
+  overloaded: string;
+  /**
+   * The code for a run of 5xx answers: `MODEL_UNAVAILABLE` (the server failed), or
+   * `MODEL_OVERLOADED` for a provider whose 5xx mostly means a busy upstream. Default
+   * `MODEL_UNAVAILABLE`.
+   */
+  serverError?: 'MODEL_UNAVAILABLE' | 'MODEL_OVERLOADED';
+}
+
+/**
+ * The `KeelError` for the last failed attempt of a provider's streamed request, the same for every
+ * provider: a stall is `MODEL_TIMEOUT`, a connection failure `MODEL_UNAVAILABLE`, a run of 5xx
+ * `words.serverError`, a busy server (429, 503, 529) `MODEL_OVERLOADED`.
+ */
+export function finalFailure(
+  policy: RetryPolicy,
+  failure: AttemptFailure,
+  words: FinalWords,
+): KeelError {
+  const code: KeelErrorCode =
+    failure.reason === 'stalled'
+      ? 'MODEL_TIMEOUT'
+      : failure.reason === 'connection'
+        ? 'MODEL_UNAVAILABLE'
+        : failure.reason === 'server_error'
+          ? (words.serverError ?? 'MODEL_UNAVAILABLE')
+          : 'MODEL_OVERLOADED';
+  const what =
+    code === 'MODEL_TIMEOUT'
+      ? `the response stream stalled (nothing for ${policy.stallTimeoutMs} ms)`
+      : code === 'MODEL_UNAVAILABLE'
+        ? `cannot get an answer from ${words.where}`
+        : `${words.overloaded} stayed overloaded`;
+  return exhausted(code, what, failure, policy.maxAttempts);
+}
+
+/** True when `error`, or an error it wraps, is a refused connection (`ECONNREFUSED`: nothing listens). */
+export function connectionRefused(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 5) return false;
+  if ((error as { code?: unknown }).code === 'ECONNREFUSED') return true;
+  const inner = error instanceof AggregateError ? error.errors : [];
+  return [error.cause, ...inner].some((e) => connectionRefused(e, depth + 1));
 }
 
 /** Who {@link AttemptScope} tells when a response is late, and when. */

@@ -1,5 +1,5 @@
 /**
- * Reading a provider's "prompt is too long" refusal, the same for every hosted provider: whether a
+ * Reading a provider's "prompt is too long" refusal, the same for every provider: whether a
  * refusal says so, and the counts it gives. The counts are what the provider (or a proxy in front
  * of it) claims; they need not add up, and the agent checks them against its own count before it
  * learns anything from them.
@@ -19,6 +19,12 @@ const TOO_LONG_CODES = /context_length_exceeded|exceed_context_size|string_above
 const PROMPT_COUNTS = /(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)/;
 /** Anthropic: "input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000". */
 const PROMPT_PLUS_OUTPUT = /(\d[\d,]*)\s*\+\s*\d[\d,]*\s*>\s*(\d[\d,]*)/;
+/**
+ * Ollama with `truncate: false` (its llama.cpp runner): "request (8889 tokens) exceeds the
+ * available context size (4096 tokens), try increasing it".
+ */
+const REQUEST_EXCEEDS =
+  /\((\d[\d,]*) tokens?\) exceeds the available context size \((\d[\d,]*) tokens?\)/i;
 /** OpenAI and vLLM: "This model's maximum context length is 8192 tokens." */
 const OPENAI_LIMIT = /maximum context length is (\d[\d,]*)/i;
 /**
@@ -54,7 +60,10 @@ const num = (text: string | undefined): number | undefined => {
  */
 export function readPromptTooLong(message: string, code?: string): PromptTooLong | null {
   if (!PROMPT_TOO_LONG.test(message) && !TOO_LONG_CODES.test(code ?? '')) return null;
-  const anthropic = PROMPT_COUNTS.exec(message) ?? PROMPT_PLUS_OUTPUT.exec(message);
+  const anthropic =
+    PROMPT_COUNTS.exec(message) ??
+    PROMPT_PLUS_OUTPUT.exec(message) ??
+    REQUEST_EXCEEDS.exec(message);
   const promptTokens = num(
     anthropic?.[1] ?? OPENAI_PROMPT.map((re) => re.exec(message)?.[1]).find(Boolean),
   );
