@@ -15,7 +15,10 @@ import { existsSync, readdirSync, renameSync, rmSync, statSync, utimesSync } fro
 import { join } from 'node:path';
 import { KeelError, type KeelErrorCode } from '@keel/errors';
 import {
+  anchorPathFor,
+  anchorRestored,
   backupDatabase,
+  carryOwnAnchor,
   isSqliteFile,
   MemoryStore,
   PURGE_LEDGER_FILE,
@@ -62,7 +65,16 @@ export function applyPurgeLedger(file: string, home: string): LedgerApplied {
   const { entries, unreadable } = readPurgeLedger(home);
   const done: LedgerApplied = { entries: entries.length, found: 0, reached: 0, unreadable };
   if (entries.length === 0) return done;
-  const store = MemoryStore.open(file, { purgeLedger: null });
+  // The copy is written as keel writes its own file: under the anchor it carries, which it
+  // carries again, moved to its new head, once the ledger is applied.
+  anchorRestored(file, Date.now());
+  let store: MemoryStore;
+  try {
+    store = MemoryStore.open(file, { purgeLedger: null });
+  } catch (err) {
+    rmSync(anchorPathFor(file), { force: true });
+    throw err;
+  }
   try {
     for (const e of entries) {
       if (store.saidAgainSince(e)) continue; // the owner's word since is the one way back
@@ -74,6 +86,7 @@ export function applyPurgeLedger(file: string, home: string): LedgerApplied {
     }
   } finally {
     store.close();
+    carryOwnAnchor(file);
   }
   for (const f of [`${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
   return done;

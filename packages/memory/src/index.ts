@@ -177,6 +177,7 @@ export {
   type AnchorBreak,
   anchorPathFor,
   anchorRestored,
+  carryOwnAnchor,
   formatHead,
   type HeadMark,
   parseHead,

@@ -506,3 +506,26 @@ export function anchorRestored(dbPath: string, now: number): void {
     db.close();
   }
 }
+
+/**
+ * After keel wrote to a copy of the store (a backup rewritten by a purge, a restore's incoming file,
+ * each opened with the anchor {@link anchorRestored} put beside it): the copy carries its new head
+ * in its `meta` again, as a backup does, and the anchor file beside it is removed (the copy's
+ * anchor travels inside it). Nothing for a copy with no anchor beside it.
+ *
+ * @throws SQLite's error when the copy cannot be written.
+ */
+export function carryOwnAnchor(dbPath: string): void {
+  const file = anchorPathFor(dbPath);
+  const anchor = readAnchor(file);
+  if (anchor === null || anchor === 'unreadable') return;
+  const db = new Database(dbPath, { fileMustExist: true });
+  try {
+    const { prev: _pending, ...head } = anchor;
+    setMeta(db, CARRIED_META, JSON.stringify(head));
+    if (getMeta(db, ANCHORED_META) === undefined) setMeta(db, ANCHORED_META, String(head.at));
+  } finally {
+    db.close();
+  }
+  rmSync(file, { force: true });
+}
