@@ -979,6 +979,8 @@ describe("the weekly review sends the journal's head", () => {
     expect(dms()).toEqual([headMessage(head)]);
     expect(weeklyRun().status).toBe('ok');
     expect(JSON.parse(weeklyRun().summary).head).toEqual({ head, sent: true, note: null });
+    // --json prints it under the contract.
+    expect(JSON.parse(formatJson(r)).weekly.head).toEqual({ head, sent: true, note: null });
   });
 
   it('without a notifier it sends nothing, records nothing to send, says so, and the review completes', async () => {
