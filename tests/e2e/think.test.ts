@@ -10,11 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { AnthropicChatModel } from '@keel/agent';
 import { chooseBeliefGate, OllamaGate, PatternGate } from '@keel/gate';
 import { formatJson } from '@keel/host';
-import { type Episode, MemoryStore, OllamaEmbedder } from '@keel/memory';
+import { type Episode, formatHead, MemoryStore, OllamaEmbedder, parseHead } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { sendToOwner } from '@keel/outbound';
 import { buildStaticBlock, buildTurnBlock, STANDING_KINDS } from '@keel/prompt';
-import { runThink, type ThinkConfig, type ThinkDeps } from '@keel/think';
+import { headMessage, runThink, type ThinkConfig, type ThinkDeps } from '@keel/think';
 import { DateTime } from 'luxon';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeAnthropic } from '../support/fake-anthropic.js';
@@ -906,5 +906,122 @@ describe('the weekly review', () => {
     // Once per week.
     const again = await runThink(deps({ gate: new PatternGate() }), { curate: 'never' });
     expect(again.weekly).toBeNull();
+  });
+});
+
+describe("the weekly review sends the journal's head", () => {
+  let discord: FakeDiscord;
+  beforeAll(async () => {
+    discord = await FakeDiscord.start();
+  });
+  afterAll(async () => {
+    await discord.close();
+  });
+  beforeEach(() => {
+    discord.requests.length = 0;
+  });
+  const notify = async (text: string) => {
+    await sendToOwner({ token: 'test-token', ownerId: OWNER_ID, apiUrl: discord.apiUrl }, text);
+  };
+  const dms = () =>
+    discord.requests
+      .filter((r) => r.method === 'POST' && /\/channels\/\d+\/messages$/.test(r.path))
+      .map((r) => r.body.content as string);
+  const weeklyRun = () =>
+    dbOf(store)
+      .prepare(`SELECT status, summary FROM think_runs WHERE kind = 'weekly' ORDER BY id DESC`)
+      .get() as { status: string; summary: string };
+  /** A week of conversation and the model's summary of it. */
+  const aWeek = () => {
+    ownerTurn('I finished the garden shed this week', '2026-11-25T18:00');
+    anthropic.reply('The owner finished the garden shed (25 Nov).');
+  };
+
+  it('DMs the owner exactly the head after the review wrote, which verify --against then passes; held through quiet hours', async () => {
+    aWeek();
+    // 03:30 Tuesday, quiet hours (23-7): the review runs, the head waits.
+    clock = at('2026-12-01T03:30');
+    const night = await runThink(deps({ gate: new PatternGate(), notify }), { curate: 'never' });
+    expect(night.weekly?.summaryEpisode).toBeTypeOf('number');
+    const head = formatHead(store.verify().end);
+    expect(night.weekly?.head).toEqual({
+      head,
+      sent: false,
+      note: 'journal head held for quiet hours; sent after them',
+    });
+    expect(dms()).toEqual([]);
+
+    // 07:05, after quiet hours: the tick sends it once, exactly the head the review left.
+    clock = at('2026-12-01T07:05');
+    await runThink(deps({ gate: new PatternGate(), notify }), { curate: 'never' });
+    expect(dms()).toEqual([headMessage(head)]);
+    const kept = /`keel verify --against (\d+:[0-9a-f]{64})`/.exec(dms()[0]!)?.[1];
+    expect(kept).toBe(head);
+    expect(parseHead(kept!).seq).toBeGreaterThan(0);
+    // Only the head: nothing of the week's content (which the summary episode does hold).
+    expect(dms()[0]).not.toContain('garden shed');
+    expect(store.episode(night.weekly!.summaryEpisode!)!.text).toContain('garden shed');
+    // The head kept passes verify --against, after more writes too; a rewritten entry fails it.
+    ownerTurn('and the fence is next');
+    expect(store.verify({ against: parseHead(kept!) }).ok).toBe(true);
+    const forged = { ...parseHead(kept!), hash: 'f'.repeat(64) };
+    expect(store.verify({ against: forged }).ok).toBe(false);
+    await runThink(deps({ gate: new PatternGate(), notify }), { curate: 'never' });
+    expect(dms()).toHaveLength(1);
+  });
+
+  it('outside quiet hours the review sends the head in its own run, and its outcome records it', async () => {
+    aWeek();
+    clock = at('2026-12-01T08:00');
+    const r = await runThink(deps({ gate: new PatternGate(), notify }), { curate: 'never' });
+    const head = formatHead(store.verify().end);
+    expect(r.weekly?.head).toEqual({ head, sent: true, note: null });
+    expect(dms()).toEqual([headMessage(head)]);
+    expect(weeklyRun().status).toBe('ok');
+    expect(JSON.parse(weeklyRun().summary).head).toEqual({ head, sent: true, note: null });
+    // --json prints it under the contract.
+    expect(JSON.parse(formatJson(r)).weekly.head).toEqual({ head, sent: true, note: null });
+  });
+
+  it('without a notifier it sends nothing, records nothing to send, says so, and the review completes', async () => {
+    aWeek();
+    clock = at('2026-12-01T08:00');
+    const r = await runThink(deps({ gate: new PatternGate(), notify: null }), { curate: 'never' });
+    expect(r.weekly?.summaryEpisode).toBeTypeOf('number');
+    expect(r.weekly?.head).toMatchObject({
+      sent: false,
+      note: expect.stringMatching(/no Discord/),
+    });
+    expect(r.skipped.join(' ')).toMatch(/weekly: journal head not sent: no Discord/);
+    expect(weeklyRun().status).toBe('ok');
+    expect(JSON.parse(weeklyRun().summary).head.note).toMatch(/no Discord front door/);
+    expect(dbOf(store).prepare('SELECT count(*) AS n FROM interrupts').get()).toEqual({ n: 0 });
+    expect(dms()).toEqual([]);
+  });
+
+  it('a failing notifier leaves the review completed with the failure recorded, and a later tick sends the head', async () => {
+    aWeek();
+    clock = at('2026-12-01T08:00');
+    const failing = async () => {
+      await sendToOwner(
+        { token: 'test-token', ownerId: OWNER_ID, apiUrl: 'http://127.0.0.1:9' },
+        'x',
+      );
+    };
+    const r = await runThink(deps({ gate: new PatternGate(), notify: failing }), {
+      curate: 'never',
+    });
+    const head = formatHead(store.verify().end);
+    expect(r.weekly?.summaryEpisode).toBeTypeOf('number');
+    expect(r.weekly?.head).toMatchObject({ head, sent: false });
+    expect(r.weekly?.head?.note).toMatch(/^journal head not sent \(.+\); retried next tick$/);
+    expect(weeklyRun().status).toBe('ok');
+    expect(JSON.parse(weeklyRun().summary).head.sent).toBe(false);
+    expect(dms()).toEqual([]);
+
+    clock = at('2026-12-01T08:15');
+    const next = await runThink(deps({ gate: new PatternGate(), notify }), { curate: 'never' });
+    expect(next.interrupts).toBe(1);
+    expect(dms()).toEqual([headMessage(head)]);
   });
 });

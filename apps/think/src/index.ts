@@ -36,3 +36,4 @@ export {
   type Timer,
 } from './service.js';
 export type * from './types.js';
+export { type HeadNotice, headMessage, type WeeklyStep } from './weekly.js';

@@ -7,7 +7,8 @@
  *    come and tonight is not done, or it is forced), the curator, which reflects on them inside
  *    the night's one unit of work: each turn is reflected on once;
  * 3. interrupts (never in quiet hours, each item at most once);
- * 4. the weekly review when last week has not been reviewed (after the curator's hour);
+ * 4. the weekly review when last week has not been reviewed (after the curator's hour), which ends
+ *    by sending the owner the journal's head (`weekly.ts`);
  * 5. the vector catch-up (`store.catchUpVectors`): rows written since the last tick get their
  *    vectors, a bounded number per tick (recall never embeds or writes).
  *
@@ -189,6 +190,7 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
         const w = await weeklyReview(deps);
         report.weekly = w;
         if (w.skipped) report.skipped.push(`weekly: ${w.skipped}`);
+        if (w.head?.note) report.skipped.push(`weekly: ${w.head.note}`);
         finishRun(store, weeklyId, deps.now(), { status: 'ok', summary: w });
       } catch (err) {
         const d = describe(err);

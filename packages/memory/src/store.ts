@@ -77,7 +77,7 @@ import { type AccessCount, recordAccess } from './facts/transitions.js';
 import { type ImportOptions, type ImportResult, importTurns } from './import/import.js';
 import type { ParsedImport } from './import/parsers.js';
 import { IntegrityGuard, type IntegrityOptions, type IntegrityVerdict } from './integrity.js';
-import { anchorPathFor, anchorWrites, type HeadMark } from './journal/anchor.js';
+import { anchorPathFor, anchorWrites, type HeadMark, lastEntry } from './journal/anchor.js';
 import { type CompactOptions, compactJournal } from './journal/compact.js';
 import {
   journalHolder,
@@ -956,6 +956,15 @@ export class MemoryStore {
       db.pragma('wal_checkpoint(TRUNCATE)');
     }
     return result;
+  }
+
+  /**
+   * The journal's head: its newest entry's sequence number and hash (seq 0 and an empty hash for
+   * an empty journal), what `keel verify --head` prints (`formatHead`). Reads one row; checks
+   * nothing (see {@link verify}).
+   */
+  journalEnd(): HeadMark {
+    return lastEntry(this.#ctx.db);
   }
 
   /**

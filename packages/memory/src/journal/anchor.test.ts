@@ -253,6 +253,16 @@ describe('the journal anchor', () => {
     );
   });
 
+  it("journalEnd is the journal's newest entry, what verify reports as its end (seq 0 when empty)", () => {
+    const t = openTempStore();
+    expect(t.store.journalEnd()).toEqual({ seq: 0, hash: '' });
+    twoStatements(t);
+    const end = t.store.journalEnd();
+    expect(end.seq).toBeGreaterThan(0);
+    expect(end).toEqual(t.store.verify().end);
+    expect(end).toEqual(dbOf(t.store).prepare('SELECT seq, hash FROM journal_head').get());
+  });
+
   it('checks against a head the owner kept: ok while the journal still holds it, a cut tail after', () => {
     const t = openTempStore();
     const at = twoStatements(t);

@@ -31,14 +31,15 @@ export class InterruptsRepo {
 
   /**
    * Records an item unless one with the same key exists (its text well-formed, credentials withheld:
-   * {@link storedText}).
+   * {@link storedText}). `episodeId` is the turn it came from; null for a message of keel's own (the
+   * weekly journal head).
    *
    * @returns true when it is new.
    */
   record(item: {
     itemKey: string;
     text: string;
-    episodeId: number;
+    episodeId: number | null;
     dueAt: number | null;
     now: number;
   }): boolean {
@@ -55,6 +56,14 @@ export class InterruptsRepo {
         item.now,
       ).changes === 1
     );
+  }
+
+  /** The id of the item recorded under `itemKey`, or null when there is none. */
+  idOf(itemKey: string): number | null {
+    const r = stmt(this.ctx.db, 'SELECT id FROM interrupts WHERE item_key = ?').get(itemKey) as
+      | { id: number }
+      | undefined;
+    return r?.id ?? null;
   }
 
   /**
