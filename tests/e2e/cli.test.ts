@@ -502,7 +502,7 @@ describe('keel verify and doctor', () => {
     );
     const help = keel(home, ['verify', '--help']);
     expect(help.stdout).toContain(
-      'What it cannot detect: a writer who rewrites the whole file consistently',
+      'What it cannot detect: a writer who rewrites both the file and its anchor consistently',
     );
 
     const db = new Database(join(home, 'keel.db'));
