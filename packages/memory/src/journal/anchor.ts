@@ -6,10 +6,12 @@
  *
  * Every transaction that appends to the journal (see {@link anchorWrites}) first checks, holding
  * the write lock, that the journal ends where the anchor says (else the write is refused as
- * `JOURNAL_BROKEN`), then records the new head in the anchor before it commits: the anchor is
- * written atomically (a temporary file, fsync, rename). Written under the
- * write lock, anchors of several keel processes follow the journal's order; when the commit itself
- * fails, the previous anchor is put back.
+ * `JOURNAL_BROKEN`), then records the new head, with where the write began (`prev`), in the anchor
+ * before it commits, and confirms it (drops `prev`) under the write lock right after: a process
+ * killed between the two leaves a write that never happened, not a break. The anchor is written
+ * atomically (a temporary file renamed over it; not fsynced per write, as SQLite in WAL mode does
+ * not sync each commit either). Written under the write lock, anchors of several keel processes
+ * follow the journal's order; when the commit itself fails, the previous anchor is put back.
  *
  * A store that has never been anchored (created before anchors, or whose anchor was never
  * written) is anchored by its first write; from then on `meta.journal_anchored` says it has one,
@@ -360,20 +362,33 @@ function settle(db: Database.Database, s: AnchorState): void {
   s.previous = { text };
   const head: JournalAnchor = { ...lastEntry(db), at: s.now() };
   s.recorded = head;
-  writeAnchor(s.file, s.before ? { ...head, prev: s.before } : head);
+  // Not fsynced: a process killed keeps what it wrote to the page cache; after a power loss the
+  // database itself may lose its last commits (WAL without a sync per commit), and verify says so.
+  writeAnchor(s.file, s.before ? { ...head, prev: s.before } : head, false);
 }
 
 /**
  * The transaction committed: the anchor drops its `prev`, so the journal must now end at the new
- * head. Not fsynced (the pending anchor already is, and says the same head): a crash here leaves
- * the pending anchor, which is still right. A failure is ignored for the same reason.
+ * head. Written under the write lock again (an empty IMMEDIATE transaction on the raw connection),
+ * and only while the journal still ends at this transaction's head: another keel process that
+ * wrote since has recorded a newer anchor, which this must not replace. Whatever stops it (the
+ * lock is busy, the file system refuses) leaves the pending anchor, which is still right.
  */
-function confirm(s: AnchorState): void {
-  if (!s.recorded) return;
+function confirm(db: Database.Database, s: AnchorState): void {
+  const recorded = s.recorded;
+  if (!recorded) return;
+  let began = false;
   try {
-    writeAnchor(s.file, s.recorded, false);
+    db.exec('BEGIN IMMEDIATE');
+    began = true;
+    const end = lastEntry(db);
+    if (end.seq === recorded.seq && end.hash === recorded.hash) {
+      writeAnchor(s.file, recorded, false);
+    }
   } catch {
     // the pending anchor stays, and is right
+  } finally {
+    if (began) db.exec('COMMIT');
   }
 }
 
@@ -429,7 +444,7 @@ export function anchorWrites(db: Database.Database, file: string, now: () => num
         const outermost = !db.inTransaction;
         try {
           const value = call(...args);
-          if (outermost) confirm(s);
+          if (outermost) confirm(db, s);
           return value;
         } catch (err) {
           if (outermost) unsettle(s);
