@@ -149,7 +149,9 @@ describe('the Discord front door', () => {
     expect(posted[0]).toMatch(
       /^\(waiting for the model: nothing for 2 s; keel gives this attempt 3 s more\)$/,
     );
-    expect(posted[1]).toMatch(/That turn failed and nothing from it was stored \(.*MODEL_TIMEOUT/s);
+    expect(posted[1]).toMatch(
+      /That turn failed and nothing from it was stored\.\nerror MODEL_TIMEOUT: .*\nfix: /s,
+    );
   });
 
   it('control: a model that answers at once gets no waiting line on Discord', async () => {
