@@ -6,7 +6,8 @@
  * chain walk with its head and redaction checks (`verifyJournal`), replay against facts,
  * evidence, tombstones and episodes (`replayJournal`), and SQLite's `integrity_check`, the largest
  * of the other checks (median of three at 10k, one run at 100k). Prints the journal's size and the
- * share of it the `state` records replay reads take.
+ * share of it the `state` records replay reads take. Then `keel doctor`'s incremental check
+ * (`store.verify({ incremental: true })`) after a day's writes since the whole check.
  *
  * Run alone: `node --import tsx bench/verify.ts [--quick]`.
  *
@@ -61,8 +62,40 @@ function factStore(dir: string, facts: number): MemoryStore {
   return store;
 }
 
+/** A day's writes after the whole check: `n` beliefs through `store.remember`. */
+const DAY_OF_WRITES = 200;
+
+/**
+ * Times `keel doctor`'s incremental journal check after {@link DAY_OF_WRITES} more beliefs were
+ * written since the whole check that left the checkpoint; prints one line. @returns ms.
+ */
+function measureIncremental(store: MemoryStore, runs: number): number {
+  const rng = new Rng(47);
+  for (let i = 0; i < DAY_OF_WRITES; i++) {
+    store.remember({
+      kind: 'note',
+      key: `day_${i}`,
+      value: `note ${rng.int(0, 1e9)}`,
+      source: 'observed',
+    });
+  }
+  const first = store.verify({ incremental: true });
+  if (!first.ok || first.scope !== 'incremental')
+    throw new Error(`incremental check: ${first.scope}, ${first.problems[0]?.detail ?? 'ok'}`);
+  const t = median(() => store.verify({ incremental: true }), runs);
+  console.log(
+    `    doctor's incremental check after ${DAY_OF_WRITES} more beliefs: ${ms(t)} ` +
+      `(entries ${int(first.journal.from)}-${int(first.journal.entries)} hashed again)`,
+  );
+  return t;
+}
+
 /** Times verify and its parts on `store`; prints one block. @returns the total, ms. */
-function measure(store: MemoryStore, label: string, runs: number): number {
+function measure(
+  store: MemoryStore,
+  label: string,
+  runs: number,
+): { whole: number; incremental: number } {
   const db = dbOf(store);
   const report = store.verify();
   if (!report.ok) throw new Error(`${label}: verify found problems: ${report.problems[0]?.detail}`);
@@ -89,7 +122,7 @@ function measure(store: MemoryStore, label: string, runs: number): number {
     `    verify ${ms(total)}: chain walk ${ms(chain)}, replay ${ms(replay)}, integrity_check ` +
       `${ms(integrity)}, the other checks about ${ms(Math.max(0, total - chain - replay - integrity))}`,
   );
-  return total;
+  return { whole: total, incremental: measureIncremental(store, runs) };
 }
 
 /**
@@ -123,8 +156,20 @@ export async function benchVerify(options: BenchOptions): Promise<SummaryRow[]> 
       }
     });
     rows.push(
-      { bench: 'verify', metric: `${label}, 90% episodes`, value: ms(mixed), target: '' },
-      { bench: 'verify', metric: `${label}, facts only`, value: ms(facts), target: '' },
+      { bench: 'verify', metric: `${label}, 90% episodes`, value: ms(mixed.whole), target: '' },
+      {
+        bench: 'verify',
+        metric: `${label}, 90% episodes, doctor (incremental)`,
+        value: ms(mixed.incremental),
+        target: '',
+      },
+      { bench: 'verify', metric: `${label}, facts only`, value: ms(facts.whole), target: '' },
+      {
+        bench: 'verify',
+        metric: `${label}, facts only, doctor (incremental)`,
+        value: ms(facts.incremental),
+        target: '',
+      },
     );
   }
   return rows;

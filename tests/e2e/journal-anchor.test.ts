@@ -155,4 +155,58 @@ describe('the journal anchor, through the CLI', () => {
     expect(run(['remember', 'profile/city', 'Lisbon']).status).toBe(0);
     expect(run(['verify', '--json']).json()).toMatchObject({ ok: true, problems: [] });
   });
+
+  it('doctor hashes only the entries since the last whole check; --full hashes them all', () => {
+    const db = join(home, 'keel.db');
+    interface Scoped {
+      ok: boolean;
+      journal: { ok: boolean; scope: string; hashed_from: number; entries: number };
+    }
+    expect(run(['remember', 'profile/city', 'Lisbon']).status).toBe(0);
+    // No whole check yet: this one is whole, and leaves the checkpoint.
+    const first = run(['doctor', '--offline', '--json']).json<Scoped>();
+    expect(first.journal).toMatchObject({ ok: true, scope: 'whole', hashed_from: 1 });
+    expect(existsSync(join(home, 'keel.db.checked'))).toBe(true);
+    const checked = first.journal.entries;
+
+    expect(run(['remember', 'profile/pet', 'a cat named Miso']).status).toBe(0);
+    const second = run(['doctor', '--offline', '--json']);
+    expect(second.status).toBe(0);
+    expect(second.json<Scoped>().journal).toMatchObject({
+      ok: true,
+      scope: 'incremental',
+      hashed_from: checked + 1,
+    });
+    expect(run(['doctor', '--offline']).stdout).toMatch(
+      new RegExp(`^journal +ok: \\d+ entries.*; entries ${checked + 1}-\\d+ hashed again`, 'm'),
+    );
+
+    // An entry written since is edited (every trigger put back): the incremental check finds it.
+    const raw = new Database(db);
+    const triggers = raw
+      .prepare(
+        `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'journal'`,
+      )
+      .all() as { name: string; sql: string }[];
+    for (const t of triggers) raw.exec(`DROP TRIGGER ${t.name}`);
+    raw
+      .prepare(`UPDATE journal SET payload = replace(payload, 'Miso', 'Tofu') WHERE seq > ?`)
+      .run(checked);
+    for (const t of triggers) raw.exec(t.sql);
+    raw.close();
+    const broken = run(['doctor', '--offline', '--json']);
+    expect(broken.status).toBe(1);
+    const report = broken.json<Scoped & Doctor>();
+    expect(report.journal.scope).toBe('incremental');
+    expect(
+      report.journal.problems.some((p) => /payload altered without redaction/.test(p.detail)),
+    ).toBe(true);
+    const full = run(['doctor', '--offline', '--full', '--json']);
+    expect(full.status).toBe(1);
+    expect(full.json<Scoped>().journal).toMatchObject({
+      ok: false,
+      scope: 'whole',
+      hashed_from: 1,
+    });
+  });
 });

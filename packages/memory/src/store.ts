@@ -78,6 +78,12 @@ import { type ImportOptions, type ImportResult, importTurns } from './import/imp
 import type { ParsedImport } from './import/parsers.js';
 import { IntegrityGuard, type IntegrityOptions, type IntegrityVerdict } from './integrity.js';
 import { anchorPathFor, anchorWrites, type HeadMark, lastEntry } from './journal/anchor.js';
+import {
+  checkpointPathFor,
+  FULL_CHECK_EVERY_MS,
+  readCheckpoint,
+  writeCheckpoint,
+} from './journal/checkpoint.js';
 import { type CompactOptions, compactJournal } from './journal/compact.js';
 import {
   journalHolder,
@@ -970,12 +976,29 @@ export class MemoryStore {
   /**
    * Walks the journal chain and checks every invariant (`keel verify`), the journal's end against
    * its anchor file beside the database, and (`against`) against a head the owner kept.
+   *
+   * With `incremental` (`keel doctor`), the chain is hashed only after the checkpoint beside the
+   * database (`keel.db.checked`, see `journal/checkpoint.ts`) when a whole check wrote it less
+   * than a day ago; otherwise the check is whole. A whole check that passes writes the checkpoint
+   * (a file-backed store opened for writing only). `keel verify` is always whole.
    */
-  verify(options: { against?: HeadMark } = {}): VerifyReport {
-    return verify(this.#ctx, {
+  verify(options: { against?: HeadMark; incremental?: boolean } = {}): VerifyReport {
+    const { incremental, ...rest } = options;
+    const file =
+      this.path === ':memory:' || this.#ctx.db.readonly ? null : checkpointPathFor(this.path);
+    const now = this.#ctx.now();
+    const kept = incremental && file ? readCheckpoint(file) : null;
+    const since = kept && now - kept.at < FULL_CHECK_EVERY_MS && kept.at <= now ? kept : undefined;
+    const report = verify(this.#ctx, {
       ...(this.path === ':memory:' ? {} : { anchorFile: anchorPathFor(this.path) }),
-      ...options,
+      ...(since ? { since } : {}),
+      ...rest,
     });
+    const last = report.journal.last;
+    if (file && report.ok && report.scope === 'whole' && last) {
+      writeCheckpoint(file, { ...last, at: now });
+    }
+    return report;
   }
 
   /**

@@ -13,7 +13,12 @@ import { countRows, type StoreContext } from './context.js';
 import { openDatabase } from './db.js';
 import { checkAnchor, compareHead, type HeadMark, lastEntry } from './journal/anchor.js';
 import { journalHead } from './journal/head.js';
-import { type JournalBreak, verifyJournal } from './journal/journal.js';
+import {
+  type ChainCheckpoint,
+  checkpointHolds,
+  type JournalWalk,
+  verifyJournal,
+} from './journal/journal.js';
 import { CANNOT_DETECT, type ReplayReport, replayJournal } from './journal/replay.js';
 import { LATEST_VERSION, schemaVersion } from './schema/index.js';
 import { checkVectors } from './vectors/index.js';
@@ -35,6 +40,13 @@ export interface VerifyOptions {
    * entry, with that hash (it may go on past it).
    */
   against?: HeadMark;
+  /**
+   * Check incrementally from this checkpoint (`keel doctor`; see `journal/checkpoint.ts`): the
+   * chain is hashed from the entry after it, and SQLite's quick check stands in for its full
+   * integrity check. Ignored (the check is whole) when the checkpoint's entry is no longer there
+   * with its hash.
+   */
+  since?: ChainCheckpoint;
 }
 
 /** The fix named for a journal that does not end where a head kept outside the file says. */
@@ -45,7 +57,10 @@ export const ANCHOR_FIX =
 export interface VerifyReport {
   ok: boolean;
   schemaVersion: number;
-  journal: { entries: number; breaks: JournalBreak[] };
+  /** The chain walk: entries, breaks, and the first entry hashed again (1: the whole chain). */
+  journal: JournalWalk;
+  /** `whole`, or `incremental` from a checkpoint ({@link VerifyOptions.since}). */
+  scope: 'whole' | 'incremental';
   problems: VerifyProblem[];
   counts: { facts: number; active: number; episodes: number; tombstones: number };
   /** The chain's head as `journal_head` keeps it (null when it is missing: a break). */
@@ -76,9 +91,10 @@ export function verify(ctx: StoreContext, options: VerifyOptions = {}): VerifyRe
   const problems: VerifyProblem[] = [];
   const add = (check: string, detail: string) => problems.push({ check, detail });
 
-  const integrity = ctx.db.pragma('integrity_check') as { integrity_check: string }[];
-  for (const r of integrity)
-    if (r.integrity_check !== 'ok') add('sqlite_integrity', r.integrity_check);
+  const since = options.since && checkpointHolds(ctx.db, options.since) ? options.since : undefined;
+  const check = since ? 'quick_check' : 'integrity_check';
+  const integrity = ctx.db.pragma(check) as Record<string, string>[];
+  for (const r of integrity) if (r[check] !== 'ok') add('sqlite_integrity', r[check]!);
   const fk = ctx.db.pragma('foreign_key_check') as {
     table: string;
     rowid: number;
@@ -161,7 +177,7 @@ export function verify(ctx: StoreContext, options: VerifyOptions = {}): VerifyRe
   // each vector, no vector for a row that is not active, none missing beyond the queue.
   for (const p of checkVectors(ctx)) problems.push(p);
 
-  const journal = verifyJournal(ctx.db);
+  const journal = verifyJournal(ctx.db, since);
   // A journal break has no mend in place (the file from before it is the only one): no `fix`.
   for (const b of journal.breaks) add('journal', `entry ${b.seq}: ${b.problem} (${b.detail})`);
   const { problems: replayed, ...replay } = replayJournal(ctx.db);
@@ -173,6 +189,7 @@ export function verify(ctx: StoreContext, options: VerifyOptions = {}): VerifyRe
     ok: problems.length === 0,
     schemaVersion: version,
     journal,
+    scope: since ? 'incremental' : 'whole',
     problems,
     counts: {
       facts: count(ctx, 'SELECT count(*) AS n FROM facts'),

@@ -5,7 +5,10 @@
  * newest captures that failed (a failed capture never fails its turn; this is where it shows), the
  * newest backup and the lines waiting in the recovery file.
  * Exits 1 when the database is damaged or its journal is broken (the journal check `keel verify`
- * makes: each break is named with its fix), never for capture failures.
+ * makes: each break is named with its fix), never for capture failures. The journal check is
+ * incremental: entries after the last whole check (at most a day old; `keel.db.checked`) are
+ * hashed again, everything else it does (anchor, triggers, every current row against the
+ * journal) runs in full; `--full`, or no recent whole check, hashes every entry.
  *
  * The integrity check is a full `PRAGMA quick_check` (a sound verdict is cached for the verbs).
  * A damaged database is then read only, never written (no embedder is bound to it), and the
@@ -51,9 +54,13 @@ export function registerDoctorCommand(program: Command, config: Config): void {
     .description('what is configured, what is degraded, and whether it works (live checks)')
     .option('--offline', 'skip the checks that use the network (model, Discord, Ollama)')
     .option('--no-live', 'the same as --offline')
+    .option(
+      '--full',
+      'hash every journal entry again (by default only those after the last whole check, made at most a day ago)',
+    )
     .action(
-      action((opts: { offline?: boolean; live?: boolean }, cmd: Command) =>
-        doctor(config, json(cmd), !opts.offline && opts.live !== false),
+      action((opts: { offline?: boolean; live?: boolean; full?: boolean }, cmd: Command) =>
+        doctor(config, json(cmd), !opts.offline && opts.live !== false, opts.full === true),
       ),
     );
 }
@@ -64,7 +71,12 @@ export function registerDoctorCommand(program: Command, config: Config): void {
  * @param live - make the checks that use the network.
  * @returns the exit code: 1 when the database is damaged or a check failed.
  */
-async function doctor(config: Config, asJson: boolean, live: boolean): Promise<number> {
+async function doctor(
+  config: Config,
+  asJson: boolean,
+  live: boolean,
+  full: boolean,
+): Promise<number> {
   let store: MemoryStore;
   let integrity = 'ok';
   try {
@@ -106,7 +118,7 @@ async function doctor(config: Config, asJson: boolean, live: boolean): Promise<n
             vectors: { available: false, reason: 'not checked: the database is damaged' },
             recall_mode: 'lexical' as const,
           };
-    report = doctorReport(config, store, integrity, vectors, chat, await checks, live);
+    report = doctorReport(config, store, integrity, vectors, chat, await checks, live, full);
   } finally {
     if (integrity === 'ok') closeStore(store);
     else store.close();
@@ -235,10 +247,11 @@ function doctorReport(
   chat: ChatChoice,
   checks: CheckResult[],
   live: boolean,
+  full: boolean,
 ) {
   const sqlite = store.sqliteVersion();
   const stats = store.stats();
-  const journal = journalCheck(store, integrity);
+  const journal = journalCheck(store, integrity, full);
   const backup = newestBackup(config.home);
   const recovery = pendingRecovery(config.home);
   return {
@@ -337,14 +350,22 @@ function thinkStatus(config: Config, store: MemoryStore) {
  * The journal check `keel verify` makes (the chain, its anchor, the triggers, replay against the
  * rows): every break with its fix; null when the database is damaged (not read).
  */
-function journalCheck(store: MemoryStore, integrity: string) {
+/**
+ * The journal check: incremental from the last whole check (less than a day old) unless `full`;
+ * null when the database is damaged.
+ */
+function journalCheck(store: MemoryStore, integrity: string, full: boolean) {
   if (integrity !== 'ok') return null;
-  const r = store.verify();
+  const r = store.verify({ incremental: !full });
   return {
     ok: r.ok,
     entries: r.journal.entries,
     head: r.end.seq,
     anchor: r.anchorFile,
+    /** `whole`: every entry hashed again; `incremental`: those from `hashed_from` on. */
+    scope: r.scope,
+    /** The first entry hashed again (1: every entry). */
+    hashed_from: r.journal.from,
     problems: r.problems.map((p) => ({ check: p.check, detail: p.detail, fix: p.fix ?? null })),
   };
 }
@@ -352,13 +373,19 @@ function journalCheck(store: MemoryStore, integrity: string) {
 /** The journal line and one line per break with its fix. */
 function journalLines(journal: ReturnType<typeof journalCheck>): string[] {
   if (!journal) return ['journal       not checked: the database is damaged'];
+  const hashed =
+    journal.scope === 'whole'
+      ? 'every entry hashed again'
+      : journal.hashed_from > journal.entries
+        ? 'no entry since the last whole check; keel doctor --full hashes them all'
+        : `entries ${journal.hashed_from}-${journal.entries} hashed again, older ones at the last whole check; keel doctor --full hashes them all`;
   if (journal.ok) {
     return [
-      `journal       ok: ${journal.entries} entries, ending where keel last wrote (entry ${journal.head})`,
+      `journal       ok: ${journal.entries} entries, ending where keel last wrote (entry ${journal.head}); ${hashed}`,
     ];
   }
   return [
-    `journal       BROKEN: ${journal.problems.length} problem(s) (keel verify for the full report)`,
+    `journal       BROKEN: ${journal.problems.length} problem(s) (keel verify for the full report; ${hashed})`,
     ...journal.problems.flatMap((p) => [
       `  ${p.check}: ${p.detail}`,
       ...(p.fix ? [`    fix: ${p.fix}`] : []),

@@ -144,7 +144,13 @@ export function writeAnchor(file: string, anchor: JournalAnchor, sync = true): v
   writeRaw(file, `${JSON.stringify(anchor)}\n`, sync);
 }
 
-function writeRaw(file: string, text: string, sync = true): void {
+/**
+ * Writes `text` to `file` atomically: a temporary file beside it (fsynced when `sync`), renamed
+ * over it. Mode 0600.
+ *
+ * @throws the file system's error (the temporary file is removed).
+ */
+export function writeRaw(file: string, text: string, sync = true): void {
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     const fd = openSync(tmp, 'w', 0o600);
@@ -520,6 +526,8 @@ export function anchorRestored(dbPath: string, now: number): void {
   } finally {
     db.close();
   }
+  // The checkpoint beside it was another file's: the next check is a whole one.
+  rmSync(`${dbPath}.checked`, { force: true });
 }
 
 /**

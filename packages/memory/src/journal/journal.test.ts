@@ -183,7 +183,7 @@ describe('journal', () => {
     const report = store.verify();
     expect(report.problems).toEqual([]);
     expect(report.ok).toBe(true);
-    expect(report.journal).toEqual({
+    expect(report.journal).toMatchObject({
       entries: count(store, 'SELECT count(*) AS n FROM journal'),
       breaks: [],
     });

@@ -212,26 +212,117 @@ export interface JournalBreak {
 }
 
 /**
- * Walks the whole chain and reports every break; a break is never skipped silently. Checks each
+ * Where an incremental walk of the chain starts: an entry a whole walk found intact (`keel doctor`
+ * keeps it in `keel.db.checked`, see `checkpoint.ts`).
+ */
+export interface ChainCheckpoint {
+  seq: number;
+  hash: string;
+}
+
+/** What {@link verifyJournal} found. */
+export interface JournalWalk {
+  /** Entries in the journal. */
+  entries: number;
+  /** Every break, by seq (empty when the chain is intact). */
+  breaks: JournalBreak[];
+  /** The first entry whose fields and payload were hashed again (1: the whole chain). */
+  from: number;
+  /** The newest entry walked (null: an empty journal): where a next incremental walk may start. */
+  last: ChainCheckpoint | null;
+}
+
+/** Per entry walked: the payload's sha256, the one the chain covers, and whether it is redacted. */
+type Payloads = Map<number, { actual: string; chained: string; redacted: boolean }>;
+/** The newest redaction entry of each redacted entry. */
+type Redactions = Map<number, { seq: number; sha256: unknown }>;
+
+/**
+ * Walks the chain and reports every break; a break is never skipped silently. Checks each
  * entry's links and hash, each payload against the chain's `payload_hash` or, for a redacted or
  * once-redacted row, against its newest redaction entry (or the fixed baseline of redactions
  * made before they were journaled), and the journal's end against the head.
  *
- * @returns the entries checked and every break found (empty when the chain is intact), by seq.
+ * With `since` (an entry an earlier whole walk found intact), only the entries after it are
+ * hashed again, and the ones before it are checked for what SQL can tell without hashing: that
+ * they are all still there, still linked by their stored hashes, and that `since` still has its
+ * hash. An older entry whose payload was edited without its hash is then not seen: that is for
+ * the next whole walk (`keel verify` always walks it all). The caller decides that `since` still
+ * belongs to this journal ({@link checkpointHolds}).
+ *
+ * @returns the entries, every break found by seq, and where hashing began.
  */
-export function verifyJournal(db: Database.Database): { entries: number; breaks: JournalBreak[] } {
+export function verifyJournal(db: Database.Database, since?: ChainCheckpoint): JournalWalk {
   const breaks: JournalBreak[] = [];
-  let prev = GENESIS_HASH;
-  let expectedSeq = 1;
+  const payloads: Payloads = new Map();
+  const redactions: Redactions = new Map();
+  const from = since ? since.seq + 1 : 1;
+  if (since) breaks.push(...checkBefore(db, since));
+  const walked = walkChain(db, since ?? { seq: 0, hash: GENESIS_HASH }, {
+    breaks,
+    payloads,
+    redactions,
+  });
+  if (since) addRedactedTargets(db, since.seq, redactions, payloads);
+  breaks.push(...checkPayloads(db, payloads, redactions));
+  breaks.push(...checkHead(db, walked.last));
+  // By entry; for one entry, in the order found (stable sort).
+  breaks.sort((a, b) => a.seq - b.seq);
+  const entries = since ? since.seq + walked.entries : walked.entries;
+  return { entries, breaks, from, last: walked.last };
+}
+
+/**
+ * Whether `since` is an entry of this journal as it was when checked: the entry is there with
+ * that hash, and its fields still hash to it. False after a restore of an older file, or when the
+ * entry was changed: then only a whole walk can say what happened.
+ */
+export function checkpointHolds(db: Database.Database, since: ChainCheckpoint): boolean {
+  const row = db.prepare('SELECT * FROM journal WHERE seq = ?').get(since.seq) as
+    | JournalEntry
+    | undefined;
+  return !!row && row.hash === since.hash && entryHash(row) === row.hash;
+}
+
+/** The entries up to `since`, unhashed: none gone or added, each linked to the one before it. */
+function checkBefore(db: Database.Database, since: ChainCheckpoint): JournalBreak[] {
+  const found: JournalBreak[] = [];
+  const { n } = db.prepare('SELECT count(*) AS n FROM journal WHERE seq <= ?').get(since.seq) as {
+    n: number;
+  };
+  if (n !== since.seq) {
+    found.push({
+      seq: since.seq,
+      problem: 'sequence_gap',
+      detail: `${n} entries up to entry ${since.seq}, expected ${since.seq}: entries were deleted or added`,
+    });
+  }
+  const unlinked = db
+    .prepare(
+      `SELECT b.seq FROM journal b LEFT JOIN journal a ON a.seq = b.seq - 1
+       WHERE b.seq <= ? AND b.prev_hash IS NOT coalesce(a.hash, ?) ORDER BY b.seq`,
+    )
+    .all(since.seq, GENESIS_HASH) as { seq: number }[];
+  for (const r of unlinked) {
+    found.push({ seq: r.seq, problem: 'prev_hash', detail: 'does not match the previous entry' });
+  }
+  return found;
+}
+
+/** Walks the entries after `start`, checking seq, links and hashes; notes payloads and redactions. */
+function walkChain(
+  db: Database.Database,
+  start: ChainCheckpoint,
+  into: { breaks: JournalBreak[]; payloads: Payloads; redactions: Redactions },
+): { entries: number; last: ChainCheckpoint | null } {
+  const { breaks, payloads, redactions } = into;
+  let prev = start.hash;
+  let expectedSeq = start.seq + 1;
   let entries = 0;
-  let last: { seq: number; hash: string } | null = null;
-  /** Per entry: the payload's sha256, when it differs from payload_hash or the row is redacted. */
-  const payloads = new Map<number, { actual: string; chained: string; redacted: boolean }>();
-  /** The newest redaction entry of each redacted entry. */
-  const redactions = new Map<number, { seq: number; sha256: unknown }>();
+  let last: ChainCheckpoint | null = start.seq > 0 ? start : null;
   for (const row of db
-    .prepare('SELECT * FROM journal ORDER BY seq')
-    .iterate() as IterableIterator<JournalEntry>) {
+    .prepare('SELECT * FROM journal WHERE seq > ? ORDER BY seq')
+    .iterate(start.seq) as IterableIterator<JournalEntry>) {
     entries++;
     if (row.seq !== expectedSeq) {
       breaks.push({ seq: row.seq, problem: 'sequence_gap', detail: `expected seq ${expectedSeq}` });
@@ -247,9 +338,8 @@ export function verifyJournal(db: Database.Database): { entries: number; breaks:
     if (entryHash(row) !== row.hash) {
       breaks.push({ seq: row.seq, problem: 'hash', detail: 'entry fields do not match its hash' });
     }
-    const actual = sha256(row.payload);
     payloads.set(row.seq, {
-      actual,
+      actual: sha256(row.payload),
       chained: row.payload_hash,
       redacted: row.redacted_at !== null,
     });
@@ -270,14 +360,48 @@ export function verifyJournal(db: Database.Database): { entries: number; breaks:
     prev = row.hash;
     last = { seq: row.seq, hash: row.hash };
   }
+  return { entries, last };
+}
 
+/**
+ * An incremental walk's redactions of entries before it (a purge rewrites old payloads): each
+ * named entry's payload is read and checked against its redaction too.
+ */
+function addRedactedTargets(
+  db: Database.Database,
+  before: number,
+  redactions: Redactions,
+  payloads: Payloads,
+): void {
+  const read = db.prepare('SELECT payload, payload_hash, redacted_at FROM journal WHERE seq = ?');
+  for (const seq of redactions.keys()) {
+    if (seq > before || payloads.has(seq)) continue;
+    const row = read.get(seq) as
+      | { payload: string; payload_hash: string; redacted_at: number | null }
+      | undefined;
+    if (!row) continue; // a missing entry is a gap checkBefore names
+    payloads.set(seq, {
+      actual: sha256(row.payload),
+      chained: row.payload_hash,
+      redacted: row.redacted_at !== null,
+    });
+  }
+}
+
+/** Each payload walked against what the chain, its redaction or the baseline says it is. */
+function checkPayloads(
+  db: Database.Database,
+  payloads: Payloads,
+  redactions: Redactions,
+): JournalBreak[] {
+  const found: JournalBreak[] = [];
   const baseline = baselineOf(db, 'journal');
   for (const [seq, p] of payloads) {
     const redaction = redactions.get(seq);
     const base = baseline.get(seq);
     const expected = redaction ? redaction.sha256 : (base ?? p.chained);
     if (p.actual === expected) continue;
-    breaks.push({
+    found.push({
       seq,
       problem: 'payload_hash',
       detail: redaction
@@ -289,38 +413,47 @@ export function verifyJournal(db: Database.Database): { entries: number; breaks:
             : 'payload altered without redaction',
     });
   }
+  return found;
+}
 
+/** The journal's end against the head `journal_head` keeps. */
+function checkHead(db: Database.Database, last: ChainCheckpoint | null): JournalBreak[] {
   const head = journalHead(db);
   if (!head) {
-    breaks.push({
-      seq: last?.seq ?? 0,
-      problem: 'head',
-      detail: 'the journal head is missing: a missing tail cannot be ruled out',
-    });
-  } else if (head.seq > (last?.seq ?? 0)) {
-    breaks.push({
-      seq: head.seq,
-      problem: 'missing_tail',
-      detail: last
-        ? `the journal ends at entry ${last.seq}; its head records entry ${head.seq}`
-        : `the journal is empty; its head records entry ${head.seq}`,
-    });
-  } else if (head.seq < (last?.seq ?? 0)) {
-    breaks.push({
-      seq: head.seq + 1,
-      problem: 'head',
-      detail: `entries after ${head.seq} were written without moving the head`,
-    });
-  } else if (head.hash !== (last?.hash ?? GENESIS_HASH)) {
-    breaks.push({
-      seq: head.seq,
-      problem: 'head',
-      detail: "the newest entry does not match the head's hash",
-    });
+    return [
+      {
+        seq: last?.seq ?? 0,
+        problem: 'head',
+        detail: 'the journal head is missing: a missing tail cannot be ruled out',
+      },
+    ];
   }
-  // By entry; for one entry, in the order found (stable sort).
-  breaks.sort((a, b) => a.seq - b.seq);
-  return { entries, breaks };
+  if (head.seq > (last?.seq ?? 0)) {
+    return [
+      {
+        seq: head.seq,
+        problem: 'missing_tail',
+        detail: last
+          ? `the journal ends at entry ${last.seq}; its head records entry ${head.seq}`
+          : `the journal is empty; its head records entry ${head.seq}`,
+      },
+    ];
+  }
+  if (head.seq < (last?.seq ?? 0)) {
+    return [
+      {
+        seq: head.seq + 1,
+        problem: 'head',
+        detail: `entries after ${head.seq} were written without moving the head`,
+      },
+    ];
+  }
+  if (head.hash !== (last?.hash ?? GENESIS_HASH)) {
+    return [
+      { seq: head.seq, problem: 'head', detail: "the newest entry does not match the head's hash" },
+    ];
+  }
+  return [];
 }
 
 /** A journal payload as an object; undefined when it is not JSON or not an object. */
