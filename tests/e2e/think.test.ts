@@ -3,7 +3,7 @@
 // 127.0.0.1, the real outbound DM over a fake Discord REST API, and a controllable clock.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -723,6 +723,53 @@ describe('the nightly curator', () => {
     clock = at('2026-12-01T03:10');
     const next = await runThink(deps({ gate: new PatternGate() }), { weekly: 'never' });
     expect(next.curated).toMatchObject({ added: 0 });
+  });
+});
+
+describe("the night's whole journal check", () => {
+  it("passes and leaves doctor's checkpoint; an old entry edited without its hash is named, and the checkpoint goes", async () => {
+    store.remember({ kind: 'preference', key: 'tea', value: 'green tea', source: 'observed' });
+    const checkpoint = join(home, 'keel.db.checked');
+    // A tick that is no night checks nothing whole.
+    const tick = await runThink(deps({ gate: new PatternGate() }), {
+      curate: 'never',
+      weekly: 'never',
+    });
+    expect(tick.journal).toBeNull();
+    expect(existsSync(checkpoint)).toBe(false);
+
+    clock = at('2026-11-30T03:30');
+    const night = await runThink(deps({ gate: new PatternGate() }), { weekly: 'never' });
+    expect(night.night).not.toBeNull();
+    expect(night.journal).toMatchObject({ ok: true, problems: 0 });
+    expect(JSON.parse(readFileSync(checkpoint, 'utf8'))).toMatchObject({ at: clock });
+    expect(store.verify({ incremental: true }).scope).toBe('incremental');
+
+    // An entry from before the checkpoint, its payload edited with every trigger put back.
+    const raw = dbOf(store);
+    const triggers = raw
+      .prepare(
+        `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'journal'`,
+      )
+      .all() as { name: string; sql: string }[];
+    for (const t of triggers) raw.exec(`DROP TRIGGER ${t.name}`);
+    raw
+      .prepare(`UPDATE journal SET payload = replace(payload, 'green', 'black') WHERE seq <= 3`)
+      .run();
+    for (const t of triggers) raw.exec(t.sql);
+    // Doctor's incremental check does not hash it; the next night's whole check does.
+    expect(store.verify({ incremental: true }).ok).toBe(true);
+    clock = at('2026-12-01T03:30');
+    const next = await runThink(deps({ gate: new PatternGate() }), { weekly: 'never' });
+    expect(next.journal).toMatchObject({ ok: false });
+    expect(next.journal!.problems).toBeGreaterThan(0);
+    expect(next.skipped.join(' ')).toMatch(
+      /journal: the nightly whole check found \d+ problem\(s\); keel doctor names each/,
+    );
+    expect(existsSync(checkpoint)).toBe(false);
+    const doctor = store.verify({ incremental: true });
+    expect(doctor.scope).toBe('whole');
+    expect(doctor.journal.breaks.map((b) => b.problem)).toContain('payload_hash');
   });
 });
 

@@ -7,6 +7,8 @@
  *    come and tonight is not done, or it is forced), the curator, which reflects on them inside
  *    the night's one unit of work: each turn is reflected on once;
  * 3. interrupts (never in quiet hours, each item at most once);
+ *    After the night, the whole journal check (`keel verify`'s), which keeps the day's
+ *    `keel doctor` incremental;
  * 4. the weekly review when last week has not been reviewed (after the curator's hour), which ends
  *    by sending the owner the journal's head (`weekly.ts`);
  * 5. the vector catch-up (`store.catchUpVectors`): rows written since the last tick get their
@@ -52,6 +54,11 @@ export interface RunDetails extends RunReport {
   captured: number;
   /** What the vector catch-up did: rows embedded and rows still waiting (zeros without an embedder). */
   vectors: { embedded: number; remaining: number };
+  /**
+   * The night's whole journal check, after the curator (null when no night ran): `ok`, the
+   * entries hashed, and the problems found (`keel doctor` names each).
+   */
+  journal: { ok: boolean; entries: number; problems: number } | null;
 }
 
 const describe = (err: unknown) => ({
@@ -68,6 +75,33 @@ function fatal(err: unknown): KeelError | null {
     return err;
   }
   return corruptionError(err);
+}
+
+/**
+ * The night's whole journal check (`store.verify()`, what `keel verify` runs), after the curator:
+ * it finds what `keel doctor`'s incremental check leaves to a whole one (an old entry edited
+ * without its hash), and a pass leaves the checkpoint that keeps the day's doctor incremental; a
+ * failure removes it, so the next doctor is whole and names each break with its fix. A break is a
+ * note in the run, never a failed night.
+ *
+ * @throws KeelError `DB_CORRUPT` when the file is damaged (the run stops, as for every step).
+ */
+function nightlyJournalCheck(deps: ThinkDeps, report: RunDetails): RunDetails['journal'] {
+  try {
+    const r = deps.store.verify();
+    if (!r.ok) {
+      report.skipped.push(
+        `journal: the nightly whole check found ${r.problems.length} problem(s); keel doctor names each with its fix`,
+      );
+    }
+    return { ok: r.ok, entries: r.journal.entries, problems: r.problems.length };
+  } catch (err) {
+    const stop = fatal(err);
+    if (stop) throw stop;
+    const d = describe(err);
+    report.skipped.push(`journal: the nightly check failed (${d.code}: ${d.error})`);
+    return null;
+  }
 }
 
 /**
@@ -97,6 +131,7 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
     screened: {},
     captured: 0,
     vectors: { embedded: 0, remaining: 0 },
+    journal: null,
   };
   try {
     advanceWatermark(store, deps.now());
@@ -168,6 +203,7 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
         );
         log(`curator failed for the night of ${night}: ${d.code}: ${d.error}`);
       }
+      if (report.night) report.journal = nightlyJournalCheck(deps, report);
     }
 
     const delivery = await deliverInterrupts(deps);

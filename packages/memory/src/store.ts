@@ -80,6 +80,7 @@ import { IntegrityGuard, type IntegrityOptions, type IntegrityVerdict } from './
 import { anchorPathFor, anchorWrites, type HeadMark, lastEntry } from './journal/anchor.js';
 import {
   checkpointPathFor,
+  dropCheckpoint,
   FULL_CHECK_EVERY_MS,
   readCheckpoint,
   writeCheckpoint,
@@ -979,8 +980,9 @@ export class MemoryStore {
    *
    * With `incremental` (`keel doctor`), the chain is hashed only after the checkpoint beside the
    * database (`keel.db.checked`, see `journal/checkpoint.ts`) when a whole check wrote it less
-   * than a day ago; otherwise the check is whole. A whole check that passes writes the checkpoint
-   * (a file-backed store opened for writing only). `keel verify` is always whole.
+   * than a day ago; otherwise the check is whole. A whole check that passes writes the checkpoint,
+   * one that fails removes it (a file-backed store opened for writing only). `keel verify` is
+   * always whole.
    */
   verify(options: { against?: HeadMark; incremental?: boolean } = {}): VerifyReport {
     const { incremental, ...rest } = options;
@@ -995,8 +997,10 @@ export class MemoryStore {
       ...rest,
     });
     const last = report.journal.last;
-    if (file && report.ok && report.scope === 'whole' && last) {
-      writeCheckpoint(file, { ...last, at: now });
+    if (file && report.scope === 'whole') {
+      // A whole check that failed leaves no checkpoint: the next doctor is whole and says so too.
+      if (report.ok && last) writeCheckpoint(file, { ...last, at: now });
+      else dropCheckpoint(this.path);
     }
     return report;
   }

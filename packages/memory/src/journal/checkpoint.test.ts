@@ -139,8 +139,15 @@ describe('the incremental journal check', () => {
     expect(whole.journal.breaks.map((b) => `${b.seq} ${b.problem}`)).toContain(
       `${old} payload_hash`,
     );
-    // A failed whole check writes no checkpoint: the next doctor is whole again.
-    expect(readCheckpoint(checkpointPathFor(t.path))).toEqual(checkpoint);
+    // A failed whole check removes the checkpoint: the next incremental check is whole, and
+    // names the edit too.
+    expect(readCheckpoint(checkpointPathFor(t.path))).toBeNull();
+    const next = t.store.verify({ incremental: true });
+    expect(next.scope).toBe('whole');
+    expect(next.journal.breaks.map((b) => `${b.seq} ${b.problem}`)).toContain(
+      `${old} payload_hash`,
+    );
+    expect(checkpoint.seq).toBeGreaterThan(old);
   });
 
   it('a purge after the checkpoint redacts old entries, and that is checked', () => {
