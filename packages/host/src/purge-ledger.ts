@@ -19,7 +19,6 @@ import {
   anchorRestored,
   backupDatabase,
   carryOwnAnchor,
-  isSqliteFile,
   MemoryStore,
   PURGE_LEDGER_FILE,
   type PurgeLedgerEntry,
@@ -27,6 +26,7 @@ import {
   partialName,
   sealDatabase,
 } from '@keel/memory';
+import { isBackup, removeStaleCopies } from './backups.js';
 import { readTextIfPresent } from './files.js';
 
 /** The purge ledger of a KEEL_HOME (`$KEEL_HOME/purged.jsonl`). */
@@ -103,18 +103,19 @@ export interface BackupReach {
 }
 
 /**
- * Applies the purge ledger to every backup in `$KEEL_HOME/backups` (a `.db` SQLite file): a
- * backup that holds a purged value (read first without writing) is copied
- * ({@link backupDatabase}, verified), the ledger
- * applied to the copy, the copy checked again and renamed over the backup (its modification time
- * kept); one that holds none is
- * left untouched. A backup that cannot be opened is listed with its error and left as it was.
+ * Applies the purge ledger to every backup in `$KEEL_HOME/backups` (`isBackup`: a `.db` SQLite
+ * file, never a temporary copy): a backup that holds a purged value (read first without writing)
+ * is copied ({@link backupDatabase}, verified), the ledger applied to the copy, the copy checked
+ * again and renamed over the backup (its modification time kept); one that holds none is left
+ * untouched. A backup that cannot be opened is listed with its error and left as it was. What a
+ * killed copy left in the folder is removed first (`removeStaleCopies`).
  * What `keel purge` and `keel forget --purge` run after the purge, and list in their receipt.
  *
  * @param folder - the backups folder (`backupsPath(home)`).
  * @returns one line per backup, by name.
  */
 export async function purgeBackups(home: string, folder: string): Promise<BackupReach[]> {
+  removeStaleCopies(folder);
   let names: string[];
   try {
     names = readdirSync(folder).sort();
@@ -124,7 +125,7 @@ export async function purgeBackups(home: string, folder: string): Promise<Backup
   const out: BackupReach[] = [];
   for (const name of names) {
     const path = join(folder, name);
-    if (!name.endsWith('.db') || !isSqliteFile(path)) continue;
+    if (!isBackup(folder, name)) continue;
     try {
       out.push({ path, reached: await purgeOneBackup(path, home), error: null });
     } catch (err) {
@@ -177,6 +178,9 @@ async function purgeOneBackup(path: string, home: string): Promise<number> {
     renameSync(copy, path);
     return applied.reached;
   } finally {
-    if (existsSync(copy)) rmSync(copy, { force: true });
+    // Renamed over the backup, or left over from a rewrite that failed: nothing stays beside it.
+    for (const f of [copy, `${copy}-wal`, `${copy}-shm`, `${copy}-journal`, anchorPathFor(copy)]) {
+      if (existsSync(f)) rmSync(f, { force: true });
+    }
   }
 }

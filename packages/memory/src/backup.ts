@@ -87,6 +87,19 @@ export function partialPid(name: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/**
+ * The pid of the process writing the temporary copy `name` (a base name) belongs to: a
+ * {@link partialName}, or a file SQLite or keel keeps beside one while it is written (`-journal`,
+ * `-wal`, `-shm`, `.anchor`); also the `keel.db.restoring-<pid>` an older keel's restore wrote.
+ * Null for any other name: a backup, a database, the owner's own files. Once that process no
+ * longer runs, the file is left over from a copy killed midway: never a backup, only space to free.
+ */
+export function temporaryCopyPid(name: string): number | null {
+  const base = name.replace(/(-journal|-wal|-shm|\.anchor)$/u, '');
+  const restoring = /^.+\.db\.restoring-(\d+)$/u.exec(base);
+  return partialPid(base) ?? (restoring ? Number(restoring[1]) : null);
+}
+
 /** The 16 bytes every SQLite database file starts with. */
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 

@@ -45,6 +45,7 @@ export {
   partialName,
   partialPid,
   sealDatabase,
+  temporaryCopyPid,
 } from './backup.js';
 export type { OpenOptions } from './db.js';
 export {
