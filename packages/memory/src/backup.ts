@@ -17,7 +17,7 @@ import {
   statSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { isSqliteCorruption, KeelError } from '@keel/errors';
+import { isSqliteCorruption, KeelError, type KeelErrorCode } from '@keel/errors';
 import Database from 'better-sqlite3';
 import { damaged, quickCheck } from './integrity.js';
 import { anchorPathFor, carryAnchor, readAnchor } from './journal/anchor.js';
@@ -50,6 +50,24 @@ export interface DatabaseInfo {
   episodes: number;
   facts: number;
 }
+
+/** What a purge did to one of keel's backups (see {@link ReachBackups}). */
+export interface BackupReach {
+  /** The backup. */
+  path: string;
+  /** Rows erased from it (0: it held nothing purged). */
+  reached: number;
+  /** Why it could not be reached (a damaged or foreign file; left as it was), or null. */
+  error: { code: KeelErrorCode; message: string } | null;
+}
+
+/**
+ * Carries the purges made so far into keel's backups: each backup that still holds a purged value
+ * is rewritten without it, one {@link BackupReach} per backup, by name (`purgeBackups` of
+ * `@keel/host`, which its `openStore` gives every store it opens on a KEEL_HOME as
+ * `StoreOptions.backups`). Never rejects: a backup it cannot reach is listed with its error.
+ */
+export type ReachBackups = () => Promise<BackupReach[]>;
 
 /** Tables every keel database has. */
 const KEEL_TABLES = ['schema_migrations', 'episodes', 'facts', 'journal'] as const;

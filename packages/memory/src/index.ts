@@ -37,6 +37,7 @@
  */
 
 export {
+  type BackupReach,
   type BackupResult,
   backupDatabase,
   type DatabaseInfo,
@@ -44,6 +45,7 @@ export {
   isSqliteFile,
   partialName,
   partialPid,
+  type ReachBackups,
   sealDatabase,
   temporaryCopyPid,
 } from './backup.js';
