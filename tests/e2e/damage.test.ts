@@ -3,9 +3,17 @@
 // words go to the recovery file meanwhile, and keel backup / keel restore / keel recover bring them
 // back as episodes. The database is a real file with data pages overwritten.
 
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, join } from 'node:path';
 import { MemoryStore } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, FIXTURES, keel, tempHome } from '../support/cli.js';
@@ -195,6 +203,47 @@ describe('a damaged database stops every write', () => {
 });
 
 describe('keel backup, keel restore and keel recover', () => {
+  it('a copy a killed backup or restore left is never the backup doctor names, and the next restore and backup remove it', () => {
+    const made = keel(home, ['backup', '--json']).json<{ path: string }>();
+    const backups = join(home, 'backups');
+    // A process that is gone: what it was writing stays under its temporary name.
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    // A backup killed before its copy took its name, made after the real one…
+    const killedBackup = join(backups, `.keel-2099-01-01T00-00-00-000Z.db.partial-${dead}`);
+    copyFileSync(made.path, killedBackup);
+    writeFileSync(`${killedBackup}-journal`, '');
+    // …a purge of the backups killed while it rewrote the real one…
+    const killedRewrite = join(backups, `.${basename(made.path)}.partial-${dead}`);
+    copyFileSync(made.path, killedRewrite);
+    writeFileSync(`${killedRewrite}.anchor`, '{}\n');
+    // …and a restore killed before its copy took keel.db's name.
+    const killedRestore = join(home, `.keel.db.partial-${dead}`);
+    copyFileSync(made.path, killedRestore);
+    const later = new Date(Date.now() + 3_600_000);
+    for (const f of [killedBackup, killedRewrite, killedRestore]) utimesSync(f, later, later);
+    const partials = (dir: string) => readdirSync(dir).filter((n) => n.includes('.partial-'));
+    expect(partials(backups)).toHaveLength(4);
+
+    damage();
+    const doctor = keel(home, ['doctor']);
+    expect(doctor.status).toBe(1);
+    expect(doctor.stdout).toContain(`keel restore ${made.path} (the newest backup`);
+    expect(doctor.stdout).not.toContain('.partial-');
+    const report = keel(home, ['doctor', '--json']).json<{ backup: { newest: string } }>();
+    expect(report.backup.newest).toBe(made.path);
+
+    const restore = keel(home, ['restore', made.path, '--json']);
+    expect(restore.status, restore.stderr).toBe(0);
+    expect(partials(home)).toEqual([]);
+    const next = keel(home, ['backup', '--json']);
+    expect(next.status, next.stderr).toBe(0);
+    expect(partials(backups)).toEqual([]);
+    expect(readdirSync(backups).sort()).toEqual(
+      [basename(made.path), basename(next.json<{ path: string }>().path)].sort(),
+    );
+    expect(keel(home, ['doctor']).status).toBe(0);
+  });
+
   it('back up, damage, keep the lines, restore (damaged file kept), recover them as episodes once', () => {
     const backup = keel(home, ['backup', '--json']);
     expect(backup.status, backup.stderr).toBe(0);

@@ -13,6 +13,7 @@ import {
   backupHome,
   keepForRecovery,
   loadConfig,
+  openStore,
   recoverInto,
   recoveryPath,
   restoreHome,
@@ -550,10 +551,60 @@ describe('the Discord front door', () => {
       text,
       { name: 'yes', type: 5, value: true },
     ]);
-    await discord.waitFor(() => discord.callbacks.has(yes), 10_000, 'the purge receipt');
-    expect(JSON.stringify(discord.callbacks.get(yes))).toMatch(/Purged \d+/);
+    // The erasing command is deferred (it rewrites the backups too), then answered.
+    await discord.waitFor(() => discord.edited.has(yes), 10_000, 'the purge receipt');
+    expect(discord.callbacks.get(yes)).toMatchObject({ type: 5 });
+    expect(discord.edited.get(yes).content).toMatch(/Purged \d+/);
     expect(store.fact(sister.fact!.id)?.value).not.toContain('Paulo');
     expect(store.fact(dentist.fact!.id)).toMatchObject({ status: 'active', value: 'Dr. Ortiz' });
+  });
+
+  it("/purge and /forget --purge reach keel's backups: the receipt counts them, the backup keeps only the control", async () => {
+    // The store as the door's service opens it (`openStore`): its purges reach $KEEL_HOME/backups.
+    const config = loadConfig({ KEEL_HOME: home });
+    store.close();
+    store = openStore(config);
+    const remember = (key: string, value: string) => {
+      const ep = store.addEpisode({ channel: 'discord', role: 'owner', text: `${value} visits` });
+      return store.remember({
+        kind: 'relationship',
+        key,
+        value,
+        source: 'owner_stated',
+        episodeId: ep.id,
+      }).fact!;
+    };
+    remember('sister.home', 'Ouro Preto');
+    const aunt = remember('aunt', 'Iolanda Brambilla');
+    remember('dentist', 'Dr. Ortiz');
+    const backup = await backupHome(config);
+    const holds = (word: string) => readFileSync(backup.path).includes(word);
+    expect([holds('Ouro Preto'), holds('Brambilla'), holds('Ortiz')]).toEqual([true, true, true]);
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+
+    const purge = discord.slashCommand(owner, dm, 'purge', [
+      { name: 'text', type: 3, value: 'ouro preto' },
+      { name: 'yes', type: 5, value: true },
+    ]);
+    await discord.waitFor(() => discord.edited.has(purge), 20_000, 'the purge receipt');
+    const receipt = discord.edited.get(purge).content as string;
+    expect(receipt).toMatch(/^Purged \d+ row/);
+    expect(receipt).toContain('Backups: 1 rewritten without it.');
+    expect(holds('Ouro Preto')).toBe(false);
+
+    const forget = discord.slashCommand(owner, dm, 'forget', [
+      { name: 'id', type: 3, value: `f${aunt.id}` },
+      { name: 'purge', type: 5, value: true },
+      { name: 'yes', type: 5, value: true },
+    ]);
+    await discord.waitFor(() => discord.edited.has(forget), 20_000, 'the forget receipt');
+    expect(discord.edited.get(forget).content).toContain('Backups: 1 rewritten without it.');
+    expect(holds('Brambilla')).toBe(false);
+    expect(holds('Ortiz')).toBe(true); // the control, in the same backup
+    expect(store.current({ scope: 'owner', kind: 'relationship', key: 'dentist' })?.value).toBe(
+      'Dr. Ortiz',
+    );
   });
 
   it('a turn from the terminal and one from Discord at the same moment both complete in the one session', async () => {

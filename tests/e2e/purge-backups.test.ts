@@ -2,7 +2,8 @@
 // purge` rewrites the backups in $KEEL_HOME/backups and lists them in its receipt; restoring a
 // backup made before the purge (one the owner copied elsewhere, which no purge can rewrite) does
 // not bring the value back while a control stays; and `keel forget --purge --all-slots` of a belief
-// purged already reaches what still says it.
+// purged already reaches what still says it. A purge made in the terminal's chat (`/purge`,
+// `/forget --purge`) reaches the backups the same way, and its reply says so.
 
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,6 +78,48 @@ describe('purge and the backups', () => {
     expect(keel(home, ['verify']).status).toBe(0);
     const humanRestore = keel(home, ['restore', copy, '--force']);
     expect(humanRestore.stdout).toContain('2 value(s) purged since the backup was made');
+  });
+
+  it("the terminal's /purge and /forget --purge rewrite the backups and say how many they reached", () => {
+    keel(home, ['remember', 'relationship/boss', 'Conceição', 'Albuquerque']);
+    const friend = keel(home, [
+      'remember',
+      'note/friend',
+      'Begoña',
+      'Ibarrola',
+      'from',
+      'Bilbao',
+      '--json',
+    ]).json<{ fact: { id: number } }>();
+    keel(home, ['remember', 'profile/office', 'Vila', 'Madalena']);
+    const made = keel(home, ['backup', '--json']).json<{ path: string }>();
+    const backup = () => readFileSync(made.path);
+    expect(backup().includes('Albuquerque') && backup().includes('Ibarrola')).toBe(true);
+
+    // The offline terminal, as the owner types in it (piped: one reply per line).
+    const chat = keel(
+      home,
+      ['--json'],
+      `/purge conceicao albuquerque --yes
+/forget ${friend.fact.id} --purge --yes
+`,
+    );
+    expect(chat.status, chat.stderr).toBe(0);
+    const replies = chat.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { reply: string });
+    expect(replies[0]!.reply).toMatch(/^Purged \d+ row/);
+    expect(replies[0]!.reply).toContain('Backups: 1 rewritten without it.');
+    expect(replies[1]!.reply).toMatch(new RegExp(`^Forgot and purged f${friend.fact.id}`));
+    expect(replies[1]!.reply).toContain('Backups: 1 rewritten without it.');
+    for (const word of ['Albuquerque', 'Conceição', 'Ibarrola', 'Begoña']) {
+      expect(backup().includes(word), word).toBe(false);
+    }
+    expect(backup().includes('Madalena')).toBe(true); // the control
+    expect(
+      keel(home, ['doctor', '--offline', '--json']).json<{ backup: { newest: string } }>(),
+    ).toMatchObject({ backup: { newest: made.path } });
   });
 
   it('forget --purge --all-slots of a belief purged already reaches what says it again', () => {

@@ -103,6 +103,9 @@ export class FakeDiscord {
   /** Interaction callbacks by interaction id. */
   // biome-ignore lint/suspicious/noExplicitAny: the wire shape.
   readonly callbacks = new Map<string, any>();
+  /** A deferred interaction's reply as edited (`editReply`), by interaction id. */
+  // biome-ignore lint/suspicious/noExplicitAny: the wire shape.
+  readonly edited = new Map<string, any>();
   /** Gateway connections opened (IDENTIFY or RESUME each). */
   identifies = 0;
   resumes = 0;
@@ -501,6 +504,24 @@ export class FakeDiscord {
       }
       res204(json);
       return;
+    }
+    const original = /^\/webhooks\/(\d+)\/tok-(\d+)\/messages\/(?:@|%40)original$/.exec(path);
+    if (original && method === 'PATCH') {
+      // The reply to a deferred interaction (its token is `tok-<interaction id>`).
+      this.edited.set(original[2]!, body);
+      return json(200, {
+        id: snowflake(),
+        channel_id: '0',
+        content: body?.content ?? '',
+        author: this.bot,
+        timestamp: new Date().toISOString(),
+        attachments: [],
+        embeds: [],
+        mentions: [],
+        mention_roles: [],
+        components: [],
+        type: 0,
+      });
     }
     if (at(/^\/webhooks\/(\d+)\/([^/]+)$/) && method === 'POST') {
       return json(200, {

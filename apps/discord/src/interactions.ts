@@ -2,7 +2,9 @@
  * The owner's interactions, after the owner lock has passed them: slash commands (`/review`,
  * `/recall`, `/forget`, `/status`) and the review buttons (confirm or reject one fact; forget or
  * keep one the model asked to forget). Each goes through the same slash commands the terminal uses
- * (`runSlashCommand` of `@keel/agent`).
+ * (`runSlashCommand` of `@keel/agent`). A command that erases (`/forget --purge --yes`, `/purge
+ * --yes`) also rewrites keel's backups before it answers, which may take longer than Discord waits
+ * for a reply: its reply is deferred first ({@link erases}), then given once the receipt is ready.
  *
  * @module
  */
@@ -42,6 +44,18 @@ export async function slashReply(ctx: InteractionContext, line: string): Promise
   }
 }
 
+/**
+ * Whether a slash command line erases: `/purge … --yes` or `/forget … --purge --yes`. Its receipt
+ * waits for keel's backups to be rewritten.
+ */
+export function erases(line: string): boolean {
+  const [name = '', ...rest] = line.trim().slice(1).split(/\s+/);
+  const verb = name.toLowerCase();
+  return (
+    rest.includes('--yes') && (verb === 'purge' || (verb === 'forget' && rest.includes('--purge')))
+  );
+}
+
 /** Handles an owner's slash command or review button click; anything else is ignored. */
 export async function onOwnerInteraction(i: Interaction, ctx: InteractionContext): Promise<void> {
   if (i.isChatInputCommand()) return onCommand(i, ctx);
@@ -72,8 +86,12 @@ async function onCommand(i: ChatInputCommandInteraction, ctx: InteractionContext
     default:
       line = '/help';
   }
+  // Discord waits 3 s for a reply: a purge says it is working first, and answers when done.
+  const deferred = erases(line);
+  if (deferred) await i.deferReply();
   const [first = '(nothing)', ...rest] = splitMessage(await slashReply(ctx, line));
-  await i.reply({ content: first });
+  if (deferred) await i.editReply({ content: first });
+  else await i.reply({ content: first });
   for (const chunk of rest) await i.followUp({ content: chunk });
 }
 

@@ -1,7 +1,9 @@
 /**
  * The slash commands every front door shares: /recall /history /review /confirm /reject /forget
  * /purge /keep /status /help /quit. A purge (`/forget <id> --purge`, `/purge <text>`) first lists
- * what it would erase; the owner's `--yes` line is the answer that erases. They reach the memory verbs directly and are never episodes.
+ * what it would erase; the owner's `--yes` line is the answer that erases, through the purge verbs
+ * the CLI uses too (`purge.ts`: the store, then keel's backups), and its reply says how many
+ * backups it rewrote. They reach the memory verbs directly and are never episodes.
  *
  * @module
  */
@@ -19,6 +21,7 @@ import {
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { historyLine, type TurnReply } from './offline.js';
+import { backupsLine, forgetAndPurge, forgetPurgeTarget, purgeText } from './purge.js';
 
 /** Help text for the slash commands. */
 export const SLASH_HELP = [
@@ -69,7 +72,8 @@ export interface SlashContext {
 }
 
 /**
- * Runs one slash command line (starting with "/").
+ * Runs one slash command line (starting with "/"). A purge that erases (`--yes`) resolves once
+ * keel's backups are rewritten too (`purge.ts`), its reply naming them.
  *
  * @throws KeelError from the memory verbs (`NOT_FOUND`, `INVALID_STATE`, `INVALID_INPUT`).
  */
@@ -154,39 +158,23 @@ export async function runSlashCommand(
         store.forget(id, { purge: false, channel: context.channel });
         return { text: `Forgot f${id}; it will not be re-learned unless you say it again.` };
       }
-      const fact = store.fact(id);
-      if (!fact) throw new KeelError('NOT_FOUND', `no fact ${id}`, { details: { id } });
       // What the purge erases beyond the slot: every mention of the value; for a belief purged
       // already, what still says it (found from its tombstone's hashes).
-      const value = fact.purged_at === null ? fact.value : null;
-      const purged = value === null ? store.purgedContentOf(id) : null;
-      const found =
-        value !== null
-          ? store.findMentions(value)
-          : purged
-            ? store.findPurgedContent(purged.content).report
-            : null;
+      const found = forgetPurgeTarget(store, id);
       // The owner sees what the purge erases first; the erasing line is their answer.
       if (found && !yes) {
         return {
-          text: `${mentionList(found)}\nTo erase all of it: /forget ${id} --purge --yes`,
+          text: `${mentionList(found.report)}\nTo erase all of it: /forget ${id} --purge --yes`,
         };
       }
-      const { r, receipt } = store.transaction(() => ({
-        r: store.forget(id, { purge: true, channel: context.channel }),
-        receipt:
-          value !== null
-            ? store.purgeMentions(value, { actor: 'owner' })
-            : purged && found
-              ? store.purgeContent(purged.content, purged.valueHash, { actor: 'owner' }).receipt
-              : null,
-      }));
+      const done = await forgetAndPurge(store, id, { channel: context.channel });
       return {
         text: [
-          value === null
-            ? `f${id} was purged already; ${receipt ? 'what still said it is erased' : 'nothing stored says it any more'}.`
-            : `Forgot and purged f${id}: erased from ${r.erasedFacts.length} row(s) of its slot.`,
-          receipt ? receiptLine(receipt) : '',
+          done.already
+            ? `f${id} was purged already; ${done.receipt ? 'what still said it is erased' : 'nothing stored says it any more'}.`
+            : `Forgot and purged f${id}: erased from ${done.forget.erasedFacts.length} row(s) of its slot.`,
+          done.receipt ? receiptLine(done.receipt) : '',
+          backupsLine(done.backups),
         ]
           .filter(Boolean)
           .join('\n'),
@@ -202,7 +190,10 @@ export async function runSlashCommand(
           text: `${mentionList(store.findMentions(text))}\nTo erase all of it: /purge ${text} --yes`,
         };
       }
-      return { text: receiptLine(store.purgeMentions(text, { actor: 'owner' })) };
+      const done = await purgeText(store, text);
+      return {
+        text: [receiptLine(done.receipt), backupsLine(done.backups)].filter(Boolean).join('\n'),
+      };
     }
     case 'keep': {
       const id = parseFactId(need('a fact id'));

@@ -19,6 +19,8 @@
  *   lock ({@link acquireTurnLock}).
  * - Without a model: the offline session ({@link OfflineSession}) and the slash commands every
  *   door shares ({@link runSlashCommand}).
+ * - The owner's purge, one way for every door, the CLI's verbs included ({@link purgeText},
+ *   {@link forgetAndPurge}): the store, then keel's backups, both in the receipt.
  * - What the owner said while keel was away: {@link UnansweredRecorder}, which both sessions
  *   implement, stores it as their turn, unanswered.
  *
@@ -120,6 +122,15 @@ export {
   chooseChatModel,
   ollamaReachable,
 } from './providers.js';
+export {
+  backupsLine,
+  type ForgetPurgeDone,
+  type ForgetPurgeTarget,
+  forgetAndPurge,
+  forgetPurgeTarget,
+  type PurgeDone,
+  purgeText,
+} from './purge.js';
 export {
   messageTokens,
   type SessionHistory,

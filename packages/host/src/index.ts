@@ -24,7 +24,10 @@
  *   in the recovery file meanwhile ({@link keepForRecovery}) and stored by {@link recoverInto}
  *   (`keel recover`); {@link backupHome} and {@link restoreHome} are `keel backup` and
  *   `keel restore`; {@link purgeBackups} and {@link applyPurgeLedger} carry a purge into the
- *   backups and into every restore (the purge ledger, hashes only).
+ *   backups and into every restore (the purge ledger, hashes only): every store {@link openStore}
+ *   opens rewrites its home's backups after a purge, whichever door purged
+ *   ({@link reachHomeBackups}); {@link isBackup} says which files are backups, and
+ *   {@link removeStaleCopies} clears what a copy killed midway left.
  * - Processes: {@link pidAlive}, {@link watchParent} / {@link stopWhenParentGone} (a service
  *   stops with the CLI that started it), {@link runApp} (the CLI starts a service).
  * - Services ({@link renderService}, {@link installServices}, {@link uninstallServices},
@@ -44,6 +47,7 @@
  *
  * @module
  */
+export { BACKUPS_DIR, backupsPath, isBackup, removeStaleCopies } from './backups.js';
 export {
   CHECK_NAMES,
   CHECK_TIMEOUT_MS,
@@ -187,6 +191,7 @@ export {
   type LedgerApplied,
   purgeBackups,
   purgeLedgerPath,
+  reachHomeBackups,
   readPurgeLedger,
 } from './purge-ledger.js';
 export {
@@ -212,9 +217,7 @@ export {
   toErrorReport,
 } from './report.js';
 export {
-  BACKUPS_DIR,
   backupHome,
-  backupsPath,
   newestBackup,
   type RestoreOptions,
   type RestoreResult,

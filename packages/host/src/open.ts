@@ -21,6 +21,7 @@ import { sendToOwner } from '@keel/outbound';
 import type { KeelConfig } from './config.js';
 import { DoorVectors } from './door-vectors.js';
 import { ensureHome } from './files.js';
+import { reachHomeBackups } from './purge-ledger.js';
 
 /** What a door asks {@link openKeel} for beyond the store. */
 export interface OpenNeeds {
@@ -129,13 +130,18 @@ export function integrityOptions(config: KeelConfig, check: IntegrityCheck): Sto
 
 /**
  * Opens the store alone, checked at open (default `cached`: for every verb that writes). Close it
- * with {@link closeStore}, which records the state its writes left as sound.
+ * with {@link closeStore}, which records the state its writes left as sound. Every door's store is
+ * opened here (through {@link openKeel} or alone): a purge through it reaches the home's backups
+ * (`MemoryStore.reachBackups`, {@link reachHomeBackups}), whichever door made it.
  *
  * @throws KeelError as `MemoryStore.open` (`DB_CORRUPT` for a damaged file, nothing written).
  */
 export function openStore(config: KeelConfig, check: IntegrityCheck = 'cached'): MemoryStore {
   ensureHome(config.home);
-  return MemoryStore.open(config.paths.db, integrityOptions(config, check));
+  return MemoryStore.open(config.paths.db, {
+    ...integrityOptions(config, check),
+    backups: reachHomeBackups(config.home),
+  });
 }
 
 /**

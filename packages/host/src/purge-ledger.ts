@@ -9,25 +9,35 @@
  * one rename), and `restoreHome` on the copy it restores before it takes `keel.db`'s name — so a
  * backup copied elsewhere and restored later gives up the value too.
  *
+ * Whichever door purges (`keel purge`, `keel forget --purge`, `/purge` and `/forget --purge` in the
+ * terminal or on Discord), the purge reaches the backups the same way: `openStore` gives every
+ * store it opens the rewrite of its home's backups ({@link reachHomeBackups}, the store's
+ * `backups` option), and the purge verbs every door shares (`purgeText` and `forgetAndPurge` of
+ * `@keel/agent`) run it once the purge is done and put what it did in their receipt.
+ *
  * @module
  */
 import { existsSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { KeelError, type KeelErrorCode } from '@keel/errors';
+import { KeelError } from '@keel/errors';
 import {
   anchorPathFor,
   anchorRestored,
+  type BackupReach,
   backupDatabase,
   carryOwnAnchor,
-  isSqliteFile,
   MemoryStore,
   PURGE_LEDGER_FILE,
   type PurgeLedgerEntry,
   parsePurgeLedger,
   partialName,
+  type ReachBackups,
   sealDatabase,
 } from '@keel/memory';
+import { backupsPath, isBackup, removeStaleCopies } from './backups.js';
 import { readTextIfPresent } from './files.js';
+
+export type { BackupReach } from '@keel/memory';
 
 /** The purge ledger of a KEEL_HOME (`$KEEL_HOME/purged.jsonl`). */
 export function purgeLedgerPath(home: string): string {
@@ -92,29 +102,48 @@ export function applyPurgeLedger(file: string, home: string): LedgerApplied {
   return done;
 }
 
-/** What a purge did to one backup ({@link purgeBackups}). */
-export interface BackupReach {
-  /** The backup. */
-  path: string;
-  /** Rows erased from it (0: it held nothing purged). */
-  reached: number;
-  /** Why it could not be reached (a damaged or foreign file; left as it was), or null. */
-  error: { code: KeelErrorCode; message: string } | null;
+/** The {@link purgeBackups} under way in this process, by folder: one at a time in each. */
+const rewriting = new Map<string, Promise<unknown>>();
+
+/**
+ * Applies the purge ledger to every backup in `$KEEL_HOME/backups` (`isBackup`: a `.db` SQLite
+ * file, never a temporary copy): a backup that holds a purged value (read first without writing)
+ * is copied ({@link backupDatabase}, verified), the ledger applied to the copy, the copy checked
+ * again and renamed over the backup (its modification time kept); one that holds none is left
+ * untouched. A backup that cannot be opened is listed with its error and left as it was. What a
+ * killed copy left in the folder is removed first (`removeStaleCopies`). Calls in one process run
+ * one after another (each rewrites through the same temporary names); another process's run is
+ * safe beside it (each writes its own copy and renames it over the backup whole).
+ *
+ * What every purge runs once it is done, whichever door made it ({@link reachHomeBackups}).
+ *
+ * @param folder - the backups folder (`backupsPath(home)`).
+ * @returns one line per backup, by name; never rejects (a backup it cannot reach is listed with
+ *   its error: `DB_CORRUPT`, `DB_OPEN_FAILED`, `SCHEMA_FROM_FUTURE`, `FILE_UNREADABLE` for a
+ *   ledger that cannot be read).
+ */
+export function purgeBackups(home: string, folder: string): Promise<BackupReach[]> {
+  const before = rewriting.get(folder) ?? Promise.resolve();
+  const run = before.then(() => rewriteBackups(home, folder));
+  const settled = run.catch(() => {});
+  rewriting.set(folder, settled);
+  void settled.then(() => {
+    if (rewriting.get(folder) === settled) rewriting.delete(folder);
+  });
+  return run;
 }
 
 /**
- * Applies the purge ledger to every backup in `$KEEL_HOME/backups` (a `.db` SQLite file): a
- * backup that holds a purged value (read first without writing) is copied
- * ({@link backupDatabase}, verified), the ledger
- * applied to the copy, the copy checked again and renamed over the backup (its modification time
- * kept); one that holds none is
- * left untouched. A backup that cannot be opened is listed with its error and left as it was.
- * What `keel purge` and `keel forget --purge` run after the purge, and list in their receipt.
- *
- * @param folder - the backups folder (`backupsPath(home)`).
- * @returns one line per backup, by name.
+ * The rewrite of `home`'s backups after a purge ({@link purgeBackups} of `$KEEL_HOME/backups`),
+ * as `openStore` gives it to every store it opens (`StoreOptions.backups` of `@keel/memory`).
  */
-export async function purgeBackups(home: string, folder: string): Promise<BackupReach[]> {
+export function reachHomeBackups(home: string): ReachBackups {
+  return () => purgeBackups(home, backupsPath(home));
+}
+
+/** {@link purgeBackups}, once the calls before it in this process are done. */
+async function rewriteBackups(home: string, folder: string): Promise<BackupReach[]> {
+  removeStaleCopies(folder);
   let names: string[];
   try {
     names = readdirSync(folder).sort();
@@ -124,7 +153,7 @@ export async function purgeBackups(home: string, folder: string): Promise<Backup
   const out: BackupReach[] = [];
   for (const name of names) {
     const path = join(folder, name);
-    if (!name.endsWith('.db') || !isSqliteFile(path)) continue;
+    if (!isBackup(folder, name)) continue;
     try {
       out.push({ path, reached: await purgeOneBackup(path, home), error: null });
     } catch (err) {
@@ -177,6 +206,9 @@ async function purgeOneBackup(path: string, home: string): Promise<number> {
     renameSync(copy, path);
     return applied.reached;
   } finally {
-    if (existsSync(copy)) rmSync(copy, { force: true });
+    // Renamed over the backup, or left over from a rewrite that failed: nothing stays beside it.
+    for (const f of [copy, `${copy}-wal`, `${copy}-shm`, `${copy}-journal`, anchorPathFor(copy)]) {
+      if (existsSync(f)) rmSync(f, { force: true });
+    }
   }
 }

@@ -18,15 +18,16 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { acquireTurnLock, readTurnLockHolder } from '@keel/agent';
 import { KeelError, type KeelErrorCode } from '@keel/errors';
-import { inspectDatabase, MemoryStore } from '@keel/memory';
+import { inspectDatabase, MemoryStore, partialName, temporaryCopyPid } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import lockfile from 'proper-lockfile';
 import { afterEach, describe, expect, it } from 'vitest';
+import { backupsPath, isBackup, removeStaleCopies } from './backups.js';
 import { loadConfig } from './config.js';
 import { serviceLockPath } from './lock.js';
 import { purgeBackups } from './purge-ledger.js';
 import { keepForRecovery } from './recovery.js';
-import { backupHome, backupsPath, newestBackup, restoreHome } from './restore.js';
+import { backupHome, newestBackup, restoreHome } from './restore.js';
 
 const homes: string[] = [];
 afterEach(() => {
@@ -476,5 +477,116 @@ describe('a purge reaches the backups; a restore never brings a purged value bac
     } finally {
       restored.close();
     }
+  });
+});
+
+describe('what a killed backup, restore or purge of the backups leaves', () => {
+  /**
+   * Starts a process that copies `source` to `dest` as keel copies (`backupDatabase`, under the
+   * hidden temporary name) and stops once the bytes are on disk, before the check: kill it there
+   * and it leaves what a killed backup or restore leaves. With `partial`, the copy is made to
+   * `partialName(dest)` of that process, as a restore makes its incoming copy of the backup.
+   */
+  async function copying(source: string, dest: string, options: { partial?: boolean } = {}) {
+    const target = options.partial ? `partialName(${JSON.stringify(dest)})` : JSON.stringify(dest);
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { backupDatabase, partialName } from '@keel/memory';
+         await backupDatabase(${JSON.stringify(source)}, ${target}, {
+           copied: () => { process.stdout.write('copied\\n'); return new Promise(() => {}); },
+         });`,
+      ],
+      { cwd: import.meta.dirname, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((done, fail) => {
+      child.stdout.on('data', (d: Buffer) => {
+        if (d.toString().includes('copied')) done();
+      });
+      child.on('exit', (code) => fail(new Error(`the copying process ended early (${code})`)));
+    });
+    return {
+      pid: child.pid!,
+      kill: async () => {
+        const exited = new Promise((done) => child.on('exit', done));
+        child.kill('SIGKILL');
+        await exited;
+      },
+    };
+  }
+
+  const temporary = (dir: string) => readdirSync(dir).filter((n) => temporaryCopyPid(n) !== null);
+
+  it('a restore killed midway leaves hidden copies beside keel.db: never a backup, left to a live writer, removed by the next restore', async () => {
+    const { home, config } = setup();
+    const real = await backupHome(config, undefined, () => Date.UTC(2026, 0, 1));
+    const db = config.paths.db;
+    // A restore copies the backup to `partialName(keel.db)` (itself written under a temporary
+    // name first); this one stops there.
+    const restoring = await copying(real.path, db, { partial: true });
+    expect(temporary(home).length).toBeGreaterThan(0);
+    // Its writer runs: nothing takes the copy from it.
+    expect(removeStaleCopies(home)).toEqual([]);
+    await restoring.kill();
+    const dead = restoring.pid;
+    // What a restore killed later leaves: its verified copy with the anchor and WAL of the purge
+    // ledger's application beside it; and an older keel's `keel.db.restoring-<pid>`.
+    const incoming = partialName(db, dead);
+    copyFileSync(real.path, incoming);
+    writeFileSync(`${incoming}.anchor`, '{}\n');
+    writeFileSync(`${incoming}-wal`, '');
+    copyFileSync(real.path, `${db}.restoring-${dead}`);
+    const leftover = temporary(home);
+    expect(leftover.length).toBeGreaterThanOrEqual(4);
+
+    // None of it is taken for a backup; doctor names the real one.
+    expect(newestBackup(home)?.path).toBe(real.path);
+    // The next restore removes it all, and restores.
+    const r = await restoreHome(config, real.path, { force: true });
+    expect(r.previous).toBe('sound');
+    expect(temporary(home)).toEqual([]);
+    expect(readdirSync(home).filter((n) => /partial|restoring/.test(n))).toEqual([]);
+    expect(facts(db)).toBe(200);
+  });
+
+  it('what a killed backup or purge of the backups leaves is never listed, named or rewritten, and the next backup or purge removes it; a real backup beside it is', async () => {
+    const { home, config } = setup();
+    const dir = backupsPath(home);
+    const real = await backupHome(config, undefined, () => Date.UTC(2026, 0, 1));
+    // A backup killed once its bytes were on disk.
+    const backup = await copying(config.paths.db, join(dir, 'keel-2026-01-02T00-00-00-000Z.db'));
+    await backup.kill();
+    // A purge of the backups killed once its copy of the real backup took the purge: the copy,
+    // its anchor and its WAL, and the copy's own temporary name.
+    const rewrite = partialName(real.path, backup.pid);
+    copyFileSync(real.path, rewrite);
+    writeFileSync(`${rewrite}.anchor`, '{}\n');
+    writeFileSync(`${rewrite}-wal`, '');
+    copyFileSync(real.path, partialName(rewrite, backup.pid));
+    // Each newer than the real backup, and every one a SQLite file.
+    const later = new Date(Date.now() + 60_000);
+    for (const n of temporary(dir)) utimesSync(join(dir, n), later, later);
+    expect(temporary(dir).length).toBeGreaterThanOrEqual(5);
+    expect(readdirSync(dir).filter((n) => isBackup(dir, n))).toEqual([basename(real.path)]);
+
+    // doctor names the real backup; a purge rewrites and lists it alone, and clears the rest.
+    expect(newestBackup(home)?.path).toBe(real.path);
+    const s = MemoryStore.open(config.paths.db);
+    s.purgeMentions('value number 7', { actor: 'owner' });
+    s.close();
+    const reach = await purgeBackups(home, dir);
+    expect(reach.map((b) => b.path)).toEqual([real.path]);
+    expect(reach[0]).toMatchObject({ error: null });
+    expect(reach[0]!.reached).toBeGreaterThan(0);
+    expect(readdirSync(dir)).toEqual([basename(real.path)]);
+
+    // The same leftovers again: the next backup clears them too, and is named.
+    copyFileSync(real.path, rewrite);
+    writeFileSync(`${rewrite}.anchor`, '{}\n');
+    const next = await backupHome(config, undefined, () => Date.UTC(2026, 0, 3));
+    expect(readdirSync(dir).sort()).toEqual([basename(real.path), basename(next.path)].sort());
+    expect(newestBackup(home)?.path).toBe(next.path);
   });
 });

@@ -14,6 +14,10 @@
  * made is purged from it again, so a restore never brings a purged value back. A KEEL_HOME that
  * does not exist yet is made.
  *
+ * Each copy is written under a hidden temporary name (`partialName` of `@keel/memory`) until it is
+ * verified; what a backup or a restore killed midway left is removed by the next one
+ * (`removeStaleCopies` in `backups.ts`) and is never taken for a backup.
+ *
  * @module
  */
 import {
@@ -26,7 +30,7 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { acquireTurnLock } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import {
@@ -35,28 +39,20 @@ import {
   backupDatabase,
   type DatabaseInfo,
   inspectDatabase,
-  isSqliteFile,
-  partialPid,
+  partialName,
 } from '@keel/memory';
+import { backupsPath, isBackup, removeStaleCopies } from './backups.js';
 import type { KeelConfig } from './config.js';
 import { ensureHome } from './files.js';
 import { readLockHolder, type Service } from './lock.js';
 import { INTEGRITY_CACHE_FILE } from './open.js';
-import { pidAlive } from './process.js';
 import { applyPurgeLedger, type LedgerApplied, purgeLedgerPath } from './purge-ledger.js';
 import { fileStamp, pendingRecovery } from './recovery.js';
 
-/** The backups folder's name inside KEEL_HOME. */
-export const BACKUPS_DIR = 'backups';
-
-/** The backups folder for a KEEL_HOME. */
-export function backupsPath(home: string): string {
-  return join(home, BACKUPS_DIR);
-}
-
 /**
  * Copies the database to `file` (default `$KEEL_HOME/backups/keel-<time>.db`, the folder created
- * with mode 0700), mode 0600, verified with the quick check.
+ * with mode 0700), mode 0600, verified with the quick check. What a copy killed midway left in
+ * that folder is removed first (`removeStaleCopies`).
  *
  * @throws KeelError `NOT_FOUND` (no database yet), `INVALID_INPUT` (`file` exists),
  *   `DB_CORRUPT` (the database is damaged: no copy is kept), `DB_OPEN_FAILED`.
@@ -78,27 +74,16 @@ export async function backupHome(
     ensureHome(config.home);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     dest = join(dir, `keel-${fileStamp(now())}.db`);
-    removeStalePartials(dir);
   }
+  removeStaleCopies(dirname(dest));
   return backupDatabase(config.paths.db, dest);
 }
 
 /**
- * Removes what a backup killed midway left in `dir`: temporary copies (`partialName` of
- * `@keel/memory`) whose process no longer runs. They never look like backups; this only frees the
- * space.
- */
-function removeStalePartials(dir: string, isAlive: (pid: number) => boolean = pidAlive): void {
-  for (const name of readdirSync(dir)) {
-    const pid = partialPid(name.replace(/-(journal|wal|shm)$/u, ''));
-    if (pid !== null && !isAlive(pid)) rmSync(join(dir, name), { force: true });
-  }
-}
-
-/**
- * The newest backup in `$KEEL_HOME/backups`, or null (for `keel doctor`): a `.db` file that is a
- * SQLite database (a backup is only given its name once verified; an empty or cut-off file left
- * by an older keel is not named).
+ * The newest backup in `$KEEL_HOME/backups`, or null (for `keel doctor`): a file `isBackup` takes
+ * for one (a `.db` SQLite file under its own name: a backup is only given its name once verified;
+ * a temporary copy a killed backup, restore or purge left, or an empty or cut-off file left by an
+ * older keel, is never named).
  */
 export function newestBackup(home: string): { path: string; at: number } | null {
   const dir = backupsPath(home);
@@ -110,11 +95,10 @@ export function newestBackup(home: string): { path: string; at: number } | null 
     return null;
   }
   for (const name of names) {
-    if (!name.endsWith('.db')) continue;
+    if (!isBackup(dir, name)) continue;
     try {
-      const s = statSync(join(dir, name));
-      if (!s.isFile() || (best && s.mtimeMs <= best.at)) continue;
-      if (isSqliteFile(join(dir, name))) best = { path: join(dir, name), at: s.mtimeMs };
+      const at = statSync(join(dir, name)).mtimeMs;
+      if (!best || at > best.at) best = { path: join(dir, name), at };
     } catch {
       // gone meanwhile
     }
@@ -206,14 +190,18 @@ export async function restoreHome(
       );
     }
     const stamp = fileStamp(now());
-    const incoming = `${db}.restoring-${process.pid}`;
+    // What a restore killed midway left beside the database goes first (its writer is gone).
+    removeStaleCopies(config.home, options.isAlive);
+    const incoming = partialName(db);
     rmSync(incoming, { force: true });
     await backupDatabase(from, incoming);
     let purges: LedgerApplied;
     try {
       purges = applyPurgeLedger(incoming, config.home);
     } catch (err) {
-      for (const f of [incoming, `${incoming}-wal`, `${incoming}-shm`]) rmSync(f, { force: true });
+      for (const f of [incoming, `${incoming}-wal`, `${incoming}-shm`, `${incoming}.anchor`]) {
+        rmSync(f, { force: true });
+      }
       throw err;
     }
     let keptAs: string | null = null;

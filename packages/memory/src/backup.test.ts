@@ -5,7 +5,13 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { backupDatabase, inspectDatabase, isSqliteFile, partialName } from './backup.js';
+import {
+  backupDatabase,
+  inspectDatabase,
+  isSqliteFile,
+  partialName,
+  temporaryCopyPid,
+} from './backup.js';
 import { dbOf } from './internal.js';
 import { LATEST_VERSION } from './schema/index.js';
 import { DB_FILENAME, MemoryStore } from './store.js';
@@ -148,6 +154,41 @@ describe('backupDatabase', () => {
       expect(readdirSync(dir).filter((n) => n.includes('partial'))).toEqual([]);
     } finally {
       store.close();
+    }
+  });
+});
+
+describe('temporaryCopyPid', () => {
+  it('names the writer of every temporary copy and of the files beside it, and of nothing else', () => {
+    const copy = partialName('/h/backups/keel-2026-01-01T00-00-00-000Z.db', 4242);
+    expect(copy).toBe('/h/backups/.keel-2026-01-01T00-00-00-000Z.db.partial-4242');
+    const name = copy.split('/').pop()!;
+    for (const n of [
+      name,
+      `${name}-journal`,
+      `${name}-wal`,
+      `${name}-shm`,
+      `${name}.anchor`,
+      // A copy's own temporary name (a rewrite of a backup, a restore's incoming copy).
+      `.${name}.partial-4242`,
+      '.keel.db.partial-4242',
+      // An older keel's restore.
+      'keel.db.restoring-4242',
+      'keel.db.restoring-4242-wal',
+    ]) {
+      expect(temporaryCopyPid(n), n).toBe(4242);
+    }
+    for (const n of [
+      'keel-2026-01-01T00-00-00-000Z.db',
+      'keel.db',
+      'keel.db-wal',
+      'keel.db.anchor',
+      'keel.db.damaged-2026-01-01T00-00-00-000Z',
+      'notes.partial-12', // not hidden: not keel's name for a copy
+      '.keel.db.partial-',
+      'purged.jsonl',
+    ]) {
+      expect(temporaryCopyPid(n), n).toBeNull();
     }
   });
 });

@@ -17,7 +17,7 @@ import {
   statSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { isSqliteCorruption, KeelError } from '@keel/errors';
+import { isSqliteCorruption, KeelError, type KeelErrorCode } from '@keel/errors';
 import Database from 'better-sqlite3';
 import { damaged, quickCheck } from './integrity.js';
 import { anchorPathFor, carryAnchor, readAnchor } from './journal/anchor.js';
@@ -50,6 +50,24 @@ export interface DatabaseInfo {
   episodes: number;
   facts: number;
 }
+
+/** What a purge did to one of keel's backups (see {@link ReachBackups}). */
+export interface BackupReach {
+  /** The backup. */
+  path: string;
+  /** Rows erased from it (0: it held nothing purged). */
+  reached: number;
+  /** Why it could not be reached (a damaged or foreign file; left as it was), or null. */
+  error: { code: KeelErrorCode; message: string } | null;
+}
+
+/**
+ * Carries the purges made so far into keel's backups: each backup that still holds a purged value
+ * is rewritten without it, one {@link BackupReach} per backup, by name (`purgeBackups` of
+ * `@keel/host`, which its `openStore` gives every store it opens on a KEEL_HOME as
+ * `StoreOptions.backups`). Never rejects: a backup it cannot reach is listed with its error.
+ */
+export type ReachBackups = () => Promise<BackupReach[]>;
 
 /** Tables every keel database has. */
 const KEEL_TABLES = ['schema_migrations', 'episodes', 'facts', 'journal'] as const;
@@ -85,6 +103,19 @@ export function partialName(dest: string, pid: number = process.pid): string {
 export function partialPid(name: string): number | null {
   const m = /^\..+\.partial-(\d+)$/u.exec(name);
   return m ? Number(m[1]) : null;
+}
+
+/**
+ * The pid of the process writing the temporary copy `name` (a base name) belongs to: a
+ * {@link partialName}, or a file SQLite or keel keeps beside one while it is written (`-journal`,
+ * `-wal`, `-shm`, `.anchor`); also the `keel.db.restoring-<pid>` an older keel's restore wrote.
+ * Null for any other name: a backup, a database, the owner's own files. Once that process no
+ * longer runs, the file is left over from a copy killed midway: never a backup, only space to free.
+ */
+export function temporaryCopyPid(name: string): number | null {
+  const base = name.replace(/(-journal|-wal|-shm|\.anchor)$/u, '');
+  const restoring = /^.+\.db\.restoring-(\d+)$/u.exec(base);
+  return partialPid(base) ?? (restoring ? Number(restoring[1]) : null);
 }
 
 /** The 16 bytes every SQLite database file starts with. */

@@ -37,6 +37,7 @@
  */
 
 export {
+  type BackupReach,
   type BackupResult,
   backupDatabase,
   type DatabaseInfo,
@@ -44,7 +45,9 @@ export {
   isSqliteFile,
   partialName,
   partialPid,
+  type ReachBackups,
   sealDatabase,
+  temporaryCopyPid,
 } from './backup.js';
 export type { OpenOptions } from './db.js';
 export {

@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import { SecretLedger } from '@keel/language';
 import Database from 'better-sqlite3';
+import type { BackupReach, ReachBackups } from './backup.js';
 import { type Clock, countRows, type StoreContext, stmt } from './context.js';
 import { type OpenOptions, openDatabase } from './db.js';
 import type { Embedder } from './embed/types.js';
@@ -150,6 +151,13 @@ export interface StoreOptions extends OpenOptions {
    * rewritten, whose purges are the ledger's own).
    */
   purgeLedger?: string | null;
+  /**
+   * What carries a purge through this store into keel's backups ({@link ReachBackups}:
+   * `@keel/host`'s `openStore` gives every store it opens on a KEEL_HOME the rewrite of
+   * `$KEEL_HOME/backups`); {@link MemoryStore.reachBackups} runs it once a purge is done. Default
+   * none: a store opened on a bare file reaches no backups.
+   */
+  backups?: ReachBackups | null;
 }
 
 /**
@@ -187,6 +195,7 @@ export class MemoryStore {
   readonly #ctx: StoreContext;
   readonly #guard: IntegrityGuard;
   readonly #ledger: string | null;
+  readonly #backups: ReachBackups | null;
   readonly #sessions = new Map<string, OwnerSessionRepo>();
   #vectors: VectorIndex | null = null;
   #lexicalReason = 'no embedder configured';
@@ -203,10 +212,12 @@ export class MemoryStore {
     path: string,
     guard: IntegrityGuard,
     ledger: string | null,
+    backups: ReachBackups | null,
   ) {
     this.path = path;
     this.#guard = guard;
     this.#ledger = ledger;
+    this.#backups = backups;
     this.#ctx = { db, now };
     this.#mirror = new RecallIndex(db);
     contexts.set(this, this.#ctx);
@@ -225,7 +236,7 @@ export class MemoryStore {
    */
   static open(path: string, options: StoreOptions = {}): MemoryStore {
     const now = options.now ?? Date.now;
-    const { integrity, purgeLedger, ...open } = options;
+    const { integrity, purgeLedger, backups, ...open } = options;
     const guard = new IntegrityGuard(path, integrity, now);
     const db = openDatabase(path, { ...open, now }, (handle) => {
       if (path !== ':memory:' && !open.readonly) anchorWrites(handle, anchorPathFor(path), now);
@@ -239,7 +250,7 @@ export class MemoryStore {
         : path === ':memory:' || options.readonly
           ? null
           : join(dirname(path), PURGE_LEDGER_FILE);
-    return new MemoryStore(db, now, path, guard, ledger);
+    return new MemoryStore(db, now, path, guard, ledger, backups ?? null);
   }
 
   /** Opens `<home>/keel.db`. */
@@ -467,6 +478,18 @@ export class MemoryStore {
   /** The purge ledger this store appends to, or null (see {@link StoreOptions.purgeLedger}). */
   get purgeLedger(): string | null {
     return this.#ledger;
+  }
+
+  /**
+   * Carries the purges made so far into keel's backups ({@link StoreOptions.backups}): what every
+   * door's purge runs once the purge itself is done (outside any unit of work: it reads the purge
+   * ledger and the backups, never this store's file, and holds none of its locks).
+   *
+   * @returns one line per backup, by name; null when this store was given no backups to reach.
+   *   Never rejects: a backup that cannot be reached is listed with its error.
+   */
+  async reachBackups(): Promise<BackupReach[] | null> {
+    return this.#backups ? this.#backups() : null;
   }
 
   /**

@@ -5,14 +5,13 @@
  *
  * @module
  */
-import { historyLine, secretNotice } from '@keel/agent';
+import { forgetAndPurge, forgetPurgeTarget, historyLine, secretNotice } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import { embedWrittenNow, openKeel, type RecoveryInput, type RecoveryRemember } from '@keel/host';
 import { resolveAsOf } from '@keel/language';
 import {
   type ForgetResult,
   type MemoryStore,
-  type MentionReport,
   type PurgeReceipt,
   parseAnswer,
   parseFactId,
@@ -27,14 +26,7 @@ import { type Command, Option } from 'commander';
 import type { Config } from '../config.js';
 import { action, emit, wantsJson as json } from '../output.js';
 import { cappedLine } from '../turn-notes.js';
-import {
-  backupLines,
-  backupsJson,
-  confirmErase,
-  reachBackups,
-  receiptJson,
-  receiptLines,
-} from './purge.js';
+import { backupLines, backupsJson, confirmErase, receiptJson, receiptLines } from './purge.js';
 import {
   factJson,
   keepOnDamage,
@@ -241,35 +233,6 @@ export function registerRecallCommands(program: Command, config: Config): void {
     );
 }
 
-/**
- * What `keel forget <id> --purge` erases beyond the belief's slot: every stored mention of its
- * value; for a belief whose value was purged already (its text is gone, its tombstone keeps the
- * hashes), every phrase of the store that still says it (a mention written or restored since).
- * Null when nothing is left to find.
- */
-type PurgeTarget =
-  | { kind: 'value'; value: string; report: MentionReport }
-  | { kind: 'content'; content: string[][]; valueHash: string; report: MentionReport };
-
-function purgeTarget(store: MemoryStore, id: number): PurgeTarget | null {
-  const fact = store.fact(id);
-  if (!fact) throw new KeelError('NOT_FOUND', `no fact ${id}`, { details: { id } });
-  if (fact.purged_at === null) {
-    return { kind: 'value', value: fact.value, report: store.findMentions(fact.value) };
-  }
-  const purged = store.purgedContentOf(id);
-  if (!purged) return null;
-  const { report } = store.findPurgedContent(purged.content);
-  return report ? { kind: 'content', ...purged, report } : null;
-}
-
-/** Purges what {@link purgeTarget} found, by mention. */
-function purgeFound(store: MemoryStore, found: PurgeTarget | null): PurgeReceipt | null {
-  if (!found) return null;
-  if (found.kind === 'value') return store.purgeMentions(found.value, { actor: 'owner' });
-  return store.purgeContent(found.content, found.valueHash, { actor: 'owner' }).receipt;
-}
-
 /** `keel forget`'s `--json`: the forget's result and, after a purge, the receipt of its mentions. */
 function forgetJson(r: ForgetResult, receipt: PurgeReceipt | null) {
   return {
@@ -320,7 +283,7 @@ export function registerReviewCommands(program: Command, config: Config): void {
         }
         // The list of what the purge erases: every stored mention of the value, folded (of what
         // still says it, when the value was purged already).
-        const found = withStore(config, (store) => purgeTarget(store, id));
+        const found = withStore(config, (store) => forgetPurgeTarget(store, id));
         if (found) {
           const go = await confirmErase(found.report, {
             yes: opts.yes,
@@ -332,16 +295,14 @@ export function registerReviewCommands(program: Command, config: Config): void {
             return;
           }
         }
-        const { r, receipt } = withStore(config, (store) =>
-          store.transaction(() => {
-            const r = store.forget(id, { purge: true, channel: 'cli' });
-            return { r, receipt: purgeFound(store, found) };
-          }),
+        const done = await withStoreAsync(config, (store) =>
+          forgetAndPurge(store, id, { channel: 'cli' }),
         );
-        const backups = await reachBackups(config);
+        const { forget: r, receipt } = done;
+        const backups = done.backups ?? [];
         emit(json(cmd), { ...forgetJson(r, receipt), backups: backupsJson(backups) }, () =>
           [
-            found?.kind === 'content' || (!found && r.erasedFacts.length === 0)
+            done.already
               ? `f${r.fact.id} was purged already; ${receipt ? 'what still said it is erased' : 'nothing stored says it any more'}`
               : `forgot and purged f${r.fact.id}: ${r.erasedFacts.length} row(s) of its slot, ${r.redactedJournal} journal entries, ${r.redactedEpisodes.length} episode(s) redacted`,
             receipt ? receiptLines(receipt) : '',

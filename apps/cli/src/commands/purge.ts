@@ -4,20 +4,22 @@
  * (`MemoryStore.purgeMentions`). With `--json`, or without a terminal, it never asks: it erases
  * only with `--yes`, and otherwise fails with `CONFIRMATION_REQUIRED`, the list in the error's
  * details. `keel forget <id> --purge` (in `memory.ts`) shows the same list and asks the same way
- * through {@link confirmErase}. Both then carry the purge into keel's backups
- * ({@link reachBackups}) and list the backups reached.
+ * through {@link confirmErase}. Both erase through the purge verbs every door shares (`purgeText`
+ * and `forgetAndPurge` of `@keel/agent`: the store, then keel's backups) and list the backups
+ * reached.
  *
  * @module
  */
 import * as p from '@clack/prompts';
+import { purgeText } from '@keel/agent';
 import { KeelError } from '@keel/errors';
-import { type BackupReach, backupsPath, purgeBackups, purgeLedgerPath } from '@keel/host';
+import { type BackupReach, backupsPath, purgeLedgerPath } from '@keel/host';
 import type { MentionReport, PurgeReceipt } from '@keel/memory';
 import { formatFactLine } from '@keel/prompt';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { action, emit, wantsJson as json, say } from '../output.js';
-import { factJson, withStore } from './shared.js';
+import { factJson, withStore, withStoreAsync } from './shared.js';
 
 /** A mention report as `--json` prints it (snake_case). */
 export function mentionReportJson(report: MentionReport) {
@@ -48,14 +50,6 @@ export function receiptJson(receipt: PurgeReceipt) {
     tombstones: receipt.tombstones,
     journal_seq: receipt.journalSeq,
   };
-}
-
-/**
- * Carries the purge just made into the backups in `$KEEL_HOME/backups` (`purgeBackups` of
- * `@keel/host`): each that still holds a purged value is rewritten without it.
- */
-export function reachBackups(config: Config): Promise<BackupReach[]> {
-  return purgeBackups(config.home, backupsPath(config.home));
 }
 
 /** The backups a purge reached, as `--json` prints them: `[{path, reached, error}]`. */
@@ -162,8 +156,10 @@ export function registerPurgeCommand(program: Command, config: Config): void {
           emit(false, null, () => 'kept: nothing was erased');
           return;
         }
-        const receipt = withStore(config, (store) => store.purgeMentions(text, { actor: 'owner' }));
-        const backups = await reachBackups(config);
+        const { receipt, backups: reach } = await withStoreAsync(config, (store) =>
+          purgeText(store, text),
+        );
+        const backups = reach ?? [];
         emit(
           json(cmd),
           {
