@@ -17,7 +17,7 @@ import {
   recoveryPath,
   restoreHome,
 } from '@keel/host';
-import { MemoryStore, OllamaEmbedder } from '@keel/memory';
+import { anchorPathFor, MemoryStore, OllamaEmbedder } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConceptEmbedder } from '../../packages/memory/src/embed/testkit.js';
@@ -658,6 +658,7 @@ describe('a damaged database and the Discord door', () => {
     await bot!.idle();
     const posted = discord.posted(dm).map((m) => m.content);
     expect(posted[1]).toMatch(/^keel's database is damaged \(DB_CORRUPT: /);
+    expect(posted[1]).toContain(`\nfix: ${ERROR_FIXES.DB_CORRUPT}`);
     expect(posted[1]).toContain(`kept in ${recoveryPath(home)}`);
     expect(posted[1]).toContain('keel restore <file>');
     expect(posted[1]).toContain('keel recover');
@@ -708,6 +709,49 @@ describe('a damaged database and the Discord door', () => {
         .slice(before)
         .map((m) => m.content),
     ).toEqual([]);
+  });
+
+  it('a journal cut off, met by a DM: the notice says the journal and its fix, not damage; each DM kept; a click refused in the same words', async () => {
+    await startBot({ offline: true, extra: { recovery: recovery() } });
+    const dm = discord.dmChannel(owner.id);
+    discord.sendMessage(owner, dm, 'hello before the break');
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the first reply');
+    await bot!.idle();
+    // The anchor beside the file records three entries more than the journal holds: cut off.
+    const anchor = anchorPathFor(db());
+    const head = JSON.parse(readFileSync(anchor, 'utf8')) as { seq: number };
+    writeFileSync(anchor, JSON.stringify({ seq: head.seq + 3, hash: 'f'.repeat(64), at: 1 }));
+    const lyon = discord.sendMessage(owner, dm, 'I moved to Lyon');
+    await discord.waitFor(
+      () => discord.posted(dm).length === 3,
+      10_000,
+      'the notice and the kept reply',
+    );
+    await bot!.idle();
+    const posted = discord.posted(dm).map((m) => m.content);
+    const [said, fix] = posted[1]!.split('\n');
+    expect(said).toMatch(
+      /^keel's journal does not match its anchor \(keel\.db\.anchor\): entries were written outside keel or cut off \(JOURNAL_BROKEN: the journal does not end where keel last wrote it \(it ends at entry \d+, the anchor records \d+\); keel writes nothing to it\)\. I have stopped answering/,
+    );
+    expect(said).toContain(`kept in ${recoveryPath(home)}`);
+    expect(fix).toBe(`fix: ${ERROR_FIXES.JOURNAL_BROKEN}`);
+    expect(posted[2]).toMatch(
+      /^\(Not stored in memory: keel's journal does not match its anchor \(keel\.db\.anchor\): .*\. Your message is kept in /,
+    );
+    // A broken journal is not damaged pages: neither the words nor the store's verdict say so.
+    // (The control, damage said as damage, is the test above.)
+    for (const p of posted) expect(p).not.toContain('damaged');
+    expect(store.damaged).toBe(false);
+    expect(kept()).toEqual([
+      expect.objectContaining({ text: 'I moved to Lyon', source_id: `discord:${lyon.id}` }),
+    ]);
+    const click = discord.slashCommand(owner, dm, 'status');
+    await discord.waitFor(() => discord.callbacks.has(click), 10_000, 'the refusal');
+    const refusal = discord.callbacks.get(click).data.content as string;
+    expect(refusal).toMatch(
+      /^keel's journal does not match its anchor \(keel\.db\.anchor\): .*\(JOURNAL_BROKEN: .*\)\. Nothing can be changed until the database is restored\.\nfix: /,
+    );
+    expect(refusal).not.toContain('damaged');
   });
 
   it('the periodic check finds damage while the door is idle and tells the owner once', async () => {

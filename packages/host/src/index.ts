@@ -24,7 +24,9 @@
  *   in the recovery file meanwhile ({@link keepForRecovery}) and stored by {@link recoverInto}
  *   (`keel recover`); {@link backupHome} and {@link restoreHome} are `keel backup` and
  *   `keel restore`; {@link purgeBackups} and {@link applyPurgeLedger} carry a purge into the
- *   backups and into every restore (the purge ledger, hashes only).
+ *   backups and into every restore (the purge ledger, hashes only). What the owner is told of a
+ *   stop follows its error ({@link stopState}, {@link stopNotice}): a damaged database
+ *   (`DB_CORRUPT`) or a journal that does not match its anchor (`JOURNAL_BROKEN`).
  * - Processes: {@link pidAlive}, {@link watchParent} / {@link stopWhenParentGone} (a service
  *   stops with the CLI that started it), {@link runApp} (the CLI starts a service).
  * - Services ({@link renderService}, {@link installServices}, {@link uninstallServices},
@@ -268,5 +270,6 @@ export {
   serviceUnit,
   systemdUnitName,
 } from './service/render.js';
+export { type StopState, stopNotice, stopState } from './stop-state.js';
 export { escapeJsonControls, terminalText } from './terminal-text.js';
 export { embedWrittenNow, WRITE_EMBED_MS, type WrittenVectors } from './write-vectors.js';
