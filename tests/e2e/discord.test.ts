@@ -430,6 +430,25 @@ describe('the Discord front door', () => {
     expect(store.captureFailures(5)).toHaveLength(1);
   });
 
+  it('a capture that fails with a fix of its own is said with that fix on its own line', async () => {
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    anthropic.reply('That is a long story.');
+    discord.sendMessage(owner, dm, `remember that my favourite story is ${'a'.repeat(3000)}`);
+    await discord.waitFor(() => discord.posted(dm).length === 2, 10_000, 'the reply and the note');
+    const [reply, note] = discord.posted(dm).map((m) => m.content);
+    expect(reply).toBe('That is a long story.');
+    const [said, fix] = note!.split('\n');
+    expect(said).toMatch(
+      /^\(Your message is stored, but keel could not keep it as a belief: TOO_LARGE: .*keel doctor lists it\.\)$/,
+    );
+    expect(fix).toMatch(
+      /^fix: Say what to remember in a shorter sentence \(at most \d+ characters\)/,
+    );
+    // Control: the code's generic fix is not what is said.
+    expect(fix).not.toBe(`fix: ${ERROR_FIXES.TOO_LARGE}`);
+  });
+
   it('a turn that fails and a slash command that fails are said with their code and fix', async () => {
     await startBot();
     const dm = discord.dmChannel(owner.id);
