@@ -605,6 +605,77 @@ describe('the Discord front door', () => {
   });
 });
 
+describe('what keel sends to Discord is screened', () => {
+  /** C0 controls but tab and line feed, DEL, C1, and the bidi embeddings, overrides and isolates. */
+  const RAW = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
+  const rtl = 'שלום עולם ومرحبا بالعالم';
+  const contents = (dm: string) => [
+    ...discord.posted(dm).map((m) => m.content as string),
+    ...[...discord.callbacks.values()].map((c) => c.data.content as string),
+  ];
+
+  it('a belief holding U+202E and a stored turn holding controls are shown, never obeyed: replies, review and slash commands; Hebrew and Arabic pass unchanged', async () => {
+    const pay = store.remember({
+      kind: 'note',
+      key: 'payment',
+      value: 'pay \u202Ebob ot 100\u202C today',
+      source: 'observed',
+    }).fact!;
+    expect(pay.value).toContain('\u202E'); // stored as said
+    store.remember({ kind: 'note', key: 'greeting', value: rtl, source: 'observed' });
+    store.addEpisode({
+      channel: 'terminal',
+      role: 'owner',
+      text: 'the payment invoice \u0007rang \u2067soon\u2069 \u001b[2Jdue',
+    });
+    await startBot({ offline: true });
+    const dm = discord.dmChannel(owner.id);
+    discord.sendMessage(owner, dm, '/recall payment');
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the recall');
+    discord.sendMessage(owner, dm, 'review');
+    await discord.waitFor(() => discord.posted(dm).length === 2, 10_000, 'the review');
+    const slash = discord.slashCommand(owner, dm, 'recall', [
+      { name: 'query', type: 3, value: 'greeting' },
+    ]);
+    await discord.waitFor(() => discord.callbacks.has(slash), 10_000, 'the slash reply');
+    const click = discord.click(owner, discord.posted(dm)[1]!, `keel:confirm:${pay.id}`);
+    await discord.waitFor(() => discord.callbacks.has(click), 10_000, 'the confirm');
+    await bot!.idle();
+
+    const [recalled, review] = discord.posted(dm).map((m) => m.content as string);
+    expect(recalled).toContain('pay <U+202E>bob ot 100<U+202C> today');
+    expect(recalled).toContain('the payment invoice ␇rang <U+2067>soon<U+2069> ␛[2Jdue');
+    expect(review).toContain('pay <U+202E>bob ot 100<U+202C> today');
+    // Control: right-to-left letters themselves are not controls; they pass unchanged.
+    expect(review).toContain(rtl);
+    expect(discord.callbacks.get(slash).data.content).toContain(rtl);
+    expect(discord.callbacks.get(click).data.content).toContain('<U+202E>');
+    for (const c of contents(dm)) expect(c).not.toMatch(RAW);
+    expect(store.fact(pay.id)?.value).toBe('pay \u202Ebob ot 100\u202C today'); // only shown so
+  });
+
+  it("a model's reply echoing them, and its request to forget the belief, are screened too", async () => {
+    const pay = store.remember({
+      kind: 'note',
+      key: 'payment',
+      value: 'pay \u202Ebob ot 100\u202C today',
+      source: 'owner_stated',
+    }).fact!;
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    anthropic.reply([toolUse('forget', { id: `f${pay.id}`, reason: 'paid \u202Eyadot' })]);
+    anthropic.reply(`You noted: pay \u202Ebob ot 100\u202C today \u0007; ${rtl}`);
+    discord.sendMessage(owner, dm, 'forget the payment note');
+    await discord.waitFor(() => discord.posted(dm).length === 2, 10_000, 'the reply and the ask');
+    await bot!.idle();
+    const [reply, ask] = discord.posted(dm).map((m) => m.content as string);
+    expect(reply).toBe(`You noted: pay <U+202E>bob ot 100<U+202C> today ␇; ${rtl}`);
+    expect(ask).toContain('pay <U+202E>bob ot 100<U+202C> today');
+    expect(ask).toContain('because "paid <U+202E>yadot"');
+    for (const c of contents(dm)) expect(c).not.toMatch(RAW);
+  });
+});
+
 describe('the owner lock is structural', () => {
   it('every discord.js event handler for messages or interactions is registered through guarded()', () => {
     const src = readFileSync(join(ROOT, 'apps/discord/src/bot.ts'), 'utf8');

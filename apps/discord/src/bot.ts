@@ -27,7 +27,7 @@ import {
 import { KeelError } from '@keel/errors';
 import { damageError, type RecoveryInput, stopState } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
-import { splitMessage } from '@keel/outbound';
+import { discordMessages } from '@keel/outbound';
 import {
   Client,
   type DMChannel,
@@ -408,7 +408,7 @@ export class KeelDiscord {
       if (i.isRepliable()) {
         const s = stopState(this.down)!;
         await i.reply({
-          content: splitMessage(
+          content: discordMessages(
             `${s.said}. Nothing can be changed until the database is restored.\nfix: ${s.fix}`,
           )[0]!,
         });

@@ -8,7 +8,7 @@
  */
 import { runSlashCommand } from '@keel/agent';
 import type { MemoryStore } from '@keel/memory';
-import { splitMessage } from '@keel/outbound';
+import { discordMessages, discordText } from '@keel/outbound';
 import type { ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
 import { DISCORD_CHANNEL, errorText } from './dm.js';
 import { buttonCommand, parseReviewButton, renderReview } from './review.js';
@@ -72,7 +72,7 @@ async function onCommand(i: ChatInputCommandInteraction, ctx: InteractionContext
     default:
       line = '/help';
   }
-  const [first = '(nothing)', ...rest] = splitMessage(await slashReply(ctx, line));
+  const [first = '(nothing)', ...rest] = discordMessages(await slashReply(ctx, line));
   await i.reply({ content: first });
   for (const chunk of rest) await i.followUp({ content: chunk });
 }
@@ -93,7 +93,8 @@ async function onButton(i: ButtonInteraction, ctx: InteractionContext): Promise<
         !('components' in row) ||
         !row.components.some((b) => 'custom_id' in b && b.custom_id.endsWith(suffix)),
     );
-  const content = `${i.message.content}\n→ ${result.split('\n')[0]}`;
+  // The result may quote a belief: screened as every message keel sends (the page was already).
+  const content = discordText(`${i.message.content}\n→ ${result.split('\n')[0]}`);
   await i.update({
     content: content.length <= 2000 ? content : `${content.slice(0, 1999)}…`,
     components: components as never,
