@@ -158,3 +158,41 @@ describe('tampering with every trigger in place and the anchor moved', () => {
     expect(problems(t).some((p) => /^replay: tombstone \d+ is missing/.test(p))).toBe(true);
   });
 });
+
+describe('the standing beliefs fill their limit with explained ones', () => {
+  it('strongestFacts returns N explained beliefs when tampered ones rank above them', () => {
+    const t = openTempStore();
+    const strong = ['tea', 'coffee', 'jazz'].map(
+      (key) =>
+        t.store.remember({ kind: 'preference', key, value: `likes ${key}`, source: 'owner_stated' })
+          .fact!,
+    );
+    const weaker = ['cello', 'chess', 'hiking', 'rain'].map(
+      (key) =>
+        t.store.remember({ kind: 'preference', key, value: `likes ${key}`, source: 'inferred' })
+          .fact!,
+    );
+    // Control: untampered, the strongest three are the owner's.
+    expect(
+      t.store
+        .strongestFacts('owner', ['preference'], 3)
+        .map((f) => f.id)
+        .sort(),
+    ).toEqual(strong.map((f) => f.id).sort());
+    tamper(t, [], (db) => {
+      db.prepare(`UPDATE facts SET value = 'likes nothing' WHERE id IN (?, ?, ?)`).run(
+        ...strong.map((f) => f.id),
+      );
+    });
+    const standing = t.store.strongestFacts('owner', ['preference'], 3).map((f) => f.id);
+    expect(standing).toHaveLength(3);
+    for (const id of standing) expect(weaker.map((f) => f.id)).toContain(id);
+    // Fewer than N explained in the store: all of them, no more.
+    expect(
+      t.store
+        .strongestFacts('owner', ['preference'], 10)
+        .map((f) => f.id)
+        .sort(),
+    ).toEqual(weaker.map((f) => f.id).sort());
+  });
+});
