@@ -133,9 +133,13 @@ describe('a damaged database stops every write', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error DB_CORRUPT: /m);
     expect(r.stderr).toMatch(/^fix: .*keel restore/m);
-    expect(r.stdout).toContain(`each line you type is kept in ${recoveryFile()}`);
+    expect(r.stdout).toContain(
+      `keel's database is damaged: keel is not writing to it now; each line you type is kept in ${recoveryFile()}`,
+    );
     expect(r.stdout.match(/\(not stored in memory\)/g)).toHaveLength(3);
-    expect(r.stdout).toContain('/status is not available');
+    expect(r.stdout).toContain(
+      "/status is not available: keel's database is damaged (DB_CORRUPT).",
+    );
     const k = kept();
     expect(k.map((x) => x.channel)).toEqual(['terminal', 'terminal', 'terminal']);
     expect(k.map((x) => x.text)).toEqual([

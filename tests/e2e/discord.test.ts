@@ -18,7 +18,7 @@ import {
   recoveryPath,
   restoreHome,
 } from '@keel/host';
-import { MemoryStore, OllamaEmbedder } from '@keel/memory';
+import { anchorPathFor, MemoryStore, OllamaEmbedder } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConceptEmbedder } from '../../packages/memory/src/embed/testkit.js';
@@ -431,6 +431,25 @@ describe('the Discord front door', () => {
     expect(store.captureFailures(5)).toHaveLength(1);
   });
 
+  it('a capture that fails with a fix of its own is said with that fix on its own line', async () => {
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    anthropic.reply('That is a long story.');
+    discord.sendMessage(owner, dm, `remember that my favourite story is ${'a'.repeat(3000)}`);
+    await discord.waitFor(() => discord.posted(dm).length === 2, 10_000, 'the reply and the note');
+    const [reply, note] = discord.posted(dm).map((m) => m.content);
+    expect(reply).toBe('That is a long story.');
+    const [said, fix] = note!.split('\n');
+    expect(said).toMatch(
+      /^\(Your message is stored, but keel could not keep it as a belief: TOO_LARGE: .*keel doctor lists it\.\)$/,
+    );
+    expect(fix).toMatch(
+      /^fix: Say what to remember in a shorter sentence \(at most \d+ characters\)/,
+    );
+    // Control: the code's generic fix is not what is said.
+    expect(fix).not.toBe(`fix: ${ERROR_FIXES.TOO_LARGE}`);
+  });
+
   it('a turn that fails and a slash command that fails are said with their code and fix', async () => {
     await startBot();
     const dm = discord.dmChannel(owner.id);
@@ -637,6 +656,77 @@ describe('the Discord front door', () => {
   });
 });
 
+describe('what keel sends to Discord is screened', () => {
+  /** C0 controls but tab and line feed, DEL, C1, and the bidi embeddings, overrides and isolates. */
+  const RAW = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
+  const rtl = 'שלום עולם ومرحبا بالعالم';
+  const contents = (dm: string) => [
+    ...discord.posted(dm).map((m) => m.content as string),
+    ...[...discord.callbacks.values()].map((c) => c.data.content as string),
+  ];
+
+  it('a belief holding U+202E and a stored turn holding controls are shown, never obeyed: replies, review and slash commands; Hebrew and Arabic pass unchanged', async () => {
+    const pay = store.remember({
+      kind: 'note',
+      key: 'payment',
+      value: 'pay \u202Ebob ot 100\u202C today',
+      source: 'observed',
+    }).fact!;
+    expect(pay.value).toContain('\u202E'); // stored as said
+    store.remember({ kind: 'note', key: 'greeting', value: rtl, source: 'observed' });
+    store.addEpisode({
+      channel: 'terminal',
+      role: 'owner',
+      text: 'the payment invoice \u0007rang \u2067soon\u2069 \u001b[2Jdue',
+    });
+    await startBot({ offline: true });
+    const dm = discord.dmChannel(owner.id);
+    discord.sendMessage(owner, dm, '/recall payment');
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the recall');
+    discord.sendMessage(owner, dm, 'review');
+    await discord.waitFor(() => discord.posted(dm).length === 2, 10_000, 'the review');
+    const slash = discord.slashCommand(owner, dm, 'recall', [
+      { name: 'query', type: 3, value: 'greeting' },
+    ]);
+    await discord.waitFor(() => discord.callbacks.has(slash), 10_000, 'the slash reply');
+    const click = discord.click(owner, discord.posted(dm)[1]!, `keel:confirm:${pay.id}`);
+    await discord.waitFor(() => discord.callbacks.has(click), 10_000, 'the confirm');
+    await bot!.idle();
+
+    const [recalled, review] = discord.posted(dm).map((m) => m.content as string);
+    expect(recalled).toContain('pay <U+202E>bob ot 100<U+202C> today');
+    expect(recalled).toContain('the payment invoice ␇rang <U+2067>soon<U+2069> ␛[2Jdue');
+    expect(review).toContain('pay <U+202E>bob ot 100<U+202C> today');
+    // Control: right-to-left letters themselves are not controls; they pass unchanged.
+    expect(review).toContain(rtl);
+    expect(discord.callbacks.get(slash).data.content).toContain(rtl);
+    expect(discord.callbacks.get(click).data.content).toContain('<U+202E>');
+    for (const c of contents(dm)) expect(c).not.toMatch(RAW);
+    expect(store.fact(pay.id)?.value).toBe('pay \u202Ebob ot 100\u202C today'); // only shown so
+  });
+
+  it("a model's reply echoing them, and its request to forget the belief, are screened too", async () => {
+    const pay = store.remember({
+      kind: 'note',
+      key: 'payment',
+      value: 'pay \u202Ebob ot 100\u202C today',
+      source: 'owner_stated',
+    }).fact!;
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    anthropic.reply([toolUse('forget', { id: `f${pay.id}`, reason: 'paid \u202Eyadot' })]);
+    anthropic.reply(`You noted: pay \u202Ebob ot 100\u202C today \u0007; ${rtl}`);
+    discord.sendMessage(owner, dm, 'forget the payment note');
+    await discord.waitFor(() => discord.posted(dm).length === 2, 10_000, 'the reply and the ask');
+    await bot!.idle();
+    const [reply, ask] = discord.posted(dm).map((m) => m.content as string);
+    expect(reply).toBe(`You noted: pay <U+202E>bob ot 100<U+202C> today ␇; ${rtl}`);
+    expect(ask).toContain('pay <U+202E>bob ot 100<U+202C> today');
+    expect(ask).toContain('because "paid <U+202E>yadot"');
+    for (const c of contents(dm)) expect(c).not.toMatch(RAW);
+  });
+});
+
 describe('the owner lock is structural', () => {
   it('every discord.js event handler for messages or interactions is registered through guarded()', () => {
     const src = readFileSync(join(ROOT, 'apps/discord/src/bot.ts'), 'utf8');
@@ -709,6 +799,7 @@ describe('a damaged database and the Discord door', () => {
     await bot!.idle();
     const posted = discord.posted(dm).map((m) => m.content);
     expect(posted[1]).toMatch(/^keel's database is damaged \(DB_CORRUPT: /);
+    expect(posted[1]).toContain(`\nfix: ${ERROR_FIXES.DB_CORRUPT}`);
     expect(posted[1]).toContain(`kept in ${recoveryPath(home)}`);
     expect(posted[1]).toContain('keel restore <file>');
     expect(posted[1]).toContain('keel recover');
@@ -759,6 +850,49 @@ describe('a damaged database and the Discord door', () => {
         .slice(before)
         .map((m) => m.content),
     ).toEqual([]);
+  });
+
+  it('a journal cut off, met by a DM: the notice says the journal and its fix, not damage; each DM kept; a click refused in the same words', async () => {
+    await startBot({ offline: true, extra: { recovery: recovery() } });
+    const dm = discord.dmChannel(owner.id);
+    discord.sendMessage(owner, dm, 'hello before the break');
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the first reply');
+    await bot!.idle();
+    // The anchor beside the file records three entries more than the journal holds: cut off.
+    const anchor = anchorPathFor(db());
+    const head = JSON.parse(readFileSync(anchor, 'utf8')) as { seq: number };
+    writeFileSync(anchor, JSON.stringify({ seq: head.seq + 3, hash: 'f'.repeat(64), at: 1 }));
+    const lyon = discord.sendMessage(owner, dm, 'I moved to Lyon');
+    await discord.waitFor(
+      () => discord.posted(dm).length === 3,
+      10_000,
+      'the notice and the kept reply',
+    );
+    await bot!.idle();
+    const posted = discord.posted(dm).map((m) => m.content);
+    const [said, fix] = posted[1]!.split('\n');
+    expect(said).toMatch(
+      /^keel's journal does not match its anchor \(keel\.db\.anchor\): entries were written outside keel or cut off \(JOURNAL_BROKEN: the journal does not end where keel last wrote it \(it ends at entry \d+, the anchor records \d+\); keel writes nothing to it\)\. I have stopped answering/,
+    );
+    expect(said).toContain(`kept in ${recoveryPath(home)}`);
+    expect(fix).toBe(`fix: ${ERROR_FIXES.JOURNAL_BROKEN}`);
+    expect(posted[2]).toMatch(
+      /^\(Not stored in memory: keel's journal does not match its anchor \(keel\.db\.anchor\): .*\. Your message is kept in /,
+    );
+    // A broken journal is not damaged pages: neither the words nor the store's verdict say so.
+    // (The control, damage said as damage, is the test above.)
+    for (const p of posted) expect(p).not.toContain('damaged');
+    expect(store.damaged).toBe(false);
+    expect(kept()).toEqual([
+      expect.objectContaining({ text: 'I moved to Lyon', source_id: `discord:${lyon.id}` }),
+    ]);
+    const click = discord.slashCommand(owner, dm, 'status');
+    await discord.waitFor(() => discord.callbacks.has(click), 10_000, 'the refusal');
+    const refusal = discord.callbacks.get(click).data.content as string;
+    expect(refusal).toMatch(
+      /^keel's journal does not match its anchor \(keel\.db\.anchor\): .*\(JOURNAL_BROKEN: .*\)\. Nothing can be changed until the database is restored\.\nfix: /,
+    );
+    expect(refusal).not.toContain('damaged');
   });
 
   it('the periodic check finds damage while the door is idle and tells the owner once', async () => {

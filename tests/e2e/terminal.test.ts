@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { TRUNCATED_NOTE } from '@keel/agent';
+import { ERROR_FIXES } from '@keel/errors';
 import { MemoryStore } from '@keel/memory';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -397,12 +398,35 @@ describe('the terminal with a model: the model proposes, the owner decides what 
     expect(text.stdout).toMatch(
       /\(Your message is stored, but keel could not keep it as a belief: \w+: .*the facts table refuses.*keel doctor lists it\.\)/,
     );
+    // The fix is said on the line under it, and carried in --json.
+    expect(text.stdout).toMatch(/keel doctor lists it\.\)\nfix: \S/);
     const json = await piped(['--json'], 'remember that my dentist is Dr. Ortiz\n');
     expect(JSON.parse(json.stdout.trim())).toMatchObject({
       reply: 'Noted again.',
       writes: [],
-      capture_error: { code: expect.any(String), message: expect.stringContaining('refuses') },
+      capture_error: {
+        code: expect.any(String),
+        message: expect.stringContaining('refuses'),
+        fix: expect.stringMatching(/\S/),
+      },
     });
+  });
+
+  it('a capture that fails with a fix of its own is said with that fix, in text and in --json', async () => {
+    const long = `remember that my favourite story is ${'a'.repeat(3000)}`;
+    fake.reply('That is a long story.');
+    fake.reply('Still a long story.');
+    const text = await piped([], `${long}\n`);
+    expect(text.status, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(
+      /keel could not keep it as a belief: TOO_LARGE: .*keel doctor lists it\.\)\nfix: Say what to remember in a shorter sentence \(at most \d+ characters\)/,
+    );
+    const json = await piped(['--json'], `${long}\n`);
+    const line = JSON.parse(json.stdout.trim()) as { capture_error: { code: string; fix: string } };
+    expect(line.capture_error.code).toBe('TOO_LARGE');
+    expect(line.capture_error.fix).toMatch(/^Say what to remember in a shorter sentence/);
+    // Control: its code's generic fix is not what is said.
+    expect(line.capture_error.fix).not.toBe(ERROR_FIXES.TOO_LARGE);
   });
 
   it('a history past the window is no dead end, and a reply cut at the length limit says so', async () => {

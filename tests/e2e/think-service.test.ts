@@ -7,7 +7,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { MemoryStore } from '@keel/memory';
+import { ERROR_FIXES } from '@keel/errors';
+import { anchorPathFor, MemoryStore } from '@keel/memory';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, tempHome } from '../support/cli.js';
 import { FakeDiscord, user } from '../support/fake-discord.js';
@@ -320,6 +321,41 @@ describe('keel think', () => {
       expect(dm[0]).toMatch(/^keel think stopped: keel's database is damaged/);
       expect(dm[0]).toContain('keel restore <file>');
       expect(readFileSync(path).equals(bytes)).toBe(true);
+    } finally {
+      await discord.close();
+    }
+  });
+
+  it('a journal cut off stops keel think with JOURNAL_BROKEN, and the DM says the journal and its fix, not damage', async () => {
+    const discord = await FakeDiscord.start();
+    try {
+      const owner = discord.addUser(user('owner'));
+      const path = join(home, 'keel.db');
+      // An inferred belief from ninety days ago: tonight's curator decays it, a journaled write.
+      const long = Date.now() - 90 * 86_400_000;
+      const store = MemoryStore.open(path, { now: () => long });
+      store.remember({ kind: 'preference', key: 'tea', value: 'green tea', source: 'inferred' });
+      store.close();
+      // The anchor beside the file records three entries more than the journal holds.
+      const anchor = anchorPathFor(path);
+      const head = JSON.parse(readFileSync(anchor, 'utf8')) as { seq: number };
+      writeFileSync(anchor, JSON.stringify({ seq: head.seq + 3, hash: 'f'.repeat(64), at: long }));
+      const r = await keelRun(['think', '--once', '--curate'], {
+        DISCORD_TOKEN: 'test-token',
+        KEEL_DISCORD_OWNER_ID: owner.id,
+        KEEL_DISCORD_API_URL: discord.apiUrl,
+      });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/error JOURNAL_BROKEN: the journal does not end where keel/);
+      const dm = discord.posted(discord.dmChannel(owner.id)).map((m) => m.content);
+      expect(dm).toHaveLength(1);
+      expect(dm[0]).toMatch(
+        /^keel think stopped: keel's journal does not match its anchor \(keel\.db\.anchor\): entries were written outside keel or cut off \(JOURNAL_BROKEN: the journal does not end where keel last wrote it/,
+      );
+      expect(dm[0]).toContain(`\nfix: ${ERROR_FIXES.JOURNAL_BROKEN}`);
+      // The control, damaged pages, is said as damage (the test above); a broken journal is not.
+      expect(dm[0]).not.toContain('damaged');
+      expect(existsSync(lockFile())).toBe(false);
     } finally {
       await discord.close();
     }

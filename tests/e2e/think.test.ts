@@ -3,14 +3,21 @@
 // 127.0.0.1, the real outbound DM over a fake Discord REST API, and a controllable clock.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AnthropicChatModel } from '@keel/agent';
 import { chooseBeliefGate, OllamaGate, PatternGate } from '@keel/gate';
 import { formatJson } from '@keel/host';
-import { type Episode, formatHead, MemoryStore, OllamaEmbedder, parseHead } from '@keel/memory';
+import {
+  anchorPathFor,
+  type Episode,
+  formatHead,
+  MemoryStore,
+  OllamaEmbedder,
+  parseHead,
+} from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { sendToOwner } from '@keel/outbound';
 import { buildStaticBlock, buildTurnBlock, STANDING_KINDS } from '@keel/prompt';
@@ -846,6 +853,33 @@ describe('a damaged database', () => {
       /curator: failed .*database is locked.*the night is retried/,
     );
     store.decay = decay;
+  });
+
+  it('stops the run with JOURNAL_BROKEN when the journal was cut off: no night to retry, the run recorded as failed', async () => {
+    store.remember({ kind: 'preference', key: 'tea', value: 'green tea', source: 'inferred' });
+    // Control: the intact journal takes the night's writes.
+    const ok = await runThink(deps({ gate: new PatternGate(), model: null }), {
+      curate: 'now',
+      weekly: 'never',
+    });
+    expect(ok.skipped.join(' ')).not.toMatch(/curator: failed/);
+    // The anchor beside the file records three entries more than the journal holds.
+    const anchor = anchorPathFor(join(home, 'keel.db'));
+    const head = JSON.parse(readFileSync(anchor, 'utf8')) as { seq: number };
+    writeFileSync(anchor, JSON.stringify({ seq: head.seq + 3, hash: 'f'.repeat(64), at: clock }));
+    // A night ninety days on: the inferred belief decays, a journaled write.
+    clock += 90 * 86_400_000;
+    await expect(
+      runThink(deps({ gate: new PatternGate(), model: null }), { curate: 'now', weekly: 'never' }),
+    ).rejects.toMatchObject({ code: 'JOURNAL_BROKEN' });
+    const last = dbOf(store)
+      .prepare(`SELECT kind, status, error FROM think_runs ORDER BY id DESC LIMIT 2`)
+      .all() as { kind: string; status: string; error: string }[];
+    expect(last.map((r) => [r.kind, r.status])).toEqual([
+      ['curate', 'failed'],
+      ['tick', 'failed'],
+    ]);
+    expect(last[0]!.error).toContain('the journal does not end where keel last wrote it');
   });
 });
 

@@ -4,7 +4,8 @@
  * that speaks the real protocol (HELLO, IDENTIFY → READY, heartbeats, RESUME → RESUMED, dispatches).
  *
  * It records every REST request ({@link FakeDiscord.requests}); an unknown route is answered 404
- * and recorded in {@link FakeDiscord.errors}. Messages live per channel; messages keel posts are
+ * and recorded in {@link FakeDiscord.errors}, and so is content keel posts with a raw control
+ * character or bidi override in it (keel shows them, never sends them). Messages live per channel; messages keel posts are
  * echoed to the gateway as MESSAGE_CREATE, as Discord does.
  *
  * With {@link FakeDiscord.token} set it checks the bot token as Discord does: a REST request
@@ -39,6 +40,12 @@ const requireFromWs = createRequire(requireFromDiscord.resolve('@discordjs/ws'))
 const { WebSocketServer } = requireFromWs('ws') as {
   WebSocketServer: new (o: { noServer: true }) => WsServer;
 };
+
+/**
+ * What keel never posts raw: C0 controls but tab and line feed, DEL, C1 controls, and the bidi
+ * embeddings, overrides and isolates (they reorder what the owner sees).
+ */
+const RAW_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
 
 const DISCORD_EPOCH = 1_420_070_400_000n;
 let increment = 0n;
@@ -391,6 +398,16 @@ export class FakeDiscord {
       return;
     }
     this.requests.push({ method, path, query: url.searchParams, body, at: Date.now() });
+    // keel shows controls, never sends them: a raw one in anything keel posts (a message, an
+    // interaction's reply or edit, a follow-up) is an error every test sees.
+    const posted = body as { content?: unknown; data?: { content?: unknown } } | undefined;
+    for (const content of [posted?.content, posted?.data?.content]) {
+      if (typeof content === 'string' && RAW_CONTROL.test(content)) {
+        this.errors.push(
+          `fake-discord: ${method} ${path} carries a raw control character: ${JSON.stringify(content)}`,
+        );
+      }
+    }
     if (this.token !== null && req.headers.authorization !== `Bot ${this.token}`) {
       json(401, { message: '401: Unauthorized', code: 0 });
       this.#poke();

@@ -14,9 +14,11 @@
  *
  * The database is checked before anything is written: at start (the verdict cache spares a full
  * read when it can) and before each line (a stat while nothing but keel has touched the file).
- * When it is damaged — or a turn meets a damaged page — keel says so (`error DB_CORRUPT` and the
- * fix) and stops writing to it: that line and every later one (piped lines included) is kept in
- * the recovery file instead, each answered with where, until the input ends; then it exits 2.
+ * When it is damaged — or a turn meets a damaged page, or a write finds the journal does not match
+ * its anchor — keel says which, in the error's words (`error DB_CORRUPT` or `error JOURNAL_BROKEN`,
+ * its fix, and `stopState` of `@keel/host`), and stops writing to it: that line and every later one
+ * (piped lines included) is kept in the recovery file instead, each answered with where, until the
+ * input ends; then it exits 2.
  *
  * With `--json` each line is answered by one JSON line of one shape, online or offline, for a
  * slash command and on a damaged database alike: `{"line"}`, the turn as `turnJson` prints it
@@ -48,6 +50,7 @@ import {
   openKeel,
   recoveryPath,
   reportError,
+  stopState,
 } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
 import { firstStart } from './commands/setup.js';
@@ -160,7 +163,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
     reportError(why, false);
     if (!options.json) {
       write(
-        `keel is not writing to its database now: each line you type is kept in ${recoveryPath(config.home)} instead, and keel recover stores them once the database is restored.`,
+        `${stopState(why)!.what}: keel is not writing to it now; each line you type is kept in ${recoveryPath(config.home)} instead, and keel recover stores them once the database is restored.`,
       );
     }
   };
@@ -172,7 +175,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
     if (command === '/quit') return { reply: '', quit: true, outcome: {} };
     if (command.startsWith('/')) {
       return {
-        reply: `${command.split(/\s/)[0]} is not available: the database cannot be used (${why.code}).`,
+        reply: `${command.split(/\s/)[0]} is not available: ${stopState(why)!.what} (${why.code}).`,
         quit: false,
         outcome: { error },
       };

@@ -7,11 +7,13 @@
  * counter each. What an owner's event then does lives beside it: `turns.ts` (a DM),
  * `interactions.ts` (slash commands, review buttons) and `catch-up.ts` (DMs sent while away).
  *
- * A damaged database stops the door writing: it is checked before each DM, click and catch-up (a
- * stat while keel alone has touched the file) and in full every `integrityCheckMs`. Once damage is
- * found the owner gets one DM saying so and how to restore; from then on each DM is kept in the
- * recovery file (and answered with where) and nothing is written to the database, until the door
- * is restarted.
+ * A database that takes no writes stops the door writing: it is checked before each DM, click and
+ * catch-up (a stat while keel alone has touched the file) and in full every `integrityCheckMs`, and
+ * a write may find its journal broken. Once either is found the owner gets one DM saying which, in
+ * the error's words (`stopNotice` of `@keel/host`: a damaged database, `DB_CORRUPT`, or a journal
+ * that does not match its anchor, `JOURNAL_BROKEN`), with its code and fix; from then on each DM is
+ * kept in the recovery file (and answered with where) and nothing is written to the database, until
+ * the door is restarted.
  *
  * @module
  */
@@ -23,8 +25,9 @@ import {
   type UnansweredRecorder,
 } from '@keel/agent';
 import { KeelError } from '@keel/errors';
-import { damageError, type RecoveryInput } from '@keel/host';
+import { damageError, type RecoveryInput, stopState } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
+import { discordMessages } from '@keel/outbound';
 import {
   Client,
   type DMChannel,
@@ -358,17 +361,22 @@ export class KeelDiscord {
     }
   }
 
-  /** Stops writing to the database, and tells the owner once why and how to get back. */
+  /**
+   * Stops writing to the database, and tells the owner once why (in the words of the error: a
+   * damaged database, a journal that does not match its anchor, …), with its code and its fix.
+   */
   private async goDown(why: KeelError): Promise<void> {
     if (this.down) return;
     this.down = why;
-    this.store.recordDamage();
+    // A broken journal is not damaged pages: the file's verdict stands (as closeStore does).
+    if (why.code !== 'JOURNAL_BROKEN') this.store.recordDamage();
     this.log(`discord: the database cannot be used, nothing more is written: ${errorText(why)}`);
     const kept = this.options.recovery
       ? `What you send me meanwhile is kept in ${this.options.recovery.path} on keel's machine, and stored once the database is restored.`
       : 'What you send me meanwhile stays here and is caught up once the database is restored.';
+    const s = stopState(why)!;
     await this.sendToOwner(
-      `keel's database is damaged (${why.code}: ${why.message}). I have stopped answering and store nothing in memory. ${kept} To restore it: stop keel discord and keel think, run keel restore <file> (keel doctor names the newest backup), then keel recover, and start me again.`,
+      `${s.said}. I have stopped answering and store nothing in memory. ${kept} To get back: stop keel discord and keel think, do what the fix says, and start me again.\nfix: ${s.fix}`,
     ).catch((err) => this.log(`discord: could not tell the owner: ${errorText(err)}`));
   }
 
@@ -384,11 +392,12 @@ export class KeelDiscord {
       at: message.createdTimestamp,
       sourceId: `discord:${message.id}`,
     });
+    const what = stopState(this.down)!.what;
     await sendSplit(
       channel,
       recovery
-        ? `(Not stored in memory: keel's database is damaged. Your message is kept in ${recovery.path}; keel recover stores it once the database is restored.)`
-        : "(Not stored: keel's database is damaged. Your message stays here and is caught up once the database is restored.)",
+        ? `(Not stored in memory: ${what}. Your message is kept in ${recovery.path}; keel recover stores it once the database is restored.)`
+        : `(Not stored: ${what}. Your message stays here and is caught up once the database is restored.)`,
     );
   }
 
@@ -397,8 +406,11 @@ export class KeelDiscord {
     if (!this.down) await this.check(false);
     if (this.down) {
       if (i.isRepliable()) {
+        const s = stopState(this.down)!;
         await i.reply({
-          content: `keel's database is damaged (${this.down.code}); nothing can be changed until it is restored (keel restore <file>).`,
+          content: discordMessages(
+            `${s.said}. Nothing can be changed until the database is restored.\nfix: ${s.fix}`,
+          )[0]!,
         });
       }
       return;

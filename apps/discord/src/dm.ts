@@ -1,12 +1,13 @@
 /**
  * How keel reads and writes the owner's DM: the channel name its turns and episodes carry, a
  * message's text with its text attachments inlined, an error as the owner reads it, and text sent
- * in pieces that fit Discord's limit.
+ * screened (no control character or bidi override reaches the owner raw) in pieces that fit
+ * Discord's limit.
  *
  * @module
  */
 import { KeelError } from '@keel/errors';
-import { splitMessage } from '@keel/outbound';
+import { discordMessages } from '@keel/outbound';
 import type { Message } from 'discord.js';
 import { type FetchLike, withAttachments } from './attachments.js';
 
@@ -45,10 +46,13 @@ export function messageText(m: Message, options: AttachmentOptions): Promise<str
   );
 }
 
-/** Sends `text` to a channel, split into messages of at most 2000 characters. */
+/**
+ * Sends `text` to a channel: screened (control characters and bidi overrides shown visibly,
+ * `discordMessages` of `@keel/outbound`), then split into messages of at most 2000 characters.
+ */
 export async function sendSplit(
   channel: { send(message: { content: string }): Promise<unknown> },
   text: string,
 ): Promise<void> {
-  for (const chunk of splitMessage(text)) await channel.send({ content: chunk });
+  for (const chunk of discordMessages(text)) await channel.send({ content: chunk });
 }

@@ -8,8 +8,9 @@
  * fences balanced; {@link sendToOwner} DMs the owner over REST alone (for the think service).
  * {@link pairDiscord} pairs the owner: a one-time code shown on the terminal, DMed to the bot by
  * the owner; its author becomes the owner id (nothing is stored or answered before).
- * A damaged database stops the door writing (checked before each DM and every
- * {@link INTEGRITY_CHECK_MS}); the owner's DMs then go to the recovery file.
+ * A database that takes no writes stops the door writing: damaged (checked before each DM and
+ * every {@link INTEGRITY_CHECK_MS}) or its journal broken (met by a write); the owner is told which,
+ * with the error's code and fix, and the owner's DMs then go to the recovery file.
  * `main.ts` is the process entry point and the only module that reads the environment.
  *
  * @module

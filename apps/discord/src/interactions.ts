@@ -10,7 +10,7 @@
  */
 import { runSlashCommand } from '@keel/agent';
 import type { MemoryStore } from '@keel/memory';
-import { splitMessage } from '@keel/outbound';
+import { discordMessages, discordText } from '@keel/outbound';
 import type { ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
 import { DISCORD_CHANNEL, errorText } from './dm.js';
 import { buttonCommand, parseReviewButton, renderReview } from './review.js';
@@ -89,7 +89,7 @@ async function onCommand(i: ChatInputCommandInteraction, ctx: InteractionContext
   // Discord waits 3 s for a reply: a purge says it is working first, and answers when done.
   const deferred = erases(line);
   if (deferred) await i.deferReply();
-  const [first = '(nothing)', ...rest] = splitMessage(await slashReply(ctx, line));
+  const [first = '(nothing)', ...rest] = discordMessages(await slashReply(ctx, line));
   if (deferred) await i.editReply({ content: first });
   else await i.reply({ content: first });
   for (const chunk of rest) await i.followUp({ content: chunk });
@@ -111,7 +111,8 @@ async function onButton(i: ButtonInteraction, ctx: InteractionContext): Promise<
         !('components' in row) ||
         !row.components.some((b) => 'custom_id' in b && b.custom_id.endsWith(suffix)),
     );
-  const content = `${i.message.content}\n→ ${result.split('\n')[0]}`;
+  // The result may quote a belief: screened as every message keel sends (the page was already).
+  const content = discordText(`${i.message.content}\n→ ${result.split('\n')[0]}`);
   await i.update({
     content: content.length <= 2000 ? content : `${content.slice(0, 1999)}…`,
     components: components as never,

@@ -8,8 +8,8 @@
  * (the turn in progress gets `discord.grace_ms` to finish, then is cancelled); so does the end of
  * the `keel` CLI that started it. `--json` prints an error as one line
  * `{"error": {"code", "message", "fix"}}` on stdout too. Exit codes: 0 stopped, 2 an error with a
- * code (configuration, another `keel discord` running, a damaged database, a token Discord
- * refuses: `DISCORD_AUTH`), 1 anything else (no connection: `DISCORD_UNAVAILABLE` is printed, and
+ * code (configuration, another `keel discord` running, a database that takes no writes, a token
+ * Discord refuses: `DISCORD_AUTH`), 1 anything else (no connection: `DISCORD_UNAVAILABLE` is printed, and
  * a service manager tries again).
  *
  * One door runs per KEEL_HOME (`$KEEL_HOME/discord.lock`, which `keel restore` respects). The
@@ -41,6 +41,7 @@ import {
   reportError,
   serviceLockPath,
   setConfigValues,
+  stopNotice,
   stopWhenParentGone,
   terminalText,
 } from '@keel/host';
@@ -52,15 +53,22 @@ import { pairDiscord } from './pair.js';
 const log = (line: string) =>
   process.stderr.write(terminalText(`${new Date().toISOString()} ${line}\n`));
 
-/** Tells the owner by DM that the door did not start because the database is damaged. */
+/**
+ * Tells the owner by DM that the door did not start because the database takes no writes, in the
+ * words of its error (a damaged database, or a journal that does not match its anchor), with its
+ * code and fix.
+ */
 async function tellOwner(config: KeelConfig, err: unknown): Promise<void> {
-  const damage = damageError(err);
   const { notify } = ownerNotifier(config);
-  if (!damage || !notify) return;
-  try {
-    await notify(
-      `keel discord did not start: keel's database is damaged, and keel writes nothing to it (${damage.message}). What you send me meanwhile stays here and is caught up once it is restored. To restore it: stop keel think, run keel restore <file> (keel doctor names the newest backup), then keel recover, and start me again.`,
+  const notice =
+    damageError(err) &&
+    stopNotice(
+      err,
+      'keel writes nothing to its database. What you send me meanwhile stays here and is caught up once it is restored. To get back: stop keel think, do what the fix says, and start me again.',
     );
+  if (!notice || !notify) return;
+  try {
+    await notify(`keel discord did not start: ${notice}`);
   } catch (e) {
     log(`discord: could not tell the owner: ${(e as Error).message}`);
   }

@@ -4,11 +4,13 @@
  * Forget and a Keep button (the model proposes; the owner decides), or, for a pending question
  * (does something the owner said end a belief?), a Yes and a No button naming the question. A
  * click goes through the same store functions the terminal's /confirm, /reject, /forget, /keep
- * and /answer use.
+ * and /answer use. What a page quotes (a belief, the model's reason, a question) is screened as
+ * every message keel sends: control characters and bidi overrides are shown, never obeyed.
  *
  * @module
  */
 import { type Fact, type PendingQuestion, questionText, type ReviewQueue } from '@keel/memory';
+import { discordText } from '@keel/outbound';
 import { formatFactLine } from '@keel/prompt';
 import type { APIActionRowComponent, APIButtonComponent } from 'discord.js';
 
@@ -100,7 +102,15 @@ function questionItem(q: PendingQuestion) {
   };
 }
 
-const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);
+/**
+ * Stored text as a page shows it: screened first (control characters and bidi overrides shown
+ * visibly, `discordText` of `@keel/outbound`), then cut to `n` characters, so a page stays within
+ * Discord's limit however many controls a belief holds.
+ */
+const clip = (s: string, n: number) => {
+  const shown = discordText(s);
+  return shown.length <= n ? shown : `${shown.slice(0, n - 1)}…`;
+};
 
 function row(factId: number): APIActionRowComponent<APIButtonComponent> {
   return {
@@ -158,12 +168,14 @@ export function renderForgetRequests(requests: readonly ForgetRequestItem[]): Re
   for (let i = 0; i < requests.length; i += REVIEW_PAGE_ITEMS) {
     const page = requests.slice(i, i + REVIEW_PAGE_ITEMS);
     pages.push({
-      content: [
-        page.length === 1
-          ? 'keel asks to forget this; nothing is forgotten until you decide:'
-          : 'keel asks to forget these; nothing is forgotten until you decide:',
-        ...page.map((r) => forgetLine(r, 300)),
-      ].join('\n'),
+      content: discordText(
+        [
+          page.length === 1
+            ? 'keel asks to forget this; nothing is forgotten until you decide:'
+            : 'keel asks to forget these; nothing is forgotten until you decide:',
+          ...page.map((r) => forgetLine(r, 300)),
+        ].join('\n'),
+      ),
       components: page.map((r) => forgetRow(r.fact.id)),
     });
   }
@@ -221,7 +233,7 @@ export function renderReview(queue: ReviewQueue): ReviewPage[] {
         ? [`…and ${rest} more: say "review" again after these.`]
         : [];
     pages.push({
-      content: [header, ...page.flatMap((it) => it.lines), ...footer].join('\n'),
+      content: discordText([header, ...page.flatMap((it) => it.lines), ...footer].join('\n')),
       components: page.map((it) => it.row(it.id)),
     });
   }

@@ -8,9 +8,8 @@
  * After a turn's reply: a capture that failed is said with its code and fix, as every door says it
  * ({@link captureErrorNote}; the turn went on; `keel doctor` lists it), and each belief the model
  * asked to forget is put to the owner with a Forget and a Keep button (the model proposes; the
- * owner decides). A damaged database (`DB_CORRUPT`) is thrown to
- * the front door, which keeps the message and stops writing.
- *
+ * owner decides). A database that takes no writes (damaged, `DB_CORRUPT`, or its journal broken,
+ * `JOURNAL_BROKEN`) is thrown to the front door, which keeps the message and stops writing.
  *
  * @module
  */

@@ -8,13 +8,14 @@
  * stderr. SIGTERM, SIGINT or SIGHUP stops it gracefully; so does the end of the
  * `keel` CLI that started it. Exit codes are `@keel/host`'s `EXIT`.
  *
- * A damaged database (found at start or by a tick) stops the service with `DB_CORRUPT` (exit 2: a
- * service manager does not restart it), and the owner is told by DM when Discord is configured.
+ * A database that takes no writes stops the service (exit 2: a service manager does not restart
+ * it): damaged (`DB_CORRUPT`, found at start or by a tick) or its journal broken (`JOURNAL_BROKEN`,
+ * met by a write); the owner is told by DM when Discord is configured, in the words of the error
+ * ({@link stoppedNotice}).
  *
  * @module
  */
 import {
-  damageError,
   formatJson,
   type KeelConfig,
   lockPath,
@@ -27,21 +28,23 @@ import {
 } from '@keel/host';
 import { parseThinkArgs } from './args.js';
 import { runThink } from './run.js';
-import { createSession, formatReport, runService } from './service.js';
+import { createSession, formatReport, runService, stoppedNotice } from './service.js';
 
 /** The service's one writer of lines for a person (its log; the diary is the model's words). */
 const log = (line: string) =>
   process.stderr.write(terminalText(`${new Date().toISOString()} ${line}\n`));
 
-/** Tells the owner (a Discord DM, when configured) that the service stopped on damage. */
+/**
+ * Tells the owner (a Discord DM, when configured) that the service stopped because the database
+ * takes no writes, in the words of its error (a damaged database, or a journal that does not match
+ * its anchor), with the error's fix.
+ */
 async function tellOwner(config: KeelConfig, err: unknown): Promise<void> {
-  const damage = damageError(err);
+  const notice = stoppedNotice(err);
   const { notify } = ownerNotifier(config);
-  if (!damage || !notify) return;
+  if (!notice || !notify) return;
   try {
-    await notify(
-      `keel think stopped: keel's database is damaged, and keel writes nothing to it (${damage.message}). Restore a backup: stop keel discord, then keel restore <file> (keel doctor names the newest), then keel recover.`,
-    );
+    await notify(notice);
   } catch (e) {
     log(`think: could not tell the owner: ${(e as Error).message}`);
   }

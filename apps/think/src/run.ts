@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { corruptionError, KeelError } from '@keel/errors';
+import { corruptionError, KeelError, refusesWrites } from '@keel/errors';
 import { curateNight, type Night } from './curate.js';
 import type { Rejected } from './deltas.js';
 import { deliverInterrupts } from './interrupt.js';
@@ -67,12 +67,15 @@ const describe = (err: unknown) => ({
 });
 
 /**
- * A damaged database is not a night to retry: it stops the run (and `keel think` exits 2 with
- * `DB_CORRUPT`), like every other keel command.
+ * A database that takes no writes is not a night to retry: damaged (`DB_CORRUPT`) or its journal
+ * broken (`JOURNAL_BROKEN`: every later write is refused too, until a backup is restored), it stops
+ * the run (and `keel think` exits 2 with its code), like every other keel command; so does
+ * `CANCELLED`. A run is still recorded as failed on a broken journal (`think_runs` is not
+ * journaled), never on damaged pages.
  */
 function fatal(err: unknown): KeelError | null {
-  if (KeelError.isInstance(err) && (err.code === 'CANCELLED' || err.code === 'DB_CORRUPT')) {
-    return err;
+  if (KeelError.isInstance(err)) {
+    return err.code === 'CANCELLED' || refusesWrites(err) ? err : null;
   }
   return corruptionError(err);
 }
@@ -108,7 +111,8 @@ function nightlyJournalCheck(deps: ThinkDeps, report: RunDetails): RunDetails['j
  * Runs one tick, plus the curator and weekly review when due or forced.
  *
  * @returns what it did (the `--json` output).
- * @throws KeelError `CANCELLED` when `deps.signal` aborts; store errors (`DB_*`, `BUSY`).
+ * @throws KeelError `CANCELLED` when `deps.signal` aborts; store errors (`DB_*`, `BUSY`,
+ *   `JOURNAL_BROKEN`).
  */
 export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promise<RunDetails> {
   const { store, config } = deps;

@@ -2,10 +2,10 @@ import { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KeelError } from '@keel/errors';
+import { ERROR_FIXES, KeelError } from '@keel/errors';
 import type { BeliefGate } from '@keel/gate';
 import { lockPath, parseLockInfo } from '@keel/host';
-import { MemoryStore } from '@keel/memory';
+import { anchorPathFor, MemoryStore } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createSession,
@@ -13,6 +13,7 @@ import {
   runService,
   type ServiceOptions,
   SHUTDOWN_SIGNALS,
+  stoppedNotice,
   type ThinkSession,
   type Timer,
 } from './service.js';
@@ -242,27 +243,68 @@ describe('the service loop', () => {
     expect(await s.done).toMatchObject({ ticks: 1, failures: 1, last: report(2) });
   });
 
-  it('a damaged database stops the service instead of a retry next tick', async () => {
-    for (const damage of [
-      new KeelError('DB_CORRUPT', 'damaged'),
-      Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' }),
-    ]) {
+  it('a database that takes no writes stops the service instead of a retry next tick, logged as its error says', async () => {
+    const journal = new KeelError(
+      'JOURNAL_BROKEN',
+      'the journal does not end where keel last wrote it (it ends at entry 6, the anchor records entry 9); keel writes nothing to it',
+    );
+    for (const [stop, code] of [
+      [new KeelError('DB_CORRUPT', 'damaged'), 'DB_CORRUPT'],
+      [
+        Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' }),
+        'DB_CORRUPT',
+      ],
+      [journal, 'JOURNAL_BROKEN'],
+    ] as const) {
       events.length = 0;
+      logs.length = 0;
       const s = start(async (_signal, n) => {
-        if (n === 2) throw damage;
+        if (n === 2) throw stop;
         return report(n);
       });
       await settle();
       expect(s.ticks()).toBe(1);
-      const stopped = expect(s.done).rejects.toMatchObject({ code: 'DB_CORRUPT' });
+      const stopped = expect(s.done).rejects.toMatchObject({ code });
       await timer.advance(INTERVAL);
       await stopped;
       expect(s.ticks()).toBe(2);
       expect(events).toEqual(['close (lock held)']);
       expect(existsSync(lockPath(home))).toBe(false);
-      expect(logs.some((l) => l.startsWith('think: the database is damaged, stopping'))).toBe(true);
+      const said = logs.find((l) => l.includes(', stopping: '));
+      if (code === 'DB_CORRUPT') {
+        expect(said).toMatch(/^think: keel's database is damaged, stopping: DB_CORRUPT: /);
+      } else {
+        // A broken journal is not damaged pages: it is not worded as damage.
+        expect(said).toBe(
+          `think: keel's journal does not match its anchor (keel.db.anchor): entries were written outside keel or cut off, stopping: JOURNAL_BROKEN: ${journal.message}`,
+        );
+        expect(said).not.toContain('damaged');
+      }
       expect(signals.listenerCount('SIGTERM')).toBe(0);
     }
+  });
+
+  it("the owner's DM follows the error: damage for DB_CORRUPT, the journal and its anchor for JOURNAL_BROKEN, each with its fix", () => {
+    const damaged = stoppedNotice(
+      new KeelError('DB_CORRUPT', '/home/k/keel.db is damaged (page 7)'),
+    );
+    expect(damaged).toBe(
+      `keel think stopped: keel's database is damaged (DB_CORRUPT: /home/k/keel.db is damaged (page 7)). keel writes nothing to its database until it is restored; stop keel discord before you restore.\nfix: ${ERROR_FIXES.DB_CORRUPT}`,
+    );
+    const journal = new KeelError(
+      'JOURNAL_BROKEN',
+      'the journal does not end where keel last wrote it (it ends at entry 6, the anchor records entry 9); keel writes nothing to it',
+    );
+    const broken = stoppedNotice(journal)!;
+    expect(broken).toBe(
+      `keel think stopped: keel's journal does not match its anchor (keel.db.anchor): entries were written outside keel or cut off (JOURNAL_BROKEN: ${journal.message}). keel writes nothing to its database until it is restored; stop keel discord before you restore.\nfix: ${ERROR_FIXES.JOURNAL_BROKEN}`,
+    );
+    expect(broken).not.toContain('damaged');
+    // SQLite's own corruption error is DB_CORRUPT; an error that does not stop writes says nothing.
+    expect(
+      stoppedNotice(Object.assign(new Error('file is not a database'), { code: 'SQLITE_NOTADB' })),
+    ).toMatch(/^keel think stopped: keel's database is damaged \(DB_CORRUPT: /);
+    expect(stoppedNotice(new KeelError('BUSY', 'locked'))).toBeNull();
   });
 
   it('once: one run, its report, no wait, then closed and unlocked', async () => {
@@ -431,6 +473,39 @@ describe('createSession over a real database', () => {
     expect(store.damaged).toBe(true);
     await session.close();
     expect(readFileSync(path).equals(bytes)).toBe(true);
+  });
+
+  it("a write that finds the journal cut off stops the tick with JOURNAL_BROKEN; the file's pages are not called damaged", async () => {
+    const path = join(home, 'keel.db');
+    const store = MemoryStore.open(path, { integrity: { check: 'full' } });
+    let runs = 0;
+    const session = createSession({
+      store,
+      config,
+      model: null,
+      notify: null,
+      now: Date.now,
+      chooseGate: async () => ({ gate: { name: 'g' } as unknown as BeliefGate, why: 'g' }),
+      run: async (deps) => {
+        runs++;
+        deps.store.addEpisode({ channel: 'terminal', role: 'owner', text: `tick ${runs}` });
+        return report(runs);
+      },
+    });
+    const signal = new AbortController().signal;
+    // Control: the intact store takes the tick's write.
+    await session.tick(signal);
+    expect(runs).toBe(1);
+    // The anchor records three entries more than the journal holds: they were cut off.
+    const anchor = JSON.parse(readFileSync(anchorPathFor(path), 'utf8')) as { seq: number };
+    writeFileSync(
+      anchorPathFor(path),
+      JSON.stringify({ seq: anchor.seq + 3, hash: 'f'.repeat(64), at: Date.now() }),
+    );
+    await expect(session.tick(signal)).rejects.toMatchObject({ code: 'JOURNAL_BROKEN' });
+    expect(runs).toBe(2);
+    expect(store.damaged).toBe(false);
+    await session.close();
   });
 });
 

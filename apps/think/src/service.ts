@@ -3,9 +3,11 @@
  * waits for the previous one: never two at once), and stop gracefully on SIGTERM/SIGINT/SIGHUP
  * (abort the run in flight, wait for it to settle, close the store, release the lock).
  *
- * A damaged database stops the service: each tick checks the file first (SQLite's quick check, in
- * full from the second tick on; the first relies on the check at open), and `DB_CORRUPT` from the
- * check or from the run ends the loop instead of being retried next tick (`keel think` exits 2).
+ * A database that takes no writes stops the service: each tick checks the file first (SQLite's
+ * quick check, in full from the second tick on; the first relies on the check at open), and
+ * `DB_CORRUPT` from the check or the run, or `JOURNAL_BROKEN` from a write (the journal does not
+ * match its anchor), ends the loop instead of being retried next tick (`keel think` exits 2). The
+ * log and the owner's DM ({@link stoppedNotice}) say which, with the error's fix.
  *
  * The clock, the timer, the signal source and the run function are injected, so the loop is
  * tested without waiting and without a model. The lock is `@keel/host`'s think lock.
@@ -15,7 +17,7 @@
 import type { ChatModel } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import type { BeliefGate } from '@keel/gate';
-import { acquireThinkLock, damageError, type LockOptions } from '@keel/host';
+import { acquireThinkLock, damageError, type LockOptions, stopNotice, stopState } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
 import type { Notify, RunReport, ThinkConfig, ThinkDeps } from './types.js';
 
@@ -104,8 +106,9 @@ export function describeError(err: unknown): string {
  * Runs the service until a shutdown signal (or, with `once`, for one tick): installs the signal
  * handlers, takes the lock, opens the session, ticks now and then every `intervalMs` measured from
  * each tick's start (never overlapping: a tick longer than the interval is followed at once by the
- * next). A tick that throws is logged and the loop goes on, except for damage (`DB_CORRUPT`), which
- * stops the service: the session is closed, the lock released and the error thrown. On
+ * next). A tick that throws is logged and the loop goes on, except for a database that takes no
+ * writes (`DB_CORRUPT`, `JOURNAL_BROKEN`), which stops the service: the session is closed, the
+ * lock released and the error thrown. On
  * SIGTERM/SIGINT/SIGHUP the signal
  * passed to the tick in flight aborts (reason: KeelError `CANCELLED`), the loop waits for it to
  * settle, closes the session and releases the lock; the promise then resolves. A second signal
@@ -113,7 +116,8 @@ export function describeError(err: unknown): string {
  *
  * @returns how it ended.
  * @throws KeelError `THINK_RUNNING` when another live process holds the lock (nothing is opened);
- *   `DB_CORRUPT` when a tick finds the database damaged; with `once`, whatever the tick threw
+ *   `DB_CORRUPT` when a tick finds the database damaged, `JOURNAL_BROKEN` when a write finds the
+ *   journal does not match its anchor; with `once`, whatever the tick threw
  *   (after closing and releasing); whatever `open` throws.
  */
 export async function runService(options: ServiceOptions): Promise<ServiceResult> {
@@ -179,7 +183,8 @@ async function loop(
       if (options.once) throw err;
       const damage = damageError(err);
       if (damage) {
-        log(`think: the database is damaged, stopping: ${describeError(damage)}`);
+        // Worded by the error: damaged pages, or a journal that does not match its anchor.
+        log(`think: ${stopState(damage)?.what}, stopping: ${describeError(damage)}`);
         throw damage;
       }
       log(`think: run failed: ${describeError(err)}`);
@@ -187,6 +192,22 @@ async function loop(
     if (options.once) break;
     await timer.sleep(Math.max(0, started + options.intervalMs - timer.now()), stop);
   }
+}
+
+/**
+ * The owner's DM when the service stopped because the database takes no writes, worded by its
+ * error: `keel think stopped: keel's database is damaged (DB_CORRUPT: …)`, or `… keel's journal
+ * does not match its anchor (keel.db.anchor) … (JOURNAL_BROKEN: …)`, then what keel does
+ * meanwhile, then the error's fix on its own line.
+ *
+ * @returns null for any other error (the log and the exit code say it).
+ */
+export function stoppedNotice(err: unknown): string | null {
+  if (!damageError(err)) return null;
+  return `keel think stopped: ${stopNotice(
+    err,
+    'keel writes nothing to its database until it is restored; stop keel discord before you restore.',
+  )}`;
 }
 
 /** Run options passed through to the run function (the same shape as `run.ts`'s RunOptions). */
@@ -224,8 +245,9 @@ export interface SessionOptions {
  * A session over an open store: each tick checks the database (in full from the second tick: the
  * first relies on the check at open), chooses the belief gate afresh (logging the choice and why
  * when it changes), then calls `run` with the deps and the tick's abort signal, and records the
- * state its writes left as sound; damage met anywhere is recorded on the store (its verdict cache
- * cleared) and thrown. `close` closes the store.
+ * state its writes left as sound; a database that takes no writes is thrown, and damage
+ * (`DB_CORRUPT`) is also recorded on the store (its verdict cache cleared; a broken journal is not
+ * damaged pages, so the file's verdict stands). `close` closes the store.
  */
 export function createSession(options: SessionOptions): ThinkSession {
   const log = options.log ?? (() => {});
@@ -260,7 +282,7 @@ export function createSession(options: SessionOptions): ThinkSession {
       } catch (err) {
         const damage = damageError(err);
         if (!damage) throw err;
-        options.store.recordDamage();
+        if (damage.code === 'DB_CORRUPT') options.store.recordDamage();
         throw damage;
       }
     },

@@ -49,7 +49,7 @@ import {
   TOOL_ROUND_TOKENS,
   toolSpecTokens,
 } from './budget.js';
-import { captureOwnerStatement } from './capture.js';
+import { type CaptureError, captureOwnerStatement } from './capture.js';
 import { acquireTurnLock, type TurnLockHolder, type TurnLockOptions } from './lock.js';
 import type { PromptTooLong } from './model/too-long.js';
 import type {
@@ -306,8 +306,11 @@ export interface TurnResult {
    * model's staged writes, and its requests to forget (which wait for the owner).
    */
   writes: TurnWrite[];
-  /** Why capturing the owner's explicit statement failed, when it did (the turn went on). */
-  captureError: { code: string; message: string } | null;
+  /**
+   * Why capturing the owner's explicit statement failed, when it did (the turn went on): its code,
+   * message and one-line fix, which every door prints under it ({@link captureErrorNote}).
+   */
+  captureError: CaptureError | null;
   /**
    * The kinds of credential withheld from the owner's message (never stored, never sent to the
    * model); empty when there were none. {@link secretNotice} words it for the owner.

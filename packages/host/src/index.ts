@@ -27,7 +27,9 @@
  *   backups and into every restore (the purge ledger, hashes only): every store {@link openStore}
  *   opens rewrites its home's backups after a purge, whichever door purged
  *   ({@link reachHomeBackups}); {@link isBackup} says which files are backups, and
- *   {@link removeStaleCopies} clears what a copy killed midway left.
+ *   {@link removeStaleCopies} clears what a copy killed midway left. What the owner is told of a
+ *   stop follows its error ({@link stopState}, {@link stopNotice}): a damaged database
+ *   (`DB_CORRUPT`) or a journal that does not match its anchor (`JOURNAL_BROKEN`).
  * - Processes: {@link pidAlive}, {@link watchParent} / {@link stopWhenParentGone} (a service
  *   stops with the CLI that started it), {@link runApp} (the CLI starts a service).
  * - Services ({@link renderService}, {@link installServices}, {@link uninstallServices},
@@ -271,5 +273,6 @@ export {
   serviceUnit,
   systemdUnitName,
 } from './service/render.js';
+export { type StopState, stopNotice, stopState } from './stop-state.js';
 export { escapeJsonControls, terminalText } from './terminal-text.js';
 export { embedWrittenNow, WRITE_EMBED_MS, type WrittenVectors } from './write-vectors.js';

@@ -26,9 +26,13 @@
  *   (`SECRET_KINDS`, `describeSecretKind`), and redaction (`redactSecrets`, `withholdSecrets`).
  * - **The injection scan** (`scan.ts`) — `looksLikeInjection`: text that reads like an
  *   instruction aimed at a model.
+ * - **Controls shown** (`controls.ts`) — `showControls`: control characters and the bidi
+ *   embeddings, overrides and isolates turned into visible characters, the one screen every door
+ *   (the terminal, Discord) shows text through.
  *
  * @module
  */
+export { SHOWN_CONTROLS, showControls } from './controls.js';
 export {
   type DateWindow,
   ENGLISH_MONTHS,

@@ -133,10 +133,11 @@ describe('the static block read', () => {
     const p = plan(
       store,
       `SELECT * FROM active_facts WHERE scope = ? AND kind IN (SELECT value FROM json_each(?))
-       ORDER BY confidence DESC, evidence_count DESC, kind, key LIMIT ?`,
+       ORDER BY confidence DESC, evidence_count DESC, kind, key LIMIT ? OFFSET ?`,
       'owner',
       '["profile"]',
       300,
+      0,
     );
     expect(p).toMatch(/USING INDEX facts_strength/);
     expect(p).not.toMatch(/TEMP B-TREE FOR ORDER BY/);

@@ -8,7 +8,7 @@
  */
 import { loadDiscord } from './load.js';
 import { validateOwnerId } from './owner.js';
-import { splitMessage } from './split.js';
+import { discordMessages } from './text.js';
 
 /** Options for {@link sendToOwner}. */
 export interface OutboundOptions {
@@ -19,7 +19,8 @@ export interface OutboundOptions {
 }
 
 /**
- * DMs `text` to the owner (and to nobody else: the recipient is always the configured owner).
+ * DMs `text` to the owner (and to nobody else: the recipient is always the configured owner),
+ * screened and cut ({@link discordMessages}: controls and bidi overrides shown visibly).
  *
  * @returns the ids of the messages posted.
  * @throws KeelError `INVALID_INPUT` without a valid owner id; the REST error when Discord refuses.
@@ -33,7 +34,7 @@ export async function sendToOwner(options: OutboundOptions, text: string): Promi
     body: { recipient_id: ownerId },
   })) as { id: string };
   const ids: string[] = [];
-  for (const chunk of splitMessage(text)) {
+  for (const chunk of discordMessages(text)) {
     const m = (await rest.post(Routes.channelMessages(channel.id), {
       body: { content: chunk, allowed_mentions: { parse: [] } },
     })) as { id: string };

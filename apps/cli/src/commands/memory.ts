@@ -195,9 +195,14 @@ export function registerRecallCommands(program: Command, config: Config): void {
                 ...(r.results.length
                   ? r.results.map((x) => formatResultLine(x, config.think.tz))
                   : ['nothing found']),
-                ...(r.unexplained
+                ...(r.unexplained || r.unexplainedEpisodes
                   ? [
-                      `left out: ${r.unexplained.map((id) => `f${id}`).join(', ')} (changed outside keel: the journal does not explain it; keel verify)`,
+                      `left out: ${[
+                        ...(r.unexplained ?? []).map((id) => `f${id}`),
+                        ...(r.unexplainedEpisodes ?? []).map((id) => `e${id}`),
+                      ].join(
+                        ', ',
+                      )} (changed outside keel: the journal does not explain it; keel verify)`,
                     ]
                   : []),
               ].join('\n'),

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { TurnWrite } from '@keel/agent';
+import type { CaptureError, TurnWrite } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import {
   closeStore,
@@ -160,14 +160,14 @@ export function keptLine(path: string): string {
 }
 
 /**
- * A turn's capture failure as `--json` prints it (`capture_error`: code, message and, when the
- * failure has one, its fix), or null.
+ * A turn's capture failure as `--json` prints it (`capture_error`: code, message and its one-line
+ * fix), or null.
  */
 export function captureErrorJson(
-  error: { code: string; message: string; fix?: string } | null | undefined,
-): { code: string; message: string; fix?: string } | null {
+  error: CaptureError | null | undefined,
+): { code: string; message: string; fix: string } | null {
   if (!error) return null;
-  return { code: error.code, message: error.message, ...(error.fix ? { fix: error.fix } : {}) };
+  return { code: error.code, message: error.message, fix: error.fix };
 }
 
 /**
@@ -233,7 +233,7 @@ export interface TurnJsonInput {
   writes: readonly unknown[];
   /** The kinds of credential withheld from the line (never stored, never sent to a model). */
   withheld: readonly string[];
-  captureError: { code: string; message: string; fix?: string } | null | undefined;
+  captureError: CaptureError | null | undefined;
   truncated: boolean;
 }
 

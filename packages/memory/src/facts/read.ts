@@ -41,7 +41,9 @@ export function ownerFactsOfKind(ctx: StoreContext, scope: Scope, kind: Kind): F
  * The strongest current beliefs of the given kinds: confidence, then evidence, then kind/key;
  * at most `limit` rows (for the prompt's static block, which never needs the whole store). A
  * belief the journal does not explain (changed or written outside keel; see `unexplainedFacts`)
- * is left out, so the model is never given it as a standing belief.
+ * is left out, so the model is never given it as a standing belief, and the next strongest takes
+ * its place: `limit` explained beliefs are returned whenever the store holds that many, however
+ * many tampered rows rank above them (only the rows read are checked, a page at a time).
  */
 export function strongestFacts(
   ctx: StoreContext,
@@ -49,13 +51,21 @@ export function strongestFacts(
   kinds: readonly string[],
   limit: number,
 ): Fact[] {
-  const rows = stmt(
+  const page = stmt(
     ctx.db,
     `SELECT * FROM active_facts WHERE scope = ? AND kind IN (SELECT value FROM json_each(?))
-     ORDER BY confidence DESC, evidence_count DESC, kind, key LIMIT ?`,
-  ).all(scope, JSON.stringify(kinds), limit) as Fact[];
-  const unexplained = unexplainedFacts(ctx.db, rows);
-  return unexplained.size === 0 ? rows : rows.filter((f) => !unexplained.has(f.id));
+     ORDER BY confidence DESC, evidence_count DESC, kind, key LIMIT ? OFFSET ?`,
+  );
+  const out: Fact[] = [];
+  for (let offset = 0; out.length < limit; ) {
+    const want = limit - out.length;
+    const rows = page.all(scope, JSON.stringify(kinds), want, offset) as Fact[];
+    offset += rows.length;
+    const unexplained = unexplainedFacts(ctx.db, rows);
+    for (const f of rows) if (!unexplained.has(f.id)) out.push(f);
+    if (rows.length < want) break; // no more rows
+  }
+  return out;
 }
 
 /** Audit read: a fact row in any status. */

@@ -4,7 +4,9 @@
  * source_id) is already stored is skipped, so importing the same file twice adds nothing and an
  * interrupted import can simply be run again. Turns are written in batches, each batch one
  * transaction with one journal entry, so a killed process leaves whole batches only. The entry's
- * `episodes_sha256` covers the rows as stored (see `importedLine`), for `keel verify`'s replay.
+ * `episodes_sha256` covers the rows as stored (see `importedLine`) and `times_sha256` their times,
+ * for `keel verify`'s replay; `chunks_sha256` covers the same rows in runs of 16 ids
+ * (`importedChunks`), so recall can check an imported turn without reading its whole batch.
  *
  * @module
  */
@@ -15,6 +17,7 @@ import { appendJournal } from '../journal/journal.js';
 import {
   episodeRow,
   type ImportedRow,
+  importedChunks,
   importedLine,
   importedTimes,
   insertImported,
@@ -119,6 +122,8 @@ export function importTurns(
           digest: sha256(digest.join('\n')),
           episodes_sha256: sha256(stored.join('\n')),
           times_sha256: sha256(times.join('\n')),
+          // The same rows in runs of IMPORT_CHUNK_ROWS: recall checks a turn by its run alone.
+          chunks_sha256: importedChunks(ids, stored, times),
         },
       });
       countImported(ctx, importId, ids.length);

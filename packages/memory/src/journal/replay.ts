@@ -16,10 +16,11 @@
  *
  * Episodes are checked from the very first entry: each episode entry records its kind, channel,
  * role and text hash (and, since anchors, when it occurred), an import entry a
- * digest of the rows it wrote and of their times (imports journaled before replay records carry
- * none and are not checked; before anchors, no times), and a purge's redaction entry the new
- * text's hash. An episode whose text or time is not the one journaled — rewritten, moved, or
- * redacted through `redacted_at` without a journaled purge — is a break.
+ * digest of the rows it wrote and of their times, and (for recall's cheap check) of each run of 16
+ * of them (imports journaled before replay records carry none and are not checked; before
+ * anchors, no times; before runs, no runs), and a purge's redaction entry the new text's hash.
+ * An episode whose text or time is not the one journaled — rewritten, moved, or redacted through
+ * `redacted_at` without a journaled purge — is a break.
  *
  * Rows written before replay records began, and never changed since, cannot be checked: the
  * report counts them (`predate`). Nor can a writer who rewrites the whole file consistently (the
@@ -32,7 +33,7 @@
 import { sha256 } from '@keel/language';
 import type Database from 'better-sqlite3';
 import { PURGED } from '../redaction.js';
-import { importedLine, importedTimes } from '../repos/episodes.js';
+import { importedChunks, importedLine, importedTimes } from '../repos/episodes.js';
 import { journalHead, REPLAY_EVERYTHING } from './head.js';
 import { baselineOf, parsedPayload } from './journal.js';
 import { JOURNALED_COLUMNS, type JournaledTable, type RecordedRow, rowDigest } from './rows.js';
@@ -230,6 +231,8 @@ export function replayJournal(db: Database.Database): ReplayReport {
     sha256: unknown;
     /** The digest of the rows' times; undefined for an import journaled before times were. */
     times: unknown;
+    /** The digests of its runs of ids (`importedChunks`); undefined before runs were journaled. */
+    chunks: unknown;
   }[] = [];
   /** Episodes: the newest redaction entry and the text hash before the first one. */
   const redactions = new Map<number, { seq: number; sha256: unknown; original: unknown }>();
@@ -271,6 +274,7 @@ export function replayJournal(db: Database.Database): ReplayReport {
           count: Number(p.count),
           sha256: p.episodes_sha256,
           times: p.times_sha256,
+          chunks: p.chunks_sha256,
         });
       }
       continue;
@@ -385,6 +389,7 @@ export function replayJournal(db: Database.Database): ReplayReport {
   for (const b of imports) for (let id = b.first; id <= b.last; id++) byImport.set(id, b);
   const importLines = new Map<number, string[]>();
   const importTimes = new Map<number, string[]>();
+  const importIds = new Map<number, number[]>();
   for (const ep of db
     .prepare(
       'SELECT id, kind, channel, role, text, redacted_at, occurred_at FROM episodes ORDER BY id',
@@ -426,6 +431,9 @@ export function replayJournal(db: Database.Database): ReplayReport {
       const times = importTimes.get(batch.seq) ?? [];
       times.push(importedTimes(ep));
       importTimes.set(batch.seq, times);
+      const ids = importIds.get(batch.seq) ?? [];
+      ids.push(ep.id);
+      importIds.set(batch.seq, ids);
     }
     // The text: the newest journaled redaction's, else the baseline's, else the creating entry's.
     const expected = redaction?.sha256 ?? base ?? origin?.text;
@@ -452,7 +460,12 @@ export function replayJournal(db: Database.Database): ReplayReport {
   }
   for (const b of imports) {
     const lines = importLines.get(b.seq) ?? [];
-    if (lines.length !== b.count || sha256(lines.join('\n')) !== b.sha256) {
+    const runs =
+      b.chunks === undefined ||
+      JSON.stringify(
+        importedChunks(importIds.get(b.seq) ?? [], lines, importTimes.get(b.seq) ?? []),
+      ) === JSON.stringify(b.chunks);
+    if (lines.length !== b.count || sha256(lines.join('\n')) !== b.sha256 || !runs) {
       add(
         `episodes ${b.first}-${b.last}: the rows differ from what their import journaled (entry ${b.seq})`,
       );

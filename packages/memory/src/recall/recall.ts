@@ -29,9 +29,10 @@
  * (`MemoryStore.recall`), which writes their `access_count` and `last_accessed_at` with its next
  * write (use slows decay; it never raises confidence).
  *
- * A fact whose row the journal does not explain (changed or written outside keel; see
- * `journal/rows.ts` `unexplainedFacts`, and `keel verify`) is never recalled: it is left out and
- * its id listed in the response's `unexplained`.
+ * A fact or an episode whose row the journal does not explain (changed or written outside keel;
+ * see `unexplainedFacts` of `journal/rows.ts`, `unexplainedEpisodes` of `journal/episodes.ts`, and
+ * `keel verify`) is never recalled, so never put into a prompt: it is left out and its id listed
+ * in the response's `unexplained` (facts) or `unexplainedEpisodes`.
  *
  * @module
  */
@@ -45,6 +46,7 @@ import {
   searchedForms,
 } from '@keel/language';
 import { type StoreContext, stmt } from '../context.js';
+import { unexplainedEpisodes } from '../journal/episodes.js';
 import { unexplainedFacts } from '../journal/rows.js';
 import type { Episode, Fact, Kind, Role, Scope, Source, Status } from '../types.js';
 import { ftsMatch, ftsPhrases, termCounter } from './fts-query.js';
@@ -245,6 +247,12 @@ export interface RecallResponse {
    * results took their places. Absent when there were none.
    */
   unexplained?: number[];
+  /**
+   * Episodes that would have been returned but were left out because the journal does not explain
+   * their row (edited or inserted outside keel; `unexplainedEpisodes` of `journal/episodes.ts`,
+   * and `keel verify`); the next best results took their places. Absent when there were none.
+   */
+  unexplainedEpisodes?: number[];
 }
 
 /** The columns of an episode that scoring reads. */
@@ -594,12 +602,15 @@ export function recall(
           ? -1
           : 1),
   );
-  // The cut: the best `limit`, read whole. A fact the journal does not explain (changed or
-  // written outside keel) is left out, its id listed in `unexplained`, and the next one takes its
-  // place (removing it changes no other score).
+  // The cut: the best `limit`, read whole. A fact or an episode the journal does not explain
+  // (changed or written outside keel) is left out, its id listed in `unexplained` or
+  // `unexplainedEpisodes`, and the next one takes its place (removing it changes no other score).
+  // Only the rows about to be returned are checked.
   const top: typeof results = [];
   const facts = new Map<number, Fact>();
+  const full = new Map<number, Episode>();
   const unexplained = new Set<number>();
+  const unexplainedTurns = new Set<number>();
   for (let next = 0; top.length < limit && next < results.length; ) {
     const batch = results.slice(next, next + limit - top.length);
     next += batch.length;
@@ -612,17 +623,23 @@ export function recall(
       for (const f of rows) facts.set(f.id, f);
       for (const id of unexplainedFacts(ctx.db, rows)) unexplained.add(id);
     }
-    for (const x of batch) if (!(x.type === 'fact' && unexplained.has(x.id))) top.push(x);
+    const turns = batch.filter((x) => x.type === 'episode').map((x) => x.id);
+    if (turns.length > 0) {
+      const rows = stmt(
+        ctx.db,
+        'SELECT e.* FROM json_each(?) j CROSS JOIN episodes e ON e.id = j.value',
+      ).all(JSON.stringify(turns)) as Episode[];
+      for (const e of rows) full.set(e.id, e);
+      for (const id of unexplainedEpisodes(ctx.db, rows)) unexplainedTurns.add(id);
+    }
+    for (const x of batch) {
+      if (x.type === 'fact' ? !unexplained.has(x.id) : !unexplainedTurns.has(x.id)) top.push(x);
+    }
   }
   if (unexplained.size > 0) response.unexplained = [...unexplained].sort((a, b) => a - b);
-  const chosen = top.filter((x) => x.type === 'episode').map((x) => x.id);
-  const full = new Map(
-    (
-      stmt(ctx.db, 'SELECT e.* FROM json_each(?) j CROSS JOIN episodes e ON e.id = j.value').all(
-        JSON.stringify(chosen),
-      ) as Episode[]
-    ).map((e) => [e.id, e]),
-  );
+  if (unexplainedTurns.size > 0) {
+    response.unexplainedEpisodes = [...unexplainedTurns].sort((a, b) => a - b);
+  }
   response.results = top.map((x): RecallResult => {
     if (x.type === 'fact') {
       if ('ref' in x) return x;

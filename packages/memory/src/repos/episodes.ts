@@ -169,6 +169,42 @@ export function importedLine(row: {
   return [row.id, row.kind, row.channel, row.role, row.textSha256].join('\u001f');
 }
 
+/**
+ * Imported rows one digest of an import entry's `chunks_sha256` covers: the batch's ids cut in
+ * runs of this many from its first, so recall can check one imported turn by reading its run
+ * alone instead of its whole batch (see `journal/episodes.ts`).
+ */
+export const IMPORT_CHUNK_ROWS = 16;
+
+/**
+ * The digest of one run of imported rows as an import entry's `chunks_sha256` holds it: sha256
+ * over each row's {@link importedLine} and {@link importedTimes} (joined by U+001E), one row a
+ * line, in id order.
+ */
+export function importedChunk(lines: readonly string[], times: readonly string[]): string {
+  return sha256(lines.map((line, i) => `${line}\u001e${times[i]}`).join('\n'));
+}
+
+/**
+ * The `chunks_sha256` of a batch: its rows (`ids` ascending, with their lines and times) cut in
+ * runs of {@link IMPORT_CHUNK_ROWS} ids from the first, each run's {@link importedChunk}.
+ */
+export function importedChunks(
+  ids: readonly number[],
+  lines: readonly string[],
+  times: readonly string[],
+): string[] {
+  const runs: { lines: string[]; times: string[] }[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const k = Math.floor((ids[i]! - ids[0]!) / IMPORT_CHUNK_ROWS);
+    runs[k] ??= { lines: [], times: [] };
+    const run = runs[k];
+    run.lines.push(lines[i]!);
+    run.times.push(times[i]!);
+  }
+  return Array.from(runs, (run) => importedChunk(run?.lines ?? [], run?.times ?? []));
+}
+
 /** An imported turn's row: {@link episodeRow}'s, always with its provenance. */
 export type ImportedRow = ReturnType<typeof episodeRow> & { source_doc: string; source_id: string };
 
