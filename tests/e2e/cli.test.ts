@@ -652,6 +652,20 @@ describe('hard input', () => {
     const out = keel(home, ['frobnicate']);
     expect(out.status).toBe(2);
     expect(out.stderr).toContain('unknown verb "frobnicate"');
+    // Nothing near it: the fix lists the verbs, and names none as meant.
+    expect(out.stderr).toMatch(/^fix: `keel --help` lists every verb: remember, /m);
+    expect(out.stderr).not.toContain('Did you mean');
+    // A typo names the verb meant, under --json too.
+    const typo = keel(home, ['remeber', 'profile/city', 'Lisbon']);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toContain('unknown verb "remeber"');
+    expect(typo.stderr).toContain('fix: Did you mean `keel remember`?');
+    const typoJson = keel(home, ['docter', '--json']);
+    expect(typoJson.status).toBe(2);
+    expect(typoJson.json<{ error: { code: string; fix: string } }>().error).toMatchObject({
+      code: 'INVALID_INPUT',
+      fix: expect.stringContaining('Did you mean `keel doctor`?'),
+    });
     const help = keel(home, ['help', 'remember']);
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('Usage: keel remember');

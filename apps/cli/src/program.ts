@@ -12,6 +12,7 @@
  */
 import { KeelError } from '@keel/errors';
 import { Command, CommanderError, Help } from 'commander';
+import { closest, distance } from 'fastest-levenshtein';
 import type { Config } from './config.js';
 import { findVerb, VERBS, type Verb } from './verbs.js';
 import { keelVersion } from './version.js';
@@ -117,6 +118,26 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   return launchdExitCode(argv, code);
 }
 
+/** A typo this close (edits, at most a third of the word) names the verb meant. */
+const SUGGEST_MAX_EDITS = 3;
+
+/**
+ * The error for a verb keel does not have: `INVALID_INPUT`, with the nearest verb as the fix
+ * ("did you mean `keel remember`?") when one is within a few edits (Levenshtein distance, via
+ * `fastest-levenshtein`), else the list of verbs.
+ */
+export function unknownVerb(name: string): KeelError {
+  const names = VERBS.map((v) => v.name);
+  const nearest = closest(name, names);
+  const edits = distance(name, nearest);
+  const close = edits <= Math.min(SUGGEST_MAX_EDITS, Math.max(1, Math.floor(name.length / 3)));
+  return new KeelError('INVALID_INPUT', `unknown verb "${name}"`, {
+    fix: close
+      ? `Did you mean \`keel ${nearest}\`? (\`keel --help\` lists every verb)`
+      : `\`keel --help\` lists every verb: ${names.join(', ')}.`,
+  });
+}
+
 async function run(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
   const args = argv.slice(2);
@@ -125,12 +146,7 @@ async function run(argv: string[]): Promise<number> {
   const verb = name === undefined ? undefined : findVerb(name);
   let program: Command;
   try {
-    if (name !== undefined && verb === undefined && first !== 'help') {
-      throw new KeelError(
-        'INVALID_INPUT',
-        `unknown verb "${name}"; \`keel --help\` lists every verb`,
-      );
-    }
+    if (name !== undefined && verb === undefined && first !== 'help') throw unknownVerb(name);
     if (verb === undefined) {
       // `keel` (the terminal), `keel --help`, `keel --version`, `keel help [unknown]`.
       program = rootProgram();
