@@ -648,6 +648,40 @@ describe('hard input', () => {
     expect(r.results.map((x) => x.id)).toEqual([reply.episode_id]);
   });
 
+  it("a usage error's fix is the verb's usage; a verb with sub-verbs given none names them, in text and --json", () => {
+    const missing = keel(home, ['remember', 'profile/city']);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toBe(
+      "error INVALID_INPUT: missing required argument 'value'\n" +
+        'fix: Usage: keel remember [options] <slot> <value...> (`keel remember --help` explains each argument).\n',
+    );
+    const extra = keel(home, ['models', 'pull', 'minilm', 'other', '--json']);
+    expect(extra.status).toBe(2);
+    expect(extra.json<{ error: { code: string; fix: string } }>().error).toMatchObject({
+      code: 'INVALID_INPUT',
+      fix: expect.stringMatching(/^Usage: keel models pull \[options\] \[name\]/),
+    });
+    for (const [verb, sub] of [
+      ['models', 'pull'],
+      ['config', 'list'],
+      ['service', 'install'],
+    ] as const) {
+      const bare = keel(home, [verb, '--json']);
+      expect(bare.status).toBe(2);
+      const { error } = bare.json<{ error: { code: string; message: string; fix: string } }>();
+      expect(error.code).toBe('INVALID_INPUT');
+      expect(error.message).toBe(`keel ${verb} needs a sub-verb`);
+      expect(error.fix).toContain(sub);
+      // In text, the verb's help, then the error and its fix.
+      const text = keel(home, [verb]);
+      expect(text.status).toBe(2);
+      expect(text.stderr).toContain(`Usage: keel ${verb} `);
+      expect(text.stderr).toContain(`error INVALID_INPUT: keel ${verb} needs a sub-verb`);
+    }
+    // Control: a well-formed line is no usage error.
+    expect(keel(home, ['remember', 'profile/city', 'Lisbon']).status).toBe(0);
+  });
+
   it('an unknown verb is named; keel help <verb> works', () => {
     const out = keel(home, ['frobnicate']);
     expect(out.status).toBe(2);

@@ -17,9 +17,8 @@ import type { Config } from './config.js';
 import { findVerb, VERBS, type Verb } from './verbs.js';
 import { keelVersion } from './version.js';
 
-/** The exit codes this module returns itself (`@keel/host`'s `EXIT.ok` and `EXIT.failed`). */
+/** The exit code this module returns itself for success (`@keel/host`'s `EXIT.ok`). */
 const OK = 0;
-const FAILED = 1;
 
 /** The flag a service run by launchd carries (`@keel/host`'s `LAUNCHD_FLAG`). */
 const LAUNCHD_FLAG = '--launchd';
@@ -39,15 +38,17 @@ async function readConfig(): Promise<Config> {
  * The program without its verbs: the root options, `--version`, help, and the terminal as the
  * action when no verb is given, with `config` (read when the terminal starts when not given).
  */
-function rootProgram(config?: Config): Command {
+function rootProgram(config?: Config, json = false): Command {
   const program = new Command('keel')
     .description(
       'keel: a personal agent that remembers honestly. With no verb, opens the terminal.',
     )
     .option('--json', 'print JSON')
     .version(keelVersion(), '-V, --version', "print keel's version")
-    .showHelpAfterError('(keel --help lists every verb)')
-    .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) })
+    // Commander's own error lines are not printed: keel reports each as `error CODE` + `fix:`.
+    .configureOutput({
+      writeErr: (s) => process.stderr.write(s.startsWith('error:') || json ? '' : s),
+    })
     .helpCommand('help [verb]', 'show help for a verb')
     .exitOverride();
   program.action(async (_opts: unknown, cmd: Command) => {
@@ -118,6 +119,42 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   return launchdExitCode(argv, code);
 }
 
+/** The deepest command `args` name (`keel models pull …` → `pull`), for a usage error. */
+function commandNamed(program: Command, args: readonly string[]): Command {
+  let cmd = program;
+  for (const a of args) {
+    if (a.startsWith('-')) continue;
+    const sub = cmd.commands.find((c) => c.name() === a || c.aliases().includes(a));
+    if (!sub) break;
+    cmd = sub;
+  }
+  return cmd;
+}
+
+/** `keel models pull [options] [name]`: a command's usage with its parents' names. */
+function usageOf(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return `${names.join(' ')} ${cmd.usage()}`.trim();
+}
+
+/**
+ * A usage error from the parser as keel's `INVALID_INPUT`, its fix the usage of the verb that
+ * was given (a verb with sub-verbs given none: which sub-verbs it has).
+ */
+function usageError(program: Command, args: readonly string[], err: CommanderError): KeelError {
+  const cmd = commandNamed(program, args);
+  if (err.code === 'commander.help') {
+    const subs = cmd.commands.map((c) => c.name()).filter((n) => n !== 'help');
+    return new KeelError('INVALID_INPUT', `${usageOf(cmd).split(' [')[0]} needs a sub-verb`, {
+      fix: `Usage: ${usageOf(cmd)}; one of: ${subs.join(', ')} (\`keel ${cmd.name()} <sub-verb> --help\` explains each).`,
+    });
+  }
+  return new KeelError('INVALID_INPUT', err.message.replace(/^error:\s*/, ''), {
+    fix: `Usage: ${usageOf(cmd)} (\`${usageOf(cmd).split(' [')[0]} --help\` explains each argument).`,
+  });
+}
+
 /** A typo this close (edits, at most a third of the word) names the verb meant. */
 const SUGGEST_MAX_EDITS = 3;
 
@@ -149,12 +186,12 @@ async function run(argv: string[]): Promise<number> {
     if (name !== undefined && verb === undefined && first !== 'help') throw unknownVerb(name);
     if (verb === undefined) {
       // `keel` (the terminal), `keel --help`, `keel --version`, `keel help [unknown]`.
-      program = rootProgram();
+      program = rootProgram(undefined, json);
       listVerbs(program);
     } else {
       const { loadConfig } = await import('./config.js');
       let settings: Config | undefined;
-      program = rootProgram();
+      program = rootProgram(undefined, json);
       await define(program, verb, () => {
         settings ??= loadConfig();
         return settings;
@@ -174,9 +211,7 @@ async function run(argv: string[]): Promise<number> {
       ) {
         return OK;
       }
-      // A verb with sub-verbs given none (e.g. `keel models`): its help was shown.
-      if (err.code === 'commander.help') return FAILED;
-      return report(new KeelError('INVALID_INPUT', err.message.replace(/^error:\s*/, '')), json);
+      return report(usageError(program, args, err), json);
     }
     return report(err, json);
   }
