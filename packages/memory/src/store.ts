@@ -1007,7 +1007,9 @@ export class MemoryStore {
    * one that fails removes it (a file-backed store opened for writing only). `keel verify` is
    * always whole.
    */
-  verify(options: { against?: HeadMark; incremental?: boolean } = {}): VerifyReport {
+  verify(
+    options: { against?: HeadMark; incremental?: boolean; quickChecked?: boolean } = {},
+  ): VerifyReport {
     const { incremental, ...rest } = options;
     const file =
       this.path === ':memory:' || this.#ctx.db.readonly ? null : checkpointPathFor(this.path);

@@ -47,6 +47,11 @@ export interface VerifyOptions {
    * with its hash.
    */
   since?: ChainCheckpoint;
+  /**
+   * The caller has just had SQLite's quick check pass on this file (`keel doctor` opens the store
+   * with it): an incremental check then does not run it again.
+   */
+  quickChecked?: boolean;
 }
 
 /** The fix named for a journal that does not end where a head kept outside the file says. */
@@ -93,8 +98,10 @@ export function verify(ctx: StoreContext, options: VerifyOptions = {}): VerifyRe
 
   const since = options.since && checkpointHolds(ctx.db, options.since) ? options.since : undefined;
   const check = since ? 'quick_check' : 'integrity_check';
-  const integrity = ctx.db.pragma(check) as Record<string, string>[];
-  for (const r of integrity) if (r[check] !== 'ok') add('sqlite_integrity', r[check]!);
+  if (!(since && options.quickChecked)) {
+    const integrity = ctx.db.pragma(check) as Record<string, string>[];
+    for (const r of integrity) if (r[check] !== 'ok') add('sqlite_integrity', r[check]!);
+  }
   const fk = ctx.db.pragma('foreign_key_check') as {
     table: string;
     rowid: number;

@@ -21,20 +21,13 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { KeelError } from '@keel/errors';
 import Database from 'better-sqlite3';
 import { stmt } from '../context.js';
 import { getMeta, setMeta } from '../repos/meta.js';
+import { writeRaw } from './atomic-file.js';
+import { dropCheckpoint } from './checkpoint.js';
 
 /** The anchor file of a database file: `<db>.anchor` (e.g. `keel.db.anchor`). */
 export function anchorPathFor(dbPath: string): string {
@@ -142,29 +135,6 @@ function parseAnchor(text: string): JournalAnchor | null {
  */
 export function writeAnchor(file: string, anchor: JournalAnchor, sync = true): void {
   writeRaw(file, `${JSON.stringify(anchor)}\n`, sync);
-}
-
-/**
- * Writes `text` to `file` atomically: a temporary file beside it (fsynced when `sync`), renamed
- * over it. Mode 0600.
- *
- * @throws the file system's error (the temporary file is removed).
- */
-export function writeRaw(file: string, text: string, sync = true): void {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeFileSync(fd, text);
-      if (sync) fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, file);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
 }
 
 /** How the journal's end disagrees with a head kept outside the file. */
@@ -527,7 +497,7 @@ export function anchorRestored(dbPath: string, now: number): void {
     db.close();
   }
   // The checkpoint beside it was another file's: the next check is a whole one.
-  rmSync(`${dbPath}.checked`, { force: true });
+  dropCheckpoint(dbPath);
 }
 
 /**

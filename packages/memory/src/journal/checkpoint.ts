@@ -17,7 +17,7 @@
  * @module
  */
 import { readFileSync, rmSync } from 'node:fs';
-import { writeRaw } from './anchor.js';
+import { writeRaw } from './atomic-file.js';
 
 /** The checkpoint file of a database file: `<db>.checked`. */
 export function checkpointPathFor(dbPath: string): string {
