@@ -180,8 +180,8 @@ function modelFix(
     case 'MODEL_NOT_FOUND':
       if (provider === 'ollama') return `ollama pull ${model?.model ?? c.ollamaModel}`;
       return provider === 'openai'
-        ? `Set KEEL_OPENAI_MODEL to a model ${c.openaiBaseUrl} lists.`
-        : 'Set KEEL_MODEL to a model your key can use (e.g. claude-sonnet-4-6).';
+        ? `Choose a model ${c.openaiBaseUrl} lists: \`keel setup\` shows them, or \`keel config set openai.model <model>\` (or the KEEL_OPENAI_MODEL environment variable).`
+        : 'Choose a model your key can use: `keel setup` lists them, or `keel config set anthropic.model <model>`, e.g. claude-sonnet-4-6 (or the KEEL_MODEL environment variable).';
     case 'MODEL_UNAVAILABLE':
     case 'MODEL_TIMEOUT':
       if (provider === 'ollama')
@@ -271,7 +271,7 @@ export async function checkGateModel(
   return problem(
     local ? 'fail' : 'warn',
     'MODEL_NOT_FOUND',
-    `Ollama at ${host} has no model ${model} (KEEL_GATE_MODEL): the think service falls back to the pattern gate`,
+    `Ollama at ${host} has no model ${model} (ollama.gate_model): the think service falls back to the pattern gate`,
     `ollama pull ${model}`,
   );
 }

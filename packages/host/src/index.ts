@@ -197,6 +197,12 @@ export {
   readPurgeLedger,
 } from './purge-ledger.js';
 export {
+  describeQuietHours,
+  formatQuietHours,
+  inQuietHours,
+  parseQuietHours,
+} from './quiet-hours.js';
+export {
   fileStamp,
   keepForRecovery,
   pendingRecovery,
