@@ -767,7 +767,7 @@ describe('AnthropicChatModel.probe', () => {
       makeModel({ model: 'claude-nope' }).probe(),
       'MODEL_NOT_FOUND',
     );
-    expect(missing.message).toContain('KEEL_MODEL');
+    expect(missing.message).toContain('the setting anthropic.model, or KEEL_MODEL');
     // Never retried: one request per probe.
     expect(fake.requests).toHaveLength(3);
   });

@@ -205,7 +205,7 @@ export class AnthropicChatModel implements ChatModel {
       if (error instanceof sdk.APIError && error.status === 404) {
         throw new KeelError(
           'MODEL_NOT_FOUND',
-          `${where} has no model "${this.model}" (KEEL_MODEL; or ANTHROPIC_BASE_URL is not the Anthropic API): ${error.apiMessage ?? error.message}`,
+          `${where} has no model "${this.model}" (the setting anthropic.model, or KEEL_MODEL; or anthropic.base_url is not the Anthropic API): ${error.apiMessage ?? error.message}`,
           { cause: error, details: { model: this.model } },
         );
       }
