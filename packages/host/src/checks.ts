@@ -24,6 +24,7 @@ import {
   type ChatChoice,
   type ChatModel,
   chooseChatModel,
+  type ListedModel,
   listOllamaModels,
   ollamaHasModel,
 } from '@keel/agent';
@@ -236,6 +237,55 @@ export async function checkModel(
       `${name}: ${err.message}`,
       modelFix(provider, err.code, model, config),
     );
+  }
+}
+
+/** What {@link listChatModels} found: the check's finding, and the models when it could list. */
+export interface ModelListing {
+  /** `ok` (the provider listed its models for the key), else the problem with its code and fix. */
+  finding: CheckFinding;
+  /** The models, in the provider's order (Anthropic: newest first); null when none were listed. */
+  models: ListedModel[] | null;
+}
+
+/**
+ * Lists the models the configured chat provider offers for its key (Anthropic's `GET /v1/models`,
+ * an OpenAI-compatible server's `GET /models`): one request, generating nothing, which also proves
+ * the key. A problem is the finding (`MODEL_AUTH` with its fix, …), never a rejection.
+ */
+export async function listChatModels(
+  config: KeelConfig,
+  options: CheckOptions = {},
+): Promise<ModelListing> {
+  const choice = await chosen(config, options);
+  const provider = KeelError.isInstance(choice)
+    ? (config.chat.provider ?? 'anthropic')
+    : choice.provider;
+  if (KeelError.isInstance(choice)) {
+    const fix = modelFix(provider, choice.code, null, config);
+    return { finding: problem('fail', choice.code, choice.message, fix), models: null };
+  }
+  const model = choice.model;
+  if (!model?.listModels) {
+    return { finding: skip(`${provider}: no model list to ask for`), models: null };
+  }
+  try {
+    const models = await model.listModels({
+      timeoutMs: options.timeoutMs ?? CHECK_TIMEOUT_MS,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const key = config.chat[provider === 'openai' ? 'openaiApiKey' : 'anthropicApiKey'];
+    const took = key ? 'the key works' : 'no key needed';
+    return {
+      finding: ok(
+        `${provider}: ${took}; ${models.length} model${models.length === 1 ? '' : 's'} listed`,
+      ),
+      models,
+    };
+  } catch (err) {
+    if (!KeelError.isInstance(err)) throw err;
+    const fix = modelFix(provider, err.code, model, config);
+    return { finding: problem('fail', err.code, err.message, fix), models: null };
   }
 }
 

@@ -63,6 +63,8 @@ export {
   checkGateModel,
   checkModel,
   checkService,
+  listChatModels,
+  type ModelListing,
   runChecks,
 } from './checks.js';
 export {
