@@ -307,12 +307,14 @@ describe('config.toml is enough for every process', () => {
     const bad = start(['think', '--once']);
     expect(await bad.exited).toBe(2);
     expect(bad.out.stderr).toContain(
-      `error CONFIG_INVALID: quiet_hours "25-7" (in ${file}, line 1) must be two different hours`,
+      `error CONFIG_INVALID: quiet_hours "25-7" (in ${file}, line 1) must be two different times of day`,
     );
   });
 
   it('keel discord takes its token, owner, API and model key from the file and answers a DM', async () => {
     const anthropic = await FakeAnthropic.start();
+    // The key in the file can use the model in the file (the fake refuses others, as the API does).
+    anthropic.models = ['claude-from-file'];
     const discord = await FakeDiscord.start();
     try {
       const owner = discord.addUser(user('owner'));
