@@ -176,7 +176,8 @@ describe('keel config', () => {
     expect(bad.status).toBe(2);
     expect(bad.json<{ error: { code: string; message: string; fix: string } }>().error).toEqual({
       code: 'CONFIG_INVALID',
-      message: 'quiet_hours "25-7" must be two different hours 0..23 as START-END, e.g. 23-7',
+      message:
+        'quiet_hours "25-7" must be two different times of day as START-END, e.g. 23-7, 11pm-7am or 22:30-06:15',
       fix: "Give quiet_hours a value of that form (the README's Configuration describes each setting); nothing was written.",
       details: { key: 'quiet_hours', variables: ['KEEL_QUIET_HOURS'] },
     });
@@ -190,6 +191,25 @@ describe('keel config', () => {
     // Control: a good value changes it.
     expect(config(['set', 'quiet_hours', '23-7']).status).toBe(0);
     expect(readFileSync(file, 'utf8')).toContain('quiet_hours = "23-7"');
+  });
+
+  it('quiet_hours takes the common clock forms and keeps one stored form', () => {
+    for (const [given, stored] of [
+      ['11 PM – 7 AM', '23-7'],
+      ['23:00-07:00', '23-7'],
+      ['22:30-06:15', '22:30-06:15'],
+      ['10:30pm-6am', '22:30-06:00'],
+    ] as const) {
+      const set = config(['set', 'quiet_hours', given]);
+      expect(set.status, set.stderr).toBe(0);
+      expect(readFileSync(file, 'utf8')).toContain(`quiet_hours = "${stored}"`);
+      expect(config(['get', 'quiet_hours']).stdout.trim()).toBe(stored);
+    }
+    // A form it cannot read is refused; the file keeps the last value.
+    const noon = config(['set', 'quiet_hours', 'noon-ish']);
+    expect(noon.status).toBe(2);
+    expect(noon.stderr).toContain('quiet_hours "noon-ish" must be two different times of day');
+    expect(readFileSync(file, 'utf8')).toContain('quiet_hours = "22:30-06:00"');
   });
 
   it('a damaged file stops every verb, naming the file, line and key; keel config still shows and mends it', () => {
@@ -287,12 +307,14 @@ describe('config.toml is enough for every process', () => {
     const bad = start(['think', '--once']);
     expect(await bad.exited).toBe(2);
     expect(bad.out.stderr).toContain(
-      `error CONFIG_INVALID: quiet_hours "25-7" (in ${file}, line 1) must be two different hours`,
+      `error CONFIG_INVALID: quiet_hours "25-7" (in ${file}, line 1) must be two different times of day`,
     );
   });
 
   it('keel discord takes its token, owner, API and model key from the file and answers a DM', async () => {
     const anthropic = await FakeAnthropic.start();
+    // The key in the file can use the model in the file (the fake refuses others, as the API does).
+    anthropic.models = ['claude-from-file'];
     const discord = await FakeDiscord.start();
     try {
       const owner = discord.addUser(user('owner'));

@@ -127,7 +127,7 @@ describe('keel doctor checks the model', () => {
     expect(r.status).toBe(1);
     expect(r.check('model')).toMatchObject({
       code: 'MODEL_NOT_FOUND',
-      fix: expect.stringContaining('KEEL_MODEL'),
+      fix: expect.stringContaining('`keel config set anthropic.model <model>`'),
     });
   });
 
@@ -207,7 +207,7 @@ describe('keel doctor checks Ollama', () => {
       status: 'fail',
       code: 'MODEL_NOT_FOUND',
       fix: 'ollama pull qwen2.5:3b',
-      detail: expect.stringContaining('KEEL_GATE_MODEL'),
+      detail: expect.stringContaining('(ollama.gate_model)'),
     });
   });
 

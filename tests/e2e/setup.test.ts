@@ -162,7 +162,9 @@ describe('keel setup in a terminal', () => {
     await t.waitFor(asked('Your Anthropic API key'));
     t.type(RIGHT_KEY);
     t.keys('Enter');
-    await t.waitFor(/anthropic: .*claude-sonnet-4-6/);
+    await t.waitFor(asked('Which model?')); // the models the key can use
+    t.keys('Enter'); // the default, which the key has
+    await t.waitFor(/keel talks to claude-sonnet-4-6/);
 
     // Discord: the token is checked, then pairing.
     await t.waitFor(asked('Talk to keel from Discord DMs?'));
@@ -265,7 +267,9 @@ describe('keel setup in a terminal', () => {
     let screen = await t.waitFor(asked('Your Anthropic API key'));
     expect(screen).toContain('Enter keeps sk-a…6789');
     t.keys('Enter');
-    await t.waitFor(/anthropic: .*claude-sonnet-4-6/);
+    await t.waitFor(asked('Which model?'));
+    t.keys('Enter');
+    await t.waitFor(/keel talks to claude-sonnet-4-6/);
     // Discord is set up: keeping it is offered first.
     screen = await t.waitFor(asked('Talk to keel from Discord DMs?'));
     expect(screen).toContain(`Pair again (the owner now: ${owner.id})`);
@@ -326,7 +330,9 @@ describe('keel setup in a terminal', () => {
     await t.waitFor(/Waiting for your DM/, { count: 2 });
     t.keys('C-c');
     screen = await t.waitFor(/Setup stopped\./);
-    expect(screen).toMatch(/Saved in .*config\.toml: model\.provider\. `keel setup` goes on/);
+    expect(screen).toMatch(
+      /Saved in .*config\.toml: model\.provider = offline\. `keel setup` goes on/,
+    );
     expect(await t.exitCode()).toBe(0);
     expect(inspectConfigFile(keelHome).values).toEqual({
       'model.provider': 'offline',

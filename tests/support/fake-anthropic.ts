@@ -22,8 +22,9 @@
  * default a token per 4 characters of the system, message and tool text as sent
  * ({@link estimateTokens}).
  *
- * The Models API (`GET /v1/models`, `GET /v1/models/{id}`) answers for {@link FakeAnthropic.models}
- * (404 `not_found_error` for another id). With {@link FakeAnthropic.apiKey} set, every request
+ * The Models API (`GET /v1/models`, paged, and `GET /v1/models/{id}`: `fake-anthropic-models.ts`)
+ * answers for {@link FakeAnthropic.models} (404 `not_found_error` for another id), and a message
+ * for a model not among them is refused the same way. With {@link FakeAnthropic.apiKey} set, every request
  * must carry that key (`x-api-key`, or `authorization: Bearer`), else it is answered 401
  * `authentication_error`, as the API does.
  *
@@ -37,6 +38,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerModels, type ModelsAnswer, modelNotFound } from './fake-anthropic-models.js';
 
 /** A content block the fake sends. */
 export type FakeBlock =
@@ -223,6 +225,17 @@ export function toolUse(name: string, input: unknown, id?: string): FakeBlock {
   return { type: 'tool_use', name, input, ...(id === undefined ? {} : { id }) };
 }
 
+/**
+ * The models a fresh fake lets a key use, newest first: the default (`claude-sonnet-4-6`), the
+ * smaller `claude-haiku-4-5`, and the names keel's tests use (`claude-test`, `claude-test-1`).
+ */
+export const DEFAULT_MODELS: readonly string[] = [
+  'claude-sonnet-4-6',
+  'claude-haiku-4-5',
+  'claude-test',
+  'claude-test-1',
+];
+
 const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
@@ -276,8 +289,11 @@ export class FakeAnthropic {
   responder: ((body: FakeRequestBody) => FakeScript | undefined) | null = null;
   /** The only key accepted (null: any key). */
   apiKey: string | null = null;
-  /** The model ids the Models API knows. */
-  models: string[] = ['claude-sonnet-4-6', 'claude-test'];
+  /**
+   * The model ids the key can use, newest first: the Models API lists them, and a message for
+   * another model is refused with 404 `not_found_error` "model: {id}", as the API does.
+   */
+  models: string[] = [...DEFAULT_MODELS];
   readonly #queue: FakeScript[] = [];
   readonly #server: Server;
   readonly #waiters: Array<{ count: number; resolve: () => void }> = [];
@@ -347,7 +363,7 @@ export class FakeAnthropic {
     this.countTokens = estimateTokens;
     this.responder = null;
     this.apiKey = null;
-    this.models = ['claude-sonnet-4-6', 'claude-test'];
+    this.models = [...DEFAULT_MODELS];
   }
 
   /** Resolves once `count` requests in total have arrived. */
@@ -377,10 +393,13 @@ export class FakeAnthropic {
       this.checkConversations && isMessages && body !== null && typeof body === 'object'
         ? checkConversation(body as FakeRequestBody)
         : null;
+    const asked = (body as { model?: unknown } | undefined)?.model;
+    const unknownModel =
+      isMessages && typeof asked === 'string' && !this.models.includes(asked) ? asked : null;
     const tooLong =
       isMessages && invalid === null && this.promptLimit !== null && tokens > this.promptLimit;
     const script =
-      isMessages && !tooLong && invalid === null
+      isMessages && !tooLong && invalid === null && unknownModel === null
         ? (this.responder?.(body as FakeRequestBody) ?? this.#queue.shift())
         : undefined;
     this.requests.push({
@@ -407,24 +426,9 @@ export class FakeAnthropic {
         return sendError(res, 401, 'authentication_error', 'invalid x-api-key');
       }
     }
-    if (req.method === 'GET' && path.startsWith('/v1/models')) {
-      const info = (id: string) => ({
-        type: 'model',
-        id,
-        display_name: `Fake ${id}`,
-        created_at: '2025-01-01T00:00:00Z',
-      });
-      const id = decodeURIComponent(path.slice('/v1/models/'.length));
-      if (path === '/v1/models') {
-        return sendBody(res, {
-          data: this.models.map(info),
-          has_more: false,
-          first_id: this.models[0] ?? null,
-          last_id: this.models.at(-1) ?? null,
-        });
-      }
-      if (this.models.includes(id)) return sendBody(res, info(id));
-      return sendError(res, 404, 'not_found_error', `model: ${id}`);
+    if (req.method === 'GET') {
+      const answer = answerModels(new URL(req.url ?? '/', this.baseURL), this.models);
+      if (answer) return sendAnswer(res, answer);
     }
     if (!isMessages) {
       return this.fail(res, 404, `fake-anthropic: no route ${req.method} ${path} (request #${n})`);
@@ -432,6 +436,7 @@ export class FakeAnthropic {
     if (body === undefined || typeof body !== 'object') {
       return this.fail(res, 400, `fake-anthropic: request #${n} body is not a JSON object`);
     }
+    if (unknownModel !== null) return sendAnswer(res, modelNotFound(unknownModel));
     if (invalid !== null) return sendError(res, 400, 'invalid_request_error', invalid);
     if (tooLong) {
       return sendError(
@@ -485,6 +490,14 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+function sendAnswer(res: ServerResponse, answer: ModelsAnswer): void {
+  res.writeHead(answer.status, {
+    'content-type': 'application/json',
+    'request-id': `req_${randomUUID()}`,
+  });
+  res.end(JSON.stringify(answer.body));
 }
 
 function sendBody(res: ServerResponse, body: unknown): void {

@@ -183,6 +183,14 @@ export class FakeOpenAI {
   apiKey: string | null = null;
   /** Models listed besides those seen. */
   readonly models = new Set<string>();
+  /**
+   * Play OpenAI itself: a completion for a model not in {@link FakeOpenAI.models} is refused 404
+   * `model_not_found` ("The model `x` does not exist or you do not have access to it."), without
+   * using a script; only those models are listed. False (a local server): any name is served.
+   */
+  onlyListed = false;
+  /** False plays a server without `GET /v1/models` (it answers 404). */
+  listsModels = true;
   readonly #queue: FakeOpenAIScript[] = [];
   readonly #models = new Set<string>();
   readonly #server: Server;
@@ -244,6 +252,9 @@ export class FakeOpenAI {
     this.countTokens = (body) => Math.ceil(JSON.stringify(body).length / 4);
     this.apiKey = null;
     this.models.clear();
+    this.#models.clear();
+    this.onlyListed = false;
+    this.listsModels = true;
   }
 
   /** Closes the server, cutting any open (stalled) connections. */
@@ -279,6 +290,14 @@ export class FakeOpenAI {
         param: null,
       });
     }
+    if (req.method === 'GET' && path === '/v1/models' && !this.listsModels) {
+      return sendError(res, 404, {
+        type: 'invalid_request_error',
+        code: 'unknown_url',
+        message: `Unknown request URL: GET ${path}.`,
+        param: null,
+      });
+    }
     if (req.method === 'GET' && path === '/v1/models') {
       return sendJson(res, {
         object: 'list',
@@ -296,6 +315,14 @@ export class FakeOpenAI {
     const problem = wireProblem(body);
     if (problem) return this.fail(res, 400, `fake-openai: request #${n}: ${problem}`);
     const b = body as { model: string; stream?: unknown; max_tokens?: unknown };
+    if (this.onlyListed && !this.models.has(b.model)) {
+      return sendError(res, 404, {
+        type: 'invalid_request_error',
+        code: 'model_not_found',
+        message: `The model \`${b.model}\` does not exist or you do not have access to it.`,
+        param: null,
+      });
+    }
     this.#models.add(b.model);
     if (this.refuseMaxTokens && b.max_tokens !== undefined) {
       return sendError(res, 400, {

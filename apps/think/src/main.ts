@@ -17,6 +17,7 @@
  */
 import {
   formatJson,
+  formatQuietHours,
   type KeelConfig,
   lockPath,
   openKeel,
@@ -61,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
     const { intervalMin, curateAt, tz, quietHours } = config.think;
     if (!args.once) {
       log(
-        `think: every ${intervalMin} min; curator at ${curateAt}:00 ${tz}; quiet hours ${quietHours ? `${quietHours.start}-${quietHours.end}` : 'none'}`,
+        `think: every ${intervalMin} min; curator at ${curateAt}:00 ${tz}; quiet hours ${quietHours ? formatQuietHours(quietHours) : 'none'}`,
       );
     }
     const result = await runService({

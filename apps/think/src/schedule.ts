@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { inQuietHours } from '@keel/host';
 import { DateTime } from 'luxon';
 import type { QuietHours } from './types.js';
 
@@ -15,10 +16,8 @@ export function local(ms: number, tz: string): DateTime {
 /** True when `ms` falls inside the quiet hours (in `tz`); always false without quiet hours. */
 export function isQuiet(ms: number, quiet: QuietHours | null, tz: string): boolean {
   if (!quiet) return false;
-  const h = local(ms, tz).hour;
-  return quiet.start < quiet.end
-    ? h >= quiet.start && h < quiet.end
-    : h >= quiet.start || h < quiet.end;
+  const t = local(ms, tz);
+  return inQuietHours(quiet, t.hour, t.minute);
 }
 
 /**

@@ -123,7 +123,7 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
   INTEGRITY: 'Run `keel verify` for the full report; restore from a backup if rows were altered.',
   BUSY: 'Another keel process is writing; try again in a moment.',
   MODEL_UNAVAILABLE:
-    'Check the provider: ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, OPENAI_BASE_URL / KEEL_OPENAI_MODEL, or that Ollama runs at OLLAMA_HOST.',
+    'Check the provider (`keel doctor`; `keel config list` shows the settings): anthropic.base_url, openai.base_url / openai.model, or that Ollama runs at ollama.host.',
   MODEL_OVERLOADED: 'The model is overloaded; try again in a minute.',
   MODEL_QUOTA: 'Your API quota is used up; check your plan or wait for the quota to reset.',
   MODEL_TIMEOUT: 'The model stopped responding; try again.',
@@ -147,7 +147,7 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
   SERVICE_RUNNING:
     'Stop the keel service named above first (systemctl --user stop keel-think / keel-discord, or end its process), then run the command again.',
   MODEL_NOT_FOUND:
-    'Pull the model (`ollama pull <model>`), or set the model setting named above (KEEL_MODEL, KEEL_OPENAI_MODEL, KEEL_OLLAMA_CHAT_MODEL, KEEL_GATE_MODEL) to one the provider has.',
+    'Pull the model (`ollama pull <model>`), or choose one the provider has: `keel setup` lists them, or `keel config set <setting> <model>` for the setting named above (anthropic.model, openai.model, ollama.chat_model, ollama.gate_model; or its environment variable).',
   DISCORD_AUTH:
     'Copy the bot token again (Discord developer portal → your application → Bot → Reset Token) into DISCORD_TOKEN.',
   DISCORD_UNAVAILABLE:

@@ -24,6 +24,7 @@ import {
   type ChatChoice,
   type ChatModel,
   chooseChatModel,
+  type ListedModel,
   listOllamaModels,
   ollamaHasModel,
 } from '@keel/agent';
@@ -180,8 +181,8 @@ function modelFix(
     case 'MODEL_NOT_FOUND':
       if (provider === 'ollama') return `ollama pull ${model?.model ?? c.ollamaModel}`;
       return provider === 'openai'
-        ? `Set KEEL_OPENAI_MODEL to a model ${c.openaiBaseUrl} lists.`
-        : 'Set KEEL_MODEL to a model your key can use (e.g. claude-sonnet-4-6).';
+        ? `Choose a model ${c.openaiBaseUrl} lists: \`keel setup\` shows them, or \`keel config set openai.model <model>\` (or the KEEL_OPENAI_MODEL environment variable).`
+        : 'Choose a model your key can use: `keel setup` lists them, or `keel config set anthropic.model <model>`, e.g. claude-sonnet-4-6 (or the KEEL_MODEL environment variable).';
     case 'MODEL_UNAVAILABLE':
     case 'MODEL_TIMEOUT':
       if (provider === 'ollama')
@@ -239,6 +240,55 @@ export async function checkModel(
   }
 }
 
+/** What {@link listChatModels} found: the check's finding, and the models when it could list. */
+export interface ModelListing {
+  /** `ok` (the provider listed its models for the key), else the problem with its code and fix. */
+  finding: CheckFinding;
+  /** The models, in the provider's order (Anthropic: newest first); null when none were listed. */
+  models: ListedModel[] | null;
+}
+
+/**
+ * Lists the models the configured chat provider offers for its key (Anthropic's `GET /v1/models`,
+ * an OpenAI-compatible server's `GET /models`): one request, generating nothing, which also proves
+ * the key. A problem is the finding (`MODEL_AUTH` with its fix, …), never a rejection.
+ */
+export async function listChatModels(
+  config: KeelConfig,
+  options: CheckOptions = {},
+): Promise<ModelListing> {
+  const choice = await chosen(config, options);
+  const provider = KeelError.isInstance(choice)
+    ? (config.chat.provider ?? 'anthropic')
+    : choice.provider;
+  if (KeelError.isInstance(choice)) {
+    const fix = modelFix(provider, choice.code, null, config);
+    return { finding: problem('fail', choice.code, choice.message, fix), models: null };
+  }
+  const model = choice.model;
+  if (!model?.listModels) {
+    return { finding: skip(`${provider}: no model list to ask for`), models: null };
+  }
+  try {
+    const models = await model.listModels({
+      timeoutMs: options.timeoutMs ?? CHECK_TIMEOUT_MS,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const key = config.chat[provider === 'openai' ? 'openaiApiKey' : 'anthropicApiKey'];
+    const took = key ? 'the key works' : 'no key needed';
+    return {
+      finding: ok(
+        `${provider}: ${took}; ${models.length} model${models.length === 1 ? '' : 's'} listed`,
+      ),
+      models,
+    };
+  } catch (err) {
+    if (!KeelError.isInstance(err)) throw err;
+    const fix = modelFix(provider, err.code, model, config);
+    return { finding: problem('fail', err.code, err.message, fix), models: null };
+  }
+}
+
 /**
  * `gate_model`: the belief gate's model is pulled in Ollama. Missing: a failure when the chat model
  * runs on Ollama too (the owner runs keel locally), else a warning (the pattern gate stands in).
@@ -271,7 +321,7 @@ export async function checkGateModel(
   return problem(
     local ? 'fail' : 'warn',
     'MODEL_NOT_FOUND',
-    `Ollama at ${host} has no model ${model} (KEEL_GATE_MODEL): the think service falls back to the pattern gate`,
+    `Ollama at ${host} has no model ${model} (ollama.gate_model): the think service falls back to the pattern gate`,
     `ollama pull ${model}`,
   );
 }

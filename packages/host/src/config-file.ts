@@ -432,6 +432,8 @@ function checked(key: string, name: SettingName, value: ConfigValue): ConfigValu
   }
   const parsed = SETTINGS[name].schema.safeParse(text);
   if (!parsed.success) throw refuse(info.form);
+  const stored = (SETTINGS[name] as { stored?: (value: unknown) => string }).stored;
+  if (stored) return stored(parsed.data);
   if (typeof parsed.data === 'number') return parsed.data;
   return typeof parsed.data === 'string' ? parsed.data : text;
 }

@@ -35,15 +35,12 @@ import {
 import { validateOwnerId } from '@keel/outbound';
 import { z } from 'zod';
 import { parseParentPid } from './process.js';
+import { formatQuietHours, parseQuietHours, type QuietHours } from './quiet-hours.js';
 
 /** Raw settings by variable name, as the environment (or the config file, mapped) holds them. */
 export type RawSettings = Readonly<Record<string, string | undefined>>;
 
-/** Quiet hours in the owner's time zone: `start` to `end` (hours 0..23, end exclusive, may wrap). */
-export interface QuietHours {
-  start: number;
-  end: number;
-}
+export type { QuietHours } from './quiet-hours.js';
 
 /** Every setting, typed; a source may give any of them (see {@link DEFAULTS} for the rest). */
 export interface Settings {
@@ -276,12 +273,7 @@ const oneOf =
     const lower = v.toLowerCase();
     return choices.find((c) => c === lower);
   };
-const quietHours: Check<QuietHours> = (v) => {
-  const m = /^(\d{1,2})\s*-\s*(\d{1,2})$/.exec(v);
-  const start = m ? Number(m[1]) : Number.NaN;
-  const end = m ? Number(m[2]) : Number.NaN;
-  return m && start <= 23 && end <= 23 && start !== end ? { start, end } : undefined;
-};
+const quietHours: Check<QuietHours> = (v) => parseQuietHours(v);
 const timeZone: Check<string> = (v) => {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: v });
@@ -338,8 +330,13 @@ export interface SettingInfo<K extends string | null = string | null> {
   internal?: boolean;
 }
 
-/** One setting: its {@link SettingInfo} and its schema field, built from `check`. */
-function setting<T, const K extends string | null>(spec: SettingInfo<K> & { check: Check<T> }) {
+/**
+ * One setting: its {@link SettingInfo} and its schema field, built from `check`; `stored`, when
+ * given, is the form the config file keeps a valid value in (else the text as given).
+ */
+function setting<T, const K extends string | null>(
+  spec: SettingInfo<K> & { check: Check<T>; stored?: (value: T) => string },
+) {
   const { check, ...info } = spec;
   return { ...info, schema: field(spec.form, check) };
 }
@@ -479,7 +476,8 @@ export const SETTINGS = {
     toml: 'string',
     setting: 'gateModel',
     ...modelName(DEFAULT_GATE_MODEL),
-    meaning: "the think service's belief gate model in Ollama (`ollama pull` it)",
+    meaning:
+      'the belief gate: a small local model in Ollama that decides which of your sentences become beliefs (`ollama pull` it; without it a pattern gate stands in)',
   }),
   KEEL_EMBEDDER: setting({
     key: 'embedder.provider',
@@ -544,9 +542,11 @@ export const SETTINGS = {
     key: 'quiet_hours',
     toml: 'string',
     setting: 'quietHours',
-    form: 'must be two different hours 0..23 as START-END, e.g. 23-7',
+    form: 'must be two different times of day as START-END, e.g. 23-7, 11pm-7am or 22:30-06:15',
     check: quietHours,
-    meaning: 'hours in which nobody is messaged, `START-END` in your time zone, e.g. `23-7`',
+    stored: formatQuietHours,
+    meaning:
+      'hours in which nobody is messaged, `START-END` in your time zone: `23-7`, `11pm-7am`, `22:30-06:15` (kept as `23-7`, or `HH:MM-HH:MM` with minutes)',
     defaultText: 'none',
   }),
   KEEL_THINK_INTERVAL_MIN: setting({
@@ -563,7 +563,8 @@ export const SETTINGS = {
     setting: 'curateAt',
     form: 'must be a whole number from 0 to 23, e.g. 3',
     check: wholeNumber(0, 23),
-    meaning: 'the local hour (0 to 23) from which the nightly curator runs',
+    meaning:
+      'the nightly curator: the local hour (0 to 23) from which it consolidates memory, once a night',
   }),
   KEEL_PARENT_PID: setting({
     key: null,

@@ -63,6 +63,8 @@ export {
   checkGateModel,
   checkModel,
   checkService,
+  listChatModels,
+  type ModelListing,
   runChecks,
 } from './checks.js';
 export {
@@ -196,6 +198,12 @@ export {
   reachHomeBackups,
   readPurgeLedger,
 } from './purge-ledger.js';
+export {
+  describeQuietHours,
+  formatQuietHours,
+  inQuietHours,
+  parseQuietHours,
+} from './quiet-hours.js';
 export {
   fileStamp,
   keepForRecovery,

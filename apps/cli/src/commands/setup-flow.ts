@@ -7,26 +7,38 @@
  * in `$KEEL_HOME/config.toml` through `setConfigValues` (checked, mode 0600), the current value
  * offered as the default and secrets shown masked:
  *
- * 1. the model: an Anthropic key or an OpenAI-compatible server (checked with one cheap live call,
- *    `checkModel`; a failure prints its code and fix and asks again), a local Ollama (its models
- *    listed; the chat and belief-gate models chosen, `ollama pull` named for one not pulled), or
+ * 1. the model: an Anthropic key or an OpenAI-compatible server (the key checked by listing the
+ *    models it can use, `listChatModels`; a failure prints its code and fix and asks again), then
+ *    the model from that list (`setup/pick-model.ts`; typed where there is none), checked with
+ *    `checkModel` (a refused one is said and the list offered again); a local Ollama (its models
+ *    listed; the chat and belief-gate models chosen, `ollama pull` named for one not pulled); or
  *    offline;
  * 2. Discord: the bot token (checked, `checkDiscordToken`), then pairing: `keel discord pair
  *    --json` runs as a child process (the Discord app's `pairDiscord`; no app imports another),
  *    its code is shown, a wrong code or the expiry is said and pairing offered again;
- * 3. the time zone (the machine's offered), quiet hours, the nightly hour;
+ * 3. the time zone (the machine's offered), quiet hours (any common clock form, shown back in the
+ *    stored one), the nightly hour (the curator explained);
  * 4. the embedder: `keel models pull` offered when the hub answers (skipped: recall stays lexical);
  * 5. the services: `installServices` for think (and discord once paired); where the service
  *    manager cannot be reached (a container) it says plainly that nothing was started;
  *
- * then a summary of what is configured and the next commands. Ctrl-C at any point stops setup,
- * keeps what was saved and says what that is.
+ * then a summary of what is configured and the next commands. Each answer is saved when it is
+ * given (a key once it is checked, with its provider), so Ctrl-C at any question stops setup with
+ * exactly the answers before it saved, and says which (with their values, secrets masked).
  *
  * @module
  */
 import * as p from '@clack/prompts';
 import { KeelError } from '@keel/errors';
-import { type ConfigKey, configPath, describeConfig, maskSecret } from '@keel/host';
+import {
+  type ConfigKey,
+  configPath,
+  describeConfig,
+  inspectConfigFile,
+  maskSecret,
+  SETTING_BY_KEY,
+  settingInfo,
+} from '@keel/host';
 import type { Config } from '../config.js';
 import { type Ctx, isStop } from './setup/context.js';
 import { discordStep } from './setup/discord.js';
@@ -78,11 +90,17 @@ function summary(ctx: Ctx): string {
   return lines.join('\n');
 }
 
-/** What was saved in this run, as the stop message says it. */
+/** What was saved in this run, as the stop message says it: each key with its value now. */
 function savedText(ctx: Ctx): string {
-  return ctx.saved.length
-    ? `Saved in ${configPath(ctx.home)}: ${ctx.saved.join(', ')}.`
-    : 'Nothing was saved.';
+  if (ctx.saved.length === 0) return 'Nothing was saved.';
+  const values = inspectConfigFile(ctx.home).values as Record<string, unknown>;
+  const shown = ctx.saved.map((key) => {
+    const v = values[key];
+    if (v === undefined) return `${key} (removed)`;
+    const name = SETTING_BY_KEY.get(key);
+    return `${key} = ${name && settingInfo(name).secret ? maskSecret(String(v)) : String(v)}`;
+  });
+  return `Saved in ${configPath(ctx.home)}: ${shown.join(', ')}.`;
 }
 
 /**

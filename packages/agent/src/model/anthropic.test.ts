@@ -558,7 +558,7 @@ describe('AnthropicChatModel against the fake Anthropic server (real SDK)', () =
     const res = await fetch(`${fake.baseURL}/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'm', max_tokens: 5, messages: [] }),
+      body: JSON.stringify({ model: 'claude-test', max_tokens: 5, messages: [] }),
     });
     const body = (await res.json()) as { content: FakeBlock[]; stop_reason: string };
     expect(body.content).toEqual([
@@ -748,6 +748,47 @@ function toolUseBlock() {
   return { type: 'tool_use' as const, id: 'toolu_x', name: 'recall', input: { query: 'q' } };
 }
 
+describe('AnthropicChatModel.listModels', () => {
+  afterEach(() => {
+    expect(fake.errors).toEqual([]);
+  });
+
+  it('lists every model the key can use, newest first, page by page; a refused key is MODEL_AUTH', async () => {
+    fake.apiKey = 'sk-test-key';
+    // More than one page of 100.
+    fake.models = Array.from({ length: 150 }, (_, i) => `claude-test-${150 - i}`);
+    const models = await makeModel().listModels();
+    expect(models).toHaveLength(150);
+    expect(models[0]).toEqual({
+      id: 'claude-test-150',
+      displayName: 'Claude Test 150',
+      createdAt: '2026-01-01T00:00:00Z',
+    });
+    expect(models.at(-1)?.id).toBe('claude-test-1');
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /v1/models',
+      'GET /v1/models',
+    ]);
+    await expectKeelError(makeModel({ apiKey: 'sk-wrong' }).listModels(), 'MODEL_AUTH');
+  });
+
+  it('a message for a model the key cannot use is refused 404 not_found_error, as the API does', async () => {
+    fake.models = ['claude-sonnet-4-5'];
+    fake.reply('never sent');
+    const err = await expectKeelError(
+      makeModel({ model: 'claude-sonnet-4-6', maxAttempts: 1 }).complete(request()),
+      'MODEL_NOT_FOUND',
+    );
+    expect(err.message).toContain('has no model "claude-sonnet-4-6" for this key');
+    expect(err.message).toContain('404 not_found_error: model: claude-sonnet-4-6');
+    expect(err.fix).toContain('`keel config set <setting> <model>`');
+    expect(fake.pending).toBe(1); // refused before any script was used
+    // The control: the model it has answers.
+    await makeModel({ model: 'claude-sonnet-4-5' }).complete(request());
+    expect(fake.pending).toBe(0);
+  });
+});
+
 describe('AnthropicChatModel.probe', () => {
   afterEach(() => {
     expect(fake.errors).toEqual([]);
@@ -756,7 +797,7 @@ describe('AnthropicChatModel.probe', () => {
   it('looks the model up once, generating nothing; a refused key is MODEL_AUTH, an unknown model MODEL_NOT_FOUND', async () => {
     fake.apiKey = 'sk-test-key';
     await expect(makeModel().probe()).resolves.toEqual({
-      detail: 'claude-test (Fake claude-test) is available; the key works',
+      detail: 'claude-test (Claude Test) is available; the key works',
       listed: true,
     });
     expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
@@ -767,7 +808,7 @@ describe('AnthropicChatModel.probe', () => {
       makeModel({ model: 'claude-nope' }).probe(),
       'MODEL_NOT_FOUND',
     );
-    expect(missing.message).toContain('KEEL_MODEL');
+    expect(missing.message).toContain('the setting anthropic.model, or KEEL_MODEL');
     // Never retried: one request per probe.
     expect(fake.requests).toHaveLength(3);
   });

@@ -19,7 +19,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { KeelError, type KeelErrorCode } from '@keel/errors';
 import { lazyModule } from './load.js';
-import { PROBE_TIMEOUT_MS, probeVerdict } from './probe.js';
+import { listFailure, PROBE_TIMEOUT_MS, probeVerdict } from './probe.js';
 import {
   AttemptFailure,
   cancelled,
@@ -41,6 +41,7 @@ import type {
   ChatModel,
   ChatRequest,
   ChatResponse,
+  ListedModel,
   ModelLimits,
   ModelProbe,
   ProbeOptions,
@@ -205,7 +206,7 @@ export class AnthropicChatModel implements ChatModel {
       if (error instanceof sdk.APIError && error.status === 404) {
         throw new KeelError(
           'MODEL_NOT_FOUND',
-          `${where} has no model "${this.model}" (KEEL_MODEL; or ANTHROPIC_BASE_URL is not the Anthropic API): ${error.apiMessage ?? error.message}`,
+          `${where} has no model "${this.model}" (the setting anthropic.model, or KEEL_MODEL; or anthropic.base_url is not the Anthropic API): ${error.apiMessage ?? error.message}`,
           { cause: error, details: { model: this.model } },
         );
       }
@@ -215,6 +216,34 @@ export class AnthropicChatModel implements ChatModel {
         detail: `${this.model}: the key was taken (the API is busy right now: ${describeCause(error as Error)})`,
         listed: null,
       };
+    }
+  }
+
+  /**
+   * The models the key can use, newest first, through the Models API (`GET /v1/models`, every
+   * page; generates nothing), without retries.
+   *
+   * @throws KeelError `MODEL_AUTH` (401/403), `MODEL_UNAVAILABLE` (no connection, 5xx, 404: the
+   *   base URL is not the Anthropic API), `MODEL_TIMEOUT`, `MODEL_OVERLOADED`, `MODEL_QUOTA`,
+   *   `CANCELLED`.
+   */
+  async listModels(options: ProbeOptions = {}): Promise<ListedModel[]> {
+    const { signal } = options;
+    const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
+    if (signal?.aborted) throw cancelled(signal);
+    const { client, sdk } = await this.#connect();
+    const models: ListedModel[] = [];
+    try {
+      const request = { timeout: timeoutMs, maxRetries: 0, ...(signal ? { signal } : {}) };
+      for await (const m of client.models.list({ limit: 100 }, request)) {
+        models.push({ id: m.id, displayName: m.display_name, createdAt: m.created_at });
+      }
+      return models;
+    } catch (error) {
+      if (signal?.aborted) throw cancelled(signal, error);
+      const status = error instanceof sdk.APIError ? error.status : undefined;
+      const where = `Anthropic at ${this.#baseURL}`;
+      throw listFailure(this.#classify(sdk, error, ''), where, timeoutMs, status);
     }
   }
 
@@ -322,6 +351,14 @@ export class AnthropicChatModel implements ChatModel {
       }
       if (status === 408) return retry('stalled', text, retryAfterMs);
       if (status === 409 || status >= 500) return retry('server_error', text, retryAfterMs);
+      if (status === 404 && type === 'not_found_error' && /^model:/.test(apiMessage)) {
+        // The API's answer for a model it does not have, or that this key cannot use.
+        return final(
+          'MODEL_NOT_FOUND',
+          `Anthropic has no model "${this.model}" for this key (the setting anthropic.model, or KEEL_MODEL): ${text}`,
+          { ...details, model: this.model },
+        );
+      }
       if (status === 404) {
         return final(
           'MODEL_UNAVAILABLE',

@@ -283,7 +283,7 @@ export class OllamaChatModel implements ChatModel {
     if (!ollamaHasModel(names, this.model)) {
       throw new KeelError(
         'MODEL_NOT_FOUND',
-        `Ollama at ${this.options.host} has no model "${this.model}" (KEEL_OLLAMA_CHAT_MODEL); run: ollama pull ${this.model}`,
+        `Ollama at ${this.options.host} has no model "${this.model}" (the setting ollama.chat_model); run: ollama pull ${this.model}`,
         { details: { model: this.model, fix: `ollama pull ${this.model}` } },
       );
     }

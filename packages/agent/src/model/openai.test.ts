@@ -830,6 +830,34 @@ describe('fake OpenAI server', () => {
   });
 });
 
+describe('OpenAIChatModel.listModels', () => {
+  it("lists the server's models; a server without a list is MODEL_UNAVAILABLE; a refused key MODEL_AUTH", async () => {
+    fake.apiKey = 'sk-test-key';
+    fake.models.add('gpt-test');
+    fake.models.add('gpt-other');
+    expect((await makeModel().listModels()).map((m) => m.id)).toEqual(['gpt-test', 'gpt-other']);
+    await expectKeelError(makeModel({ apiKey: 'sk-wrong' }).listModels(), 'MODEL_AUTH');
+    fake.listsModels = false;
+    const none = await expectKeelError(makeModel().listModels(), 'MODEL_UNAVAILABLE');
+    expect(none.message).toContain('has no model list (404)');
+    expect(fake.errors).toEqual([]);
+  });
+
+  it('playing OpenAI, a completion for a model it does not have is refused 404 model_not_found', async () => {
+    fake.onlyListed = true;
+    fake.models.add('gpt-test');
+    fake.reply('hi');
+    await expect(
+      makeModel({ model: 'gpt-nope', maxAttempts: 1 }).complete(request()),
+    ).rejects.toThrow(/does not exist or you do not have access to it/);
+    expect(fake.pending).toBe(1);
+    // The control: the model it has answers.
+    await makeModel().complete(request());
+    expect(fake.pending).toBe(0);
+    expect(fake.errors).toEqual([]);
+  });
+});
+
 describe('OpenAIChatModel.probe', () => {
   it('lists the models once; a refused key is MODEL_AUTH; a model not listed is said, not failed', async () => {
     fake.apiKey = 'sk-test-key';

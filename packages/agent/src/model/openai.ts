@@ -18,7 +18,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { lazyModule } from './load.js';
-import { PROBE_TIMEOUT_MS, probeVerdict } from './probe.js';
+import { listFailure, PROBE_TIMEOUT_MS, probeVerdict } from './probe.js';
 import {
   AttemptFailure,
   cancelled,
@@ -41,6 +41,7 @@ import type {
   ChatModel,
   ChatRequest,
   ChatResponse,
+  ListedModel,
   ModelLimits,
   ModelProbe,
   ProbeOptions,
@@ -247,6 +248,33 @@ export class OpenAIChatModel implements ChatModel {
         detail: `${this.baseURL} took the key (busy right now: ${describeCause(error as Error)})`,
         listed: null,
       };
+    }
+  }
+
+  /**
+   * The server's models (`GET {baseURL}/models`; generates nothing), as it lists them, without
+   * retries.
+   *
+   * @throws KeelError `MODEL_AUTH` (401/403), `MODEL_UNAVAILABLE` (connection refused, 5xx, 404:
+   *   the base URL is wrong or the server lists no models), `MODEL_TIMEOUT`, `MODEL_OVERLOADED`,
+   *   `MODEL_QUOTA`, `CANCELLED`.
+   */
+  async listModels(options: ProbeOptions = {}): Promise<ListedModel[]> {
+    const { signal } = options;
+    const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
+    if (signal?.aborted) throw cancelled(signal);
+    const { client, sdk } = await this.#connect();
+    try {
+      const request = { timeout: timeoutMs, maxRetries: 0, ...(signal ? { signal } : {}) };
+      const page = await client.models.list(request);
+      return page.data.map((m) => ({
+        id: m.id,
+        ...(m.created ? { createdAt: new Date(m.created * 1000).toISOString() } : {}),
+      }));
+    } catch (error) {
+      if (signal?.aborted) throw cancelled(signal, error);
+      const status = error instanceof sdk.APIError ? error.status : undefined;
+      throw listFailure(this.#classify(sdk, error, ''), this.baseURL, timeoutMs, status);
     }
   }
 

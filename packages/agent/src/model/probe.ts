@@ -45,3 +45,29 @@ export function probeVerdict(
       });
   }
 }
+
+/**
+ * The error for a model listing whose request failed: the verdict of {@link probeVerdict}, a busy
+ * provider being `MODEL_OVERLOADED` (a probe passes then; a list has nothing to show), and a 404
+ * `MODEL_UNAVAILABLE`: no model list at that address (a wrong base URL, or a server without one).
+ *
+ * @param status - the HTTP status of the failed answer, when there was one.
+ */
+export function listFailure(
+  classified: Error,
+  where: string,
+  timeoutMs: number,
+  status: number | undefined,
+): KeelError {
+  if (status === 404) {
+    return new KeelError('MODEL_UNAVAILABLE', `${where} has no model list (404)`, {
+      cause: classified,
+    });
+  }
+  return (
+    probeVerdict(classified, where, timeoutMs) ??
+    new KeelError('MODEL_OVERLOADED', `${where} is busy and listed no models; try again`, {
+      cause: classified,
+    })
+  );
+}

@@ -162,6 +162,16 @@ export interface ModelProbe {
   listed: boolean | null;
 }
 
+/** One model a provider lists for the credentials in use. */
+export interface ListedModel {
+  /** The name to configure and send (`claude-sonnet-4-6`, `gpt-4o-mini`). */
+  id: string;
+  /** Its name for people, when the provider gives one (`Claude Sonnet 4.6`). */
+  displayName?: string;
+  /** When it was released, ISO 8601, when the provider says. */
+  createdAt?: string;
+}
+
 /** A model provider. */
 export interface ChatModel {
   /** `anthropic`, `ollama`, `fake`. */
@@ -193,4 +203,14 @@ export interface ChatModel {
    *   `MODEL_TIMEOUT` (no answer within the timeout), `MODEL_QUOTA`, `CANCELLED`.
    */
   probe?(options?: ProbeOptions): Promise<ModelProbe>;
+  /**
+   * The models the provider lists for the credentials in use (one listing, generating nothing,
+   * without retries), in the provider's order (Anthropic: newest first). Providers that cannot
+   * list leave it out.
+   *
+   * @throws KeelError `MODEL_AUTH`, `MODEL_UNAVAILABLE` (nothing answers, an error answer, or no
+   *   model list at that address), `MODEL_TIMEOUT`, `MODEL_OVERLOADED` (busy: try again),
+   *   `MODEL_QUOTA`, `CANCELLED`.
+   */
+  listModels?(options?: ProbeOptions): Promise<ListedModel[]>;
 }

@@ -5,9 +5,16 @@
  * @module
  */
 import * as p from '@clack/prompts';
+import type { ListedModel } from '@keel/agent';
 import { listOllamaModels, ollamaHasModel } from '@keel/agent';
 import { KeelError } from '@keel/errors';
-import { CHECK_TIMEOUT_MS, type ConfigValues, checkModel, normalizeOllamaHost } from '@keel/host';
+import {
+  CHECK_TIMEOUT_MS,
+  type ConfigValues,
+  listChatModels,
+  type ModelListing,
+  normalizeOllamaHost,
+} from '@keel/host';
 import {
   ask,
   type Ctx,
@@ -20,6 +27,7 @@ import {
   value,
   verify,
 } from './context.js';
+import { pickModel } from './pick-model.js';
 
 type ModelChoice = 'anthropic' | 'openai' | 'ollama' | 'offline' | 'keep';
 
@@ -73,6 +81,36 @@ export async function modelStep(ctx: Ctx): Promise<void> {
   }
 }
 
+/**
+ * Checks the key by listing the models it can use (`listChatModels`: one request); `listed`
+ * receives them (null when none were listed).
+ */
+async function checkByListing(
+  ctx: Ctx,
+  what: string,
+  changes: ConfigValues,
+  againLabel: string,
+): Promise<{ verdict: 'save' | 'again' | 'skip'; models: ListedModel[] | null }> {
+  let listing: ModelListing | null = null;
+  const verdict = await verify(
+    ctx,
+    what,
+    async () => {
+      listing = await listChatModels(candidate(ctx, changes), {
+        signal: ctx.signal,
+        timeoutMs: CHECK_TIMEOUT_MS,
+      });
+      return listing.finding;
+    },
+    againLabel,
+  );
+  return { verdict, models: (listing as ModelListing | null)?.models ?? null };
+}
+
+/**
+ * Anthropic: the key (checked by listing the models it can use; saved with the provider once it
+ * is taken, or when the owner says save anyway), then the model from that list.
+ */
 async function anthropicStep(ctx: Ctx, had: string | undefined): Promise<void> {
   for (;;) {
     const key = await secret(
@@ -86,56 +124,56 @@ async function anthropicStep(ctx: Ctx, had: string | undefined): Promise<void> {
       return;
     }
     const changes = { 'model.provider': 'anthropic', 'anthropic.api_key': key } as const;
-    const verdict = await verify(
+    const { verdict, models } = await checkByListing(
       ctx,
       'the key with Anthropic',
-      () =>
-        checkModel(candidate(ctx, changes), { signal: ctx.signal, timeoutMs: CHECK_TIMEOUT_MS }),
+      changes,
       'Enter another key',
     );
     if (verdict === 'again') continue;
-    if (verdict === 'save') save(ctx, changes);
-    return;
+    if (verdict === 'skip') return;
+    save(ctx, changes);
+    const current = candidate(ctx, {}).chat.model;
+    return pickModel(ctx, { key: 'anthropic.model', where: 'Anthropic', models, current });
   }
 }
 
+/**
+ * An OpenAI-compatible server: its address (saved when given), its key (checked with the server's
+ * model list; saved with the provider once the server takes it), then the model from that list,
+ * or typed where the server lists none.
+ */
 async function openaiStep(ctx: Ctx, values: ConfigValues): Promise<void> {
-  const now = candidate(ctx, {}).chat;
   for (;;) {
+    const now = candidate(ctx, {}).chat;
     const baseUrl = await value(
       ctx,
       'openai.base_url',
       'The API address, with its version path',
       now.openaiBaseUrl,
     );
+    if (baseUrl !== now.openaiBaseUrl) save(ctx, { 'openai.base_url': baseUrl });
     const key = await secret(
       ctx,
       'openai.api_key',
       'Its API key (a local server needs none)',
       text(values['openai.api_key']),
     );
-    const model = await value(
-      ctx,
-      'openai.model',
-      'The model (one that calls tools)',
-      now.openaiModel,
-    );
     const changes: ConfigValues = {
       'model.provider': 'openai',
-      'openai.base_url': baseUrl,
-      'openai.model': model,
       ...(key ? { 'openai.api_key': key } : {}),
     };
-    const verdict = await verify(
+    const { verdict, models } = await checkByListing(
       ctx,
-      `${model} at ${baseUrl}`,
-      () =>
-        checkModel(candidate(ctx, changes), { signal: ctx.signal, timeoutMs: CHECK_TIMEOUT_MS }),
+      `the server at ${baseUrl}`,
+      changes,
       'Enter them again',
     );
     if (verdict === 'again') continue;
-    if (verdict === 'save') save(ctx, changes);
-    return;
+    if (verdict === 'skip') return;
+    save(ctx, changes);
+    const current = candidate(ctx, {}).chat.openaiModel;
+    return pickModel(ctx, { key: 'openai.model', where: baseUrl, models, current });
   }
 }
 
@@ -197,24 +235,24 @@ async function ollamaStep(ctx: Ctx, values: ConfigValues): Promise<void> {
         ? `Ollama at ${url} has: ${names.join(', ')}`
         : `Ollama at ${url} answers, with no models pulled yet`,
     );
+    save(ctx, { 'ollama.host': host });
     const chat = await pickOllamaModel(
       ctx,
       'The chat model (one that supports tools)',
       names,
       text(values['ollama.chat_model']) ?? now.chat.ollamaModel,
     );
+    save(ctx, { 'model.provider': 'ollama', 'ollama.chat_model': chat });
+    p.log.info(
+      'The belief gate is a small local model that decides which of your sentences become beliefs (without it a simpler pattern gate stands in).',
+    );
     const gate = await pickOllamaModel(
       ctx,
-      "The think service's belief gate model (a small one)",
+      'The belief gate model (a small one)',
       names,
       text(values['ollama.gate_model']) ?? now.think.gateModel,
     );
-    save(ctx, {
-      'model.provider': 'ollama',
-      'ollama.host': host,
-      'ollama.chat_model': chat,
-      'ollama.gate_model': gate,
-    });
+    save(ctx, { 'ollama.gate_model': gate });
     for (const model of new Set([chat, gate])) {
       if (!ollamaHasModel(names, model))
         p.log.warn(`${model} is not pulled yet: ollama pull ${model}`);
