@@ -256,6 +256,7 @@ export {
   LAUNCHD_LABEL_PREFIX,
   launchdLabel,
   NO_RESTART_EXIT,
+  packageManagerPathEntry,
   type RenderedService,
   type RenderInput,
   renderService,
