@@ -235,6 +235,16 @@ export {
   uninstallServices,
 } from './service/install.js';
 export {
+  type KeepRotatedOptions,
+  keepLogRotated,
+  keepServiceLogRotated,
+  LOG_CHECK_MS,
+  type LogRotation,
+  rotatedLogPath,
+  rotateLog,
+  writesTo,
+} from './service/log.js';
+export {
   COMMAND_TIMEOUT_MS,
   type CommandResult,
   type CommandRunner,
@@ -271,6 +281,7 @@ export {
 export {
   LOG_LINES,
   lastLines,
+  lastLogLines,
   launchdState,
   type ServiceReport,
   type ServiceState,

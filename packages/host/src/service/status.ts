@@ -6,6 +6,7 @@
  * @module
  */
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { rotatedLogPath } from './log.js';
 import {
   domain,
   filesFor,
@@ -52,7 +53,7 @@ export interface ServiceReport {
   /** How its last run ended, when the manager says. */
   lastExitCode: number | null;
   logPath: string;
-  /** The last lines of its log, oldest first. */
+  /** The last lines of its log (before a rotation: of the rotated one too), oldest first. */
   logLines: string[];
 }
 /** What {@link serviceStatus} found. */
@@ -87,6 +88,16 @@ export function lastLines(path: string, n: number): string[] {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The last `n` lines a service logged: those of its log, and when that holds fewer (it was just
+ * rotated) the last of `<log>.1` before them.
+ */
+export function lastLogLines(path: string, n: number): string[] {
+  const current = lastLines(path, n);
+  if (current.length >= n) return current;
+  return [...lastLines(rotatedLogPath(path, 1), n - current.length), ...current];
 }
 
 /** `key=value` lines (systemctl show) as a map. */
@@ -183,7 +194,7 @@ export async function serviceStatus(
       pid: null,
       lastExitCode: null,
       logPath: f.logPath,
-      logLines: lastLines(f.logPath, options.logLines ?? LOG_LINES),
+      logLines: lastLogLines(f.logPath, options.logLines ?? LOG_LINES),
     };
     if (installed && result.reachable) {
       const r =
