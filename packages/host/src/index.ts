@@ -64,6 +64,7 @@ export {
   checkModel,
   checkService,
   runChecks,
+  type ServiceFacts,
 } from './checks.js';
 export {
   CONFIG_KEYS,
