@@ -4,10 +4,13 @@
  * fails with MODEL_AUTH and exit 1, a missing Ollama model names its `ollama pull`, a bad bot
  * token fails with DISCORD_AUTH, and `--offline` asks nothing of the network.
  */
+
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { loadConfig, runChecks } from '@keel/host';
+import { join } from 'node:path';
+import { acquireServiceLock, loadConfig, runChecks, serviceLockPath } from '@keel/host';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { keelAsync, tempHome } from '../support/cli.js';
+import { keelAsync, runCli, tempHome } from '../support/cli.js';
 import { FakeAnthropic } from '../support/fake-anthropic.js';
 import { FakeDiscord, user } from '../support/fake-discord.js';
 import { refusedPort } from '../support/fake-hub.js';
@@ -275,6 +278,57 @@ describe('keel doctor checks Discord', () => {
       code: 'DISCORD_AUTH',
       fix: expect.stringContaining('DISCORD_TOKEN'),
     });
+  });
+
+  it('paired with no door running: doctor and the terminal say so with the fix; a running door: not', async () => {
+    const userHome = join(home, 'user-home'); // no service installed in it
+    mkdirSync(userHome);
+    const env = { ...discordEnv('right-token', OWNER), HOME: userHome, XDG_CONFIG_HOME: '' };
+    const silent = await doctor(env);
+    expect(silent.status, silent.stderr).toBe(0); // a warning: nothing the owner installed fails
+    expect(silent.check('discord_service')).toMatchObject({
+      status: 'warn',
+      code: 'SERVICE_DOWN',
+      detail: expect.stringMatching(/^Discord is paired but the Discord door is not running/),
+      fix: expect.stringMatching(/keel service install discord.*`keel discord` in a terminal/),
+    });
+    const text = await keelAsync(home, ['doctor'], {
+      KEEL_EMBEDDER: 'none',
+      OLLAMA_HOST: noOllama,
+      ...env,
+    });
+    expect(text.stdout).toMatch(
+      /warn +discord_service +Discord is paired but the Discord door is not running.*\n +error SERVICE_DOWN\n +fix: `keel service install discord`/,
+    );
+    // The terminal's first lines say it too.
+    const terminal = await runCli(
+      [],
+      { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ...env },
+      '',
+    );
+    expect(terminal.stdout).toMatch(/note: Discord is paired but the Discord door is not running/);
+    expect(terminal.stdout).toMatch(/fix: `keel service install discord`/);
+
+    // Control: the door's lock held as the running door holds it: no warning anywhere.
+    const lock = acquireServiceLock(serviceLockPath(home, 'discord'), 'discord', {
+      releaseOnExit: false,
+    });
+    try {
+      const running = await doctor(env);
+      expect(running.check('discord_service')).toMatchObject({
+        status: 'ok',
+        detail: expect.stringContaining(`PID ${process.pid}`),
+      });
+      const quiet = await runCli(
+        [],
+        { ...process.env, KEEL_HOME: home, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ...env },
+        '',
+      );
+      expect(quiet.stdout).toMatch(/data folder:/);
+      expect(quiet.stdout).not.toMatch(/Discord door is not running/);
+    } finally {
+      lock.release();
+    }
   });
 
   it('a token without an owner fails with NOT_PAIRED, naming keel discord pair', async () => {

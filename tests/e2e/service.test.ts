@@ -15,6 +15,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
@@ -231,6 +232,58 @@ describe.skipIf(process.platform !== 'linux')('keel service on Linux', () => {
     child.kill('SIGTERM'); // KillMode=mixed: SIGTERM to the keel process, which passes it on
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(0);
+    expect(readFileSync(log, 'utf8')).toMatch(/think: stopped/);
+  });
+  it('the log is rotated by size while the service writes to it; status shows its last lines', {
+    timeout: 120_000,
+  }, async () => {
+    expect(keel(['service', 'install', 'think']).status).toBe(0);
+    expect(keel(['config', 'set', 'logs.max_mb', '1']).status).toBe(0);
+    expect(keel(['config', 'set', 'logs.keep', '2']).status).toBe(0);
+    const unit = readFileSync(unitFile('think'), 'utf8');
+    const [command = '', ...args] = commandWords(unitValue(unit, 'ExecStart'));
+    const env: Record<string, string> = {};
+    for (const m of unit.matchAll(/^Environment="([A-Z_]+)=(.*)"$/gm)) {
+      env[m[1] ?? ''] = (m[2] ?? '').replace(/\\(.)/g, '$1').replaceAll('%%', '%');
+    }
+    const log = join(keelHome, 'logs', 'think.log');
+    // Past 1 MB already: older runs' lines.
+    const old = Array.from({ length: 60_000 }, (_, i) => `older run line ${i + 1}`).join('\n');
+    writeFileSync(log, `${old}\n`);
+    writeFileSync(`${log}.1`, 'the run before\n');
+    expect(statSync(log).size).toBeGreaterThan(1024 * 1024);
+
+    // Control first: `keel think --once` run by hand (its output not the log) rotates nothing.
+    const byHand = keel(['think', '--once'], { KEEL_TZ: 'UTC', OLLAMA_HOST: 'http://127.0.0.1:9' });
+    expect(byHand.status, byHand.stderr).toBe(0);
+    expect(readFileSync(log, 'utf8').startsWith('older run line 1\n')).toBe(true);
+    expect(readFileSync(`${log}.1`, 'utf8')).toBe('the run before\n');
+
+    const fd = openSync(log, 'a');
+    const child = spawn(command, args, { env, stdio: ['ignore', fd, fd] });
+    children.push(child);
+    const deadline = Date.now() + 60_000;
+    // The service's first run.
+    while (!/think run \d+:/.test(readFileSync(log, 'utf8')) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const current = readFileSync(log, 'utf8');
+    expect(current).toMatch(/think run \d+:/);
+    expect(current).not.toContain('older run line');
+    // .1 the newest rotated (the older runs), .2 the one before, nothing past logs.keep.
+    expect(readFileSync(`${log}.1`, 'utf8').trimEnd().split('\n').at(-1)).toBe(
+      'older run line 60000',
+    );
+    expect(readFileSync(`${log}.2`, 'utf8')).toBe('the run before\n');
+    expect(existsSync(`${log}.3`)).toBe(false);
+
+    const status = keel(['service', 'status', 'think', '--json', '--lines', '40']);
+    const lines: string[] = status.json().services[0].log_lines;
+    expect(lines.at(-1)).toMatch(/think run \d+:/);
+    // The current log holds few lines: those before them come from the end of .1.
+    expect(lines).toContain('older run line 60000');
+    child.kill('SIGTERM');
+    expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(0);
     expect(readFileSync(log, 'utf8')).toMatch(/think: stopped/);
   });
 });

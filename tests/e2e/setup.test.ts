@@ -212,6 +212,10 @@ describe('keel setup in a terminal', () => {
     t.keys('Enter');
     screen = await t.waitFor(/keel is set up/);
     expect(screen).toMatch(/Nothing was started: .*systemctl --user/);
+    // The paired bot would stay silent: the step and the summary say so, and what to run.
+    expect(screen).toMatch(/Discord is paired but the Discord door is not running/);
+    expect(screen).toMatch(/Run `keel think` and `keel discord` in a terminal/);
+    expect(screen).toMatch(/services +written, not started.*the Discord door is not running/);
     const units = join(home, '.config', 'systemd', 'user');
     expect(readFileSync(join(units, 'keel-think.service'), 'utf8')).toContain(keelHome);
     expect(existsSync(join(units, 'keel-discord.service'))).toBe(true); // paired, so installed

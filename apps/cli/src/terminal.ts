@@ -43,6 +43,7 @@ import {
 } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import {
+  checkService,
   damageError,
   EXIT,
   keepForRecovery,
@@ -96,6 +97,17 @@ export function statusLine(store: MemoryStore, choice: ChatChoice): string {
     ? `${choice.provider} ${choice.model.model}`
     : `offline (${choice.reason})`;
   return `keel · model: ${model} · recall: ${s.mode} · ${s.active} beliefs, ${s.pending} pending, ${s.episodes} episodes`;
+}
+
+/**
+ * The terminal's word on the Discord door when it is paired and not running (no live holder of
+ * its lock): the owner DMs the bot and nothing answers, so the terminal says so first, with the
+ * fix (`keel doctor` says more). Null when it runs or is not configured.
+ */
+export function doorNotice(config: Config): string | null {
+  const door = checkService(config, 'discord');
+  if (door.status !== 'warn' && door.status !== 'fail') return null;
+  return `note: ${door.detail}\nfix: ${door.fix} (keel doctor checks it again)`;
 }
 
 /** An error as the terminal prints it; damage and unexpected errors are thrown on. */
@@ -225,6 +237,8 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
   if (!options.json && keel) {
     write(agent ? status() : offline!.banner());
     write(`data folder: ${config.home} · /help lists commands`);
+    const door = doorNotice(config);
+    if (door) write(door);
   }
 
   const rl = createInterface({ input, output, terminal: tty, prompt: 'you › ' });

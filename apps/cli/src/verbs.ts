@@ -170,8 +170,7 @@ export const VERBS: readonly Verb[] = [
       'run the Discord DM front door (discord.token and discord.owner_id: keel discord pair; see the README)',
     // The configuration is checked here too, so a bad one is reported before the door starts.
     define: async (program, config) => {
-      config();
-      (await import('./commands/discord.js')).registerDiscordCommand(program);
+      (await import('./commands/discord.js')).registerDiscordCommand(program, config());
     },
   },
   {
@@ -180,8 +179,7 @@ export const VERBS: readonly Verb[] = [
     summary:
       'run the think service: gate, reflect and interrupt each tick, curate nightly (see the README)',
     define: async (program, config) => {
-      config();
-      (await import('./commands/think.js')).registerThinkCommand(program);
+      (await import('./commands/think.js')).registerThinkCommand(program, config());
     },
   },
   {

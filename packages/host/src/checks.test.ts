@@ -7,7 +7,13 @@ import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkDiscordOwner, checkService, runChecks } from './checks.js';
+import {
+  type CheckOptions,
+  checkDiscordOwner,
+  checkService,
+  runChecks,
+  type ServiceFacts,
+} from './checks.js';
 import { type KeelConfig, loadConfig } from './config.js';
 import {
   acquireServiceLock,
@@ -96,6 +102,49 @@ describe('the service checks', () => {
       lastTickAt: Date.now() - 10 * 60_000,
     });
     expect(onTime.status).toBe('ok');
+  });
+
+  it('a paired door that does not run says so, with the fix that fits its installation', () => {
+    const door = config({ DISCORD_TOKEN: 't', KEEL_DISCORD_OWNER_ID: OWNER });
+    const facts = (over: Partial<ServiceFacts>): CheckOptions => ({
+      services: () => ({
+        installed: true,
+        manager: 'systemd',
+        managerReachable: true,
+        state: 'failed',
+        logLines: ['keel discord: error DISCORD_AUTH: the token was refused'],
+        ...over,
+      }),
+    });
+    // Nothing installed: install it, or run it in a terminal.
+    const none = checkService(door, 'discord', facts({ installed: false, logLines: [] }));
+    expect(none).toMatchObject({ status: 'warn', code: 'SERVICE_DOWN' });
+    expect(none.detail).toMatch(/^Discord is paired but the Discord door is not running/);
+    expect(none.fix).toMatch(/keel service install discord/);
+    expect(none.fix).toMatch(/`keel discord` in a terminal/);
+    // Installed where systemd cannot be reached (a container): a terminal, tmux or nohup.
+    const container = checkService(door, 'discord', facts({ managerReachable: false }));
+    expect(container).toMatchObject({ status: 'warn', code: 'SERVICE_DOWN' });
+    expect(container.detail).toMatch(/systemd cannot be reached here/);
+    expect(container.fix).toMatch(/tmux or screen, or `nohup keel discord >> '.*discord\.log'/);
+    expect(container.fix).toMatch(/loginctl enable-linger/);
+    // Installed and systemd reachable: it should run; its log's last line says why it does not.
+    const failed = checkService(door, 'discord', facts({}));
+    expect(failed).toMatchObject({ status: 'fail', code: 'SERVICE_DOWN' });
+    expect(failed.detail).toMatch(/\(systemd: failed\); its log ends: .*DISCORD_AUTH/);
+    expect(failed.fix).toMatch(/keel service status discord/);
+    // The think service in a container: the same fix, for think.
+    const think = checkService(config(), 'think', facts({ managerReachable: false }));
+    expect(think.detail).toMatch(/^keel think is not running/);
+    expect(think.fix).toMatch(/`keel think` in a terminal/);
+    // Control: the door running (its lock held) is ok whatever is installed.
+    const lock = acquireServiceLock(serviceLockPath(home, 'discord'), 'discord', {
+      releaseOnExit: false,
+    });
+    release.push(() => lock.release());
+    expect(checkService(door, 'discord', facts({ managerReachable: false }))).toMatchObject({
+      status: 'ok',
+    });
   });
 
   it('the Discord door is checked only when configured, through its own lock', () => {

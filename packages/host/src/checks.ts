@@ -34,6 +34,7 @@ import type { KeelConfig } from './config.js';
 import { readLockHolder, type Service, STALE_MS, serviceLockPath } from './lock.js';
 import { pidAlive } from './process.js';
 import { INTERNAL_FIX } from './report.js';
+import { serviceLogPath } from './service/render.js';
 
 /** How long each live check may take by default, ms. */
 export const CHECK_TIMEOUT_MS = 5000;
@@ -91,15 +92,36 @@ export interface CheckOptions {
   lastTickAt?: number | null;
   /**
    * Whether the owner installed a service (systemd unit, launchd agent): one that is installed and
-   * not running is a failure, else a warning. Default: none known (a warning).
+   * not running is a failure, else a warning. Default: none known (a warning). Superseded by
+   * {@link CheckOptions.services} when that is given.
    */
   installed?: (service: Service) => boolean;
+  /**
+   * What `keel service status` found of a service (its file, its manager, its log); null or
+   * absent: not known (another system, or not asked). It shapes what a service that does not run
+   * is told to do.
+   */
+  services?: (service: Service) => ServiceFacts | null;
   /** The clock, ms. Default `Date.now`. */
   now?: () => number;
   /** Whether a PID is alive (tests). Default `pidAlive`. */
   isAlive?: (pid: number) => boolean;
   /** Custom fetch for Ollama (tests). */
   fetch?: typeof fetch;
+}
+
+/** What `keel service status` found of one service, as the service checks use it. */
+export interface ServiceFacts {
+  /** Its systemd unit or launchd agent is there. */
+  installed: boolean;
+  /** `systemd` or `launchd`. */
+  manager: string;
+  /** Whether the manager answered; false: not reachable (no user session, as in a container). */
+  managerReachable: boolean;
+  /** Its state as the manager reports it (`failed`, `stopped`, …; `unknown` when not asked). */
+  state: string;
+  /** The last lines of its log, oldest first. */
+  logLines: string[];
 }
 
 /** What one check found, before it is named and timed. */
@@ -392,16 +414,7 @@ export function checkService(
   const now = (options.now ?? Date.now)();
   const holder = readLockHolder(config.home, options.isAlive ?? pidAlive, service);
   const start = service === 'think' ? 'keel think' : 'keel discord';
-  if (!holder?.alive) {
-    const installed = options.installed?.(service) ?? false;
-    const gone = holder ? ` (its last holder, PID ${holder.pid}, is gone)` : '';
-    return problem(
-      installed ? 'fail' : 'warn',
-      'SERVICE_DOWN',
-      `keel ${service} is not running${gone}${installed ? ', though it is installed' : ''}`,
-      `Start it: \`${start}\` (or its systemd/launchd service).`,
-    );
-  }
+  if (!holder?.alive) return notRunning(config, service, holder, options);
   const running = `running (PID ${holder.pid}, since ${new Date(holder.startedAt).toISOString()})`;
   const age = heartbeatAge(config.home, service, now);
   if (age !== null && age > 2 * STALE_MS) {
@@ -426,4 +439,54 @@ export function checkService(
     }
   }
   return ok(running);
+}
+
+/** What the owner goes without while a service does not run. */
+const WITHOUT: Record<Service, string> = {
+  think: 'keel think is not running: no belief gate, reflection, reminders or nightly curator',
+  discord: 'Discord is paired but the Discord door is not running: DMs to the bot go unanswered',
+};
+
+/**
+ * A service that does not run (no live holder of its lock), with the fix that fits what is known
+ * of its installation: installed where its manager cannot be reached (a container), it is run in
+ * a terminal (or the manager given a session); installed and its manager reachable, it should be
+ * running (a failure: its log says why); not installed, it is installed or run in a terminal.
+ */
+function notRunning(
+  config: KeelConfig,
+  service: Service,
+  holder: { pid: number } | null,
+  options: CheckOptions,
+): CheckFinding {
+  const facts = options.services?.(service) ?? null;
+  const installed = facts ? facts.installed : (options.installed?.(service) ?? false);
+  const start = service === 'think' ? 'keel think' : 'keel discord';
+  const gone = holder ? ` (its last holder, PID ${holder.pid}, is gone)` : '';
+  const lastLine = facts?.logLines.at(-1);
+  const log = lastLine ? `; its log ends: ${lastLine}` : '';
+  const byHand = `run \`${start}\` in a terminal and leave it open (or under tmux or screen, or \`nohup ${start} >> '${serviceLogPath(config.home, service)}' 2>&1 &\`)`;
+  if (installed && facts && !facts.managerReachable) {
+    return problem(
+      'warn',
+      'SERVICE_DOWN',
+      `${WITHOUT[service]}${gone}: its ${facts.manager} service is installed, but ${facts.manager} cannot be reached here (no user session, as in a container), so nothing starts it${log}`,
+      `Nothing runs it in the background here: ${byHand}. With systemd, \`loginctl enable-linger $USER\` and a login give it a user session; then \`keel service install\`.`,
+    );
+  }
+  if (installed) {
+    const state = facts ? ` (${facts.manager}: ${facts.state.replace('_', ' ')})` : '';
+    return problem(
+      'fail',
+      'SERVICE_DOWN',
+      `${WITHOUT[service]}${gone}, though its service is installed${state}${log}`,
+      `\`keel service status ${service}\` shows its log: fix what it names, then \`keel service install ${service}\` starts it again (or ${byHand}).`,
+    );
+  }
+  return problem(
+    'warn',
+    'SERVICE_DOWN',
+    `${WITHOUT[service]}${gone}; no service of it is installed`,
+    `\`keel service install ${service}\` keeps it running with systemd or launchd; where none runs (a container), ${byHand}.`,
+  );
 }

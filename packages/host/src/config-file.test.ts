@@ -70,6 +70,8 @@ const GOOD: Partial<Record<SettingName, string>> = {
   KEEL_QUIET_HOURS: '23-7',
   KEEL_THINK_INTERVAL_MIN: '5',
   KEEL_CURATE_AT: '0',
+  KEEL_LOG_MAX_MB: '25',
+  KEEL_LOG_KEEP: '5',
 };
 
 let home: string;

@@ -54,6 +54,8 @@ const GOOD = {
   KEEL_QUIET_HOURS: '23-7',
   KEEL_TZ: 'Europe/Berlin',
   KEEL_CURATE_AT: '0',
+  KEEL_LOG_MAX_MB: '25',
+  KEEL_LOG_KEEP: '5',
   KEEL_PARENT_PID: '4242',
 };
 
@@ -95,6 +97,7 @@ describe('loadConfig', () => {
         ollamaHost: DEFAULT_OLLAMA_HOST,
         gateModel: DEFAULT_GATE_MODEL,
       },
+      logs: { maxBytes: 10 * 1024 * 1024, keep: 3 },
       process: { parentPid: null },
     });
     expect(DEFAULT_OLLAMA_HOST).toBe('http://127.0.0.1:11434');
@@ -147,6 +150,7 @@ describe('loadConfig', () => {
         ollamaHost: 'http://gpu-box:11434',
         gateModel: 'qwen3:1.7b',
       },
+      logs: { maxBytes: 25 * 1024 * 1024, keep: 5 },
       process: { parentPid: 4242 },
     });
     expect(
@@ -228,6 +232,10 @@ describe('loadConfig', () => {
     ['KEEL_TZ', 'Mars/Olympus', 'IANA'],
     ['KEEL_CURATE_AT', '24', 'from 0 to 23'],
     ['KEEL_CURATE_AT', '3am', 'from 0 to 23'],
+    ['KEEL_LOG_MAX_MB', '10MB', 'from 1 to 1024'],
+    ['KEEL_LOG_MAX_MB', '0', 'from 1 to 1024'],
+    ['KEEL_LOG_KEEP', '0', 'from 1 to 20'],
+    ['KEEL_LOG_KEEP', '21', 'from 1 to 20'],
     ['KEEL_PARENT_PID', 'keel', 'process id'],
   ])(
     'refuses %s=%j with CONFIG_INVALID naming the variable, the value and the form',
@@ -251,7 +259,7 @@ describe('loadConfig', () => {
 
   it('has a bad-value case above for every variable it reads', () => {
     // Kept in step with the table: a new variable needs a row there.
-    expect(SETTING_NAMES).toHaveLength(27);
+    expect(SETTING_NAMES).toHaveLength(29);
     expect(new Set(SETTING_NAMES)).toEqual(new Set(Object.keys(GOOD)));
   });
 

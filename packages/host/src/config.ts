@@ -105,6 +105,10 @@ export interface Settings {
   tz?: string | null;
   /** `KEEL_CURATE_AT`: the local hour at or after which the nightly curator runs. */
   curateAt?: number;
+  /** `KEEL_LOG_MAX_MB`: the size at which a service's log is rotated, MB. */
+  logMaxMb?: number;
+  /** `KEEL_LOG_KEEP`: how many rotated logs of each service are kept. */
+  logKeep?: number;
   /** `KEEL_PARENT_PID` (internal): the `keel` process that started this one; null: none. */
   parentPid?: number | null;
 }
@@ -113,6 +117,10 @@ export interface Settings {
 export const MAX_INTERVAL_MIN = 1440;
 /** The longest Discord grace period accepted, ms (an hour). */
 export const MAX_GRACE_MS = 3_600_000;
+/** The largest `KEEL_LOG_MAX_MB` accepted, MB (a gigabyte). */
+export const MAX_LOG_MB = 1024;
+/** The most rotated logs `KEEL_LOG_KEEP` keeps of each service. */
+export const MAX_LOG_KEEP = 20;
 /** The largest `KEEL_MAX_TOKENS` accepted (the most any Claude model writes in one reply). */
 export const MAX_OUTPUT_TOKENS = 128_000;
 /** The shortest and longest `KEEL_STALL_TIMEOUT_MS` accepted, ms. */
@@ -148,6 +156,8 @@ export const DEFAULTS = {
   quietHours: null,
   tz: null,
   curateAt: 3,
+  logMaxMb: 10,
+  logKeep: 3,
   parentPid: null,
 } as const satisfies Required<Settings>;
 
@@ -203,6 +213,13 @@ export interface KeelConfig {
     curateAt: number;
     ollamaHost: string;
     gateModel: string;
+  };
+  /** The services' logs, `$KEEL_HOME/logs/<name>.log` (see `@keel/host`'s `rotateLog`). */
+  logs: {
+    /** The size at which a log is rotated, bytes. */
+    maxBytes: number;
+    /** How many rotated logs are kept (`<name>.log.1` the newest). */
+    keep: number;
   };
   /** This process. */
   process: {
@@ -566,6 +583,22 @@ export const SETTINGS = {
     meaning:
       'the nightly curator: the local hour (0 to 23) from which it consolidates memory, once a night',
   }),
+  KEEL_LOG_MAX_MB: setting({
+    key: 'logs.max_mb',
+    toml: 'integer',
+    setting: 'logMaxMb',
+    form: `must be a whole number of megabytes from 1 to ${MAX_LOG_MB}, e.g. 10`,
+    check: wholeNumber(1, MAX_LOG_MB),
+    meaning: `the size at which a service's log (\`$KEEL_HOME/logs/<name>.log\`) is rotated, MB, 1 to ${MAX_LOG_MB}`,
+  }),
+  KEEL_LOG_KEEP: setting({
+    key: 'logs.keep',
+    toml: 'integer',
+    setting: 'logKeep',
+    form: `must be a whole number from 1 to ${MAX_LOG_KEEP}, e.g. 3`,
+    check: wholeNumber(1, MAX_LOG_KEEP),
+    meaning: `how many rotated logs of each service are kept (\`<name>.log.1\` the newest), 1 to ${MAX_LOG_KEEP}`,
+  }),
   KEEL_PARENT_PID: setting({
     key: null,
     toml: 'integer',
@@ -788,6 +821,8 @@ export function loadConfig(env: RawSettings, options: LoadConfigOptions = {}): K
       quietHours: v.KEEL_QUIET_HOURS,
       tz: v.KEEL_TZ,
       curateAt: v.KEEL_CURATE_AT,
+      logMaxMb: v.KEEL_LOG_MAX_MB,
+      logKeep: v.KEEL_LOG_KEEP,
       parentPid: v.KEEL_PARENT_PID,
     }),
   };
@@ -842,6 +877,7 @@ function group(s: Required<Settings>): KeelConfig {
       ollamaHost: s.ollamaHost,
       gateModel: s.gateModel,
     },
+    logs: { maxBytes: s.logMaxMb * 1024 * 1024, keep: s.logKeep },
     process: { parentPid: s.parentPid },
   };
 }

@@ -66,6 +66,7 @@ export {
   listChatModels,
   type ModelListing,
   runChecks,
+  type ServiceFacts,
 } from './checks.js';
 export {
   CONFIG_KEYS,
@@ -234,36 +235,41 @@ export {
   restoreHome,
 } from './restore.js';
 export {
-  COMMAND_TIMEOUT_MS,
-  type CommandResult,
-  type CommandRunner,
   type InstallResult,
   installServices,
-  LOG_LINES,
-  lastLines,
-  launchdState,
   type ManagerCommand,
-  managerUnreachable,
-  parseServiceNames,
-  runCommand,
   SETTLE_MS,
-  type ServiceFile,
-  type ServiceReport,
-  type ServiceSetup,
-  type ServiceState,
-  type StatusResult,
-  servicePlatform,
-  serviceStatus,
   settingsServicesDoNotSee,
-  systemdState,
   type UninstallResult,
   uninstallServices,
 } from './service/install.js';
+export {
+  type KeepRotatedOptions,
+  keepLogRotated,
+  keepServiceLogRotated,
+  LOG_CHECK_MS,
+  type LogRotation,
+  rotatedLogPath,
+  rotateLog,
+  writesTo,
+} from './service/log.js';
+export {
+  COMMAND_TIMEOUT_MS,
+  type CommandResult,
+  type CommandRunner,
+  managerUnreachable,
+  parseServiceNames,
+  runCommand,
+  type ServiceFile,
+  type ServiceSetup,
+  servicePlatform,
+} from './service/manager.js';
 export {
   LAUNCHD_FLAG,
   LAUNCHD_LABEL_PREFIX,
   launchdLabel,
   NO_RESTART_EXIT,
+  packageManagerPathEntry,
   type RenderedService,
   type RenderInput,
   renderService,
@@ -281,6 +287,17 @@ export {
   serviceUnit,
   systemdUnitName,
 } from './service/render.js';
+export {
+  LOG_LINES,
+  lastLines,
+  lastLogLines,
+  launchdState,
+  type ServiceReport,
+  type ServiceState,
+  type StatusResult,
+  serviceStatus,
+  systemdState,
+} from './service/status.js';
 export { type StopState, stopNotice, stopState } from './stop-state.js';
 export { escapeJsonControls, terminalText } from './terminal-text.js';
 export { embedWrittenNow, WRITE_EMBED_MS, type WrittenVectors } from './write-vectors.js';

@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { LAUNCHD_FLAG, runApp } from '@keel/host';
+import { keepServiceLogRotated, LAUNCHD_FLAG, runApp } from '@keel/host';
 import { type Command, Option } from 'commander';
+import type { Config } from '../config.js';
 import { wantsJson } from '../output.js';
 import { appMain } from '../paths.js';
 
@@ -29,8 +30,11 @@ export function runDiscordPair(json: boolean, main = appMain('discord')): Promis
   return runApp(main, ['pair', ...(json ? ['--json'] : [])], { json });
 }
 
-/** Registers `keel discord` and `keel discord pair`. */
-export function registerDiscordCommand(program: Command): void {
+/**
+ * Registers `keel discord` and `keel discord pair`. With `config`, the door run as a service keeps
+ * its log rotated (`logs.max_mb`, `logs.keep`; see `keepServiceLogRotated`).
+ */
+export function registerDiscordCommand(program: Command, config?: Config): void {
   const discord = program
     .command('discord')
     .description(
@@ -40,7 +44,12 @@ export function registerDiscordCommand(program: Command): void {
       new Option(LAUNCHD_FLAG, 'run by launchd: end an error with a code with 0').hideHelp(),
     )
     .action(async (_opts: unknown, cmd: Command) => {
-      process.exitCode = await runDiscord(appMain('discord'), { json: wantsJson(cmd) });
+      const stopRotating = config ? keepServiceLogRotated(config, 'discord') : () => {};
+      try {
+        process.exitCode = await runDiscord(appMain('discord'), { json: wantsJson(cmd) });
+      } finally {
+        stopRotating();
+      }
     });
   discord
     .command('pair')

@@ -35,12 +35,15 @@ import {
   pendingRecovery,
   readLockHolder,
   runChecks,
+  type ServiceFacts,
+  serviceStatus,
 } from '@keel/host';
 import { LATEST_VERSION, MemoryStore } from '@keel/memory';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { action, EXIT, emit, wantsJson as json } from '../output.js';
 import { embedderReport } from './models.js';
+import { serviceSetup } from './service.js';
 
 /** Capture failures the report lists, newest first. */
 const DOCTOR_CAPTURE_FAILURES = 5;
@@ -104,8 +107,10 @@ async function doctor(
   } catch (err) {
     if (integrity === 'ok') throw err; // a damaged file may not be readable: then not judged
   }
+  const services = await serviceFacts(config);
   const checks = runChecks(config, {
     live,
+    services: (name) => services.get(name) ?? null,
     chat: chatError ?? chat,
     ...(integrity === 'ok' ? { lastTickAt } : {}),
   });
@@ -173,6 +178,33 @@ async function doctor(
     ].join('\n'),
   );
   return report.ok ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * What `keel service status` finds of the think service and the Discord door (installed, their
+ * manager reachable, their state, the last lines of their log), for the service checks; empty
+ * where keel installs no services (another system) or this keel cannot name itself.
+ */
+async function serviceFacts(config: Config): Promise<Map<string, ServiceFacts>> {
+  const facts = new Map<string, ServiceFacts>();
+  let setup: ReturnType<typeof serviceSetup>;
+  try {
+    setup = serviceSetup(config);
+  } catch (err) {
+    if (KeelError.isInstance(err)) return facts;
+    throw err;
+  }
+  const status = await serviceStatus(['think', 'discord'], setup, { logLines: 3 });
+  for (const s of status.services) {
+    facts.set(s.name, {
+      installed: s.installed,
+      manager: status.manager,
+      managerReachable: status.reachable,
+      state: s.state,
+      logLines: s.logLines,
+    });
+  }
+  return facts;
 }
 
 /** A check as `--json` prints it. */

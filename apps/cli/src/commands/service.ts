@@ -231,8 +231,11 @@ const SERVICES_HELP = `
 Services: think (the think service: \`keel think\`) and discord (the Discord door:
 \`keel discord\`). Each runs as this user with this node (${process.execPath}) and this keel,
 KEEL_HOME and PATH in its environment (settings and secrets stay in KEEL_HOME), its output
-appended to $KEEL_HOME/logs/<name>.log. It is restarted after a failure, but not after an error
-restarting cannot fix (exit 2: configuration, another copy running, a damaged database).
+appended to $KEEL_HOME/logs/<name>.log, rotated at logs.max_mb (default 10 MB) with logs.keep
+(default 3) older ones kept as <name>.log.1 (the newest) and up. It is restarted after a failure,
+but not after an error restarting cannot fix (exit 2: configuration, another copy running, a
+damaged database). Where no service manager runs (a container), run \`keel think\` and
+\`keel discord\` in a terminal (tmux, screen or nohup); \`keel doctor\` says whether they run.
 `;
 
 /** Registers `keel service install|uninstall|status`. */

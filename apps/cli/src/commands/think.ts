@@ -6,8 +6,9 @@
  * @module
  */
 import { DEFAULT_GATE_MODEL } from '@keel/gate';
-import { LAUNCHD_FLAG, runApp } from '@keel/host';
+import { keepServiceLogRotated, LAUNCHD_FLAG, runApp } from '@keel/host';
 import { type Command, Option } from 'commander';
+import type { Config } from '../config.js';
 import { wantsJson } from '../output.js';
 import { appMain } from '../paths.js';
 
@@ -63,8 +64,11 @@ Exit codes: 0 done or stopped (SIGTERM/SIGINT/SIGHUP), 2 an error with a code (c
 another service running, the database), 1 anything else (a bug: systemd restarts the service).
 `;
 
-/** Registers `keel think`. */
-export function registerThinkCommand(program: Command): void {
+/**
+ * Registers `keel think`. With `config`, the service keeps its log rotated (`logs.max_mb`,
+ * `logs.keep`; see `keepServiceLogRotated`).
+ */
+export function registerThinkCommand(program: Command, config?: Config): void {
   program
     .command('think')
     .description(
@@ -77,6 +81,11 @@ export function registerThinkCommand(program: Command): void {
     )
     .addHelpText('after', THINK_HELP)
     .action(async (opts: { once?: boolean; curate?: boolean }, cmd: Command) => {
-      process.exitCode = await runThinkService({ ...opts, json: wantsJson(cmd) });
+      const stopRotating = config ? keepServiceLogRotated(config, 'think') : () => {};
+      try {
+        process.exitCode = await runThinkService({ ...opts, json: wantsJson(cmd) });
+      } finally {
+        stopRotating();
+      }
     });
 }

@@ -12,22 +12,17 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { installServices, settingsServicesDoNotSee, uninstallServices } from './install.js';
 import {
   type CommandResult,
   type CommandRunner,
-  installServices,
-  lastLines,
-  launchdState,
   managerUnreachable,
   parseServiceNames,
   runCommand,
   type ServiceSetup,
-  serviceStatus,
-  settingsServicesDoNotSee,
-  systemdState,
-  uninstallServices,
-} from './install.js';
+} from './manager.js';
 import { renderService, type ServicePlatform } from './render.js';
+import { lastLines, launchdState, serviceStatus, systemdState } from './status.js';
 
 let root: string;
 beforeEach(() => {

@@ -1,9 +1,9 @@
 /**
- * `keel service install|uninstall|status`: writes the files {@link renderService} renders into the
+ * `keel service install|uninstall`: writes the files {@link renderService} renders into the
  * service manager's folder, then has the manager load and start them (systemd:
  * `systemctl --user daemon-reload`, `enable`, `restart`; launchd: `launchctl bootstrap gui/<uid>`),
- * looks at each a moment later, and says which run; uninstall stops them and removes the files;
- * status shows each service's state and the last lines of its log.
+ * looks at each a moment later (see `status.ts`), and says which run; uninstall stops them and
+ * removes the files.
  *
  * The manager is reached only through a {@link CommandRunner} and the files go to the folder the
  * caller names, so a test runs all of it against a temporary folder and a recording runner. A
@@ -13,139 +13,32 @@
  *
  * @module
  */
-import { execFile } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import { type RawSettings, SETTING_NAMES, type SettingName } from '../config.js';
 import { ensureHome } from '../files.js';
 import {
-  renderService,
+  type CommandResult,
+  domain,
+  filesFor,
+  firstLine,
+  managerName,
+  managerUnreachable,
+  runCommand,
+  type ServiceFile,
+  type ServiceSetup,
+} from './manager.js';
+import {
   SERVICE_LOGS_DIR,
   SERVICE_MANAGERS,
-  SERVICE_NAMES,
   type ServiceName,
   type ServicePlatform,
 } from './render.js';
-
-/** What a command printed and how it ended (127: the command was not found). */
-export interface CommandResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command (no shell) and resolves to how it ended; never rejects. */
-export type CommandRunner = (command: string, args: readonly string[]) => Promise<CommandResult>;
-
-/** How long one manager command may take before it is ended, ms. */
-export const COMMAND_TIMEOUT_MS = 30_000;
+import { type ServiceReport, serviceStatus } from './status.js';
 
 /** How long install waits after starting the services before it looks at them, ms. */
 export const SETTLE_MS = 3_000;
-
-/** How many log lines status shows per service by default. */
-export const LOG_LINES = 10;
-
-/** The default {@link CommandRunner}: `execFile`, no shell, {@link COMMAND_TIMEOUT_MS}. */
-export const runCommand: CommandRunner = (command, args) =>
-  new Promise((resolve) => {
-    execFile(
-      command,
-      [...args],
-      { encoding: 'utf8', timeout: COMMAND_TIMEOUT_MS },
-      (err, stdout, stderr) => {
-        if (!err) {
-          resolve({ code: 0, stdout, stderr });
-          return;
-        }
-        const code = (err as { code?: unknown }).code;
-        if (code === 'ENOENT') resolve({ code: 127, stdout, stderr: `${command}: not found` });
-        else
-          resolve({
-            code: typeof code === 'number' ? code : 1,
-            stdout,
-            stderr: stderr || err.message,
-          });
-      },
-    );
-  });
-
-/** Where and for whom services are installed: everything that varies between machines. */
-export interface ServiceSetup {
-  platform: ServicePlatform;
-  /** The manager's folder for the files (see `serviceDir`). */
-  dir: string;
-  /** The absolute path of node (`process.execPath`). */
-  nodePath: string;
-  /** The resolved path of keel's CLI `main.js`. */
-  keelPath: string;
-  /** The user's home folder. */
-  home: string;
-  /** The absolute KEEL_HOME the services use. */
-  keelHome: string;
-  /** The services' `PATH` (see `servicePath`). */
-  path: string;
-  /** The user's id (launchd's `gui/<uid>` domain). */
-  uid: number;
-  /** The user's name (systemd's linger). */
-  user: string;
-  /** Runs the manager's commands (default {@link runCommand}). */
-  run?: CommandRunner;
-  /** Stop timeouts that differ from the definitions', seconds. */
-  stopTimeoutSec?: Partial<Record<ServiceName, number>>;
-  /** How long install waits before it looks at the services, ms (default {@link SETTLE_MS}). */
-  settleMs?: number;
-  /** Waits `ms` (default a timer). */
-  sleep?: (ms: number) => Promise<void>;
-}
-
-/** A service's state as its manager reports it. */
-export type ServiceState =
-  /** Its process runs. */
-  | 'running'
-  /** It stopped with an error and the manager starts it again soon. */
-  | 'restarting'
-  /** It is loaded and not running (stopped, or ended on an error that restarting cannot fix). */
-  | 'stopped'
-  /** It ended on an error and the manager does not start it again. */
-  | 'failed'
-  /** Its file is there, but the manager has not loaded it. */
-  | 'not_loaded'
-  /** Its file is not there. */
-  | 'not_installed'
-  /** The manager could not be asked. */
-  | 'unknown';
-
-/** One service as status (and install, after starting) reports it. */
-export interface ServiceReport {
-  name: ServiceName;
-  /** The unit name or launchd label. */
-  unit: string;
-  /** Its file in the manager's folder. */
-  file: string;
-  installed: boolean;
-  /** Whether the file is what install would write now (null: not installed). */
-  upToDate: boolean | null;
-  state: ServiceState;
-  pid: number | null;
-  /** How its last run ended, when the manager says. */
-  lastExitCode: number | null;
-  logPath: string;
-  /** The last lines of its log, oldest first. */
-  logLines: string[];
-}
 
 /** A manager command install or uninstall ran (or, in a dry run, would run). */
 export interface ManagerCommand {
@@ -154,15 +47,6 @@ export interface ManagerCommand {
   code: number | null;
   /** The first line of what it printed on stderr, when it failed. */
   stderr: string;
-}
-
-/** A file install writes. */
-export interface ServiceFile {
-  name: ServiceName;
-  unit: string;
-  path: string;
-  logPath: string;
-  content: string;
 }
 
 /** What {@link installServices} did. */
@@ -197,54 +81,10 @@ export interface UninstallResult {
   error: KeelError | null;
 }
 
-/** What {@link serviceStatus} found. */
-export interface StatusResult {
-  platform: ServicePlatform;
-  manager: 'systemd' | 'launchd';
-  dir: string;
-  /** False when the manager could not be asked (the states are `unknown`). */
-  reachable: boolean;
-  services: ServiceReport[];
-  notes: string[];
-}
-
 /** A command of a plan; `mayFail` ones (e.g. unloading what is not loaded) do not stop it. */
 interface Step {
   argv: string[];
   mayFail?: boolean;
-}
-
-/**
- * The platform keel installs services on for `process.platform`.
- *
- * @throws KeelError `SERVICE_MANAGER_UNAVAILABLE` for any other system.
- */
-export function servicePlatform(platform: string): ServicePlatform {
-  if (platform === 'linux' || platform === 'darwin') return platform;
-  throw new KeelError(
-    'SERVICE_MANAGER_UNAVAILABLE',
-    `keel installs its services with systemd (Linux) or launchd (macOS), not on ${platform}: run \`keel think\` and \`keel discord\` yourself`,
-  );
-}
-
-/**
- * The service names `args` names, in {@link SERVICE_NAMES} order, each once; none: `fallback`.
- *
- * @throws KeelError `INVALID_INPUT` for a name that is not a service.
- */
-export function parseServiceNames(
-  args: readonly string[],
-  fallback: readonly ServiceName[] = SERVICE_NAMES,
-): ServiceName[] {
-  const unknown = args.filter((a) => !(SERVICE_NAMES as string[]).includes(a));
-  if (unknown.length > 0) {
-    throw new KeelError(
-      'INVALID_INPUT',
-      `no service named ${unknown.map((u) => `"${u}"`).join(', ')}; the services: ${SERVICE_NAMES.join(', ')}`,
-    );
-  }
-  const wanted = args.length > 0 ? args : fallback;
-  return SERVICE_NAMES.filter((n) => wanted.includes(n));
 }
 
 /**
@@ -263,52 +103,6 @@ export function settingsServicesDoNotSee(
   });
 }
 
-const domain = (setup: ServiceSetup) => `gui/${setup.uid}`;
-
-function filesFor(names: readonly ServiceName[], setup: ServiceSetup): ServiceFile[] {
-  return names.map((name) => {
-    const r = renderService({
-      platform: setup.platform,
-      service: name,
-      nodePath: setup.nodePath,
-      keelPath: setup.keelPath,
-      home: setup.home,
-      keelHome: setup.keelHome,
-      path: setup.path,
-      ...(setup.stopTimeoutSec?.[name] === undefined
-        ? {}
-        : { stopTimeoutSec: setup.stopTimeoutSec[name] }),
-    });
-    return {
-      name,
-      unit: r.unit,
-      path: join(setup.dir, r.fileName),
-      logPath: r.logPath,
-      content: r.content,
-    };
-  });
-}
-
-/** The first non-empty line of a command's output. */
-const firstLine = (text: string) =>
-  text
-    .split('\n')
-    .map((l) => l.trim())
-    .find(Boolean) ?? '';
-
-/**
- * Whether a failed command means the manager cannot be reached at all: the command is missing,
- * there is no systemd user session (no bus), or no launchd GUI domain (error 125, over SSH).
- */
-export function managerUnreachable(r: CommandResult): boolean {
-  return (
-    r.code === 127 ||
-    /Failed to connect to bus|not been booted with systemd|DBUS_SESSION_BUS_ADDRESS|XDG_RUNTIME_DIR|Domain does not support specified action|Could not find domain/i.test(
-      r.stderr,
-    )
-  );
-}
-
 /** The commands that start `files` by hand, as one shell line. */
 function startByHand(setup: ServiceSetup, files: ServiceFile[]): string {
   if (setup.platform === 'linux') {
@@ -316,12 +110,6 @@ function startByHand(setup: ServiceSetup, files: ServiceFile[]): string {
     return `systemctl --user daemon-reload && systemctl --user enable --now ${units}`;
   }
   return files.map((f) => `launchctl bootstrap ${domain(setup)} '${f.path}'`).join(' && ');
-}
-
-function managerName(setup: ServiceSetup): string {
-  return setup.platform === 'linux'
-    ? "systemd's user manager"
-    : `launchd's GUI domain (${domain(setup)})`;
 }
 
 /** The install commands, in order. */
@@ -555,159 +343,6 @@ export async function uninstallServices(
       code: r.code,
       stderr: r.code === 0 ? '' : firstLine(r.stderr),
     });
-  }
-  return result;
-}
-
-/** The last `n` lines of a file (read from its last 64 KiB), or none when it is not there. */
-export function lastLines(path: string, n: number): string[] {
-  if (n <= 0) return [];
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return [];
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const length = Math.min(size, 64 * 1024);
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, size - length);
-    const lines = buffer.toString('utf8').split('\n');
-    if (length < size) lines.shift(); // a partial first line
-    while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-    return lines.slice(-n);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** `key=value` lines (systemctl show) as a map. */
-function properties(text: string): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    const i = line.indexOf('=');
-    if (i > 0) map.set(line.slice(0, i).trim(), line.slice(i + 1).trim());
-  }
-  return map;
-}
-
-const wholeNumber = (value: string | undefined): number | null =>
-  value !== undefined && /^-?\d+$/.test(value) ? Number(value) : null;
-
-/** A systemd unit's state from `systemctl show` (LoadState, ActiveState, SubState, …). */
-export function systemdState(props: Map<string, string>): {
-  state: ServiceState;
-  pid: number | null;
-  lastExitCode: number | null;
-} {
-  const pid = wholeNumber(props.get('MainPID'));
-  const exit = wholeNumber(props.get('ExecMainStatus'));
-  const active = props.get('ActiveState');
-  const sub = props.get('SubState');
-  let state: ServiceState = 'unknown';
-  if (props.get('LoadState') === 'not-found') state = 'not_loaded';
-  else if (active === 'active' && sub === 'running') state = 'running';
-  else if (active === 'activating' && sub === 'auto-restart') state = 'restarting';
-  else if (active === 'activating') state = 'running';
-  else if (active === 'failed') state = 'failed';
-  else if (active === 'inactive' || active === 'deactivating') state = 'stopped';
-  return {
-    state,
-    pid: pid !== null && pid > 0 ? pid : null,
-    lastExitCode: state === 'running' ? null : exit,
-  };
-}
-
-/** A launchd job's state from `launchctl print gui/<uid>/<label>`. */
-export function launchdState(text: string): {
-  state: ServiceState;
-  pid: number | null;
-  lastExitCode: number | null;
-} {
-  const state = /^\s*state = (.+)$/m.exec(text)?.[1]?.trim();
-  const pid = wholeNumber(/^\s*pid = (\d+)$/m.exec(text)?.[1]);
-  const exit = wholeNumber(/^\s*last exit code = (-?\d+)/m.exec(text)?.[1]);
-  let s: ServiceState = 'unknown';
-  if (state === 'running') s = 'running';
-  else if (state === 'spawn scheduled') s = 'restarting';
-  // KeepAlive starts again after any exit but 0 (keel's launchd agents end an error with 0).
-  else if (state === 'not running' || state === 'waiting') {
-    s = exit !== null && exit !== 0 ? 'restarting' : 'stopped';
-  }
-  return { state: s, pid, lastExitCode: exit };
-}
-
-/**
- * Each service among `names`: whether its file is there and still what install would write, its
- * state and PID as the manager reports them, how its last run ended, and the last `logLines` lines
- * of its log (default {@link LOG_LINES}). Never throws for an unreachable manager: the states are
- * then `unknown` and `reachable` is false.
- */
-export async function serviceStatus(
-  names: readonly ServiceName[],
-  setup: ServiceSetup,
-  options: { logLines?: number } = {},
-): Promise<StatusResult> {
-  const run = setup.run ?? runCommand;
-  const result: StatusResult = {
-    platform: setup.platform,
-    manager: SERVICE_MANAGERS[setup.platform],
-    dir: setup.dir,
-    reachable: true,
-    services: [],
-    notes: [],
-  };
-  for (const f of filesFor(names, setup)) {
-    const installed = existsSync(f.path);
-    let current: string | null = null;
-    try {
-      current = installed ? readFileSync(f.path, 'utf8') : null;
-    } catch {
-      current = null;
-    }
-    const report: ServiceReport = {
-      name: f.name,
-      unit: f.unit,
-      file: f.path,
-      installed,
-      upToDate: installed ? current === f.content : null,
-      state: installed ? 'unknown' : 'not_installed',
-      pid: null,
-      lastExitCode: null,
-      logPath: f.logPath,
-      logLines: lastLines(f.logPath, options.logLines ?? LOG_LINES),
-    };
-    if (installed && result.reachable) {
-      const r =
-        setup.platform === 'linux'
-          ? await run('systemctl', [
-              '--user',
-              'show',
-              f.unit,
-              '--property=LoadState,ActiveState,SubState,MainPID,ExecMainStatus',
-            ])
-          : await run('launchctl', ['print', `${domain(setup)}/${f.unit}`]);
-      if (r.code === 0) {
-        Object.assign(
-          report,
-          setup.platform === 'linux' ? systemdState(properties(r.stdout)) : launchdState(r.stdout),
-        );
-      } else if (managerUnreachable(r)) {
-        result.reachable = false;
-        result.notes.push(
-          `could not reach ${managerName(setup)} (${firstLine(r.stderr) || `exit ${r.code}`}): the states are unknown`,
-        );
-      } else if (setup.platform === 'darwin') {
-        report.state = 'not_loaded'; // launchctl print: "Could not find service"
-      }
-    }
-    if (report.upToDate === false) {
-      result.notes.push(
-        `${f.path} is not what \`keel service install\` writes now (another node, keel moved, another KEEL_HOME?): run it again`,
-      );
-    }
-    result.services.push(report);
   }
   return result;
 }

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import { XMLValidator } from 'fast-xml-parser';
 import { parse as parsePlist } from 'plist';
@@ -13,6 +13,7 @@ import { EXIT } from '../report.js';
 import {
   LAUNCHD_FLAG,
   NO_RESTART_EXIT,
+  packageManagerPathEntry,
   type RenderInput,
   renderService,
   SERVICE_NAMES,
@@ -241,6 +242,78 @@ describe('rendering', () => {
     ).toBe('/home/ada/.nvm/versions/node/v20/bin:/usr/bin:/bin');
     expect(servicePath('/usr/bin/node', undefined)).toBe('/usr/bin');
   });
+
+  it("PATH: what npm start and pnpm run put before the owner's PATH is left out", () => {
+    const shell = '/home/ada/.local/bin:/usr/local/bin:/usr/bin:/bin';
+    // As npm 11 builds it (@npmcli/run-script's setPATH), for a clone in ~/src/keel.
+    const npm = [
+      '/home/ada/src/keel/node_modules/.bin',
+      '/home/ada/src/node_modules/.bin',
+      '/home/ada/node_modules/.bin',
+      '/home/node_modules/.bin',
+      '/node_modules/.bin',
+      '/home/ada/.nvm/versions/node/v20.20.2/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin',
+      shell,
+    ].join(':');
+    // As pnpm builds it for a workspace package, with its own node-gyp-bin.
+    const pnpm = [
+      '/home/ada/src/keel/apps/cli/node_modules/.bin',
+      '/home/ada/src/keel/node_modules/.bin',
+      '/home/ada/.local/share/pnpm/.tools/pnpm/12.4.2/node_modules/pnpm/dist/node-gyp-bin',
+      shell,
+    ].join(':');
+    const node = '/home/ada/.nvm/versions/node/v20.20.2/bin/node';
+    const want = `/home/ada/.nvm/versions/node/v20.20.2/bin:${shell}`;
+    expect(servicePath(node, npm)).toBe(want);
+    expect(servicePath(node, pnpm)).toBe(want);
+    // A folder merely named like a tool is the owner's: only the two shapes are left out.
+    expect(servicePath(node, '/opt/node_modules.bin:/opt/node-gyp-bin-old:/opt/.bin')).toBe(
+      '/home/ada/.nvm/versions/node/v20.20.2/bin:/opt/node_modules.bin:/opt/node-gyp-bin-old:/opt/.bin',
+    );
+    // Node's own folder stays first even where it is one of those shapes.
+    expect(servicePath('/x/node_modules/.bin/node', npm).split(':')[0]).toBe(
+      '/x/node_modules/.bin',
+    );
+  });
+
+  const npmWorks = spawnSync('npm', ['--version']).status === 0;
+  it.skipIf(!npmWorks)(
+    'PATH: captured from a real `npm start`, the unit and the agent carry none of its build tools',
+    () => {
+      const project = join(root, 'npm-project');
+      mkdirSync(project, { recursive: true });
+      writeFileSync(
+        join(project, 'package.json'),
+        JSON.stringify({
+          name: 'path-probe',
+          version: '1.0.0',
+          scripts: { start: 'node -e "process.stdout.write(process.env.PATH)"' },
+        }),
+      );
+      const run = spawnSync('npm', ['start', '--silent'], { cwd: project, encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      const captured = run.stdout.trim();
+      const outer = (process.env.PATH ?? '').split(':');
+      // npm really added them (else this test would prove nothing).
+      expect(captured).toContain(join(project, 'node_modules', '.bin'));
+      expect(captured).toMatch(/\/node-gyp-bin(:|$)/);
+      const path = servicePath(process.execPath, captured);
+      const entries = path.split(':');
+      expect(entries[0]).toBe(dirname(process.execPath));
+      expect(entries.filter((e) => /node_modules\/\.bin|node-gyp-bin/.test(e))).toEqual([]);
+      // What npm was started with is all there, in its order: npm only put folders before it.
+      const kept = outer.filter((e) => e.startsWith('/') && !packageManagerPathEntry(e));
+      expect(entries).toEqual([...new Set([dirname(process.execPath), ...kept])]);
+      const unit = renderService(input({ nodePath: process.execPath, path }));
+      const env = unitKeys(unit.content).get('Service')!.get('Environment')!;
+      expect(env[1]).toBe(`"PATH=${path}"`);
+      expect(unit.content).not.toMatch(/node_modules\/\.bin|node-gyp-bin/);
+      const agent = renderService(input({ platform: 'darwin', nodePath: process.execPath, path }));
+      const plist = parsePlist(agent.content) as { EnvironmentVariables: { PATH: string } };
+      expect(plist.EnvironmentVariables.PATH).toBe(path);
+      expect(agent.content).not.toMatch(/node_modules\/\.bin|node-gyp-bin/);
+    },
+  );
 
   it("the manager's folder: XDG_CONFIG_HOME when it is absolute, else ~/.config", () => {
     expect(serviceDir('linux', '/home/ada')).toBe('/home/ada/.config/systemd/user');

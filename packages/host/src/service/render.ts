@@ -161,14 +161,30 @@ export function serviceDir(
 }
 
 /**
- * The `PATH` a service gets: node's own folder first, then the installer's `PATH` without relative
- * entries, package-manager shims (`node_modules/.bin`) and repeats.
+ * Whether a `PATH` entry is one a package manager put there for the script it runs, not a folder
+ * of the machine: `npm run`/`npm start` (npm's `@npmcli/run-script`, `setPATH`) and `pnpm run`
+ * (`@pnpm/npm-lifecycle`) put the `node_modules/.bin` folder of the project and of every folder
+ * above it (and `npm exec`'s own `…/_npx/…/node_modules/.bin`) before the caller's `PATH`, and
+ * with them the `node-gyp-bin` folder they ship (npm:
+ * `…/@npmcli/run-script/lib/node-gyp-bin`, pnpm: `…/pnpm/dist/node-gyp-bin`), a `node-gyp` shim
+ * for building native addons. Both are build tools of one project's scripts: a service installed
+ * from `npm start` must not carry them (and a project's `.bin` may shadow a system command).
+ */
+export function packageManagerPathEntry(entry: string): boolean {
+  const folder = entry.replace(/\/+$/, '');
+  return /(^|\/)node_modules\/\.bin$/.test(folder) || /(^|\/)node-gyp-bin$/.test(folder);
+}
+
+/**
+ * The `PATH` a service gets: node's own folder first, then the installer's `PATH` without
+ * relative or empty entries, the folders a package manager adds for its scripts
+ * ({@link packageManagerPathEntry}: keel installed from `npm start` or `pnpm run`) and repeats.
  */
 export function servicePath(nodePath: string, installerPath: string | undefined): string {
-  const entries = [dirname(nodePath), ...(installerPath ?? '').split(':')].filter(
-    (p) => p.startsWith('/') && !/\/node_modules\/\.bin\/?$/.test(p),
-  );
-  return [...new Set(entries)].join(':');
+  const inherited = (installerPath ?? '')
+    .split(':')
+    .filter((p) => p.startsWith('/') && !packageManagerPathEntry(p));
+  return [...new Set([dirname(nodePath), ...inherited])].join(':');
 }
 
 /**
