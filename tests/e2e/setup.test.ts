@@ -144,7 +144,7 @@ const pairingCode = /│\s+([A-HJKMNP-Z2-9]{3}-[A-HJKMNP-Z2-9]{3})\s/;
 
 describe('keel setup in a terminal', () => {
   it('sets up the model, Discord with pairing, the time, the services; doctor is green', {
-    timeout: 60_000,
+    timeout: 240_000,
   }, async () => {
     const t = terminal(['setup']);
     await t.waitFor(asked('Which model should keel talk to?'));
@@ -208,12 +208,13 @@ describe('keel setup in a terminal', () => {
     // The services: written into this HOME; no user session, so nothing was started.
     await t.waitFor(asked('Keep keel running in the background?'));
     t.keys('Enter');
-    screen = await t.waitFor(/keel is set up/);
+    // The last line setup prints: the screen above it is complete.
+    screen = await t.waitFor(/Next: `keel` opens the terminal/);
+    expect(screen).toMatch(/keel is set up/);
     expect(screen).toMatch(/Nothing was started: .*systemctl --user/);
     const units = join(home, '.config', 'systemd', 'user');
     expect(readFileSync(join(units, 'keel-think.service'), 'utf8')).toContain(keelHome);
     expect(existsSync(join(units, 'keel-discord.service'))).toBe(true); // paired, so installed
-    expect(screen).toMatch(/Next: `keel` opens the terminal/);
     expect(await t.exitCode()).toBe(0);
 
     // Secrets never reach the screen; the summary shows them masked.
@@ -250,7 +251,7 @@ describe('keel setup in a terminal', () => {
   });
 
   it('reruns with the current values as defaults, secrets masked', {
-    timeout: 40_000,
+    timeout: 180_000,
   }, async () => {
     mkdirSync(keelHome);
     writeFileSync(
@@ -282,7 +283,8 @@ describe('keel setup in a terminal', () => {
     // The services: shown, not installed.
     await t.waitFor(asked('Keep keel running in the background?'));
     t.keys('Down', 'Enter');
-    screen = await t.waitFor(/keel is set up/);
+    screen = await t.waitFor(/Next: `keel` opens the terminal/);
+    expect(screen).toMatch(/keel is set up/);
     expect(screen).toMatch(/would write .*keel-think\.service/);
     expect(screen).toMatch(/would run: systemctl --user daemon-reload/);
     expect(existsSync(join(home, '.config', 'systemd'))).toBe(false);
@@ -299,7 +301,7 @@ describe('keel setup in a terminal', () => {
   });
 
   it('a failed pairing is offered again; Ctrl-C while it waits stops setup and keeps what was saved', {
-    timeout: 30_000,
+    timeout: 180_000,
   }, async () => {
     mkdirSync(keelHome);
     writeFileSync(join(keelHome, 'config.toml'), `[discord]\ntoken = "${BOT_TOKEN}"\n`, {
@@ -325,7 +327,7 @@ describe('keel setup in a terminal', () => {
     await t.waitFor(new RegExp(`│\\s+(?!${first})[A-HJKMNP-Z2-9]{3}-[A-HJKMNP-Z2-9]{3}\\s`));
     await t.waitFor(/Waiting for your DM/, { count: 2 });
     t.keys('C-c');
-    screen = await t.waitFor(/Setup stopped\./);
+    screen = await t.waitFor(/Setup stopped\..*`keel setup` goes on from there/);
     expect(screen).toMatch(/Saved in .*config\.toml: model\.provider\. `keel setup` goes on/);
     expect(await t.exitCode()).toBe(0);
     expect(inspectConfigFile(keelHome).values).toEqual({
@@ -349,7 +351,7 @@ describe('keel setup in a terminal', () => {
 
 describe("keel's first start", () => {
   it('at a terminal with no config file, setup comes first and says how to skip it', {
-    timeout: 30_000,
+    timeout: 180_000,
   }, async () => {
     const t = terminal([]);
     const screen = await t.waitFor(asked('Which model should keel talk to?'));
@@ -365,7 +367,7 @@ describe("keel's first start", () => {
   });
 
   it('piped, or with KEEL_SKIP_SETUP=1, it opens the terminal as it always did', {
-    timeout: 30_000,
+    timeout: 180_000,
   }, async () => {
     const piped = await run([], 'remember that I like tea\n/quit\n');
     expect(piped.status, piped.stderr).toBe(0);
