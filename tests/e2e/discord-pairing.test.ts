@@ -69,7 +69,8 @@ async function rejection(p: Promise<unknown>): Promise<KeelError> {
 
 /** Resolves once keel has logged `n` lines matching `pattern` (the gateway is asynchronous). */
 async function logged(pattern: RegExp, n = 1): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
     if (logs.filter((l) => pattern.test(l)).length >= n) return;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -223,7 +224,8 @@ describe('keel discord pair', () => {
       stderr += d;
     });
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    for (let i = 0; i < 400 && !stdout.includes('\n'); i++) {
+    const deadline = Date.now() + 60_000;
+    while (!stdout.includes('\n') && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
     }
     const first = JSON.parse(stdout.split('\n')[0]!) as Record<string, unknown>;

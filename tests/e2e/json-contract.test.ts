@@ -8,7 +8,11 @@
  * - every error is one line `{"error": {"code", "message", "fix", "details"?}}` on stdout, with
  *   `error CODE` and `fix:` on stderr and a non-zero exit, from every verb (`discord` and `think`
  *   included);
- * - the terminal's `--json` lines have the same keys offline and online.
+ * - the terminal's `--json` lines have the same keys offline and online;
+ * - the walk covers the whole CLI: every verb and sub-verb of the program (read from the program
+ *   itself, not listed here) is run at least once, and every group that takes a sub-verb
+ *   (`keel models`, `keel service`, `keel config`) is run without one and fails with
+ *   `INVALID_INPUT`. A verb added to the CLI fails this file until the walk runs it.
  *
  * The store is seeded first (beliefs, history, a conflict, a capped confidence, a withheld secret,
  * requests to forget, a stale flag, a capture failure, an import, a recovery line) so the arrays the
@@ -25,6 +29,8 @@ import { keepForRecovery } from '@keel/host';
 import { MemoryStore } from '@keel/memory';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { loadConfig } from '../../apps/cli/src/config.js';
+import { buildProgram } from '../../apps/cli/src/program.js';
 import { MINILM } from '../../packages/memory/src/embed/minilm.js';
 import { writeTinyBertModel } from '../../packages/memory/src/embed/testkit.js';
 import { FIXTURES, runCli } from '../support/cli.js';
@@ -212,8 +218,12 @@ const online = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
+/** The arguments of every run of the walk, for the check that it covers the whole CLI. */
+const ran: string[][] = [];
+
 /** Runs `keel <args>` without blocking this process (the fakes answer from it). */
 async function keel(args: string[], env: Record<string, string> = {}, input = ''): Promise<Run> {
+  ran.push(args);
   const { status, stdout, stderr } = await runCli(args, baseEnv(env), input);
   return { args, status, stdout, stderr };
 }
@@ -340,12 +350,14 @@ describe('the schema', () => {
 });
 
 describe('every verb prints --json under one contract', () => {
-  it('seeds memory through the verbs, walking each output', { timeout: 240_000 }, async () => {
+  it('seeds memory through the verbs, walking each output', { timeout: 900_000 }, async () => {
     const hubFolder = await writeTinyBertModel(scratch, MINILM);
     const hub = await startFakeHub(MINILM.id, hubFolder, { sha: 'a'.repeat(40) });
     closers.push(() => hub.close());
     await walk(['models', 'pull'], { env: { KEEL_HF_ENDPOINT: hub.url } });
     await walk(['models', 'list']);
+    // The runtime `models pull` installed: there already.
+    expect(await walk(['models', 'runtime'])).toMatchObject({ installed: true });
 
     const coffee = await walk([
       'remember',
@@ -455,7 +467,7 @@ describe('every verb prints --json under one contract', () => {
     keepForRecovery(home, { channel: 'terminal', text: 'the line said while it was damaged' });
   });
 
-  it('reads, corrects and reports, walking each output', { timeout: 300_000 }, async () => {
+  it('reads, corrects and reports, walking each output', { timeout: 900_000 }, async () => {
     await walk(['review'], {});
     await walk(['recall', 'coffee'], { mayBeEmpty: ['$.results[].supports'] });
     const episodes = await walk(['recall', 'Caroline', 'support', 'group', '--type', 'episode'], {
@@ -507,6 +519,7 @@ describe('every verb prints --json under one contract', () => {
     await walk(['config', 'set', 'time_zone', 'Europe/Berlin']);
     await walk(['config', 'get', 'time_zone']);
     await walk(['config', 'list'], { mayBeEmpty: ['$.file.problems'] });
+    expect(await walk(['config', 'unset', 'time_zone'])).toMatchObject({ removed: true });
     const services = { env: { HOME: scratch, XDG_CONFIG_HOME: join(scratch, '.config') } };
     await walk(['service', 'install', 'think', '--dry-run'], {
       ...services,
@@ -516,6 +529,12 @@ describe('every verb prints --json under one contract', () => {
       ...services,
       mayBeEmpty: ['$.services[].log_lines', '$.notes'],
     });
+    // Nothing was installed in the scratch home: nothing to remove, and it says so.
+    const uninstall = await walk(['service', 'uninstall', 'think', '--dry-run'], {
+      ...services,
+      mayBeEmpty: ['$.removed', '$.commands', '$.notes'],
+    });
+    expect(uninstall).toMatchObject({ dry_run: true, absent: ['think'] });
     // A damaged database: doctor still reports (exit 1), under the same contract.
     await walk(['doctor'], { env: { KEEL_HOME: damaged }, status: 1 });
 
@@ -534,7 +553,7 @@ describe('every verb prints --json under one contract', () => {
   });
 
   it("the terminal's --json lines have one shape offline and online", {
-    timeout: 120_000,
+    timeout: 300_000,
   }, async () => {
     const offline = await terminalLines([
       'remember that I love sushi',
@@ -566,7 +585,7 @@ describe('every verb prints --json under one contract', () => {
 });
 
 describe('every verb prints an error the same way, and exits non-zero', () => {
-  it('one error line per verb, with its code and fix', { timeout: 300_000 }, async () => {
+  it('one error line per verb, with its code and fix', { timeout: 900_000 }, async () => {
     const refused = await refusedPort();
     await failing(['remember', 'nokind/x', 'y'], 'INVALID_INPUT');
     await failing(['ask', 'hello'], 'MODEL_UNAVAILABLE', {
@@ -609,9 +628,29 @@ describe('every verb prints an error the same way, and exits non-zero', () => {
         KEEL_DISCORD_API_URL: `http://127.0.0.1:${refused}/api`,
       },
     });
+    await failing(['discord', 'pair'], 'CONFIG_INVALID', { env: { DISCORD_TOKEN: '' } });
     // Setup asks a person: without a terminal it asks nothing.
     await failing(['setup'], 'SETUP_NEEDS_TERMINAL');
     await failing(['no-such-verb'], 'INVALID_INPUT');
+  });
+
+  it('a group given no sub-verb: one error line naming its sub-verbs, exit 2', {
+    timeout: 300_000,
+  }, async () => {
+    const cli = await commandTree();
+    expect(cli.groups.length, 'the CLI has groups (keel models, keel service, …)').toBeGreaterThan(
+      0,
+    );
+    for (const group of cli.groups) {
+      await failing(group, 'INVALID_INPUT');
+      const r = await keel([...group, '--json']);
+      const { fix } = (JSON.parse(r.stdout) as { error: { fix: string } }).error;
+      for (const sub of cli.verbs.filter((v) => v.length === group.length + 1)) {
+        if (sub.slice(0, group.length).join(' ') === group.join(' ')) {
+          expect(fix, `keel ${group.join(' ')} --json`).toContain(sub[sub.length - 1]!);
+        }
+      }
+    }
   });
 
   it('the terminal on a damaged database: each line carries the error, and it exits 2', async () => {
@@ -627,5 +666,72 @@ describe('every verb prints an error the same way, and exits non-zero', () => {
       error: { code: 'DB_CORRUPT' },
       recovery: expect.stringContaining('recovery.jsonl'),
     });
+  });
+});
+
+// ------------------------------------------------------------------------------------------------
+// The walk covers the whole CLI
+
+/** A command of the program (commander's `Command`). */
+type Command = Awaited<ReturnType<typeof buildProgram>>;
+
+/** Commander's record of a command's own action (null: running it means "pick a sub-verb"). */
+type WithAction = Command & { _actionHandler?: unknown };
+
+/**
+ * The CLI's commands as the program defines them (every verb module loaded), each as the words
+ * typed after `keel`: `verbs` are the commands that run (`remember`, `models pull`, `discord`,
+ * `discord pair`, …), `groups` the commands that only hold sub-verbs (`models`, `service`, …).
+ */
+async function commandTree(): Promise<{ verbs: string[][]; groups: string[][] }> {
+  const program = await buildProgram(loadConfig({ KEEL_HOME: scratch }));
+  const verbs: string[][] = [];
+  const groups: string[][] = [];
+  const visit = (cmd: Command, path: string[]) => {
+    const subs = cmd.commands.filter((c) => c.name() !== 'help');
+    expect('_actionHandler' in cmd, 'commander still records an action as _actionHandler').toBe(
+      true,
+    );
+    const runs = (cmd as WithAction)._actionHandler != null;
+    if (runs || subs.length === 0) verbs.push(path);
+    else groups.push(path);
+    for (const sub of subs) visit(sub, [...path, sub.name()]);
+  };
+  for (const cmd of program.commands) if (cmd.name() !== 'help') visit(cmd, [cmd.name()]);
+  return { verbs, groups };
+}
+
+/** The command a run's arguments name: its words up to the first that is not a sub-verb. */
+function commandOf(args: string[], tree: { verbs: string[][]; groups: string[][] }): string {
+  const known = new Set([...tree.verbs, ...tree.groups].map((p) => p.join(' ')));
+  const words: string[] = [];
+  for (const a of args) {
+    if (a.startsWith('-')) continue;
+    if (!known.has([...words, a].join(' '))) break;
+    words.push(a);
+  }
+  return words.join(' ');
+}
+
+describe('the walk covers the whole CLI', () => {
+  it('every verb and sub-verb the program defines was run with --json, and every group bare', {
+    timeout: 300_000,
+  }, async () => {
+    const tree = await commandTree();
+    // The reading of the program is itself checked: verbs known to exist are found.
+    expect(tree.verbs).toEqual(
+      expect.arrayContaining([['remember'], ['models', 'pull'], ['think']]),
+    );
+    expect(tree.groups).toEqual(expect.arrayContaining([['models'], ['service'], ['config']]));
+    const walked = new Set(
+      ran.filter((args) => args.includes('--json')).map((a) => commandOf(a, tree)),
+    );
+    const unwalked = [...tree.verbs, ...tree.groups]
+      .map((p) => p.join(' '))
+      .filter((name) => !walked.has(name));
+    expect(
+      unwalked.map((name) => `keel ${name}`),
+      'verbs of the CLI the --json walk never ran: add a walk([...]) of each (what it prints on success) and a failing([...]) where it can fail, above',
+    ).toEqual([]);
   });
 });

@@ -253,8 +253,9 @@ describe('keel think', () => {
     cli.child.kill('SIGKILL'); // no signal to forward: the service has to notice by itself
     // The service shares the CLI's stdout/stderr pipes, so 'close' comes once it has exited too.
     await cli.exited;
-    await until(() => !running(service), 'the service to exit', cli, 5_000);
-    expect(Date.now() - killedAt).toBeLessThan(5_000);
+    // Within a bound, not forever (a busy machine gets a generous one).
+    await until(() => !running(service), 'the service to exit', cli, 30_000);
+    expect(Date.now() - killedAt).toBeLessThan(30_000);
     expect(existsSync(lockFile())).toBe(false);
     expect(cli.out.stderr).toContain(
       `think: the keel process that started this one (PID ${cli.child.pid}) is gone: stopping`,

@@ -3,7 +3,7 @@
 // 127.0.0.1, the real outbound DM over a fake Discord REST API, and a controllable clock.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,7 +81,7 @@ const model = () =>
 const deps = (over: Partial<ThinkDeps> = {}): ThinkDeps => ({
   store,
   config: config(),
-  gate: new OllamaGate({ host: ollama.url, model: GATE_MODEL, timeoutMs: 5000 }),
+  gate: new OllamaGate({ host: ollama.url, model: GATE_MODEL, timeoutMs: 60_000 }),
   model: model(),
   notify: null,
   now,
@@ -129,6 +129,42 @@ const activeRows = (key: string) =>
     evidence_count: number;
     confidence: number;
   }[];
+
+/**
+ * `store` as the think run sees it, with `beforeWrite` run at the start of each of its units of
+ * work (`store.transaction`), inside the IMMEDIATE transaction: the write lock is held and
+ * nothing of the unit is written yet. Everything else is the store itself.
+ */
+function pausingWrites(store: MemoryStore, beforeWrite: () => void): MemoryStore {
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'transaction') {
+        return <T>(fn: () => T): T =>
+          target.transaction(() => {
+            beforeWrite();
+            return fn();
+          });
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * Blocks this process (it holds a write lock another process is meant to meet) until `file`
+ * exists, polling.
+ *
+ * @throws Error after two minutes: the other process never came.
+ */
+function waitForFileSync(file: string): void {
+  const until = Date.now() + 120_000;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (!existsSync(file)) {
+    if (Date.now() > until) throw new Error(`${file} never appeared`);
+    Atomics.wait(pause, 0, 0, 2);
+  }
+}
 
 /** Every row of the tables a night may change, for "exactly as before" comparisons. */
 function snapshot() {
@@ -477,26 +513,51 @@ describe('reflection', () => {
     const turn = ownerTurn("I'm allergic to penicillin");
     gateSaysYesFor(['penicillin'], 1);
     anthropic.reply(deltas([penicillin([turn.id])]));
-    // The live turn: another OS process writing the owner's word for the same slot, released
-    // together with the tick.
+    // The live turn: another OS process writing the owner's word for the same slot. The two
+    // writes meet on every run: the tick, holding the write lock after the model proposed and
+    // before it writes, lets the live turn go and waits until that process has found the lock
+    // held; only then does the tick write, with the live turn's write queued behind it.
+    const barrier = join(home, 'barrier');
+    mkdirSync(barrier);
     const script = fileURLToPath(new URL('../support/same-fact-writer.mjs', import.meta.url));
-    const child = spawn(process.execPath, [script, join(home, 'keel.db'), String(turn.id)], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [script, join(home, 'keel.db'), String(turn.id), barrier],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
     });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
     await new Promise<void>((resolve) => {
       child.stdout.once('data', () => resolve());
     });
-    child.stdin.write('go\n');
+    let met = false;
+    const meeting = pausingWrites(store, () => {
+      if (met || anthropic.requests.length === 0) return; // the tick has proposed nothing yet
+      met = true;
+      writeFileSync(join(barrier, 'go'), '');
+      waitForFileSync(join(barrier, 'contending'));
+    });
     const [r] = await Promise.all([
-      runThink(deps(), { curate: 'never', weekly: 'never' }),
-      new Promise<void>((resolve) => child.on('exit', () => resolve())),
+      runThink(deps({ store: meeting }), { curate: 'never', weekly: 'never' }),
+      exited,
     ]);
-    expect(r.proposed).toBe(1);
-    expect(out).toMatch(/"errors":\[\]/);
+    expect(met).toBe(true);
+    const live = JSON.parse(out.slice(out.indexOf('{'))) as {
+      errors: string[];
+      decision: string | null;
+      contended: boolean;
+    };
+    expect(live.errors).toEqual([]);
+    expect(live.contended).toBe(true);
+    // Both writes are accounted for: the tick wrote the belief, the live turn's word was reviewed
+    // against it.
+    expect(r).toMatchObject({ proposed: 1, written: 1, rejected: [] });
+    expect(live.decision).toEqual(expect.any(String));
     const rows = activeRows('allergy');
     expect(rows).toHaveLength(1);
     expect(rows[0]!.value).toBe('penicillin');

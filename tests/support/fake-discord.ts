@@ -48,6 +48,9 @@ const { WebSocketServer } = requireFromWs('ws') as {
 const RAW_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
 
 const DISCORD_EPOCH = 1_420_070_400_000n;
+
+/** The shortest deadline {@link FakeDiscord.waitFor} gives, ms. */
+export const MIN_WAIT_MS = 60_000;
 let increment = 0n;
 /** A time-ordered snowflake, as Discord makes them. */
 export function snowflake(at = Date.now()): string {
@@ -184,13 +187,18 @@ export class FakeDiscord {
     return this.requests.slice(from);
   }
 
-  /** Resolves when `test` holds (checked after every request and gateway frame), or rejects after `ms`. */
-  waitFor(test: () => boolean, ms = 10_000, what = 'condition'): Promise<void> {
+  /**
+   * Resolves when `test` holds (checked after every request and gateway frame), or rejects after
+   * `ms`, never less than {@link MIN_WAIT_MS}: the deadline bounds a hang, and a machine busy
+   * with other builds can take many seconds to deliver what an idle one does at once.
+   */
+  waitFor(test: () => boolean, ms = MIN_WAIT_MS, what = 'condition'): Promise<void> {
     if (test()) return Promise.resolve();
+    const deadline = Math.max(ms, MIN_WAIT_MS);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`fake-discord: timed out waiting for ${what}`)),
-        ms,
+        () => reject(new Error(`fake-discord: timed out after ${deadline} ms waiting for ${what}`)),
+        deadline,
       );
       this.#waiters.push({
         test,

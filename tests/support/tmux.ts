@@ -18,6 +18,15 @@ import { join } from 'node:path';
 
 let sessions = 0;
 
+/**
+ * How long a wait on the screen or on the command's end lasts by default, ms. It bounds a hang,
+ * not speed: a machine busy with other builds can take many seconds to draw one prompt.
+ */
+export const WAIT_MS = 60_000;
+
+/** What the shell prints once the command has ended: every byte the command wrote comes before it. */
+const ENDED = /\[tmux: the command ended with (\d+)\]/;
+
 /** Whether tmux can be run here. */
 export function hasTmux(): boolean {
   return spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
@@ -48,9 +57,9 @@ export class Tmux {
     const dir = mkdtempSync(join(tmpdir(), 'keel-tmux-'));
     const socket = `keel-test-${process.pid}-${++sessions}`;
     const exitFile = join(dir, 'exit');
-    // The shell outlives the command (a Ctrl-C reaches both: the shell only notes it) and keeps
-    // its exit code.
-    const script = `trap : INT; "$@"; echo $? > '${exitFile}'; exec sleep 600`;
+    // The shell outlives the command (a Ctrl-C reaches both: the shell only notes it), prints a
+    // last line after everything the command wrote, and keeps its exit code.
+    const script = `trap : INT; "$@"; code=$?; printf '\\n[tmux: the command ended with %s]\\n' "$code"; echo "$code" > '${exitFile}'; exec sleep 600`;
     const r = spawnSync(
       'tmux',
       [
@@ -99,16 +108,18 @@ export class Tmux {
   }
 
   /**
-   * Resolves with the screen once `pattern` has matched it `count` times (default once).
+   * Resolves with the screen once `pattern` has matched it `count` times (default once), polling
+   * the screen. Wait for the line an assertion needs, not for an earlier one: the rest of a
+   * screen is drawn later, and on a busy machine much later.
    *
-   * @throws Error after `ms` (default 20 s), with the screen.
+   * @throws Error after `ms` (default {@link WAIT_MS}), with the screen.
    */
   async waitFor(pattern: RegExp, options: { count?: number; ms?: number } = {}): Promise<string> {
     const global = new RegExp(
       pattern.source,
       pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`,
     );
-    const deadline = Date.now() + (options.ms ?? 20_000);
+    const deadline = Date.now() + (options.ms ?? WAIT_MS);
     let screen = '';
     while (Date.now() < deadline) {
       screen = this.screen();
@@ -120,15 +131,26 @@ export class Tmux {
     );
   }
 
-  /** The command's exit code once it has ended (waits up to `ms`, default 20 s). */
-  async exitCode(ms = 20_000): Promise<number> {
+  /**
+   * The command's exit code once it has ended and the pane shows everything it wrote (the shell's
+   * last line is on the screen), so {@link Tmux.screen} afterwards is the whole of it.
+   *
+   * @throws Error when it has not ended within `ms` (default {@link WAIT_MS}), with the screen.
+   */
+  async exitCode(ms = WAIT_MS): Promise<number> {
     const deadline = Date.now() + ms;
     while (Date.now() < deadline) {
+      let code: number;
       try {
-        return Number(readFileSync(join(this.#dir, 'exit'), 'utf8').trim());
+        code = Number(readFileSync(join(this.#dir, 'exit'), 'utf8').trim());
       } catch {
         await new Promise((r) => setTimeout(r, 100));
+        continue;
       }
+      const screen = await this.waitFor(ENDED, { ms: Math.max(deadline - Date.now(), 1) });
+      const shown = Number(ENDED.exec(screen)?.[1]);
+      if (shown !== code) throw new Error(`the exit file says ${code}, the screen ${shown}`);
+      return code;
     }
     throw new Error(`the command did not end within ${ms} ms; the screen:\n${this.screen()}`);
   }

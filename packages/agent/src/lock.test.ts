@@ -127,7 +127,8 @@ describe('acquireTurnLock', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     // Not told of a wait shorter than noticeAfterMs.
     expect(waits).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    // Told once the wait passes noticeAfterMs; still waiting.
+    await expect.poll(() => waits.length).toBe(1);
     expect(taken).toBe(false);
     expect(waits.map((h) => h?.pid)).toEqual([process.pid]);
     await first();

@@ -65,9 +65,9 @@ describe("the door's idle loop embeds what a turn wrote", () => {
 
     await release();
     await expect
-      .poll(() => documents(ollama), { timeout: 5000 })
+      .poll(() => documents(ollama), { timeout: 30_000 })
       .toEqual(['search_document: my car is a blue sedan']);
-    await expect.poll(() => found(store), { timeout: 5000 }).toEqual(['my car is a blue sedan']);
+    await expect.poll(() => found(store), { timeout: 30_000 }).toEqual(['my car is a blue sedan']);
     // The row from before the door opened is still queued (the tick embeds it).
     expect(store.pendingVectors()).toBe(1);
   });
@@ -76,11 +76,11 @@ describe("the door's idle loop embeds what a turn wrote", () => {
     const { store, ollama } = await setUp();
     const stop = keepRecallWarm(store, { stepMs: 0, idleMs: 20, turnUnderWay: () => false });
     said(store, 'my car is a blue sedan');
-    await expect.poll(() => documents(ollama).length, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => documents(ollama).length, { timeout: 30_000 }).toBe(1);
     said(store, 'the vehicle is parked on level two');
-    await expect.poll(() => documents(ollama).length, { timeout: 5000 }).toBe(2);
+    await expect.poll(() => documents(ollama).length, { timeout: 30_000 }).toBe(2);
     await expect
-      .poll(async () => (await found(store)).sort(), { timeout: 5000 })
+      .poll(async () => (await found(store)).sort(), { timeout: 30_000 })
       .toEqual(['my car is a blue sedan', 'the vehicle is parked on level two']);
 
     stop();
@@ -95,7 +95,7 @@ describe("the door's idle loop embeds what a turn wrote", () => {
     ollama.setEmbedDelay((input) => (input.some((t) => t.includes('blue sedan')) ? 400 : 0));
     const stop = keepRecallWarm(store, { stepMs: 0, idleMs: 20, turnUnderWay: () => false });
     said(store, 'my car is a blue sedan');
-    await expect.poll(() => documents(ollama).length, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => documents(ollama).length, { timeout: 30_000 }).toBe(1);
     // Looks keep coming every 20 ms while the embedder works; none asks again.
     await sleep(200);
     expect(documents(ollama)).toHaveLength(1);

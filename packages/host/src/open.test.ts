@@ -205,14 +205,14 @@ describe('keepRecallWarm', () => {
     const warmed = built(store);
     const stop = keepRecallWarm(store, { stepMs: 0, idleMs: 60_000 });
     closers.push(stop);
-    await expect.poll(warmed, { timeout: 5000 }).toBe(true);
+    await expect.poll(warmed, { timeout: 30_000 }).toBe(true);
     const r = await store.recall('a flat white?', { limit: 3, type: 'episode' });
     expect(r.results.map((x) => x.ref)).toEqual(['e51']);
 
     const keel = await openKeel(loadConfig({ KEEL_HOME: home }), { warmRecall: true });
     closers.push(() => keel.close());
     const doorWarmed = built(keel.store);
-    await expect.poll(doorWarmed, { timeout: 5000 }).toBe(true);
+    await expect.poll(doorWarmed, { timeout: 30_000 }).toBe(true);
   });
 
   it('stops: no step runs after the stop', async () => {

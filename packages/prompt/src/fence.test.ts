@@ -167,6 +167,6 @@ describe('stripMemoryText reads back what the blocks write', () => {
     const text = `[f1] note/x: ${' (conf 0.70, seen 1x, observed'.repeat(10_000)}`;
     const t0 = performance.now();
     expect(stripMemoryText(text)).toBe(text);
-    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(performance.now() - t0).toBeLessThan(10_000); // quadratic would take minutes
   });
 });

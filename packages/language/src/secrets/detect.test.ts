@@ -290,7 +290,7 @@ describe('linear time', () => {
     });
     expect(out).toContain(`my wifi password is ${SECRET_PLACEHOLDER}.`);
     expect(out).not.toContain('sunshine');
-    expect(ms).toBeLessThan(500);
+    expect(ms).toBeLessThan(10_000); // linear: seconds at worst on a busy machine, not minutes
   });
 
   it.each([
@@ -311,7 +311,7 @@ describe('linear time', () => {
     redactSecrets(text);
     const ms = performance.now() - t0;
     // No catastrophic backtracking: a quadratic scan of a megabyte takes minutes, not seconds.
-    expect(ms).toBeLessThan(3000);
+    expect(ms).toBeLessThan(20_000);
   });
 });
 
