@@ -136,7 +136,7 @@ describe('the Discord front door', () => {
     // to the owner's server: the route the README gives (Discord offers such a command in the DM
     // of a bot that shares a server with the user).
     expect(put?.path).toBe(`/api/v10/applications/${discord.applicationId}/commands`);
-    for (const c of put?.body as { contexts: number[]; integration_types: number[] }[]) {
+    for (const c of put!.body as { contexts: number[]; integration_types: number[] }[]) {
       expect(c).toMatchObject({ contexts: [1], integration_types: [0] });
     }
     expect(discord.commands).toEqual(put?.body); // the fake took them as Discord does
