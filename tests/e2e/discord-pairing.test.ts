@@ -3,7 +3,9 @@
  * gateway) on 127.0.0.1. The owner DMs the code keel showed and becomes the owner; wrong codes,
  * an expired code and a bad token pair nobody; nothing a stranger sends before pairing is
  * answered or stored (the database's bytes are searched), while the paired owner's message after
- * it is. `keel discord pair` runs as a real process.
+ * it is. An owner who shares no server with the bot cannot pair by DM (Discord keeps such DMs from
+ * the bot) until the bot is added to their server. `keel discord pair` and `keel discord invite`
+ * (the install link and the route) run as real processes.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -88,6 +90,8 @@ describe('pairDiscord', () => {
     expect(shown.expiresAt - Date.now()).toBeGreaterThan(9 * 60_000);
     expect(shown.expiresAt - Date.now()).toBeLessThanOrEqual(10 * 60_000);
     expect(shown.bot).toEqual({ id: discord.bot.id, tag: 'keel' });
+    // The application's id, not the bot user's (they differ for older applications).
+    expect(shown.applicationId).toBe(discord.applicationId);
 
     discord.sendMessage(owner, discord.dmChannel(owner.id), ` ${shown.display.toLowerCase()} `);
     const paired = await result;
@@ -156,6 +160,54 @@ describe('pairDiscord', () => {
     );
     expect(err.code).toBe('DISCORD_AUTH');
     expect(shown).toBe(false);
+  });
+
+  it('the Message Content intent off is DISCORD_AUTH naming where to turn it on, before any code', async () => {
+    discord.application.flags = 0;
+    let shown = false;
+    const err = await rejection(
+      pairDiscord({
+        token: 'test-token',
+        apiUrl: discord.apiUrl,
+        log: (line) => logs.push(line),
+        onCode: () => {
+          shown = true;
+        },
+      }),
+    );
+    expect(err.code).toBe('DISCORD_AUTH');
+    expect(err.message).toMatch(/Message Content intent/);
+    expect(err.fix).toMatch(/Bot → Privileged Gateway Intents/);
+    expect(shown).toBe(false);
+  });
+
+  it('an owner who shares no server with the bot cannot pair by DM; once in a server with it, they can', async () => {
+    // Installed to their account only: Discord keeps their DMs from the bot's gateway connection.
+    discord.addUser(owner, { sharesServer: false });
+    const { code, result } = startPairing();
+    const shown = await code;
+    const dm = discord.dmChannel(owner.id);
+    discord.sendMessage(owner, dm, shown.display);
+    let settled = false;
+    void result.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
+    // A stranger's chat after it is seen (the gateway keeps order), so the code was not.
+    discord.sendMessage(stranger, discord.dmChannel(stranger.id), 'hello there');
+    await logged(/not a code/);
+    expect(settled).toBe(false);
+    expect(logs.filter((l) => l.includes(owner.id))).toEqual([]);
+    expect(discord.messages.get(dm)!.map((m) => m.content)).toEqual([shown.display]); // stored
+    // The control: the owner adds the bot to their server (the install link), then sends the code.
+    discord.addUser(owner);
+    discord.sendMessage(owner, dm, shown.display);
+    await expect(result).resolves.toMatchObject({ ownerId: owner.id });
+    expect(postedTo(owner)).toEqual([PAIRED_TEXT]);
   });
 
   it("before pairing a stranger's message is neither answered nor stored; the paired owner's is", async () => {
@@ -234,6 +286,15 @@ describe('keel discord pair', () => {
       code: expect.stringMatching(/^[A-HJKMNP-Z2-9]{6}$/),
       expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       bot: { id: discord.bot.id },
+      application_id: discord.applicationId,
+    });
+    const link = new URL(String(first.install_url));
+    expect(`${link.origin}${link.pathname}`).toBe('https://discord.com/oauth2/authorize');
+    expect(Object.fromEntries(link.searchParams)).toEqual({
+      client_id: discord.applicationId,
+      scope: 'bot applications.commands',
+      permissions: '0',
+      integration_type: '0',
     });
     // A second door cannot start meanwhile (it would answer the code as a turn).
     expect(existsSync(join(home, 'discord.lock'))).toBe(true);
@@ -265,6 +326,36 @@ describe('keel discord pair', () => {
     expect(existsSync(join(home, 'keel.db'))).toBe(false);
   });
 
+  it('in text it says the route: the link that adds the bot to your server, its DM, then the code', async () => {
+    const child = spawn(process.execPath, [CLI, 'discord', 'pair'], {
+      env: {
+        ...process.env,
+        KEEL_HOME: home,
+        DISCORD_TOKEN: 'test-token',
+        KEEL_DISCORD_API_URL: discord.apiUrl,
+        KEEL_DISCORD_OWNER_ID: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    for (let i = 0; i < 400 && !stdout.includes('Waiting for it'); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(stdout).toContain('Discord lets you open that DM once you and the bot share a server');
+    expect(stdout).toContain(
+      `https://discord.com/oauth2/authorize?client_id=${discord.applicationId}&scope=bot+applications.commands&permissions=0&integration_type=0`,
+    );
+    expect(stdout).toContain("member list, click keel → Message: that is keel's DM");
+    const display = /^ {4}([A-Z0-9]{3}-[A-Z0-9]{3})$/m.exec(stdout)![1]!;
+    discord.sendMessage(owner, discord.dmChannel(owner.id), display);
+    expect(await exited).toBe(0);
+    expect(stdout).toContain(`Paired: owner (${owner.id}) is keel's owner on Discord.`);
+  });
+
   it('a bad token exits 2 with DISCORD_AUTH and its fix', async () => {
     const r = await keelAsync(home, ['discord', 'pair'], {
       DISCORD_TOKEN: 'wrong',
@@ -274,5 +365,60 @@ describe('keel discord pair', () => {
     expect(r.stderr).toMatch(/^error DISCORD_AUTH: /m);
     expect(r.stderr).toMatch(/^fix: .*DISCORD_TOKEN/m);
     expect(r.stdout).toBe('');
+  });
+});
+
+describe('keel discord invite', () => {
+  const env = () => ({ DISCORD_TOKEN: 'test-token', KEEL_DISCORD_API_URL: discord.apiUrl });
+
+  it('prints the link that adds the bot to your server, with the route in plain words', async () => {
+    const r = await keelAsync(home, ['discord', 'invite'], env());
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`Your bot: keel (application ${discord.applicationId}).`);
+    expect(r.stdout).toContain(
+      `https://discord.com/oauth2/authorize?client_id=${discord.applicationId}&scope=bot+applications.commands&permissions=0&integration_type=0`,
+    );
+    expect(r.stdout).toContain('Create My Own');
+    expect(r.stdout).toContain('keel discord pair');
+    expect(r.stdout).not.toContain('Warning');
+    // Asked of Discord: the application, nothing else (no gateway connection).
+    expect(discord.requests.map((q) => `${q.method} ${q.path}`)).toEqual([
+      'GET /api/v10/applications/@me',
+    ]);
+  });
+
+  it('--json: one line with the link and what in the settings stands in the way', async () => {
+    const fine = await keelAsync(home, ['discord', 'invite', '--json'], env());
+    expect(fine.status, fine.stderr).toBe(0);
+    expect(JSON.parse(fine.stdout)).toEqual({
+      application_id: discord.applicationId,
+      bot: { id: discord.bot.id, tag: 'keel' },
+      route: 'server',
+      install_url: `https://discord.com/oauth2/authorize?client_id=${discord.applicationId}&scope=bot+applications.commands&permissions=0&integration_type=0`,
+      problems: [],
+    });
+    discord.application.bot_require_code_grant = true;
+    discord.application.flags = 0;
+    const blocked = await keelAsync(home, ['discord', 'invite', '--json'], env());
+    expect(blocked.status).toBe(0);
+    const out = JSON.parse(blocked.stdout) as { problems: { kind: string; fix: string }[] };
+    expect(out.problems.map((p) => p.kind)).toEqual(['message_content_off', 'code_grant_required']);
+    expect(out.problems[1]!.fix).toMatch(/Turn off Requires OAuth2 Code Grant/);
+    const text = await keelAsync(home, ['discord', 'invite'], env());
+    expect(text.stdout).toMatch(/^Warning: "Requires OAuth2 Code Grant" is on/m);
+  });
+
+  it('without a token: CONFIG_INVALID; a bad token: DISCORD_AUTH (as one JSON error line)', async () => {
+    const none = await keelAsync(home, ['discord', 'invite', '--json'], { DISCORD_TOKEN: '' });
+    expect(none.status).toBe(2);
+    expect(JSON.parse(none.stdout)).toMatchObject({ error: { code: 'CONFIG_INVALID' } });
+    const bad = await keelAsync(home, ['discord', 'invite', '--json'], {
+      DISCORD_TOKEN: 'wrong',
+      KEEL_DISCORD_API_URL: discord.apiUrl,
+    });
+    expect(bad.status).toBe(2);
+    expect(JSON.parse(bad.stdout)).toMatchObject({
+      error: { code: 'DISCORD_AUTH', fix: expect.stringContaining('DISCORD_TOKEN') },
+    });
   });
 });

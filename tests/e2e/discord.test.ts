@@ -132,7 +132,14 @@ describe('the Discord front door', () => {
       'review',
       'status',
     ]);
-    expect(put?.body.every((c: { contexts: number[] }) => c.contexts.includes(1))).toBe(true);
+    // To the application (not the bot user's id), for the bot's DM only, installed with the bot
+    // to the owner's server: the route the README gives (Discord offers such a command in the DM
+    // of a bot that shares a server with the user).
+    expect(put?.path).toBe(`/api/v10/applications/${discord.applicationId}/commands`);
+    for (const c of put!.body as { contexts: number[]; integration_types: number[] }[]) {
+      expect(c).toMatchObject({ contexts: [1], integration_types: [0] });
+    }
+    expect(discord.commands).toEqual(put?.body); // the fake took them as Discord does
   });
 
   it('a model that stalls: the owner is told once that keel waits, then that the turn failed (MODEL_TIMEOUT)', async () => {

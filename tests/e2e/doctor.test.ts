@@ -267,8 +267,9 @@ describe('keel doctor checks Discord', () => {
     });
     expect(good.check('discord_owner')).toMatchObject({ status: 'ok' });
     expect(good.check('discord_service')).toMatchObject({ status: 'warn', code: 'SERVICE_DOWN' });
+    // One request: the application (its bot user and the settings that matter come with it).
     expect(discord.requests.map((q) => `${q.method} ${q.path}`)).toEqual([
-      'GET /api/v10/users/@me',
+      'GET /api/v10/applications/@me',
     ]);
 
     const bad = await doctor(discordEnv('wrong-token', OWNER));
@@ -329,6 +330,31 @@ describe('keel doctor checks Discord', () => {
     } finally {
       lock.release();
     }
+  });
+
+  it('the Message Content intent off fails, naming where to turn it on; a required code grant warns', async () => {
+    discord.application.flags = 0;
+    discord.application.bot_require_code_grant = true;
+    const off = await doctor(discordEnv('right-token', OWNER));
+    expect(off.status).toBe(1);
+    expect(off.check('discord_token')).toMatchObject({
+      status: 'fail',
+      code: 'DISCORD_AUTH',
+      detail: expect.stringMatching(/Message Content intent is off.*Requires OAuth2 Code Grant/),
+      fix: expect.stringContaining('Privileged Gateway Intents'),
+    });
+    // The intent on: the code grant alone is a warning, with its own fix.
+    discord.application.flags = 1 << 19;
+    const grant = await doctor(discordEnv('right-token', OWNER));
+    expect(grant.check('discord_token')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('the install link cannot add the bot'),
+      fix: expect.stringContaining('Turn off Requires OAuth2 Code Grant'),
+    });
+    // Both fixed: ok (the control).
+    discord.application.bot_require_code_grant = false;
+    const fixed = await doctor(discordEnv('right-token', OWNER));
+    expect(fixed.check('discord_token')).toMatchObject({ status: 'ok' });
   });
 
   it('a token without an owner fails with NOT_PAIRED, naming keel discord pair', async () => {

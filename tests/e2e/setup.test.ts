@@ -177,6 +177,12 @@ describe('keel setup in a terminal', () => {
     t.keys('Enter'); // yes
     screen = await t.waitFor(pairingCode);
     const code = pairingCode.exec(screen)![1]!;
+    // The route, with the link that adds the bot to the owner's server (its application's id).
+    expect(screen).toContain('Discord lets you open it once you and the bot share a server');
+    expect(screen).toContain(
+      `https://discord.com/oauth2/authorize?client_id=${discord.applicationId}&scope=bot+applications.commands&permissions=0&integration_type=0`,
+    );
+    expect(screen).toContain("In that server's member list, click keel → Message");
 
     // A stranger's wrong code changes nothing.
     const wrong = code.startsWith('AAA') ? 'BBB-BBB' : 'AAA-AAA';

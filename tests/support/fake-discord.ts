@@ -12,6 +12,21 @@
  * without `authorization: Bot <token>` is answered 401, and an IDENTIFY with another token is
  * closed with 4004 (authentication failed).
  *
+ * The bot's application ({@link FakeDiscord.application}, `GET /applications/@me`) has its own id,
+ * as an old application's does (keel must take the id from the application, not the bot user).
+ * Its settings are enforced as Discord enforces them: an IDENTIFY asking for the Message Content
+ * intent while the application has it off is closed with 4014 (disallowed intents), and slash
+ * commands for user installs (`integration_types` with 1) are refused (400) while User Install is
+ * off. The commands registered last are kept ({@link FakeDiscord.commands}).
+ *
+ * The bot shares a server with the users added to it ({@link FakeDiscord.addUser}, by default; a
+ * user the fake was not told about is taken to share it too). With a user who shares no server
+ * (`sharesServer: false`, e.g. one who only installed the app to their account) Discord does what
+ * it does on the user-install route: that user's DMs to the bot are stored but not dispatched
+ * (the gateway sends no MESSAGE_CREATE), the bot's messages to them are refused (403, 50278: no
+ * mutual guilds), and a slash command only for server installs is not offered to them at all
+ * ({@link FakeDiscord.slashCommand} throws).
+ *
  * The `ws` package is loaded from discord.js's own dependency tree (keel does not depend on it).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -68,6 +83,23 @@ export interface FakeUser {
   bot?: boolean;
 }
 
+/** The privileged Message Content intent, in IDENTIFY's `intents`. */
+const MESSAGE_CONTENT_INTENT = 1 << 15;
+/** Application flags: the Message Content intent is on (100+ servers; fewer than 100). */
+const GATEWAY_MESSAGE_CONTENT = 1 << 18;
+const GATEWAY_MESSAGE_CONTENT_LIMITED = 1 << 19;
+
+/** The settings of the bot's application the fake enforces (`GET /applications/@me`'s fields). */
+export interface FakeApplication {
+  name: string;
+  bot_public: boolean;
+  bot_require_code_grant: boolean;
+  /** Application flags: {@link GATEWAY_MESSAGE_CONTENT_LIMITED} is the Message Content intent. */
+  flags: number;
+  /** The installation contexts on: `'0'` server installs, `'1'` user installs. */
+  integration_types_config: Record<string, { oauth2_install_params?: unknown }>;
+}
+
 /** A user for tests. */
 export function user(username: string, extra: Partial<FakeUser> = {}): FakeUser {
   return {
@@ -108,6 +140,27 @@ export class FakeDiscord {
   readonly errors: string[] = [];
   readonly bot: FakeUser = user('keel', { bot: true });
   readonly applicationId = snowflake();
+  /**
+   * The application's settings, as a new application has them today: the Message Content intent
+   * turned on (as the README says), both installation contexts on, public, no code grant.
+   */
+  readonly application: FakeApplication = {
+    name: 'keel',
+    bot_public: true,
+    bot_require_code_grant: false,
+    flags: GATEWAY_MESSAGE_CONTENT_LIMITED,
+    integration_types_config: {
+      '0': {
+        oauth2_install_params: { scopes: ['applications.commands', 'bot'], permissions: '0' },
+      },
+      '1': { oauth2_install_params: { scopes: ['applications.commands'], permissions: '0' } },
+    },
+  };
+  /** The slash commands registered last (`PUT /applications/{id}/commands`'s body). */
+  // biome-ignore lint/suspicious/noExplicitAny: the wire shape.
+  commands: any[] | null = null;
+  /** The server the bot was added to (the owner's). */
+  readonly server = { id: snowflake(), name: "owner's server" };
   /** Messages by channel id. */
   readonly messages = new Map<string, FakeMessage[]>();
   /** Interaction callbacks by interaction id. */
@@ -131,6 +184,8 @@ export class FakeDiscord {
   #port = 0;
   readonly #dmByUser = new Map<string, string>();
   readonly #users = new Map<string, FakeUser>();
+  /** Users added with `sharesServer: false`: they share no server with the bot. */
+  readonly #outsiders = new Set<string>();
   readonly #waiters: { test: () => boolean; resolve: () => void }[] = [];
 
   private constructor() {
@@ -160,10 +215,27 @@ export class FakeDiscord {
     return `http://127.0.0.1:${this.#port}`;
   }
 
-  /** Registers a user the fake knows (for DM channels). */
-  addUser(u: FakeUser): FakeUser {
+  /**
+   * Registers a user the fake knows (for DM channels). By default they are a member of
+   * {@link FakeDiscord.server}, the server the bot was added to; with `sharesServer: false` they
+   * share no server with the bot.
+   */
+  addUser(u: FakeUser, options: { sharesServer?: boolean } = {}): FakeUser {
     this.#users.set(u.id, u);
+    if (options.sharesServer === false) this.#outsiders.add(u.id);
+    else this.#outsiders.delete(u.id);
     return u;
+  }
+
+  /** Whether the bot shares a server with `userId`. */
+  sharesServer(userId: string): boolean {
+    return !this.#outsiders.has(userId);
+  }
+
+  /** The user whose DM with the bot `channelId` is, if it is one. */
+  #dmRecipient(channelId: string): string | undefined {
+    for (const [userId, id] of this.#dmByUser) if (id === channelId) return userId;
+    return undefined;
   }
 
   /** The DM channel id between the bot and `userId` (created on first use). */
@@ -250,7 +322,10 @@ export class FakeDiscord {
     };
     if (!this.messages.has(channelId)) this.messages.set(channelId, []);
     this.messages.get(channelId)!.push(m);
-    if (!options.silent) this.dispatch('MESSAGE_CREATE', m);
+    // A DM from a user who shares no server with the bot reaches the channel, not the bot's
+    // gateway connection.
+    const unseen = !options.guildId && !this.sharesServer(from.id);
+    if (!options.silent && !unseen) this.dispatch('MESSAGE_CREATE', m);
     return m;
   }
 
@@ -285,6 +360,13 @@ export class FakeDiscord {
     name: string,
     options: { name: string; type: number; value: unknown }[] = [],
   ): string {
+    const command = this.commands?.find((c) => c.name === name);
+    const userInstallable = (command?.integration_types ?? [0]).includes(1);
+    if (!this.sharesServer(from.id) && !userInstallable) {
+      throw new Error(
+        `fake-discord: /${name} is for server installs and ${from.username} shares no server with the bot: Discord does not offer it`,
+      );
+    }
     const id = snowflake();
     this.dispatch('INTERACTION_CREATE', {
       id,
@@ -345,6 +427,15 @@ export class FakeDiscord {
             ws.close(4004);
             break;
           }
+          if (
+            (Number(p.d?.intents) & MESSAGE_CONTENT_INTENT) !== 0 &&
+            (this.application.flags &
+              (GATEWAY_MESSAGE_CONTENT | GATEWAY_MESSAGE_CONTENT_LIMITED)) ===
+              0
+          ) {
+            ws.close(4014); // disallowed intents: the application has it off
+            break;
+          }
           this.identifies++;
           this.#live = ws;
           this.#seq = 0;
@@ -355,7 +446,7 @@ export class FakeDiscord {
             session_id: `session-${this.identifies}`,
             resume_gateway_url: `ws://127.0.0.1:${this.#port}/gateway`,
             shard: [0, 1],
-            application: { id: this.applicationId, flags: 0 },
+            application: { id: this.applicationId, flags: this.application.flags },
             private_channels: [],
           });
           break;
@@ -449,6 +540,19 @@ export class FakeDiscord {
       });
     }
     if (method === 'GET' && path === '/users/@me') return json(200, this.bot);
+    if (method === 'GET' && path === '/applications/@me') {
+      const { username, id, discriminator, avatar } = this.bot;
+      return json(200, {
+        id: this.applicationId,
+        description: '',
+        icon: null,
+        verify_key: '0'.repeat(64),
+        team: null,
+        bot: { id, username, discriminator, avatar, bot: true },
+        flags_new: String(this.application.flags),
+        ...this.application,
+      });
+    }
     if (method === 'POST' && path === '/users/@me/channels') {
       const recipient =
         this.#users.get(body?.recipient_id) ?? user('someone', { id: body?.recipient_id });
@@ -475,6 +579,13 @@ export class FakeDiscord {
         return json(200, [...page].reverse());
       }
       if (method === 'POST') {
+        const recipient = this.#dmRecipient(channelId);
+        if (recipient && !this.sharesServer(recipient)) {
+          return json(403, {
+            message: 'Cannot send messages to this user due to having no mutual guilds',
+            code: 50278,
+          });
+        }
         const posted: FakeMessage = {
           id: snowflake(),
           channel_id: channelId,
@@ -501,6 +612,30 @@ export class FakeDiscord {
       }
     }
     if (at(/^\/applications\/(\d+)\/commands$/) && method === 'PUT') {
+      if ((m as unknown as RegExpExecArray)[1] !== this.applicationId) {
+        return json(403, { message: 'Missing Access', code: 50001 });
+      }
+      const userInstall = '1' in this.application.integration_types_config;
+      const refused = (body as { name: string; integration_types?: number[] }[]).find(
+        (c) => !userInstall && c.integration_types?.includes(1),
+      );
+      if (refused) {
+        return json(400, {
+          message: 'Invalid Form Body',
+          code: 50035,
+          errors: {
+            integration_types: {
+              _errors: [
+                {
+                  code: 'APPLICATION_COMMAND_INTEGRATION_TYPES_INVALID',
+                  message: `/${refused.name}: the application is not installable to users`,
+                },
+              ],
+            },
+          },
+        });
+      }
+      this.commands = body as never;
       return json(
         200,
         (body as { name: string }[]).map((c) => ({

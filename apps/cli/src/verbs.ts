@@ -167,7 +167,7 @@ export const VERBS: readonly Verb[] = [
     name: 'discord',
     usage: '[options]',
     summary:
-      'run the Discord DM front door (discord.token and discord.owner_id: keel discord pair; see the README)',
+      'run the Discord DM front door (discord.token, then keel discord invite and keel discord pair; see the README)',
     // The configuration is checked here too, so a bad one is reported before the door starts.
     define: async (program, config) => {
       (await import('./commands/discord.js')).registerDiscordCommand(program, config());

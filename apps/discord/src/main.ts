@@ -19,19 +19,17 @@
  * `main.js pair [--json]` (`keel discord pair`) pairs the owner instead ({@link pairDiscord}): it
  * needs only `DISCORD_TOKEN`, holds the door's lock meanwhile (the door must not answer the code),
  * opens no database, prints the code and waits for it; then prints the owner's id (the value of
- * `KEEL_DISCORD_OWNER_ID`) and exits 0. `--json` prints one JSON line per event (`code`,
- * `wrong_code`, `paired`). Exit 2 with `PAIRING_FAILED`, `DISCORD_AUTH`, `CANCELLED`, ….
+ * `KEEL_DISCORD_OWNER_ID`) and exits 0. `main.js invite [--json]` (`keel discord invite`) prints
+ * the link that adds the bot to the owner's server and what in the application's settings stands
+ * in the way. Both live in `verbs.ts`.
  *
  * @module
  */
-import { KeelError } from '@keel/errors';
 import {
   acquireServiceLock,
-  configPath,
   damageError,
   discordDoor,
   EXIT,
-  formatJson,
   type KeelConfig,
   keepForRecovery,
   openKeel,
@@ -40,14 +38,13 @@ import {
   recoveryPath,
   reportError,
   serviceLockPath,
-  setConfigValues,
   stopNotice,
   stopWhenParentGone,
   terminalText,
 } from '@keel/host';
 import { discordError } from '@keel/outbound';
 import { KeelDiscord } from './bot.js';
-import { pairDiscord } from './pair.js';
+import { inviteVerb, pairVerb } from './verbs.js';
 
 /** The door's one writer of log lines (they may quote what the owner or the model said). */
 const log = (line: string) =>
@@ -146,99 +143,6 @@ async function main(json: boolean): Promise<number> {
   return 0;
 }
 
-/** `keel discord pair`: shows a one-time code and waits for the owner to DM it to the bot. */
-async function pair(json: boolean): Promise<number> {
-  const out = (line: string) => process.stdout.write(terminalText(`${line}\n`));
-  const stop = new AbortController();
-  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-    process.on(sig, () => stop.abort());
-  }
-  let release = () => {};
-  try {
-    const config = readConfig(process.env);
-    stopWhenParentGone(config.process.parentPid, { name: 'discord pair', log });
-    const { token, apiUrl } = config.discord;
-    if (!token) {
-      throw new KeelError(
-        'CONFIG_INVALID',
-        'DISCORD_TOKEN is not set: pairing connects as the bot (the token from the Discord developer portal → your application → Bot)',
-      );
-    }
-    const lock = acquireServiceLock(serviceLockPath(config.home, 'discord'), 'discord', { log });
-    release = () => lock.release();
-    const paired = await pairDiscord({
-      token,
-      ...(apiUrl ? { apiUrl } : {}),
-      signal: stop.signal,
-      log,
-      onCode: ({ code, display, expiresAt, bot }) => {
-        const at = new Date(expiresAt);
-        if (json) {
-          out(
-            formatJson({
-              event: 'code',
-              code,
-              display,
-              expires_at: at.toISOString(),
-              bot: { id: bot.id, tag: bot.tag },
-            }),
-          );
-          return;
-        }
-        const minutes = Math.max(1, Math.round((expiresAt - Date.now()) / 60_000));
-        out(`Connected to Discord as ${bot.tag}.`);
-        out(
-          `DM this code to ${bot.tag} from your own Discord account within ${minutes} minutes (until ${at.toLocaleTimeString()}):`,
-        );
-        out('');
-        out(`    ${display}`);
-        out('');
-        out('Waiting for it… (three wrong codes stop the pairing; Ctrl-C stops it too)');
-      },
-      onWrongCode: ({ authorId, username, triesLeft }) => {
-        if (json) {
-          out(formatJson({ event: 'wrong_code', author_id: authorId, tries_left: triesLeft }));
-        } else {
-          out(
-            `A wrong code from ${username} (${authorId}): ${triesLeft ? `${triesLeft} more tr${triesLeft === 1 ? 'y' : 'ies'} allowed` : 'pairing stops'}.`,
-          );
-        }
-      },
-    });
-    // The owner id goes into config.toml, which every keel process reads; a value the environment
-    // sets still wins, so say so rather than pretend the pairing took.
-    setConfigValues(config.home, { 'discord.owner_id': paired.ownerId });
-    const envOwner = process.env.KEEL_DISCORD_OWNER_ID;
-    const shadowed = envOwner !== undefined && envOwner !== '' && envOwner !== paired.ownerId;
-    if (json) {
-      out(
-        formatJson({
-          event: 'paired',
-          owner_id: paired.ownerId,
-          username: paired.username,
-          message_id: paired.messageId,
-          config_path: configPath(config.home),
-          shadowed_by_env: shadowed,
-        }),
-      );
-    } else {
-      out(`Paired: ${paired.username} (${paired.ownerId}) is keel's owner on Discord.`);
-      out(`Saved as discord.owner_id in ${configPath(config.home)}.`);
-      if (shadowed) {
-        out(
-          `KEEL_DISCORD_OWNER_ID=${envOwner} is set in the environment and wins over the file: unset it, or set it to ${paired.ownerId}.`,
-        );
-      }
-      out('Start keel discord (or keel service install discord) to talk to keel from your DMs.');
-    }
-    return 0;
-  } catch (err) {
-    return reportError(err, json);
-  } finally {
-    release();
-  }
-}
-
 const args = process.argv.slice(2);
 const json = args.includes('--json');
 
@@ -247,4 +151,6 @@ function exit(code: number): void {
   process.stdout.write('', () => process.exit(code));
 }
 
-(args[0] === 'pair' ? pair(json) : main(json)).then(exit, (err) => exit(reportError(err, json)));
+const run =
+  args[0] === 'pair' ? pairVerb(json) : args[0] === 'invite' ? inviteVerb(json) : main(json);
+run.then(exit, (err) => exit(reportError(err, json)));

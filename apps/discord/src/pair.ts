@@ -27,6 +27,8 @@ export interface PairingCode {
   expiresAt: number;
   /** The bot the owner DMs. */
   bot: { id: string; tag: string };
+  /** The bot's application id: the `client_id` of the link that adds it to the owner's server. */
+  applicationId: string;
 }
 
 /** A wrong code seen (the terminal says so; Discord is told nothing). */
@@ -199,6 +201,7 @@ export function pairDiscord(options: PairDiscordOptions): Promise<DiscordPairing
           display: formatPairingCode(p.code),
           expiresAt: p.expiresAt,
           bot: bot(),
+          applicationId: client.application?.id ?? '',
         });
       } catch (err) {
         finish(err); // the code cannot be shown: nobody could pair

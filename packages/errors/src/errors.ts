@@ -67,7 +67,10 @@ export type KeelErrorCode =
   | 'SERVICE_RUNNING'
   /** The provider answers, but not with the model named (Ollama: not pulled). */
   | 'MODEL_NOT_FOUND'
-  /** Discord rejected the bot token (HTTP 401, or the gateway closed with 4004). */
+  /**
+   * Discord rejected the bot token (HTTP 401, or the gateway closed with 4004), or refused the
+   * Message Content intent the application has off (4014; the error carries the portal fix).
+   */
   | 'DISCORD_AUTH'
   /** Discord's API could not be reached (network, `KEEL_DISCORD_API_URL`, an outage). */
   | 'DISCORD_UNAVAILABLE'

@@ -10,7 +10,9 @@
  *   it, `ollama pull <model>` named when it is missing).
  * - `gate_model`: the think service's belief gate model is pulled in Ollama (a failure when the
  *   chat model runs on Ollama too, a warning otherwise: the pattern gate stands in).
- * - `discord_token`: Discord takes the bot token (`GET /users/@me`).
+ * - `discord_token`: Discord takes the bot token, and its application lets the owner reach the bot
+ *   (`GET /applications/@me`: the Message Content intent on, no OAuth2 code grant required, Guild
+ *   Install on).
  * - `discord_owner`: an owner is paired (`KEEL_DISCORD_OWNER_ID`; `keel discord pair` sets one).
  * - `think_service`, `discord_service`: the service holds its lock, its PID runs and it keeps the
  *   lock fresh (its heartbeat); the think service has ticked within two intervals. A service
@@ -29,7 +31,7 @@ import {
   ollamaHasModel,
 } from '@keel/agent';
 import { ERROR_FIXES, KeelError, type KeelErrorCode } from '@keel/errors';
-import { fetchBotUser } from '@keel/outbound';
+import { fetchBotApplication, installProblems } from '@keel/outbound';
 import type { KeelConfig } from './config.js';
 import { readLockHolder, type Service, STALE_MS, serviceLockPath } from './lock.js';
 import { pidAlive } from './process.js';
@@ -348,7 +350,10 @@ export async function checkGateModel(
   );
 }
 
-/** `discord_token`: Discord takes the bot token. */
+/**
+ * `discord_token`: Discord takes the bot token, and the application's settings let the owner add
+ * and reach the bot (see `installProblems` of `@keel/outbound`).
+ */
 export async function checkDiscordToken(
   config: KeelConfig,
   options: CheckOptions = {},
@@ -365,13 +370,23 @@ export async function checkDiscordToken(
       : skip('not configured (DISCORD_TOKEN)');
   }
   if (options.live === false) return skip(OFFLINE);
-  const me = await fetchBotUser({
+  const app = await fetchBotApplication({
     token,
     timeoutMs: options.timeoutMs ?? CHECK_TIMEOUT_MS,
     ...(apiUrl ? { apiUrl } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  return ok(`Discord takes the token: the bot is ${me.tag} (id ${me.id})`);
+  const bot = `the bot is ${app.bot.tag} (id ${app.bot.id})`;
+  const [first, ...more] = installProblems(app);
+  if (!first) return ok(`Discord takes the token: ${bot}`);
+  // The Message Content intent off: Discord refuses the door's connection (fail); the others stop
+  // the owner from adding the bot to their server (warn: a bot already there keeps working).
+  return problem(
+    first.kind === 'message_content_off' ? 'fail' : 'warn',
+    'DISCORD_AUTH',
+    `Discord takes the token (${bot}), but ${[first, ...more].map((p) => p.message).join('; ')}`,
+    first.fix,
+  );
 }
 
 /** `discord_owner`: with a bot token, an owner is paired. */
@@ -383,7 +398,7 @@ export function checkDiscordOwner(config: KeelConfig): CheckFinding {
       'fail',
       'NOT_PAIRED',
       'a bot token is set but no owner is paired (KEEL_DISCORD_OWNER_ID): keel discord answers nobody and does not start',
-      'Run `keel discord pair` and DM the code it shows to your bot from your own account.',
+      'Run `keel discord pair`: it shows the link that adds your bot to your own server, and a code to send it in its DM from your own account.',
     );
   }
   return ok(`paired: keel answers only Discord user ${ownerId}`);

@@ -8,17 +8,29 @@
  *   bidi overrides shown visibly (the terminal's screen), then cut; every message goes through them.
  * - {@link validateOwnerId}: the configured owner id checked (fail closed).
  * - {@link fetchBotUser}: who the bot token belongs to (one REST call: does Discord take it?);
- *   {@link discordError} maps discord.js's errors to `DISCORD_AUTH` / `DISCORD_UNAVAILABLE`.
+ *   {@link fetchBotApplication}: the application behind it (its id and the portal settings that
+ *   matter); {@link discordError} maps discord.js's errors to `DISCORD_AUTH` / `DISCORD_UNAVAILABLE`.
+ * - {@link discordInstallUrl} / {@link installProblems}: the link that adds the bot to the owner's
+ *   server, and what in the application's settings stands in the way.
  *
  * @module
  */
 export {
+  type BotApplication,
   type BotUser,
   type BotUserOptions,
   discordError,
+  fetchBotApplication,
   fetchBotUser,
   IDENTITY_TIMEOUT_MS,
+  MESSAGE_CONTENT_FIX,
 } from './identity.js';
+export {
+  DISCORD_AUTHORIZE_URL,
+  discordInstallUrl,
+  type InstallProblem,
+  installProblems,
+} from './install.js';
 export { validateOwnerId } from './owner.js';
 export { type OutboundOptions, sendToOwner } from './send.js';
 export { DISCORD_MESSAGE_LIMIT, splitMessage } from './split.js';

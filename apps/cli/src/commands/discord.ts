@@ -3,7 +3,8 @@
  * beside the bundled CLI, or `apps/discord/dist/main.js`) as a child process
  * (see `@keel/host`'s `runApp`) and returns its exit code. `keel discord pair` runs the same entry
  * point's pairing: it prints a one-time code, waits for the owner to DM it to the bot, and prints
- * the owner's id.
+ * the owner's id. `keel discord invite` prints the link that adds the bot to the owner's own server
+ * (so the owner can open a DM with it) and what in the application's settings stands in the way.
  *
  * @module
  */
@@ -30,15 +31,20 @@ export function runDiscordPair(json: boolean, main = appMain('discord')): Promis
   return runApp(main, ['pair', ...(json ? ['--json'] : [])], { json });
 }
 
+/** Prints the bot's install link and resolves to the exit code. */
+export function runDiscordInvite(json: boolean, main = appMain('discord')): Promise<number> {
+  return runApp(main, ['invite', ...(json ? ['--json'] : [])], { json });
+}
+
 /**
- * Registers `keel discord` and `keel discord pair`. With `config`, the door run as a service keeps
- * its log rotated (`logs.max_mb`, `logs.keep`; see `keepServiceLogRotated`).
+ * Registers `keel discord`, `keel discord pair` and `keel discord invite`. With `config`, the door
+ * run as a service keeps its log rotated (`logs.max_mb`, `logs.keep`; see `keepServiceLogRotated`).
  */
 export function registerDiscordCommand(program: Command, config?: Config): void {
   const discord = program
     .command('discord')
     .description(
-      'run the Discord DM front door (discord.token and discord.owner_id: keel discord pair; see the README)',
+      'run the Discord DM front door (discord.token, then keel discord invite and keel discord pair; see the README)',
     )
     .addOption(
       new Option(LAUNCHD_FLAG, 'run by launchd: end an error with a code with 0').hideHelp(),
@@ -58,5 +64,13 @@ export function registerDiscordCommand(program: Command, config?: Config): void 
     )
     .action(async (_opts: unknown, cmd: Command) => {
       process.exitCode = await runDiscordPair(wantsJson(cmd));
+    });
+  discord
+    .command('invite')
+    .description(
+      'print the link that adds your bot to a server of your own, so you can open a DM with it (needs discord.token)',
+    )
+    .action(async (_opts: unknown, cmd: Command) => {
+      process.exitCode = await runDiscordInvite(wantsJson(cmd));
     });
 }

@@ -1,6 +1,8 @@
 /**
- * Setup's step 2: Discord, the bot token (checked with Discord) and pairing (`keel discord pair
- * --json` as a child process).
+ * Setup's step 2: Discord, the bot token (checked with Discord, with the application's settings
+ * that would stop the owner reaching the bot) and pairing (`keel discord pair --json` as a child
+ * process), which shows the link that adds the bot to the owner's own server: sharing a server is
+ * what lets the owner open a DM with it (docs/decisions/2026-12-07-discord-pairing-on-a-real-account.md).
  *
  * @module
  */
@@ -34,6 +36,7 @@ interface PairEvent {
   display?: string;
   expires_at?: string;
   bot?: { id: string; tag: string };
+  install_url?: string;
   author_id?: string;
   tries_left?: number;
   owner_id?: string;
@@ -79,8 +82,19 @@ function runPairing(ctx: Ctx): Promise<PairOutcome> {
       if (e.error) outcome = { error: e.error };
       else if (e.event === 'code') {
         const until = e.expires_at ? new Date(e.expires_at).toLocaleTimeString() : '';
+        const bot = e.bot?.tag ?? 'your bot';
         p.note(
-          `    ${e.display}\n\nDM it to ${e.bot?.tag ?? 'your bot'} from your own Discord account${until ? ` by ${until}` : ''}.\nWhoever sends it becomes keel's owner; three wrong codes stop the pairing.`,
+          [
+            `keel talks with you in a DM with ${bot}. Discord lets you open it once you and the bot share a server:`,
+            '1. No server of your own yet? In Discord: the + at the bottom of the server list → Create My Own → For me and my friends.',
+            '2. Open this link, pick that server, press Authorize (no permission is asked: keel only talks in the DM):',
+            `   ${e.install_url ?? '(`keel discord invite` prints it)'}`,
+            `3. In that server's member list, click ${bot} → Message, and send this code${until ? ` by ${until}` : ''}:`,
+            '',
+            `    ${e.display}`,
+            '',
+            "Whoever sends it becomes keel's owner; three wrong codes stop the pairing.",
+          ].join('\n'),
           'Your pairing code',
         );
         p.log.step('Waiting for your DM… (Ctrl-C stops setup)');
@@ -192,7 +206,7 @@ export async function discordStep(ctx: Ctx): Promise<void> {
   if (choice === 'skip') return;
   if (choice === 'token') {
     p.log.info(
-      'At discord.com/developers/applications: New Application → Bot: turn on Message Content Intent, then Reset Token and copy it.',
+      'At discord.com/developers/applications: New Application; then on its Bot page turn on Message Content Intent (leave Requires OAuth2 Code Grant off), Save Changes, then Reset Token and copy it.',
     );
     for (;;) {
       const token = await secret(ctx, 'discord.token', 'The bot token', undefined);
@@ -209,7 +223,7 @@ export async function discordStep(ctx: Ctx): Promise<void> {
             signal: ctx.signal,
             timeoutMs: CHECK_TIMEOUT_MS,
           }),
-        'Enter another token',
+        'Enter the token again (the same one works once the portal is fixed)',
       );
       if (verdict === 'again') continue;
       if (verdict === 'skip') return;
@@ -217,10 +231,14 @@ export async function discordStep(ctx: Ctx): Promise<void> {
       break;
     }
     const now = await ask(ctx, () =>
-      p.confirm({ message: 'Pair your Discord account now? (you DM the bot a code)' }),
+      p.confirm({
+        message: 'Pair your Discord account now? (you add the bot to your server and DM it a code)',
+      }),
     );
     if (!now) {
-      p.log.info('Not paired: `keel discord pair` does it later; until then keel answers nobody.');
+      p.log.info(
+        'Not paired: `keel discord pair` does it later (`keel discord invite` prints the link that adds the bot to your server); until then keel answers nobody.',
+      );
       return;
     }
   }
