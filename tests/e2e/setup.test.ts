@@ -342,7 +342,9 @@ describe('keel setup in a terminal', () => {
     await t.waitFor(/Waiting for your DM/, { count: 2 });
     t.keys('C-c');
     screen = await t.waitFor(/Setup stopped\..*`keel setup` goes on from there/);
-    expect(screen).toMatch(/Saved in .*config\.toml: model\.provider = offline\. `keel setup` goes on/);
+    expect(screen).toMatch(
+      /Saved in .*config\.toml: model\.provider = offline\. `keel setup` goes on/,
+    );
     expect(await t.exitCode()).toBe(0);
     expect(inspectConfigFile(keelHome).values).toEqual({
       'model.provider': 'offline',
