@@ -33,6 +33,7 @@ import {
   Agent,
   type ChatChoice,
   captureErrorNote,
+  memoryCounts,
   OfflineSession,
   runSlashCommand,
   secretNotice,
@@ -95,7 +96,7 @@ export function statusLine(store: MemoryStore, choice: ChatChoice): string {
   const model = choice.model
     ? `${choice.provider} ${choice.model.model}`
     : `offline (${choice.reason})`;
-  return `keel · model: ${model} · recall: ${s.mode} · ${s.active} beliefs, ${s.pending} pending, ${s.episodes} episodes`;
+  return `keel · model: ${model} · recall: ${s.mode} · ${memoryCounts(s)}`;
 }
 
 /** An error as the terminal prints it; damage and unexpected errors are thrown on. */

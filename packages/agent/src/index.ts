@@ -21,6 +21,7 @@
  *   door shares ({@link runSlashCommand}).
  * - The owner's purge, one way for every door, the CLI's verbs included ({@link purgeText},
  *   {@link forgetAndPurge}): the store, then keel's backups, both in the receipt.
+ * - Memory's counts in a status line, the same at every door ({@link memoryCounts}).
  * - What the owner said while keel was away: {@link UnansweredRecorder}, which both sessions
  *   implement, stores it as their turn, unanswered.
  *
@@ -140,4 +141,5 @@ export {
   type UnansweredRecorder,
   type UnansweredTurn,
 } from './session.js';
+export { type MemoryCounts, memoryCounts } from './status.js';
 export { memoryToolSpecs, runMemoryTool, type StagedWrite, type ToolOutcome } from './tools.js';

@@ -26,6 +26,7 @@ import { secretNotice } from './agent.js';
 import { type CaptureError, captureOwnerStatement } from './capture.js';
 import { runSlashCommand } from './commands.js';
 import { recordUnansweredTurn, type UnansweredRecorder, type UnansweredTurn } from './session.js';
+import { memoryCounts } from './status.js';
 
 /** The sentence every offline reply leans on. */
 export const OFFLINE_NOTICE =
@@ -93,7 +94,7 @@ export class OfflineSession implements UnansweredRecorder {
   banner(): string {
     const s = this.store.stats();
     return [
-      `keel · offline · recall: ${s.mode} · ${s.active} beliefs, ${s.episodes} episodes`,
+      `keel · offline · recall: ${s.mode} · ${memoryCounts(s)}`,
       OFFLINE_NOTICE,
       'Say "remember that …" to keep something; /help lists commands.',
     ].join('\n');
