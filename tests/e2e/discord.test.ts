@@ -112,7 +112,10 @@ describe('the Discord front door', () => {
     discord.sendMessage(owner, dm, "remember that my sister's name is Ada");
     await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the reply');
     await bot!.idle();
-    expect(discord.posted(dm).map((m) => m.content)).toEqual(['Noted, your sister is Ada.']);
+    // Under the reply, in the same message: what the turn kept, from the store.
+    expect(discord.posted(dm).map((m) => m.content)).toEqual([
+      'Noted, your sister is Ada.\nKept: sister name — Ada [f1] (/forget 1 to undo).',
+    ]);
     expect(discord.requests.some((r) => r.path === `/api/v10/channels/${dm}/typing`)).toBe(true);
     expect(store.current({ scope: 'owner', kind: 'profile', key: 'sister_name' })).toMatchObject({
       value: 'Ada',
@@ -508,8 +511,39 @@ describe('the Discord front door', () => {
     const dm = discord.dmChannel(owner.id);
     discord.sendMessage(owner, dm, 'remember that my favourite colour is green');
     await discord.waitFor(() => discord.posted(dm).length === 1);
-    expect(discord.posted(dm)[0]!.content).toMatch(/^Noted/);
+    expect(discord.posted(dm)[0]!.content).toBe(
+      'Kept: favourite colour — green [f1] (/forget 1 to undo).',
+    );
+    // Control: a line that keeps nothing gets no confirmation.
+    discord.sendMessage(owner, dm, 'what time is it?');
+    await discord.waitFor(() => discord.posted(dm).length === 2);
+    expect(discord.posted(dm)[1]!.content).toMatch(/^\(offline: no model configured\)/);
+    expect(discord.posted(dm)[1]!.content).not.toMatch(/^(Kept|Updated|Already known|Not kept)/m);
+    // A credential is said not kept, and never echoed.
+    discord.sendMessage(owner, dm, 'remember that my wifi password is sunshine42');
+    await discord.waitFor(() => discord.posted(dm).length === 3);
+    expect(discord.posted(dm)[2]!.content).toMatch(
+      /^Not kept: what you asked me to remember held a credential\.\nkeel does not keep passwords: /,
+    );
+    expect(discord.posted(dm)[2]!.content).not.toContain('sunshine42');
     expect(anthropic.requests).toHaveLength(0);
+  });
+
+  it('with a model, a turn that keeps nothing gets no confirmation; a credential is said not kept', async () => {
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    anthropic.reply('I cannot see a clock.');
+    discord.sendMessage(owner, dm, 'what time is it?');
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the reply');
+    expect(discord.posted(dm)[0]!.content).toBe('I cannot see a clock.');
+    anthropic.reply('I will not keep that.');
+    discord.sendMessage(owner, dm, 'remember that my wifi password is sunshine42');
+    await discord.waitFor(() => discord.posted(dm).length === 2, 10_000, 'the second reply');
+    const [reply, notKept, notice] = discord.posted(dm)[1]!.content.split('\n');
+    expect(reply).toBe('I will not keep that.');
+    expect(notKept).toBe('Not kept: what you asked me to remember held a credential.');
+    expect(notice).toMatch(/^keel does not keep passwords: /);
+    expect(JSON.stringify(discord.posted(dm))).not.toContain('sunshine42');
   });
 
   it('a text attachment is read into the message; an image is noted, not read', async () => {
