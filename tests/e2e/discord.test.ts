@@ -129,6 +129,7 @@ describe('the Discord front door', () => {
     // Slash commands were registered for DM use.
     const put = discord.requests.find((r) => r.method === 'PUT' && r.path.endsWith('/commands'));
     expect(put?.body.map((c: { name: string }) => c.name).sort()).toEqual([
+      'beliefs',
       'forget',
       'purge',
       'recall',
@@ -527,6 +528,43 @@ describe('the Discord front door', () => {
     );
     expect(discord.posted(dm)[2]!.content).not.toContain('sunshine42');
     expect(anthropic.requests).toHaveLength(0);
+  });
+
+  it('/beliefs lists every current belief, a kind narrows it; typed in the DM it answers the same', async () => {
+    store.remember({ kind: 'profile', key: 'home', value: 'Paris', source: 'owner_stated' });
+    const lyon = store.remember({
+      kind: 'profile',
+      key: 'home',
+      value: 'Lyon',
+      source: 'owner_stated',
+    }).fact!;
+    const tea = store.remember({
+      kind: 'preference',
+      key: 'tea',
+      value: 'green tea',
+      source: 'observed',
+    }).fact!;
+    await startBot({ offline: true });
+    const dm = discord.dmChannel(owner.id);
+    const all = discord.slashCommand(owner, dm, 'beliefs');
+    await discord.waitFor(() => discord.callbacks.has(all), 10_000, 'the beliefs');
+    const listed = discord.callbacks.get(all).data.content as string;
+    expect(listed).toContain(`[f${tea.id}] preference/tea: green tea (conf 0.`);
+    expect(listed).toContain(`[f${lyon.id}] profile/home: Lyon (conf 1.00`);
+    expect(listed).not.toContain('Paris'); // superseded: history, not a current belief
+    expect(listed).toMatch(/^2 beliefs\.$/m);
+    const narrowed = discord.slashCommand(owner, dm, 'beliefs', [
+      { name: 'kind', type: 3, value: 'preference' },
+    ]);
+    await discord.waitFor(() => discord.callbacks.has(narrowed), 10_000, 'the narrowed beliefs');
+    const one = discord.callbacks.get(narrowed).data.content as string;
+    expect(one).toContain('preference/tea');
+    expect(one).not.toContain('profile/home');
+    expect(one).toMatch(/^1 belief\.$/m);
+    discord.sendMessage(owner, dm, '/beliefs profile');
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the typed reply');
+    expect(discord.posted(dm)[0]!.content).toContain('profile/home: Lyon');
+    expect(discord.posted(dm)[0]!.content).not.toContain('preference/tea');
   });
 
   it('with a model, a turn that keeps nothing gets no confirmation; a credential is said not kept', async () => {
