@@ -99,6 +99,63 @@ describe('keel ask', () => {
     expect(prompt).toMatch(/profile\/sister_name: Ada \(conf 1\.00, seen 1x, owner_stated/);
   });
 
+  it('says under the reply what a turn kept, naming the belief, and nothing when it kept nothing', async () => {
+    // With a model: the turn's own capture and the model's remember, each said once, from the
+    // store (the model's reply says nothing of it).
+    fake.reply([toolUse('remember', { kind: 'relationship', key: 'sister', value: 'Ada' })]);
+    fake.reply('Got it.');
+    const kept = await run("remember that my sister's name is Ada", {}, []);
+    expect(kept.status, kept.stderr).toBe(0);
+    const lines = kept.stdout.trim().split('\n');
+    expect(lines[0]).toBe('Got it.');
+    expect(lines).toContain('Kept: sister name — Ada [f1] (keel forget 1 to undo).');
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^Kept: sister — Ada \[f2; inferred, conf 0\.\d\d\] \(keel forget 2 to undo\)\.$/,
+      ),
+    );
+    expect(kept.stdout).not.toMatch(/new slot|Noted/);
+    // Control: a turn that keeps nothing gets no such line.
+    fake.reply('I cannot see a clock.');
+    const none = await run('what time is it?', {}, []);
+    expect(none.status, none.stderr).toBe(0);
+    expect(none.stdout.trim()).toBe('I cannot see a clock.');
+    // A credential is said not kept, and never echoed.
+    fake.reply('I will not keep that.');
+    const secret = await run('remember that my wifi password is sunshine42', {}, []);
+    expect(secret.status, secret.stderr).toBe(0);
+    expect(secret.stdout).toContain('Not kept: what you asked me to remember held a credential.');
+    expect(secret.stdout).toContain('keel does not keep passwords');
+    expect(secret.stdout).not.toContain('sunshine42');
+    // --json keeps its contract: the writes, no line of text.
+    fake.reply('Noted again.');
+    const json = await ask("remember that my sister's name is Ada");
+    expect(json.json()).toMatchObject({
+      reply: 'Noted again.',
+      writes: [{ decision: 'corroborate', fact_id: 1 }],
+    });
+  });
+
+  it('offline, says what a line kept in the same words, and nothing when it kept nothing', async () => {
+    const offline = {
+      ANTHROPIC_API_KEY: '',
+      OPENAI_API_KEY: '',
+      OLLAMA_HOST: 'http://127.0.0.1:9',
+    };
+    const kept = await run("remember that my sister's name is Ada", offline, []);
+    expect(kept.status, kept.stderr).toBe(0);
+    expect(kept.stdout.trim()).toBe('Kept: sister name — Ada [f1] (keel forget 1 to undo).');
+    const again = await run("remember that my sister's name is Ada", offline, []);
+    expect(again.stdout.trim()).toBe('Already known: sister name — Ada [f1] (seen 2 times).');
+    const none = await run('what time is it?', offline, []);
+    expect(none.status, none.stderr).toBe(0);
+    expect(none.stdout).not.toMatch(/^(Kept|Updated|Already known|Held for your review|Not kept)/m);
+    const secret = await run('remember that my wifi password is sunshine42', offline, []);
+    expect(secret.stdout).toContain('Not kept: what you asked me to remember held a credential.');
+    expect(secret.stdout).not.toContain('sunshine42');
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it('two processes sending turns at once are both answered, in order, and the history is well formed', async () => {
     fake.reply('first answer', { eventDelayMs: 20 });
     fake.reply('second answer', { eventDelayMs: 20 });

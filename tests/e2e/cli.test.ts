@@ -496,7 +496,7 @@ describe('keel verify and doctor', () => {
     const clean = keel(home, ['verify']);
     expect(clean.status).toBe(0);
     expect(clean.stdout).toMatch(
-      /^replay: from entry 1 \(the whole journal\); checked 1 facts, 1 evidence rows, 0 tombstones, 1 episodes$/m,
+      /^replay: from entry 1 \(the whole journal\); checked 1 fact, 1 evidence row, 0 tombstones, 1 episode$/m,
     );
     expect(clean.stdout).toMatch(
       /^cannot detect: a writer who rewrites the whole file consistently/m,

@@ -112,7 +112,10 @@ describe('the Discord front door', () => {
     discord.sendMessage(owner, dm, "remember that my sister's name is Ada");
     await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the reply');
     await bot!.idle();
-    expect(discord.posted(dm).map((m) => m.content)).toEqual(['Noted, your sister is Ada.']);
+    // Under the reply, in the same message: what the turn kept, from the store.
+    expect(discord.posted(dm).map((m) => m.content)).toEqual([
+      'Noted, your sister is Ada.\nKept: sister name — Ada [f1] (/forget 1 to undo).',
+    ]);
     expect(discord.requests.some((r) => r.path === `/api/v10/channels/${dm}/typing`)).toBe(true);
     expect(store.current({ scope: 'owner', kind: 'profile', key: 'sister_name' })).toMatchObject({
       value: 'Ada',
@@ -126,6 +129,7 @@ describe('the Discord front door', () => {
     // Slash commands were registered for DM use.
     const put = discord.requests.find((r) => r.method === 'PUT' && r.path.endsWith('/commands'));
     expect(put?.body.map((c: { name: string }) => c.name).sort()).toEqual([
+      'beliefs',
       'forget',
       'purge',
       'recall',
@@ -515,8 +519,76 @@ describe('the Discord front door', () => {
     const dm = discord.dmChannel(owner.id);
     discord.sendMessage(owner, dm, 'remember that my favourite colour is green');
     await discord.waitFor(() => discord.posted(dm).length === 1);
-    expect(discord.posted(dm)[0]!.content).toMatch(/^Noted/);
+    expect(discord.posted(dm)[0]!.content).toBe(
+      'Kept: favourite colour — green [f1] (/forget 1 to undo).',
+    );
+    // Control: a line that keeps nothing gets no confirmation.
+    discord.sendMessage(owner, dm, 'what time is it?');
+    await discord.waitFor(() => discord.posted(dm).length === 2);
+    expect(discord.posted(dm)[1]!.content).toMatch(/^\(offline: no model configured\)/);
+    expect(discord.posted(dm)[1]!.content).not.toMatch(/^(Kept|Updated|Already known|Not kept)/m);
+    // A credential is said not kept, and never echoed.
+    discord.sendMessage(owner, dm, 'remember that my wifi password is sunshine42');
+    await discord.waitFor(() => discord.posted(dm).length === 3);
+    expect(discord.posted(dm)[2]!.content).toMatch(
+      /^Not kept: what you asked me to remember held a credential\.\nkeel does not keep passwords: /,
+    );
+    expect(discord.posted(dm)[2]!.content).not.toContain('sunshine42');
     expect(anthropic.requests).toHaveLength(0);
+  });
+
+  it('/beliefs lists every current belief, a kind narrows it; typed in the DM it answers the same', async () => {
+    store.remember({ kind: 'profile', key: 'home', value: 'Paris', source: 'owner_stated' });
+    const lyon = store.remember({
+      kind: 'profile',
+      key: 'home',
+      value: 'Lyon',
+      source: 'owner_stated',
+    }).fact!;
+    const tea = store.remember({
+      kind: 'preference',
+      key: 'tea',
+      value: 'green tea',
+      source: 'observed',
+    }).fact!;
+    await startBot({ offline: true });
+    const dm = discord.dmChannel(owner.id);
+    const all = discord.slashCommand(owner, dm, 'beliefs');
+    await discord.waitFor(() => discord.callbacks.has(all), 10_000, 'the beliefs');
+    const listed = discord.callbacks.get(all).data.content as string;
+    expect(listed).toContain(`[f${tea.id}] preference/tea: green tea (conf 0.`);
+    expect(listed).toContain(`[f${lyon.id}] profile/home: Lyon (conf 1.00`);
+    expect(listed).not.toContain('Paris'); // superseded: history, not a current belief
+    expect(listed).toMatch(/^2 beliefs\.$/m);
+    const narrowed = discord.slashCommand(owner, dm, 'beliefs', [
+      { name: 'kind', type: 3, value: 'preference' },
+    ]);
+    await discord.waitFor(() => discord.callbacks.has(narrowed), 10_000, 'the narrowed beliefs');
+    const one = discord.callbacks.get(narrowed).data.content as string;
+    expect(one).toContain('preference/tea');
+    expect(one).not.toContain('profile/home');
+    expect(one).toMatch(/^1 belief\.$/m);
+    discord.sendMessage(owner, dm, '/beliefs profile');
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the typed reply');
+    expect(discord.posted(dm)[0]!.content).toContain('profile/home: Lyon');
+    expect(discord.posted(dm)[0]!.content).not.toContain('preference/tea');
+  });
+
+  it('with a model, a turn that keeps nothing gets no confirmation; a credential is said not kept', async () => {
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    anthropic.reply('I cannot see a clock.');
+    discord.sendMessage(owner, dm, 'what time is it?');
+    await discord.waitFor(() => discord.posted(dm).length === 1, 10_000, 'the reply');
+    expect(discord.posted(dm)[0]!.content).toBe('I cannot see a clock.');
+    anthropic.reply('I will not keep that.');
+    discord.sendMessage(owner, dm, 'remember that my wifi password is sunshine42');
+    await discord.waitFor(() => discord.posted(dm).length === 2, 10_000, 'the second reply');
+    const [reply, notKept, notice] = discord.posted(dm)[1]!.content.split('\n');
+    expect(reply).toBe('I will not keep that.');
+    expect(notKept).toBe('Not kept: what you asked me to remember held a credential.');
+    expect(notice).toMatch(/^keel does not keep passwords: /);
+    expect(JSON.stringify(discord.posted(dm))).not.toContain('sunshine42');
   });
 
   it('a text attachment is read into the message; an image is noted, not read', async () => {

@@ -483,6 +483,11 @@ describe('every verb prints --json under one contract', () => {
     });
     expect(dated.window).toMatchObject({ phrase: 'last week', since: expect.any(String) });
     await walk(['history', 'project/current_project']);
+    const beliefs = await walk(['beliefs'], { mayBeEmpty: ['$.unexplained'] });
+    expect(beliefs.beliefs).toContainEqual(expect.objectContaining({ status: 'pending' }));
+    await walk(['beliefs', '--source', 'owner_stated', '--sort', 'confidence'], {
+      mayBeEmpty: ['$.unexplained'],
+    });
     const answered = await walk(['answer', `q${ids.question}`, 'no']);
     expect(answered).toMatchObject({ answer: 'no', fact: { status: expect.any(String) } });
     const confirmed = await walk(['confirm', String(ids.pending)]);
@@ -593,6 +598,7 @@ describe('every verb prints an error the same way, and exits non-zero', () => {
     });
     await failing(['recall', ' '], 'INVALID_INPUT');
     await failing(['history', 'nokind/x'], 'INVALID_INPUT');
+    await failing(['beliefs', '--kind', 'nokind'], 'INVALID_INPUT');
     await failing(['forget', 'abc'], 'INVALID_INPUT');
     await failing(['keep', '99999'], 'NOT_FOUND');
     await failing(['answer', 'q99999', 'yes'], 'NOT_FOUND');

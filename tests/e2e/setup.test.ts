@@ -390,7 +390,7 @@ describe("keel's first start", () => {
     // Setup's first question never showed (the offline notice may still name `keel setup`).
     expect(piped.stdout).not.toContain('keel is not set up yet');
     expect(piped.stdout).not.toContain('Which model should keel talk to?');
-    expect(piped.stdout).toContain('Noted: new slot.');
+    expect(piped.stdout).toContain('Kept: tea — I like tea');
     expect(existsSync(join(keelHome, 'config.toml'))).toBe(false);
 
     // A KEEL_HOME of its own: the piped run above made a database, and keel that ran is not asked.

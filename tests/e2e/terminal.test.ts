@@ -69,6 +69,26 @@ describe('the offline terminal', () => {
     expect(history.versions).toHaveLength(1);
   });
 
+  it('says in plain words what a line kept, and nothing when it kept nothing', () => {
+    const out = keel(
+      home,
+      [],
+      "remember that my sister's name is Ada\nwhat time is it?\nremember that I live in Paris\nremember that I live in Lyon now\nremember that my wifi password is sunshine42\n",
+    );
+    expect(out.status, out.stderr).toBe(0);
+    const lines = out.stdout.split('\n');
+    expect(lines).toContain('Kept: sister name — Ada [f1] (/forget 1 to undo).');
+    expect(lines).toContain('Updated: home — Lyon [f3] (Paris kept in history).');
+    expect(lines).toContain('Not kept: what you asked me to remember held a credential.');
+    expect(out.stdout).not.toContain('sunshine42');
+    expect(out.stdout).not.toMatch(/new slot|authoritative/);
+    // Control: the line that kept nothing says what it recalled, and no confirmation.
+    const clock = lines.findIndex((l) => l.includes('Stored your message as e2'));
+    expect(clock).toBeGreaterThan(-1);
+    expect(lines[clock + 1]).toBe('Nothing I remember relates to that yet.');
+    expect(lines[clock + 2]).toBe('Kept: home — Paris [f2] (/forget 2 to undo).');
+  });
+
   it('every line is an episode; other lines get memories back with confidence and source', () => {
     const replies = session([
       'remember that I love sushi',
@@ -381,6 +401,29 @@ describe('the terminal with a model: the model proposes, the owner decides what 
     });
     expect(lines[1]).toMatchObject({ reply: 'Nothing else.', writes: [] });
     expect(fact(id)).toMatchObject({ fact: { status: 'active' }, asked: [id] });
+  });
+
+  it('says under each reply what the turn kept, naming the belief; nothing when it kept nothing', async () => {
+    rememberTea();
+    fake.reply('Got it.');
+    fake.reply('I cannot see a clock.');
+    fake.reply('I will not keep that.');
+    const r = await piped(
+      [],
+      "remember that my sister's name is Ada\nwhat time is it?\nremember that my wifi password is sunshine42\n",
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    // The status line counts one belief (and the command episode it rests on) as one.
+    expect(lines[0]).toMatch(/ · 1 belief, 0 pending, 1 episode$/);
+    const at = (said: string) => lines.indexOf(said);
+    expect(lines[at('Got it.') + 1]).toBe('Kept: sister name — Ada [f2] (/forget 2 to undo).');
+    // Control: the turn that kept nothing is followed by the next reply, nothing between.
+    expect(lines[at('I cannot see a clock.') + 1]).toBe('I will not keep that.');
+    expect(lines[at('I will not keep that.') + 1]).toBe(
+      'Not kept: what you asked me to remember held a credential.',
+    );
+    expect(r.stdout).not.toContain('sunshine42');
   });
 
   it('a capture that fails is said in one line and in --json; the turn goes on', async () => {

@@ -8,7 +8,9 @@
  * The model proposes; the owner decides what is forgotten: after a turn in which the model asked to
  * forget a belief, a TTY asks the owner right there (`y`/`yes` forgets it, anything else keeps it;
  * Ctrl-C leaves the request waiting). Piped input and `--json` never prompt (a question would eat
- * the owner's next line): they say the request waits for `/forget <id>` or `/keep <id>`. A capture
+ * the owner's next line): they say the request waits for `/forget <id>` or `/keep <id>`. What a
+ * turn kept is said under the reply, one line per belief (`keptLines` of `@keel/agent`: `Kept:
+ * sister name — Ada [f12] (/forget 12 to undo).`), and nothing when it kept nothing. A capture
  * that failed is said in one line (the turn went on), and so is a reply still cut at the length
  * limit (`truncated` in `--json`).
  *
@@ -33,6 +35,8 @@ import {
   Agent,
   type ChatChoice,
   captureErrorNote,
+  keptLines,
+  memoryCounts,
   OfflineSession,
   runSlashCommand,
   secretNotice,
@@ -96,7 +100,7 @@ export function statusLine(store: MemoryStore, choice: ChatChoice): string {
   const model = choice.model
     ? `${choice.provider} ${choice.model.model}`
     : `offline (${choice.reason})`;
-  return `keel · model: ${model} · recall: ${s.mode} · ${s.active} beliefs, ${s.pending} pending, ${s.episodes} episodes`;
+  return `keel · model: ${model} · recall: ${s.mode} · ${memoryCounts(s)}`;
 }
 
 /**
@@ -426,6 +430,8 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
           },
         };
         if (!options.json) {
+          // What the turn kept, from the store, in the words every door uses.
+          for (const l of keptLines(store, result.writes)) write(l);
           if (result.withheld.length) write(secretNotice(result.withheld));
           for (const l of cappedLines(result.writes)) write(l);
           if (result.captureError) write(captureErrorNote(result.captureError));

@@ -63,6 +63,14 @@ export const VERBS: readonly Verb[] = [
     define: async (program, config) => (await memory()).registerRecallCommands(program, config()),
   },
   {
+    name: 'beliefs',
+    usage: '[options]',
+    summary:
+      'every belief keel holds now (pending conflicts marked), by kind and key or strongest first',
+    define: async (program, config) =>
+      (await import('./commands/beliefs.js')).registerBeliefsCommand(program, config()),
+  },
+  {
     name: 'forget',
     usage: '[options] <id>',
     summary: 'retract a belief (it will not be re-learned); --purge erases its value everywhere',

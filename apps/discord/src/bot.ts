@@ -20,6 +20,7 @@
 import {
   Agent,
   type ChatModel,
+  memoryCounts,
   OfflineSession,
   type TurnLockOptions,
   type UnansweredRecorder,
@@ -425,7 +426,7 @@ export class KeelDiscord {
     const model = this.agent
       ? `${this.agent.modelInfo.provider} ${this.agent.modelInfo.model}`
       : 'offline (no model configured)';
-    return `keel · ${model} · recall: ${s.mode} · ${s.active} beliefs (${s.pending} pending), ${s.episodes} episodes · discord: ${this.stats.handled} handled, ${dropped} dropped`;
+    return `keel · ${model} · recall: ${s.mode} · ${memoryCounts(s)} · discord: ${this.stats.handled} handled, ${dropped} dropped`;
   }
 
   private async onOwnerMessage(message: Message): Promise<void> {

@@ -1,8 +1,10 @@
 /**
- * The slash commands keel registers for use in its DM: review, recall, forget, purge, status.
+ * The slash commands keel registers for use in its DM: review, recall, beliefs, forget, purge,
+ * status.
  *
  * @module
  */
+import { KINDS, SOURCES } from '@keel/memory';
 import type { RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
 
 /** Interaction context 1: the bot's DM. Integration type 0: installed by the bot's owner. */
@@ -50,6 +52,27 @@ export const SLASH_COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] =
     options: [
       { type: 3, name: 'text', description: 'The words to erase, e.g. Sao Paulo', required: true },
       { type: 5, name: 'yes', description: 'Erase every mention it lists', required: false },
+    ],
+    ...DM_ONLY(),
+  },
+  {
+    name: 'beliefs',
+    description: 'Every belief keel holds now, by kind and key (pending conflicts marked)',
+    options: [
+      {
+        type: 3,
+        name: 'kind',
+        description: 'Only this kind',
+        required: false,
+        choices: KINDS.map((k) => ({ name: k, value: k })),
+      },
+      {
+        type: 3,
+        name: 'source',
+        description: 'Only from this source',
+        required: false,
+        choices: SOURCES.map((k) => ({ name: k, value: k })),
+      },
     ],
     ...DM_ONLY(),
   },

@@ -1,6 +1,6 @@
 /**
  * The owner's interactions, after the owner lock has passed them: slash commands (`/review`,
- * `/recall`, `/forget`, `/status`) and the review buttons (confirm or reject one fact; forget or
+ * `/recall`, `/beliefs`, `/forget`, `/status`) and the review buttons (confirm or reject one fact; forget or
  * keep one the model asked to forget). Each goes through the same slash commands the terminal uses
  * (`runSlashCommand` of `@keel/agent`). A command that erases (`/forget --purge --yes`, `/purge
  * --yes`) also rewrites keel's backups before it answers, which may take longer than Discord waits
@@ -79,6 +79,9 @@ async function onCommand(i: ChatInputCommandInteraction, ctx: InteractionContext
       break;
     case 'purge':
       line = `/purge ${i.options.getString('text', true)}${i.options.getBoolean('yes') ? ' --yes' : ''}`;
+      break;
+    case 'beliefs':
+      line = `/beliefs ${i.options.getString('kind') ?? ''} ${i.options.getString('source') ?? ''}`;
       break;
     case 'status':
       line = '/status';

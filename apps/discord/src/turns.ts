@@ -5,7 +5,9 @@
  * indicator renewed while the model works. A message is marked seen once answered, so one left
  * unanswered (a cancelled turn) is caught up at the next start.
  *
- * After a turn's reply: a capture that failed is said with its code and fix, as every door says it
+ * After a turn's reply, in the same message: what the turn kept, one line per belief (`keptLines`
+ * of `@keel/agent`, nothing when it kept nothing), and a credential withheld from the message
+ * (`secretNotice`). After it: a capture that failed is said with its code and fix, as every door says it
  * ({@link captureErrorNote}; the turn went on; `keel doctor` lists it), and each belief the model
  * asked to forget is put to the owner with a Forget and a Keep button (the model proposes; the
  * owner decides). A database that takes no writes (damaged, `DB_CORRUPT`, or its journal broken,
@@ -16,7 +18,9 @@
 import {
   type Agent,
   captureErrorNote,
+  keptLines,
   type OfflineSession,
+  secretNotice,
   TRUNCATED_NOTE,
   type TurnWrite,
   waitNotice,
@@ -128,8 +132,13 @@ export class DmTurns {
       });
       this.options.seen.mark(messageId);
       clearInterval(timer);
-      const reply = result.reply || '(no reply)';
-      await sendSplit(channel, result.truncated ? `${reply}\n${TRUNCATED_NOTE}` : reply);
+      // Under the reply: a cut reply says so, and what the turn kept is said from the store.
+      const under = [
+        ...(result.truncated ? [TRUNCATED_NOTE] : []),
+        ...keptLines(this.options.store, result.writes),
+        ...(result.withheld.length ? [secretNotice(result.withheld)] : []),
+      ];
+      await sendSplit(channel, [result.reply || '(no reply)', ...under].join('\n'));
       if (result.captureError) {
         await sendSplit(channel, captureErrorNote(result.captureError));
       }

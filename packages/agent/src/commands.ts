@@ -1,5 +1,5 @@
 /**
- * The slash commands every front door shares: /recall /history /review /confirm /reject /forget
+ * The slash commands every front door shares: /recall /history /beliefs /review /confirm /reject /forget
  * /purge /keep /status /help /quit. A purge (`/forget <id> --purge`, `/purge <text>`) first lists
  * what it would erase; the owner's `--yes` line is the answer that erases, through the purge verbs
  * the CLI uses too (`purge.ts`: the store, then keel's backups), and its reply says how many
@@ -9,7 +9,10 @@
  */
 
 import { KeelError } from '@keel/errors';
+import { count } from '@keel/language';
 import {
+  KINDS,
+  type Kind,
   type MemoryStore,
   type MentionReport,
   type PurgeReceipt,
@@ -18,6 +21,8 @@ import {
   parseQuestionId,
   parseSlot,
   questionText,
+  SOURCES,
+  type Source,
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { historyLine, type TurnReply } from './offline.js';
@@ -27,6 +32,7 @@ import { backupsLine, forgetAndPurge, forgetPurgeTarget, purgeText } from './pur
 export const SLASH_HELP = [
   '/recall <query>          what keel remembers about something',
   '/history <kind>/<key>    every version of a belief, newest first',
+  '/beliefs [kind] [source] every belief keel holds now, by kind and key (pending conflicts marked)',
   '/review                  pending conflicts and questions, weak and stale beliefs',
   '/confirm <id>            make a belief yours (owner_confirmed, 1.0); /confirm q<id> answers yes',
   '/reject <id>             reject a belief (it will not come back); /reject q<id> answers no',
@@ -106,6 +112,8 @@ export async function runSlashCommand(
         recall,
       };
     }
+    case 'beliefs':
+      return { text: beliefsReply(store, arg) };
     case 'history': {
       const rows = store.history(parseSlot(need('kind/key')));
       if (rows.length === 0) return { text: `no history for ${arg}` };
@@ -231,6 +239,52 @@ export async function runSlashCommand(
     default:
       return { text: `unknown command /${name}\n${SLASH_HELP}` };
   }
+}
+
+/** The most beliefs `/beliefs` lists in one reply; `keel beliefs` lists them all. */
+export const SLASH_BELIEFS_MAX = 50;
+
+/**
+ * `/beliefs [kind] [source]`: every belief keel holds now, by kind and key, one fact line each
+ * (confidence, evidence, source, age; a pending conflict marked with the belief it contradicts),
+ * at most {@link SLASH_BELIEFS_MAX}, then how many and what was left out (`MemoryStore.beliefs`).
+ *
+ * @throws KeelError `INVALID_INPUT` for a word that is neither a kind nor a source.
+ */
+function beliefsReply(store: MemoryStore, arg: string): string {
+  let kind: Kind | undefined;
+  let source: Source | undefined;
+  for (const word of arg.split(/\s+/).filter(Boolean)) {
+    const w = word.toLowerCase();
+    if ((KINDS as readonly string[]).includes(w)) kind = w as Kind;
+    else if ((SOURCES as readonly string[]).includes(w)) source = w as Source;
+    else {
+      throw new KeelError('INVALID_INPUT', `/beliefs: "${word}" is neither a kind nor a source`, {
+        fix: `Use /beliefs [kind] [source], e.g. /beliefs preference owner_stated; sources: ${SOURCES.join(', ')}.`,
+      });
+    }
+  }
+  const { beliefs, unexplained } = store.beliefs({
+    ...(kind ? { kind } : {}),
+    ...(source ? { source } : {}),
+  });
+  const now = store.now();
+  const pending = beliefs.filter((f) => f.status === 'pending').length;
+  const shown = beliefs.slice(0, SLASH_BELIEFS_MAX);
+  const lines = shown.map((f) => formatFactLine({ ...f, age_ms: now - f.last_seen_at }));
+  if (beliefs.length === 0)
+    lines.push(kind || source ? 'No belief matches.' : 'keel holds no beliefs yet.');
+  else {
+    lines.push(
+      `${count(beliefs.length - pending, 'belief')}${pending ? `, ${count(pending, 'pending conflict')} (/review)` : ''}${beliefs.length > shown.length ? `; the first ${shown.length} shown (keel beliefs lists them all)` : ''}.`,
+    );
+  }
+  if (unexplained.length) {
+    lines.push(
+      `left out: ${unexplained.map((id) => `f${id}`).join(', ')} (changed outside keel: the journal does not explain it; keel verify)`,
+    );
+  }
+  return lines.join('\n');
 }
 
 /** /confirm and /reject on a fact. */

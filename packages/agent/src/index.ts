@@ -21,6 +21,9 @@
  *   door shares ({@link runSlashCommand}).
  * - The owner's purge, one way for every door, the CLI's verbs included ({@link purgeText},
  *   {@link forgetAndPurge}): the store, then keel's backups, both in the receipt.
+ * - What a turn kept, in plain words, the same at every door and in both modes ({@link keptLines}:
+ *   `Kept: sister name — Ada [f12] (/forget 12 to undo).`), and memory's counts in a status line
+ *   ({@link memoryCounts}).
  * - What the owner said while keel was away: {@link UnansweredRecorder}, which both sessions
  *   implement, stores it as their turn, unanswered.
  *
@@ -69,6 +72,13 @@ export {
 } from './budget.js';
 export { type CaptureError, captureErrorNote } from './capture.js';
 export { runSlashCommand, SLASH_HELP, type SlashContext } from './commands.js';
+export {
+  beliefWords,
+  type CommandStyle,
+  KEPT_VALUE_CHARS,
+  keptLines,
+  WITHHELD_LINE,
+} from './kept.js';
 export {
   acquireTurnLock,
   pidAlive,
@@ -140,4 +150,5 @@ export {
   type UnansweredRecorder,
   type UnansweredTurn,
 } from './session.js';
+export { type MemoryCounts, memoryCounts } from './status.js';
 export { memoryToolSpecs, runMemoryTool, type StagedWrite, type ToolOutcome } from './tools.js';

@@ -1,6 +1,7 @@
 /**
  * The owner session with no model configured. Each line the owner types is an episode; explicit
- * "remember that …" statements become owner_stated facts; anything else gets the most relevant
+ * "remember that …" statements become owner_stated facts, and the reply says in plain words what
+ * was kept (`keptLines`, as every door says it with a model too); anything else gets the most relevant
  * memories back with their confidence and source; slash commands reach the memory verbs. It says
  * plainly that no model is configured.
  *
@@ -25,7 +26,9 @@ import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { secretNotice } from './agent.js';
 import { type CaptureError, captureOwnerStatement } from './capture.js';
 import { runSlashCommand } from './commands.js';
+import { type CommandStyle, keptLines } from './kept.js';
 import { recordUnansweredTurn, type UnansweredRecorder, type UnansweredTurn } from './session.js';
+import { memoryCounts } from './status.js';
 
 /** The sentence every offline reply leans on. */
 export const OFFLINE_NOTICE =
@@ -66,17 +69,12 @@ export interface OfflineSessionOptions {
   recallLimit?: number;
   /** The owner's IANA zone (`KEEL_TZ`) for recall's date windows and the days shown; default UTC. */
   tz?: string;
+  /**
+   * How the owner runs a command at this door, for the confirmation of what a line kept
+   * (`/forget 12` in the terminal and Discord, `keel forget 12` from `keel ask`). Default `slash`.
+   */
+  commands?: CommandStyle;
 }
-
-const DECISION_WORDS: Record<WriteResult['decision'], string> = {
-  create: 'Noted',
-  corroborate: 'I already knew that; noted again',
-  update: 'Updated (the old value is kept in history)',
-  conflict: 'That contradicts what I have; held for your review',
-  history: 'Kept as history: it was true before what I have now',
-  withheld: 'Not kept',
-  ignore: 'Not stored',
-};
 
 /** The offline owner session. */
 export class OfflineSession implements UnansweredRecorder {
@@ -93,7 +91,7 @@ export class OfflineSession implements UnansweredRecorder {
   banner(): string {
     const s = this.store.stats();
     return [
-      `keel · offline · recall: ${s.mode} · ${s.active} beliefs, ${s.episodes} episodes`,
+      `keel · offline · recall: ${s.mode} · ${memoryCounts(s)}`,
       OFFLINE_NOTICE,
       'Say "remember that …" to keep something; /help lists commands.',
     ].join('\n');
@@ -165,16 +163,16 @@ export class OfflineSession implements UnansweredRecorder {
     }
     const changes = correctionLines(closed, questions);
     if (write) {
-      const lines = [`${DECISION_WORDS[write.decision]}: ${write.reason}.`];
-      if (write.secret) lines.push(secretNotice([write.secret]));
-      if (write.fact) lines.push(formatFactLine({ ...write.fact, age_ms: 0 }));
-      for (const more of also) {
-        if (more.fact && more.decision !== 'ignore' && more.decision !== 'withheld') {
-          lines.push(formatFactLine({ ...more.fact, age_ms: 0 }));
-        }
-      }
+      // What the line kept, in the words every door uses (`keptLines`); a line whose statement
+      // the review refused kept nothing, and says so.
+      const kept = keptLines(this.store, [write, ...also], this.options.commands);
+      const secrets = [...new Set([write, ...also].flatMap((w) => (w.secret ? [w.secret] : [])))];
+      const lines = kept.length
+        ? kept
+        : [`Stored your message as e${episode.id}; no belief was kept from it (${write.reason}).`];
+      if (secrets.length) lines.push(secretNotice(secrets));
       lines.push(...changes);
-      const withheld = [...new Set([...found, ...(write.secret ? [write.secret] : [])])];
+      const withheld = [...new Set([...found, ...secrets])];
       return { text: lines.join('\n'), episodeId: episode.id, write, withheld };
     }
     if (closed.length > 0) {

@@ -26,6 +26,8 @@
  *   (`SECRET_KINDS`, `describeSecretKind`), and redaction (`redactSecrets`, `withholdSecrets`).
  * - **The injection scan** (`scan.ts`) — `looksLikeInjection`: text that reads like an
  *   instruction aimed at a model.
+ * - **Counts** (`count.ts`) — a number with the noun it counts, singular or plural as the number
+ *   takes it (`count(1, 'belief')`: "1 belief"), for every line that shows a count.
  * - **Controls shown** (`controls.ts`) — `showControls`: control characters and the bidi
  *   embeddings, overrides and isolates turned into visible characters, the one screen every door
  *   (the terminal, Discord) shows text through.
@@ -33,6 +35,7 @@
  * @module
  */
 export { SHOWN_CONTROLS, showControls } from './controls.js';
+export { count } from './count.js';
 export {
   type DateWindow,
   ENGLISH_MONTHS,

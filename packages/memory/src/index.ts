@@ -143,6 +143,12 @@ export {
   questionText,
 } from './facts/questions.js';
 export {
+  BELIEF_ORDERS,
+  type BeliefFilter,
+  type BeliefListing,
+  type BeliefOrder,
+} from './facts/read.js';
+export {
   ASKED_OWNER_RETRACTION,
   REFUSED_OWNER_RETRACTION,
   type RetractOptions,

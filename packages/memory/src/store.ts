@@ -55,6 +55,9 @@ import {
 import {
   activeFact,
   activeFacts,
+  type BeliefFilter,
+  type BeliefListing,
+  currentBeliefs,
   evidenceEpisodes,
   factById,
   factCounts,
@@ -297,6 +300,16 @@ export class MemoryStore {
    */
   unexplainedBeliefs(): number[] {
     return [...unexplainedFacts(this.#ctx.db, activeFacts(this.#ctx))].sort((a, b) => a - b);
+  }
+
+  /**
+   * Every belief keel holds now (`keel beliefs`): each slot's current value and each pending
+   * conflict, filtered by scope, kind, source and confidence, by kind and key or strongest first;
+   * never a superseded, forgotten or rejected row. Beliefs the journal does not explain are left
+   * out and named by id, as recall leaves them out (see `currentBeliefs`).
+   */
+  beliefs(filter?: BeliefFilter): BeliefListing {
+    return currentBeliefs(this.#ctx, filter);
   }
 
   /** The strongest current beliefs of some kinds, at most `limit` (see `strongestFacts`). */

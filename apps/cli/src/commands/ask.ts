@@ -5,7 +5,9 @@
  * "facts_used", "writes", "withheld", "capture_error", "truncated"}`. A reply still cut at the
  * length limit after keel asked the model to continue says so (`truncated`, and a line under the
  * text); so does a credential withheld from the message (`withheld`) and a confidence the evidence
- * gate capped (a write's `confidence_capped`). Without a model it answers as the offline terminal
+ * gate capped (a write's `confidence_capped`). What the turn kept is said under the reply, one line
+ * per belief (`keptLines` of `@keel/agent`: `Kept: sister name — Ada [f12] (keel forget 12 to
+ * undo).`), and nothing when it kept nothing. Without a model it answers as the offline terminal
  * does and says so.
  *
  * It never asks a question: a request of the model to forget a belief is printed as waiting for
@@ -17,6 +19,7 @@
 import {
   Agent,
   captureErrorNote,
+  keptLines,
   OfflineSession,
   secretNotice,
   TRUNCATED_NOTE,
@@ -64,9 +67,11 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
   let failure: unknown;
   try {
     if (!choice.model) {
-      const r = await new OfflineSession(store, { channel: 'cli', tz: config.think.tz }).handle(
-        message,
-      );
+      const r = await new OfflineSession(store, {
+        channel: 'cli',
+        tz: config.think.tz,
+        commands: 'shell',
+      }).handle(message);
       // A line that failed (TOO_LARGE, a slash command's NOT_FOUND, …) is an error like the
       // agent's: its code and fix, `{"error": …}` under --json, exit 2.
       if (r.error) throw r.error;
@@ -140,6 +145,7 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
           [
             ...(streamed ? [] : [result.reply]),
             ...(result.truncated ? [TRUNCATED_NOTE] : []),
+            ...keptLines(store, result.writes, 'shell'),
             ...(result.withheld.length ? [secretNotice(result.withheld)] : []),
             ...cappedLines(result.writes),
             ...(result.captureError ? [captureErrorNote(result.captureError)] : []),

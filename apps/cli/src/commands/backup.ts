@@ -8,6 +8,7 @@
  * @module
  */
 import { backupHome, pendingRecovery, recoverInto, recoveryPath, restoreHome } from '@keel/host';
+import { count } from '@keel/language';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { action, EXIT, emit, wantsJson as json } from '../output.js';
@@ -77,7 +78,7 @@ export function registerBackupCommands(program: Command, config: Config): void {
           },
           () =>
             [
-              `restored ${r.from} (schema ${r.info.version}, ${r.info.facts} facts, ${r.info.episodes} episodes) as ${r.database}`,
+              `restored ${r.from} (schema ${r.info.version}, ${count(r.info.facts, 'fact')}, ${count(r.info.episodes, 'episode')}) as ${r.database}`,
               ...(r.keptAs
                 ? [
                     `the ${r.previous === 'sound' ? 'replaced' : 'damaged'} file is kept as ${r.keptAs}`,

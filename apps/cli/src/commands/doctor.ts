@@ -38,6 +38,7 @@ import {
   type ServiceFacts,
   serviceStatus,
 } from '@keel/host';
+import { count } from '@keel/language';
 import { LATEST_VERSION, MemoryStore } from '@keel/memory';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
@@ -143,12 +144,12 @@ async function doctor(
       `embedder      ${report.embedder ? `${report.embedder.name} ${report.embedder.model} (${report.embedder.dim}-d)` : 'none'}`,
       `vectors       ${
         report.vectors.available
-          ? `on: ${report.vectors.counts?.facts ?? 0} facts, ${report.vectors.counts?.episodes ?? 0} episodes indexed${report.vectors.pending ? `, ${report.vectors.pending} waiting (keel reindex)` : ''}`
+          ? `on: ${count(report.vectors.counts?.facts ?? 0, 'fact')}, ${count(report.vectors.counts?.episodes ?? 0, 'episode')} indexed${report.vectors.pending ? `, ${report.vectors.pending} waiting (keel reindex)` : ''}`
           : `off: ${report.vectors.reason}`
       }`,
       `recall mode   ${report.recall_mode}`,
       `model         ${report.model.reason}${modelVerdict(report.checks)}`,
-      `memory        ${report.counts.active} active beliefs (${report.counts.pending} pending), ${report.counts.episodes} episodes`,
+      `memory        ${count(report.counts.active, 'active belief')} (${report.counts.pending} pending), ${count(report.counts.episodes, 'episode')}`,
       `think         ${
         report.think.running
           ? `running (PID ${report.think.running.pid})`
@@ -414,7 +415,7 @@ function journalLines(journal: ReturnType<typeof journalCheck>): string[] {
         : `entries ${journal.hashed_from}-${journal.entries} hashed again, older ones at the last whole check; keel doctor --full hashes them all`;
   if (journal.ok) {
     return [
-      `journal       ok: ${journal.entries} entries, ending where keel last wrote (entry ${journal.head}); ${hashed}`,
+      `journal       ok: ${count(journal.entries, 'entry', 'entries')}, ending where keel last wrote (entry ${journal.head}); ${hashed}`,
     ];
   }
   return [

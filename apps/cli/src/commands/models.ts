@@ -9,6 +9,7 @@
 
 import { KeelError } from '@keel/errors';
 import { closeStore, configuredEmbedder, openStore } from '@keel/host';
+import { count } from '@keel/language';
 import {
   type EmbedderSelection,
   listInstalledModels,
@@ -282,7 +283,7 @@ export function registerModelCommands(program: Command, config: Config): void {
             () =>
               `${rebuild ? 'rebuilt' : 'updated'} vectors with ${selection.info!.provider} ${selection.info!.model} (${selection.info!.dim}-d): ` +
               `${embedded} row(s) embedded in ${seconds.toFixed(1)} s; ` +
-              `${status!.vectors.facts} facts and ${status!.vectors.episodes} episodes indexed; recall is ${status!.state === 'active' ? 'hybrid' : 'lexical'}`,
+              `${count(status!.vectors.facts, 'fact')} and ${count(status!.vectors.episodes, 'episode')} indexed; recall is ${status!.state === 'active' ? 'hybrid' : 'lexical'}`,
           );
           return EXIT.ok;
         } catch (err) {

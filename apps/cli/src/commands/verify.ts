@@ -7,6 +7,7 @@
  * @module
  */
 import { existsSync } from 'node:fs';
+import { count } from '@keel/language';
 import { formatHead, parseHead, type VerifyReport } from '@keel/memory';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
@@ -32,7 +33,7 @@ against it later with keel verify --against <seq>:<hash>; keep a backup elsewher
 /** `replay: from entry 1 (the whole journal); checked 3 facts, …` */
 function replayLine(r: VerifyReport['replay']): string {
   const rows = (c: VerifyReport['replay']['checked']) =>
-    `${c.facts} facts, ${c.evidence} evidence rows, ${c.tombstones} tombstones, ${c.episodes} episodes`;
+    `${count(c.facts, 'fact')}, ${count(c.evidence, 'evidence row')}, ${count(c.tombstones, 'tombstone')}, ${count(c.episodes, 'episode')}`;
   const from =
     r.from <= 1
       ? 'from entry 1 (the whole journal)'
@@ -56,7 +57,7 @@ function nothingToVerify(path: string, asJson: boolean): number {
 /** The text report. */
 function reportLines(r: VerifyReport): string {
   return [
-    `journal: ${r.journal.entries} entries, ${r.journal.breaks.length} break(s); head ${r.head ? `at entry ${r.head.seq}` : 'MISSING'}`,
+    `journal: ${count(r.journal.entries, 'entry', 'entries')}, ${count(r.journal.breaks.length, 'break')}; head ${r.head ? `at entry ${r.head.seq}` : 'MISSING'}`,
     `anchor: ${r.anchorFile ?? 'none'}`,
     replayLine(r.replay),
     `facts: ${r.counts.facts} (${r.counts.active} active), episodes: ${r.counts.episodes}, tombstones: ${r.counts.tombstones}`,

@@ -6,7 +6,7 @@
  */
 import { type StoreContext, stmt } from '../context.js';
 import { unexplainedFacts } from '../journal/rows.js';
-import type { Fact, Kind, Scope, Slot, Status } from '../types.js';
+import type { Fact, Kind, Scope, Slot, Source, Status } from '../types.js';
 
 /** The current value of a slot, or undefined. */
 export function activeFact(ctx: StoreContext, slot: Slot): Fact | undefined {
@@ -160,4 +160,74 @@ export function factsHolding(
   return (
     stmt(ctx.db, 'SELECT * FROM facts WHERE purged_at IS NULL ORDER BY id').all() as Fact[]
   ).filter((f) => scrubber.holds(f.value));
+}
+
+/** How {@link currentBeliefs} sorts: by kind then key, or strongest first. */
+export const BELIEF_ORDERS = ['kind', 'confidence'] as const;
+/** One of {@link BELIEF_ORDERS}. */
+export type BeliefOrder = (typeof BELIEF_ORDERS)[number];
+
+/** Which current beliefs {@link currentBeliefs} lists; every field narrows, none is required. */
+export interface BeliefFilter {
+  /** Whose beliefs: the owner's or keel's own. Default both. */
+  scope?: Scope;
+  kind?: Kind;
+  /** Who the belief came from (`owner_stated`, `inferred`, `imported`, …). */
+  source?: Source;
+  /** At least this confident, 0..1 (inclusive). */
+  minConfidence?: number;
+  /** At most this confident, 0..1 (inclusive). */
+  maxConfidence?: number;
+  /**
+   * `kind` (the default): by kind, then key, a slot's current value before a conflict pending
+   * on it; `confidence`: strongest first (confidence, then evidence), then kind and key.
+   */
+  order?: BeliefOrder;
+}
+
+/** What {@link currentBeliefs} found. */
+export interface BeliefListing {
+  /**
+   * Every current belief (`active`) that passes the filter, and every pending conflict (`pending`:
+   * a value waiting for the owner's review, which names the belief it contradicts in
+   * `conflicts_with_id`). Superseded, retracted (forgotten) and rejected rows are never listed.
+   */
+  beliefs: Fact[];
+  /**
+   * Beliefs that pass the filter but that the journal does not explain (changed or written
+   * outside keel; see `unexplainedFacts`): left out of `beliefs`, as recall leaves them out, and
+   * named here by id, ascending, for `keel verify` to explain.
+   */
+  unexplained: number[];
+}
+
+/**
+ * Every belief keel holds now, with a filter and an order (`keel beliefs`): the current value of
+ * each slot and each pending conflict, never a superseded, forgotten or rejected one; those the
+ * journal does not explain are left out and named (see {@link BeliefListing}).
+ */
+export function currentBeliefs(ctx: StoreContext, filter: BeliefFilter = {}): BeliefListing {
+  const order =
+    filter.order === 'confidence'
+      ? 'confidence DESC, evidence_count DESC, kind, key, id'
+      : "kind, key, status = 'pending', id";
+  const rows = stmt(
+    ctx.db,
+    `SELECT * FROM facts WHERE status IN ('active', 'pending')
+       AND (@scope IS NULL OR scope = @scope) AND (@kind IS NULL OR kind = @kind)
+       AND (@source IS NULL OR source = @source)
+       AND (@min IS NULL OR confidence >= @min) AND (@max IS NULL OR confidence <= @max)
+     ORDER BY ${order}`,
+  ).all({
+    scope: filter.scope ?? null,
+    kind: filter.kind ?? null,
+    source: filter.source ?? null,
+    min: filter.minConfidence ?? null,
+    max: filter.maxConfidence ?? null,
+  }) as Fact[];
+  const unexplained = unexplainedFacts(ctx.db, rows);
+  return {
+    beliefs: rows.filter((f) => !unexplained.has(f.id)),
+    unexplained: [...unexplained].sort((a, b) => a - b),
+  };
 }
