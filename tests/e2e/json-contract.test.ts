@@ -635,6 +635,7 @@ describe('every verb prints an error the same way, and exits non-zero', () => {
       },
     });
     await failing(['discord', 'pair'], 'CONFIG_INVALID', { env: { DISCORD_TOKEN: '' } });
+    await failing(['discord', 'invite'], 'CONFIG_INVALID', { env: { DISCORD_TOKEN: '' } });
     // Setup asks a person: without a terminal it asks nothing.
     await failing(['setup'], 'SETUP_NEEDS_TERMINAL');
     await failing(['no-such-verb'], 'INVALID_INPUT');

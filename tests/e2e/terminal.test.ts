@@ -363,10 +363,12 @@ describe('the terminal with a model: the model proposes, the owner decides what 
     fake.push({ kind: 'stall', textBefore: 'Let me' });
     fake.reply('Oat flat white.');
     fake.reply('At once.');
-    const r = await piped([], 'what is my coffee?\nand now?\n', { KEEL_STALL_TIMEOUT_MS: '1200' });
+    // The notice comes after a third of the stall timeout: 3 s, long enough that the next turn on a
+    // loaded machine does not earn one too.
+    const r = await piped([], 'what is my coffee?\nand now?\n', { KEEL_STALL_TIMEOUT_MS: '9000' });
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
-    const notice = '(waiting for the model: nothing for 1 s; keel gives this attempt 1 s more)';
+    const notice = '(waiting for the model: nothing for 3 s; keel gives this attempt 6 s more)';
     expect(lines).toContain(notice);
     expect(r.stdout).toContain('Oat flat white.');
     // Said for the stalled turn only: the next one answered at once.
