@@ -97,6 +97,7 @@ describe('npm install -g', () => {
       expect(install.status, `${install.stdout}\n${install.stderr}`).toBe(0);
 
       const bin = join(prefix, 'bin', 'keel');
+      expect(existsSync(bin), `${install.stdout}\n${install.stderr}`).toBe(true);
       expect(realpathSync(bin)).toMatch(/bundle[\\/]keel\.mjs$/);
       const home = join(temp, 'home');
       const env = {
