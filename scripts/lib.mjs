@@ -24,6 +24,7 @@ export function readRootPackageJson() {
  *   capture: keep (the tail of) the combined output in `output` while still showing it.
  *   silent: capture without showing.
  *   timeoutMs: kill the child (and report `timedOut`) if it runs longer than this.
+ *   onOutput: called with each chunk of the child's output as it comes (when piped).
  *   env, cwd, stdin ('inherit' | 'ignore').
  */
 export function run(command, args, options = {}) {
@@ -35,6 +36,7 @@ export function run(command, args, options = {}) {
     capture = false,
     silent = false,
     timeoutMs = 0,
+    onOutput = null,
   } = options;
   const piped = capture || silent;
   const stdio = piped
@@ -43,6 +45,7 @@ export function run(command, args, options = {}) {
   return new Promise((resolve) => {
     let output = '';
     const keep = (chunk) => {
+      onOutput?.(chunk);
       output += chunk.toString();
       if (output.length > 256_000) output = output.slice(-128_000);
     };

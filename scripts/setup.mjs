@@ -7,8 +7,10 @@
 //
 // `npm start` builds the bundle alone (apps/cli/scripts/bundle.mjs: esbuild from the sources, the
 // keel that runs); `npm test` builds everything (turbo run build: tsc for every package, then the
-// bundle). It says one line for each step it takes and nothing when there is nothing to do; the
-// output of pnpm, turbo and esbuild is shown when a step fails, or as it comes with --verbose.
+// bundle). It says one line for each step it takes and nothing when there is nothing to do; while
+// a step runs, a live line says how long it has taken and what pnpm is doing (progress.mjs: one
+// line rewritten in place on a terminal, a plain line every 20 s otherwise). The output of pnpm,
+// turbo and esbuild is shown when a step fails, or as it comes with --verbose (no live line then).
 //
 // Everything it prints, and everything its child processes print, goes to stderr:
 // stdout of `npm start` belongs to the keel terminal.
@@ -17,6 +19,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitIfInterrupted, isWindows, ROOT, readRootPackageJson, run, say } from './lib.mjs';
+import { startProgress } from './progress.mjs';
 
 const PREFIX = 'keel setup:';
 const log = (message) => say(PREFIX, message);
@@ -151,11 +154,14 @@ async function resolvePnpm(verbose) {
   log(
     `${found ? `pnpm is ${found}` : 'pnpm not found'}; installing pnpm@${wanted} (npm install -g)`,
   );
-  const install = await run('npm', ['install', '-g', `pnpm@${wanted}`], {
-    silent: true,
-    stdin: 'ignore',
-    timeoutMs: 5 * 60_000,
-  });
+  const install = await withProgress({ label: 'installing pnpm', phases: null }, (onOutput) =>
+    run('npm', ['install', '-g', `pnpm@${wanted}`], {
+      silent: true,
+      stdin: 'ignore',
+      timeoutMs: 5 * 60_000,
+      onOutput,
+    }),
+  );
   exitIfInterrupted(install);
   if (install.code === 0) {
     if ((await versionOf('pnpm', [])) === wanted) {
@@ -294,15 +300,36 @@ function tail(output, lines = 40) {
   return output.split(/\r?\n/).slice(-lines).join('\n');
 }
 
-/** Runs a step's command: silent (its output kept for a failure), or shown with `verbose`. */
-function runStep(command, args, verbose, options = {}) {
-  return run(command, args, {
-    capture: verbose,
-    silent: !verbose,
-    stdoutToStderr: true,
-    stdin: 'ignore',
-    ...options,
-  });
+/**
+ * Runs `step(onOutput)` with the live step line (progress.mjs) on stderr: rewritten in place on a
+ * terminal, a plain line every 20 s otherwise; `onOutput` is given the step's output as it comes,
+ * from which the line names what pnpm is doing (`phases: null` for a step whose output does not
+ * tell).
+ */
+async function withProgress(progress, step) {
+  const live = startProgress({ prefix: PREFIX, ...progress });
+  try {
+    return await step((chunk) => live.feed(chunk));
+  } finally {
+    live.stop();
+  }
+}
+
+/**
+ * Runs a step's command: silent (its output kept for a failure) with the live step line
+ * `progress` ({ label, phases }), or shown as it comes with `verbose`.
+ */
+function runStep(command, args, verbose, options = {}, progress = null) {
+  const go = (onOutput) =>
+    run(command, args, {
+      capture: verbose,
+      silent: !verbose,
+      stdoutToStderr: true,
+      stdin: 'ignore',
+      ...options,
+      ...(onOutput ? { onOutput } : {}),
+    });
+  return verbose || !progress ? go(null) : withProgress(progress, go);
 }
 
 async function installDependencies(verbose) {
@@ -312,7 +339,7 @@ async function installDependencies(verbose) {
     return;
   }
   const started = Date.now();
-  log(`installing dependencies (${reason}; the first time takes a minute or two)`);
+  log(`installing dependencies (${reason}; the first time takes a few minutes)`);
   rmSync(STAMP_FILE, { force: true });
   const env = pnpmEnv();
   // Shown as it comes with --verbose: keep the colours of a terminal.
@@ -322,6 +349,7 @@ async function installDependencies(verbose) {
     [...pnpm.args, 'install', '--frozen-lockfile'],
     verbose,
     { env },
+    { label: 'installing dependencies' },
   );
   exitIfInterrupted(result);
   if (result.code !== 0) {
@@ -347,9 +375,13 @@ function seconds(started) {
 async function bundle(verbose) {
   const script = join(ROOT, 'apps', 'cli', 'scripts', 'bundle.mjs');
   const started = Date.now();
-  const result = await runStep(process.execPath, [script, '--if-stale', '--verbose'], verbose, {
-    cwd: join(ROOT, 'apps', 'cli'),
-  });
+  const result = await runStep(
+    process.execPath,
+    [script, '--if-stale', '--verbose'],
+    verbose,
+    { cwd: join(ROOT, 'apps', 'cli') },
+    { label: 'building keel', phases: null },
+  );
   exitIfInterrupted(result);
   if (result.code !== 0) {
     if (!verbose) process.stderr.write(`${tail(result.output)}\n`);
@@ -367,9 +399,13 @@ async function buildAll(verbose) {
   const started = Date.now();
   log('building (turbo run build)');
   const args = ['exec', 'turbo', 'run', 'build', ...(verbose ? [] : ['--output-logs=errors-only'])];
-  const result = await runStep(pnpm.command, [...pnpm.args, ...args], verbose, {
-    env: pnpmEnv(),
-  });
+  const result = await runStep(
+    pnpm.command,
+    [...pnpm.args, ...args],
+    verbose,
+    { env: pnpmEnv() },
+    { label: 'building', phases: null },
+  );
   exitIfInterrupted(result);
   if (result.code !== 0) {
     if (!verbose) process.stderr.write(`${tail(result.output, 80)}\n`);

@@ -1,12 +1,24 @@
 /**
- * keel installed as a command: the CLI package packed as npm would publish it (`pnpm pack`: the
- * bundle and a package.json whose dependencies are the native and lazily required modules), then
- * `npm install -g --prefix <temp>` of that tarball, and the installed `keel` run from there. npm
- * fetches those dependencies from the registry (and compiles better-sqlite3), so this test needs
- * the npm registry; when it cannot be reached the test is skipped and says why.
+ * keel installed as a command, exactly as the README's "Installed as a command" says: the CLI
+ * package packed as npm would publish it (`pnpm pack`: the bundle and a package.json whose
+ * dependencies are the native and lazily required modules), then
+ * `npm install -g --prefix <temp> --allow-scripts=better-sqlite3 [--nodedir=<headers>] <tarball>`,
+ * with npm's settings as on a clean machine (an empty user config: no nodedir of the machine's
+ * own), and the installed `keel` run from there. npm fetches those dependencies from the registry
+ * (and compiles better-sqlite3), so this test needs the npm registry; when it cannot be reached the
+ * test is skipped and says why. Then the failure the README guards against: a better-sqlite3 whose
+ * native module was never built is keel's `DB_OPEN_FAILED`, its fix the reinstall with the headers.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -30,12 +42,15 @@ async function registryReachable(): Promise<{ ok: boolean; why: string }> {
   }
 }
 
-/** Node's C headers for node-gyp (better-sqlite3 compiles as it installs), found as setup does. */
-function nodeHeaders(): Record<string, string> {
+/**
+ * `--nodedir=<dir>` for Node's C headers (better-sqlite3 compiles as it installs), found as setup
+ * does; none when this node has no headers beside it (node-gyp downloads them then).
+ */
+function nodedirFlag(): string[] {
   const dir = [dirname(dirname(process.execPath)), '/usr'].find((d) =>
     existsSync(join(d, 'include', 'node', 'node.h')),
   );
-  return dir ? { npm_config_nodedir: dir } : {};
+  return dir ? [`--nodedir=${dir}`] : [];
 }
 
 describe('npm install -g', () => {
@@ -57,18 +72,32 @@ describe('npm install -g', () => {
       expect(tarball).toBeDefined();
 
       const prefix = join(temp, 'prefix');
+      // A clean machine's npm: no user config (this machine's may name a nodedir of its own).
+      const userconfig = join(temp, 'npmrc');
+      writeFileSync(userconfig, '');
+      const npmEnv: NodeJS.ProcessEnv = { ...process.env, npm_config_userconfig: userconfig };
+      for (const key of Object.keys(npmEnv)) {
+        if (/^npm_config_(nodedir|allow_scripts)$/i.test(key)) delete npmEnv[key];
+      }
       const install = spawnSync(
         'npm',
-        ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(temp, tarball!)],
-        {
-          encoding: 'utf8',
-          env: { ...process.env, ...nodeHeaders() },
-          timeout: 15 * 60_000,
-        },
+        [
+          'install',
+          '-g',
+          '--prefix',
+          prefix,
+          '--allow-scripts=better-sqlite3',
+          ...nodedirFlag(),
+          '--no-audit',
+          '--no-fund',
+          join(temp, tarball!),
+        ],
+        { encoding: 'utf8', env: npmEnv, timeout: 15 * 60_000 },
       );
       expect(install.status, `${install.stdout}\n${install.stderr}`).toBe(0);
 
       const bin = join(prefix, 'bin', 'keel');
+      expect(existsSync(bin), `${install.stdout}\n${install.stderr}`).toBe(true);
       expect(realpathSync(bin)).toMatch(/bundle[\\/]keel\.mjs$/);
       const home = join(temp, 'home');
       const env = {
@@ -101,6 +130,26 @@ describe('npm install -g', () => {
       const think = run(['think', '--once', '--json']);
       expect(think.status, think.stderr).toBe(0);
       expect(JSON.parse(think.stdout)).toMatchObject({ gate: 'pattern' });
+
+      // An installed keel whose better-sqlite3 was never built (its compile failed for want of
+      // Node's headers): keel's own error, its fix the reinstall with them.
+      const sqlite = join(
+        prefix,
+        'lib',
+        'node_modules',
+        '@keel',
+        'cli',
+        'node_modules',
+        'better-sqlite3',
+      );
+      renameSync(join(sqlite, 'build'), join(sqlite, 'build.unbuilt'));
+      const unbuilt = run(['doctor', '--json', '--offline']);
+      expect(unbuilt.status).toBe(2);
+      const { error } = JSON.parse(unbuilt.stdout) as { error: { code: string; fix: string } };
+      expect(error.code).toBe('DB_OPEN_FAILED');
+      expect(error.fix).toContain('npm install -g --nodedir=');
+      expect(error.fix).toContain('--allow-scripts=better-sqlite3');
+      expect(unbuilt.stderr).toMatch(/^fix: Reinstall keel with Node's C headers named/m);
     },
     20 * 60_000,
   );

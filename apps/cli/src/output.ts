@@ -21,11 +21,40 @@
  *
  * @module
  */
-import { formatJson, reportError, terminalText } from '@keel/host';
+import { corruptionError, KeelError } from '@keel/errors';
+import {
+  formatJson,
+  reportError as hostReportError,
+  type ReportStreams,
+  terminalText,
+} from '@keel/host';
 import type { Command } from 'commander';
+import { asTyped } from './invocation.js';
+import { nativeModuleError } from './native.js';
 
-/** The exit codes and the error printer every keel process shares. */
-export { EXIT, reportError } from '@keel/host';
+/** The exit codes every keel process shares. */
+export { EXIT } from '@keel/host';
+
+/**
+ * `@keel/host`'s error printer (`error CODE: message` / `fix: …`, and `{"error": …}` with `json`),
+ * with the keel commands its message and fix name written as the owner types keel
+ * (`invocation.ts`: `pnpm keel …` from a clone), and a better-sqlite3 that cannot load its native
+ * module reported as `DB_OPEN_FAILED` with the rebuild as its fix (`native.ts`). Returns the exit
+ * code.
+ */
+export function reportError(err: unknown, json: boolean, streams?: ReportStreams): number {
+  const known =
+    nativeModuleError(err) ?? corruptionError(err) ?? (KeelError.isInstance(err) ? err : null);
+  const typed =
+    known === null
+      ? err
+      : new KeelError(known.code, asTyped(known.message), {
+          fix: asTyped(known.fix),
+          details: known.details,
+          cause: known,
+        });
+  return hostReportError(typed, json, streams);
+}
 
 /**
  * Prints a result: with `json`, `data` as one indented JSON document under the contract (see the

@@ -14,6 +14,7 @@ import { KeelError } from '@keel/errors';
 import { Command, CommanderError, Help } from 'commander';
 import { closest, distance } from 'fastest-levenshtein';
 import type { Config } from './config.js';
+import { asTyped } from './invocation.js';
 import { findVerb, VERBS, type Verb } from './verbs.js';
 import { keelVersion } from './version.js';
 
@@ -25,6 +26,10 @@ const LAUNCHD_FLAG = '--launchd';
 
 /** Prints an error with its code and fix (as JSON with `--json`); resolves to the exit code. */
 async function report(err: unknown, json: boolean): Promise<number> {
+  // A missing better-sqlite3 fails the import of @keel/host itself: reported without it.
+  const { nativeModuleError, reportNativeError } = await import('./native.js');
+  const native = nativeModuleError(err);
+  if (native) return reportNativeError(native, json);
   const { reportError } = await import('./output.js');
   return reportError(err, json);
 }
@@ -47,7 +52,9 @@ function rootProgram(config?: Config, json = false): Command {
     .version(keelVersion(), '-V, --version', "print keel's version")
     // Commander's own error lines are not printed: keel reports each as `error CODE` + `fix:`.
     .configureOutput({
-      writeErr: (s) => process.stderr.write(s.startsWith('error:') || json ? '' : s),
+      // Help and usage name keel's commands as the owner types them (`invocation.ts`).
+      writeOut: (s) => process.stdout.write(asTyped(s)),
+      writeErr: (s) => process.stderr.write(s.startsWith('error:') || json ? '' : asTyped(s)),
     })
     .helpCommand('help [verb]', 'show help for a verb')
     .exitOverride();

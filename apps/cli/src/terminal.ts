@@ -54,14 +54,14 @@ import {
   type OpenKeel,
   openKeel,
   recoveryPath,
-  reportError,
   stopState,
 } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
 import { firstStart } from './commands/setup.js';
 import { keptLine, type TurnJsonInput, turnJson, writeJson } from './commands/shared.js';
 import type { Config } from './config.js';
-import { printJsonLine, say } from './output.js';
+import { asTyped } from './invocation.js';
+import { printJsonLine, reportError, say } from './output.js';
 import {
   cappedLines,
   type ForgetAsk,
@@ -91,7 +91,7 @@ interface LineOutcome {
 
 /** An error as a `--json` line carries it: its code, message and fix. */
 function errorJson(err: KeelError): { code: string; message: string; fix: string } {
-  return { code: err.code, message: err.message, fix: err.fix };
+  return { code: err.code, message: asTyped(err.message), fix: asTyped(err.fix) };
 }
 
 /** The status line: which model and which recall mode are in use. */
@@ -118,7 +118,9 @@ export function doorNotice(config: Config): string | null {
 function errorText(err: unknown): string {
   const damage = damageError(err);
   if (damage) throw damage;
-  if (KeelError.isInstance(err)) return `error ${err.code}: ${err.message}\nfix: ${err.fix}`;
+  if (KeelError.isInstance(err)) {
+    return asTyped(`error ${err.code}: ${err.message}\nfix: ${err.fix}`);
+  }
   throw err;
 }
 
@@ -239,7 +241,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
     );
   };
   if (!options.json && keel) {
-    write(agent ? status() : offline!.banner());
+    write(agent ? status() : asTyped(offline!.banner()));
     write(`data folder: ${config.home} · /help lists commands`);
     const door = doorNotice(config);
     if (door) write(door);

@@ -42,6 +42,7 @@ import { count } from '@keel/language';
 import { LATEST_VERSION, MemoryStore } from '@keel/memory';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
+import { asTyped, fixesAsTyped } from '../invocation.js';
 import { action, EXIT, emit, wantsJson as json } from '../output.js';
 import { embedderReport } from './models.js';
 import { serviceSetup } from './service.js';
@@ -129,7 +130,7 @@ async function doctor(
     if (integrity === 'ok') closeStore(store);
     else store.close();
   }
-  emit(asJson, report, () =>
+  const text = () =>
     [
       `data folder   ${report.home}`,
       `database      ${report.database} (schema ${report.schema_version}, SQLite ${report.sqlite})`,
@@ -176,8 +177,9 @@ async function doctor(
                 )}${report.unexplained.length > 5 ? ', …' : ''} (keel verify names the change; keel restore a backup from before it, or keel forget the belief)`
       }`,
       ...checkLines(report.checks, live),
-    ].join('\n'),
-  );
+    ].join('\n');
+  // The keel commands in its fixes as the owner types them (`pnpm keel …` from a clone).
+  emit(asJson, fixesAsTyped(report), () => asTyped(text()));
   return report.ok ? EXIT.ok : EXIT.failed;
 }
 
