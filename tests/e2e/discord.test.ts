@@ -1080,7 +1080,7 @@ describe('keel discord as a process', () => {
     });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('error CONFIG_INVALID: KEEL_DISCORD_OWNER_ID is not set');
-    expect(r.stderr).toContain('fix: Fix the environment variable named above');
+    expect(r.stderr).toContain('fix: `keel discord pair` pairs your Discord account');
     expect(discord.identifies).toBe(0);
   });
 

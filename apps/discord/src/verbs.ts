@@ -15,6 +15,7 @@ import { KeelError } from '@keel/errors';
 import {
   acquireServiceLock,
   configPath,
+  DISCORD_TOKEN_FIX,
   formatJson,
   type KeelConfig,
   readConfig,
@@ -24,6 +25,7 @@ import {
   stopWhenParentGone,
   terminalText,
 } from '@keel/host';
+import { count } from '@keel/language';
 import {
   type BotApplication,
   discordInstallUrl,
@@ -60,7 +62,8 @@ function botConfig(what: string): { config: KeelConfig; token: string } {
   if (!token) {
     throw new KeelError(
       'CONFIG_INVALID',
-      `DISCORD_TOKEN is not set: ${what} connects as the bot (the token from the Discord developer portal → your application → Bot)`,
+      `discord.token is not set: ${what} connects as the bot (the token from the Discord developer portal → your application → Bot)`,
+      { fix: DISCORD_TOKEN_FIX },
     );
   }
   return { config, token };
@@ -151,7 +154,7 @@ export async function pairVerb(json: boolean): Promise<number> {
           out(formatJson({ event: 'wrong_code', author_id: authorId, tries_left: triesLeft }));
         } else {
           out(
-            `A wrong code from ${username} (${authorId}): ${triesLeft ? `${triesLeft} more tr${triesLeft === 1 ? 'y' : 'ies'} allowed` : 'pairing stops'}.`,
+            `A wrong code from ${username} (${authorId}): ${triesLeft ? `${count(triesLeft, 'more try', 'more tries')} allowed` : 'pairing stops'}.`,
           );
         }
       },

@@ -892,6 +892,10 @@ export interface DiscordDoorConfig {
   graceMs: number;
 }
 
+/** The fix for a missing bot token, in config terms. */
+export const DISCORD_TOKEN_FIX =
+  '`keel config set discord.token -` and paste the bot token (or `keel setup`, or DISCORD_TOKEN in the environment).';
+
 /**
  * The Discord door's settings, refusing to go on without an owner id (the door fails closed) or a
  * token.
@@ -905,12 +909,16 @@ export function discordDoor(config: KeelConfig): DiscordDoorConfig {
     throw new KeelError(
       'CONFIG_INVALID',
       'KEEL_DISCORD_OWNER_ID is not set (discord.owner_id in config.toml); keel answers nobody on Discord without an owner (fail closed)',
+      {
+        fix: '`keel discord pair` pairs your Discord account (or `keel config set discord.owner_id <your user id>`).',
+      },
     );
   }
   if (!token) {
     throw new KeelError(
       'CONFIG_INVALID',
       'DISCORD_TOKEN is not set (discord.token in config.toml: the bot token from the Discord developer portal)',
+      { fix: DISCORD_TOKEN_FIX },
     );
   }
   return { token, ownerId, graceMs, ...(apiUrl ? { apiUrl } : {}) };
