@@ -102,15 +102,16 @@ export function thisKeel(): string {
 }
 
 /**
- * `text` with each keel command it names (`` `keel …` ``, `Usage: keel …`) as `command` (default:
+ * `text` with each keel command it names (`` `keel …` ``, `` `nohup keel …` ``, `Usage: keel …`) as
+ * `command` (default:
  * how this keel was started); unchanged when that is `keel`. See the module description.
  */
 export function asTyped(text: string, command: string = thisKeel()): string {
   if (command === 'keel' || !text.includes('keel')) return text;
   const bare = command.replace(/ --$/, '');
   return text
-    .replace(/`keel(?=`)/g, `\`${bare}`)
-    .replace(/`keel(?=\s)/g, `\`${command}`)
+    .replace(/`(nohup )?keel(?=`)/g, (_, nohup = '') => `\`${nohup}${bare}`)
+    .replace(/`(nohup )?keel(?=\s)/g, (_, nohup = '') => `\`${nohup}${command}`)
     .replace(/\bUsage: keel(?=\s|$)/gm, `Usage: ${command}`);
 }
 

@@ -111,7 +111,7 @@ export function statusLine(store: MemoryStore, choice: ChatChoice): string {
 export function doorNotice(config: Config): string | null {
   const door = checkService(config, 'discord');
   if (door.status !== 'warn' && door.status !== 'fail') return null;
-  return `note: ${door.detail}\nfix: ${door.fix} (keel doctor checks it again)`;
+  return asTyped(`note: ${door.detail}\nfix: ${door.fix} (\`keel doctor\` checks it again)`);
 }
 
 /** An error as the terminal prints it; damage and unexpected errors are thrown on. */

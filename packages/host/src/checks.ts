@@ -31,6 +31,7 @@ import {
   ollamaHasModel,
 } from '@keel/agent';
 import { ERROR_FIXES, KeelError, type KeelErrorCode } from '@keel/errors';
+import { count } from '@keel/language';
 import { fetchBotApplication, installProblems } from '@keel/outbound';
 import type { KeelConfig } from './config.js';
 import { readLockHolder, type Service, STALE_MS, serviceLockPath } from './lock.js';
@@ -301,9 +302,7 @@ export async function listChatModels(
     const key = config.chat[provider === 'openai' ? 'openaiApiKey' : 'anthropicApiKey'];
     const took = key ? 'the key works' : 'no key needed';
     return {
-      finding: ok(
-        `${provider}: ${took}; ${models.length} model${models.length === 1 ? '' : 's'} listed`,
-      ),
+      finding: ok(`${provider}: ${took}; ${count(models.length, 'model')} listed`),
       models,
     };
   } catch (err) {
@@ -475,7 +474,7 @@ function notRunning(
   options: CheckOptions,
 ): CheckFinding {
   const facts = options.services?.(service) ?? null;
-  const installed = facts ? facts.installed : (options.installed?.(service) ?? false);
+  const installed = facts ? facts.installed : (options.installed?.(service) ?? null);
   const start = service === 'think' ? 'keel think' : 'keel discord';
   const gone = holder ? ` (its last holder, PID ${holder.pid}, is gone)` : '';
   const lastLine = facts?.logLines.at(-1);
@@ -496,6 +495,15 @@ function notRunning(
       'SERVICE_DOWN',
       `${WITHOUT[service]}${gone}, though its service is installed${state}${log}`,
       `\`keel service status ${service}\` shows its log: fix what it names, then \`keel service install ${service}\` starts it again (or ${byHand}).`,
+    );
+  }
+  if (installed === null) {
+    // Nothing asked the service manager (the terminal's first lines): say only what is known.
+    return problem(
+      'warn',
+      'SERVICE_DOWN',
+      `${WITHOUT[service]}${gone}`,
+      `\`keel service install ${service}\` keeps it running with systemd or launchd (\`keel service status ${service}\` shows why an installed one stopped); where none runs (a container), ${byHand}.`,
     );
   }
   return problem(
