@@ -27,8 +27,10 @@ import { type ChatChoice, chooseChatModel } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import {
   backupsPath,
+  CHECK_TIMEOUT_MS,
   type CheckResult,
   closeStore,
+  commandRunner,
   damageError,
   newestBackup,
   openStore,
@@ -197,7 +199,12 @@ async function serviceFacts(config: Config): Promise<Map<string, ServiceFacts>> 
     if (KeelError.isInstance(err)) return facts;
     throw err;
   }
-  const status = await serviceStatus(['think', 'discord'], setup, { logLines: 3 });
+  // Doctor's other live checks stop at CHECK_TIMEOUT_MS: a hung service manager does too.
+  const status = await serviceStatus(
+    ['think', 'discord'],
+    { ...setup, run: setup.run ?? commandRunner(CHECK_TIMEOUT_MS) },
+    { logLines: 3 },
+  );
   for (const s of status.services) {
     facts.set(s.name, {
       installed: s.installed,

@@ -25,29 +25,37 @@ export type CommandRunner = (command: string, args: readonly string[]) => Promis
 /** How long one manager command may take before it is ended, ms. */
 export const COMMAND_TIMEOUT_MS = 30_000;
 
-/** The default {@link CommandRunner}: `execFile`, no shell, {@link COMMAND_TIMEOUT_MS}. */
-export const runCommand: CommandRunner = (command, args) =>
-  new Promise((resolve) => {
-    execFile(
-      command,
-      [...args],
-      { encoding: 'utf8', timeout: COMMAND_TIMEOUT_MS },
-      (err, stdout, stderr) => {
-        if (!err) {
-          resolve({ code: 0, stdout, stderr });
-          return;
-        }
-        const code = (err as { code?: unknown }).code;
-        if (code === 'ENOENT') resolve({ code: 127, stdout, stderr: `${command}: not found` });
-        else
-          resolve({
-            code: typeof code === 'number' ? code : 1,
-            stdout,
-            stderr: stderr || err.message,
-          });
-      },
-    );
-  });
+/**
+ * A {@link CommandRunner}: `execFile`, no shell, ended after `timeoutMs` (a hung manager reads as a
+ * failed command).
+ */
+export function commandRunner(timeoutMs: number): CommandRunner {
+  return (command, args) =>
+    new Promise((resolve) => {
+      execFile(
+        command,
+        [...args],
+        { encoding: 'utf8', timeout: timeoutMs },
+        (err, stdout, stderr) => {
+          if (!err) {
+            resolve({ code: 0, stdout, stderr });
+            return;
+          }
+          const code = (err as { code?: unknown }).code;
+          if (code === 'ENOENT') resolve({ code: 127, stdout, stderr: `${command}: not found` });
+          else
+            resolve({
+              code: typeof code === 'number' ? code : 1,
+              stdout,
+              stderr: stderr || err.message,
+            });
+        },
+      );
+    });
+}
+
+/** The default {@link CommandRunner}: {@link commandRunner} with {@link COMMAND_TIMEOUT_MS}. */
+export const runCommand: CommandRunner = commandRunner(COMMAND_TIMEOUT_MS);
 
 /** Where and for whom services are installed: everything that varies between machines. */
 export interface ServiceSetup {
