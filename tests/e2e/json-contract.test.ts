@@ -35,6 +35,7 @@ import { MINILM } from '../../packages/memory/src/embed/minilm.js';
 import { writeTinyBertModel } from '../../packages/memory/src/embed/testkit.js';
 import { FIXTURES, runCli } from '../support/cli.js';
 import { FakeAnthropic } from '../support/fake-anthropic.js';
+import { FakeDiscord } from '../support/fake-discord.js';
 import { refusedPort, startFakeHub } from '../support/fake-hub.js';
 import { type FakeOllama, startFakeOllama } from '../support/fake-ollama.js';
 
@@ -220,6 +221,18 @@ const online = (extra: Record<string, string> = {}) => ({
 
 /** The arguments of every run of the walk, for the check that it covers the whole CLI. */
 const ran: string[][] = [];
+/** The arguments of every {@link walk}: a verb run to success and its document checked. */
+const walkedArgs: string[][] = [];
+
+/**
+ * Verbs that cannot succeed in this walk, with why: each is run to its failure (`failing`) and its
+ * success is tested where it can happen.
+ */
+const ONLY_FAILS: Record<string, string> = {
+  setup: 'asks a person at a terminal (tests/e2e/setup*.test.ts drive it)',
+  discord: 'runs until stopped (tests/e2e/discord.test.ts)',
+  'discord pair': 'waits for the owner to DM a code (tests/e2e/discord-pairing.test.ts)',
+};
 
 /** Runs `keel <args>` without blocking this process (the fakes answer from it). */
 async function keel(args: string[], env: Record<string, string> = {}, input = ''): Promise<Run> {
@@ -236,6 +249,7 @@ async function walk(
   args: string[],
   options: { env?: Record<string, string>; mayBeEmpty?: string[]; status?: number } = {},
 ): Promise<Record<string, unknown>> {
+  walkedArgs.push(args);
   const r = await keel([...args, '--json'], options.env);
   const label = `keel ${args.join(' ')} --json`;
   expect(r.status, `${label}\n${r.stderr}`).toBe(options.status ?? 0);
@@ -636,6 +650,15 @@ describe('every verb prints an error the same way, and exits non-zero', () => {
     });
     await failing(['discord', 'pair'], 'CONFIG_INVALID', { env: { DISCORD_TOKEN: '' } });
     await failing(['discord', 'invite'], 'CONFIG_INVALID', { env: { DISCORD_TOKEN: '' } });
+    const discord = await FakeDiscord.start();
+    try {
+      await walk(['discord', 'invite'], {
+        env: { DISCORD_TOKEN: 'test-token', KEEL_DISCORD_API_URL: discord.apiUrl },
+        mayBeEmpty: ['$.problems'],
+      });
+    } finally {
+      await discord.close();
+    }
     // Setup asks a person: without a terminal it asks nothing.
     await failing(['setup'], 'SETUP_NEEDS_TERMINAL');
     await failing(['no-such-verb'], 'INVALID_INPUT');
@@ -730,15 +753,24 @@ describe('the walk covers the whole CLI', () => {
       expect.arrayContaining([['remember'], ['models', 'pull'], ['think']]),
     );
     expect(tree.groups).toEqual(expect.arrayContaining([['models'], ['service'], ['config']]));
-    const walked = new Set(
+    const ranWithJson = new Set(
       ran.filter((args) => args.includes('--json')).map((a) => commandOf(a, tree)),
     );
+    const succeeded = new Set(walkedArgs.map((a) => commandOf(a, tree)));
     const unwalked = [...tree.verbs, ...tree.groups]
       .map((p) => p.join(' '))
-      .filter((name) => !walked.has(name));
+      .filter((name) => !ranWithJson.has(name));
     expect(
       unwalked.map((name) => `keel ${name}`),
       'verbs of the CLI the --json walk never ran: add a walk([...]) of each (what it prints on success) and a failing([...]) where it can fail, above',
+    ).toEqual([]);
+    // A verb only ever run to its failure had its success document checked by nothing.
+    const neverSucceeded = tree.verbs
+      .map((p) => p.join(' '))
+      .filter((name) => !succeeded.has(name) && !(name in ONLY_FAILS));
+    expect(
+      neverSucceeded.map((name) => `keel ${name}`),
+      'verbs the walk only ran to a failure: add a walk([...]) of each, or name it in ONLY_FAILS with why',
     ).toEqual([]);
   });
 });

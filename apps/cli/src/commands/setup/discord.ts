@@ -17,6 +17,7 @@ import {
   maskSecret,
   PARENT_PID_VARIABLE,
 } from '@keel/host';
+import { count } from '@keel/language';
 import { appMain } from '../../paths.js';
 import {
   ask,
@@ -101,7 +102,7 @@ function runPairing(ctx: Ctx): Promise<PairOutcome> {
       } else if (e.event === 'wrong_code') {
         const left = e.tries_left ?? 0;
         p.log.warn(
-          `A wrong code from Discord user ${e.author_id}: nothing changed; ${left ? `${left} more tr${left === 1 ? 'y' : 'ies'} allowed` : 'the pairing stops'}.`,
+          `A wrong code from Discord user ${e.author_id}: nothing changed; ${left ? `${count(left, 'more try', 'more tries')} allowed` : 'the pairing stops'}.`,
         );
       } else if (e.event === 'paired' && e.owner_id) {
         outcome = {

@@ -4,7 +4,7 @@
  * @module
  */
 import * as p from '@clack/prompts';
-import { installServices, type ServiceName } from '@keel/host';
+import { installServices, type ServiceName, serviceLogPath } from '@keel/host';
 import { serviceSetup } from '../service.js';
 import { ask, type Ctx, candidate } from './context.js';
 
@@ -20,7 +20,7 @@ export function notRunningAdvice(names: readonly ServiceName[], keelHome: string
     : '';
   const commands = names.map((n) => `keel ${n}`).join('` and `');
   const nohup = names
-    .map((n) => `nohup keel ${n} >> '${keelHome}/logs/${n}.log' 2>&1 &`)
+    .map((n) => `nohup keel ${n} >> '${serviceLogPath(keelHome, n)}' 2>&1 &`)
     .join('; ');
   return `${silent}Run \`${commands}\` in a terminal and leave it open (or under tmux or screen, or \`${nohup}\`); \`keel doctor\` says whether ${missing.join(' and ')} ${missing.length > 1 ? 'run' : 'runs'}.`;
 }
