@@ -34,15 +34,14 @@ import { createInterface } from 'node:readline';
 import {
   Agent,
   type ChatChoice,
-  captureErrorNote,
-  keptLines,
+  cappedLines,
   memoryCounts,
   OfflineSession,
   runSlashCommand,
-  secretNotice,
   TRUNCATED_NOTE,
   type TurnReply,
   type TurnResult,
+  underReply,
   waitNotice,
 } from '@keel/agent';
 import { KeelError } from '@keel/errors';
@@ -63,7 +62,6 @@ import type { Config } from './config.js';
 import { asTyped } from './invocation.js';
 import { printJsonLine, reportError, say } from './output.js';
 import {
-  cappedLines,
   type ForgetAsk,
   forgetAskLine,
   forgetAsks,
@@ -432,11 +430,9 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
           },
         };
         if (!options.json) {
-          // What the turn kept, from the store, in the words every door uses.
-          for (const l of keptLines(store, result.writes)) write(l);
-          if (result.withheld.length) write(secretNotice(result.withheld));
-          for (const l of cappedLines(result.writes)) write(l);
-          if (result.captureError) write(captureErrorNote(result.captureError));
+          // What the turn kept, from the store, and the rest every door says under a reply (the
+          // cut was said as the reply streamed).
+          for (const l of underReply(store, result, { truncated: false })) write(l);
           for (const ask of asks) {
             if (tty) {
               try {

@@ -1,13 +1,13 @@
 /**
  * What the CLI says after a turn beside the reply: the model's requests to forget a belief (the
  * model proposes; the owner decides: the terminal asks on a TTY, else the request waits for
- * `/forget <id>` or `/keep <id>`) and a confidence the evidence gate capped. (A capture that
- * failed is said by `captureErrorNote` of `@keel/agent`, as every door says it.)
+ * `/forget <id>` or `/keep <id>`). What every door says under a reply (what was kept, a capped
+ * confidence, a failed capture) is `underReply` of `@keel/agent`.
  *
  * @module
  */
 import type { TurnWrite } from '@keel/agent';
-import type { ConfidenceCap, Fact, MemoryStore } from '@keel/memory';
+import type { Fact, MemoryStore } from '@keel/memory';
 import { formatFactLine } from '@keel/prompt';
 
 /** A request to forget a belief that a turn recorded, with the model's reason. */
@@ -65,19 +65,4 @@ export function forgetRequestJson(
     why: asks.find((a) => a.fact.id === factId)?.why ?? null,
     answer: forgetAnswer(factId, door),
   });
-}
-
-/**
- * One line saying the evidence gate stored less confidence than was asked:
- * `(confidence capped: asked 0.95, stored 0.7: a first inferred sighting starts at most at 0.7 …)`.
- */
-export function cappedLine(cap: ConfidenceCap): string {
-  return `(confidence capped: asked ${cap.asked}, stored ${cap.stored}: ${cap.why})`;
-}
-
-/** The capped-confidence lines of a turn's writes (see {@link cappedLine}). */
-export function cappedLines(writes: readonly TurnWrite[]): string[] {
-  return writes.flatMap((w) =>
-    w.decision !== 'forget_requested' && w.confidenceCapped ? [cappedLine(w.confidenceCapped)] : [],
-  );
 }

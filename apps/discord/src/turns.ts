@@ -18,11 +18,9 @@
 import {
   type Agent,
   captureErrorNote,
-  keptLines,
   type OfflineSession,
-  secretNotice,
-  TRUNCATED_NOTE,
   type TurnWrite,
+  underReply,
   waitNotice,
 } from '@keel/agent';
 import { KeelError } from '@keel/errors';
@@ -132,12 +130,9 @@ export class DmTurns {
       });
       this.options.seen.mark(messageId);
       clearInterval(timer);
-      // Under the reply: a cut reply says so, and what the turn kept is said from the store.
-      const under = [
-        ...(result.truncated ? [TRUNCATED_NOTE] : []),
-        ...keptLines(this.options.store, result.writes),
-        ...(result.withheld.length ? [secretNotice(result.withheld)] : []),
-      ];
+      // Under the reply, what every door says there: a cut, what the turn kept (from the store), a
+      // withheld credential, a capped confidence; a capture that failed comes as its own message.
+      const under = underReply(this.options.store, { ...result, captureError: null });
       await sendSplit(channel, [result.reply || '(no reply)', ...under].join('\n'));
       if (result.captureError) {
         await sendSplit(channel, captureErrorNote(result.captureError));

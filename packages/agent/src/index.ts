@@ -152,3 +152,4 @@ export {
 } from './session.js';
 export { type MemoryCounts, memoryCounts } from './status.js';
 export { memoryToolSpecs, runMemoryTool, type StagedWrite, type ToolOutcome } from './tools.js';
+export { cappedLine, cappedLines, underReply } from './under-reply.js';

@@ -18,19 +18,17 @@
  */
 import {
   Agent,
-  captureErrorNote,
-  keptLines,
+  cappedLines,
   OfflineSession,
-  secretNotice,
-  TRUNCATED_NOTE,
   type TurnWait,
+  underReply,
   waitNotice,
 } from '@keel/agent';
 import { openKeel } from '@keel/host';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { action, EXIT, emit, say, wantsJson } from '../output.js';
-import { cappedLines, forgetAsks, forgetRequestJson, forgetWaitingLine } from '../turn-notes.js';
+import { forgetAsks, forgetRequestJson, forgetWaitingLine } from '../turn-notes.js';
 import { keepOnDamage, turnJson, writeJson } from './shared.js';
 
 /** Registers `keel ask <message…>`. */
@@ -144,11 +142,7 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
         () =>
           [
             ...(streamed ? [] : [result.reply]),
-            ...(result.truncated ? [TRUNCATED_NOTE] : []),
-            ...keptLines(store, result.writes, 'shell'),
-            ...(result.withheld.length ? [secretNotice(result.withheld)] : []),
-            ...cappedLines(result.writes),
-            ...(result.captureError ? [captureErrorNote(result.captureError)] : []),
+            ...underReply(store, result, { style: 'shell' }),
             ...asks.map((a) => forgetWaitingLine(a, 'shell')),
           ].join('\n'),
       );

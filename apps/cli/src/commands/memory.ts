@@ -5,7 +5,13 @@
  *
  * @module
  */
-import { forgetAndPurge, forgetPurgeTarget, historyLine, secretNotice } from '@keel/agent';
+import {
+  cappedLine,
+  forgetAndPurge,
+  forgetPurgeTarget,
+  historyLine,
+  secretNotice,
+} from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import { embedWrittenNow, openKeel, type RecoveryInput, type RecoveryRemember } from '@keel/host';
 import { resolveAsOf } from '@keel/language';
@@ -25,7 +31,6 @@ import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { type Command, Option } from 'commander';
 import type { Config } from '../config.js';
 import { action, emit, wantsJson as json } from '../output.js';
-import { cappedLine } from '../turn-notes.js';
 import { backupLines, backupsJson, confirmErase, receiptJson, receiptLines } from './purge.js';
 import {
   factJson,
