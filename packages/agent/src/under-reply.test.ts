@@ -43,7 +43,11 @@ describe('underReply', () => {
     const lines = underReply(store, {
       writes: [capped],
       withheld: ['password'],
-      captureError: { code: 'TOO_LARGE', message: 'too long' },
+      captureError: {
+        code: 'TOO_LARGE',
+        message: 'too long',
+        fix: 'Say it in a shorter sentence.',
+      },
       truncated: true,
     });
     expect(lines).toHaveLength(5);
