@@ -7,13 +7,7 @@ import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type CheckOptions,
-  checkDiscordOwner,
-  checkService,
-  runChecks,
-  type ServiceFacts,
-} from './checks.js';
+import { type CheckOptions, checkDiscordOwner, runChecks, type ServiceFacts } from './checks.js';
 import { type KeelConfig, loadConfig } from './config.js';
 import {
   acquireServiceLock,
@@ -22,6 +16,7 @@ import {
   STALE_MS,
   serviceLockPath,
 } from './lock.js';
+import { checkService } from './service-checks.js';
 
 let home: string;
 let release: (() => void)[];

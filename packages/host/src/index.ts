@@ -62,7 +62,6 @@ export {
   checkDiscordToken,
   checkGateModel,
   checkModel,
-  checkService,
   listChatModels,
   type ModelListing,
   runChecks,
@@ -300,6 +299,7 @@ export {
   serviceStatus,
   systemdState,
 } from './service/status.js';
+export { checkService } from './service-checks.js';
 export { type StopState, stopNotice, stopState } from './stop-state.js';
 export { escapeJsonControls, terminalText } from './terminal-text.js';
 export { embedWrittenNow, WRITE_EMBED_MS, type WrittenVectors } from './write-vectors.js';
