@@ -142,6 +142,35 @@ describe('McpHub over stdio', () => {
     expect((await call(hub, 'dict__stats', {})).content).toBe('{"count":3}');
   });
 
+  it('follows the tool list when the server says it changed', async () => {
+    const hub = await startHub({ servers: [stdioServer('dict')] });
+    expect(hub.tools().map((t) => t.name)).not.toContain('dict__grown');
+    expect(await call(hub, 'dict__grow', {})).toMatchObject({ content: 'added grown' });
+    await expect.poll(() => hub.tools().map((t) => t.name)).toContain('dict__grown');
+    expect(await call(hub, 'dict__grown', {})).toMatchObject({ content: 'grown', isError: false });
+  });
+
+  it('withholds a credential in the command line and the error doctor shows', async () => {
+    const hub = await startHub({
+      servers: [
+        stdioServer('leaky', {
+          args: [
+            '-e',
+            'console.error("bad key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"); process.exit(1)',
+            '--',
+            '--api-key',
+            'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789',
+          ],
+        }),
+      ],
+    });
+    const [leaky] = hub.status();
+    expect(leaky?.target).toContain('--api-key');
+    expect(leaky?.target).not.toContain('AbCdEfGhIjKlMnOp');
+    expect(leaky?.lastError).toContain('bad key');
+    expect(leaky?.lastError).not.toContain('AbCdEfGhIjKlMnOp');
+  });
+
   it("starts a server with the base environment and the server's own env over it", async () => {
     const hub = await startHub({
       env: { KEEL_TEST_BASE: 'from-base', MCP_TEST_ECHO: 'base' },

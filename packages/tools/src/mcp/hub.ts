@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { redactSecrets } from '@keel/language';
 import type { AnyTool } from '../contract.js';
 import type { McpServerConfig } from './config.js';
 import { type McpLinkSettings, McpServerLink, type McpServerState } from './link.js';
@@ -43,12 +44,18 @@ export interface McpHubOptions {
 export interface McpServerStatus {
   name: string;
   transport: 'stdio' | 'http';
-  /** The command line or the URL's origin and path (headers and query never shown). */
+  /**
+   * The command line or the URL's origin and path (headers, query and environment never shown; a
+   * credential in an argument is withheld).
+   */
   target: string;
   state: McpServerState;
   /** The keel names of the tools it gave (empty while not up). */
   tools: string[];
-  /** What went wrong last; null when nothing has since the last connect. */
+  /**
+   * What went wrong last (with the server's last stderr line, credentials withheld); null when
+   * nothing has since the last connect.
+   */
   lastError: string | null;
   /** When it entered `state`, ms since the epoch; null before the first attempt. */
   since: number | null;
@@ -127,13 +134,13 @@ export class McpHub {
     return this.#links.map((link) => ({
       name: link.config.name,
       transport: link.config.transport,
-      target: target(link.config),
+      target: redactSecrets(target(link.config)),
       state: link.state,
       tools:
         link.state === 'up'
           ? link.definitions.map((d) => this.#nameOf(link.config.name, d.name))
           : [],
-      lastError: link.lastError,
+      lastError: link.lastError === null ? null : redactSecrets(link.lastError),
       since: link.since,
       retryAt: link.retryAt,
       pid: link.pid,
