@@ -25,3 +25,24 @@ export {
   type ToolResult,
   type ToolSpec,
 } from './contract.js';
+// MCP: the owner's MCP servers (mcp/config.ts) and their tools as keel tools (mcp/hub.ts).
+export {
+  MCP_SERVER_NAME,
+  type McpConfig,
+  type McpHttpServerConfig,
+  type McpServerConfig,
+  type McpStdioServerConfig,
+  mcpServerPolicies,
+  parseMcpConfig,
+  readMcpConfig,
+} from './mcp/config.js';
+export { McpHub, type McpHubOptions, type McpServerStatus } from './mcp/hub.js';
+export type { McpServerState } from './mcp/link.js';
+export {
+  type McpToolDefinition,
+  type McpToolInput,
+  mcpEffect,
+  mcpResultText,
+  mcpTool,
+  mcpToolName,
+} from './mcp/tool.js';

@@ -1,0 +1,163 @@
+/**
+ * One MCP tool as a keel {@link Tool}: its name, effect, policy names and summary, and what its
+ * result becomes for the model.
+ *
+ * @module
+ */
+import type {
+  CallToolResult,
+  ContentBlock,
+  Tool as McpToolDefinition,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Effect, Tool, ToolResult } from '../contract.js';
+
+export type { McpToolDefinition };
+
+/** The input every MCP tool takes as keel parses it: any JSON object (the server validates it). */
+export type McpToolInput = Record<string, unknown>;
+
+/** The longest description the model reads of an MCP tool, in characters. */
+export const MAX_DESCRIPTION_CHARS = 2000;
+/** The longest form of a call's arguments a summary shows, in characters. */
+const SUMMARY_ARGS_CHARS = 120;
+
+/** How a tool reaches its server: the hub's connection to it. */
+export interface McpToolCaller {
+  /** The server's name in the owner's list. */
+  server: string;
+  transport: 'stdio' | 'http';
+  /** Calls `tool` (the server's own name) with `args`; never throws. */
+  call: (tool: string, args: McpToolInput, signal: AbortSignal) => Promise<ToolResult>;
+}
+
+/**
+ * The effect of an MCP tool, from its annotations. Annotations are the server's own claim about
+ * its tool, not something keel can check: so every MCP tool asks the owner by default whatever
+ * they say ({@link mcpTool}), and the effect only sorts the tool for the owner.
+ *
+ * - `read`: `readOnlyHint: true` and `openWorldHint: false` (MCP's default for `openWorldHint` is
+ *   `true`, so a tool that does not say it is closed-world is taken as reaching outside);
+ * - `network`: the tool reaches an open world, or its server is reached over HTTP;
+ * - `run`: anything else (the server runs code on this machine to answer).
+ */
+export function mcpEffect(
+  annotations: McpToolDefinition['annotations'],
+  transport: McpToolCaller['transport'],
+): Effect {
+  const openWorld = annotations?.openWorldHint !== false;
+  if (annotations?.readOnlyHint === true && !openWorld) return 'read';
+  if (openWorld || transport === 'http') return 'network';
+  return 'run';
+}
+
+/**
+ * `<server>__<tool>` with every character outside `[a-zA-Z0-9_-]` made `_`, cut to 64 characters,
+ * and given a `_2`, `_3`… ending when `taken` already holds it (two tools whose names differ only
+ * in such characters, or a cut).
+ */
+export function mcpToolName(server: string, tool: string, taken: ReadonlySet<string>): string {
+  const base = `${server}__${tool.replace(/[^a-zA-Z0-9_-]/g, '_')}`.slice(0, 64);
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) {
+    const suffix = `_${n}`;
+    const name = base.slice(0, 64 - suffix.length) + suffix;
+    if (!taken.has(name)) return name;
+  }
+}
+
+/**
+ * The keel tool for `definition`, a tool of `caller.server`, offered as `name`
+ * ({@link mcpToolName}). Its `defaultPolicy` is `ask` whatever its annotations say (an owner who
+ * trusts a server allows it with a policy on `mcp:<server>`); its policy names are
+ * `mcp:<server>/<tool>` then `mcp:<server>`.
+ */
+export function mcpTool(
+  definition: McpToolDefinition,
+  name: string,
+  caller: McpToolCaller,
+): Tool<McpToolInput> {
+  const { server } = caller;
+  const about = definition.description?.trim() || definition.title || definition.name;
+  const description = `From the MCP server "${server}": ${about}`;
+  return {
+    name,
+    description:
+      description.length > MAX_DESCRIPTION_CHARS
+        ? `${description.slice(0, MAX_DESCRIPTION_CHARS - 1)}…`
+        : description,
+    input: z.record(z.string(), z.unknown()),
+    inputSchema: definition.inputSchema as Record<string, unknown>,
+    effect: mcpEffect(definition.annotations, caller.transport),
+    origin: 'mcp',
+    defaultPolicy: 'ask',
+    policyNames: [`mcp:${server}/${definition.name}`, `mcp:${server}`],
+    summary: (input) => `${definition.name} on MCP server "${server}"${shortArgs(input)}`,
+    execute: (input, context) => caller.call(definition.name, input, context.signal),
+  };
+}
+
+/** ` with {…}`, the arguments as JSON cut to {@link SUMMARY_ARGS_CHARS}; empty for none. */
+function shortArgs(input: McpToolInput): string {
+  if (Object.keys(input).length === 0) return '';
+  const json = JSON.stringify(input);
+  return ` with ${json.length > SUMMARY_ARGS_CHARS ? `${json.slice(0, SUMMARY_ARGS_CHARS - 1)}…` : json}`;
+}
+
+/**
+ * What a call's result becomes for the model: its text blocks joined by newlines; an image,
+ * audio or resource named with its type and size, never inlined; `structuredContent` as JSON when
+ * no block gives text; `isError` as the server set it. Cut to `maxChars` characters.
+ */
+export function mcpResultText(
+  result: Pick<CallToolResult, 'content' | 'structuredContent' | 'isError'>,
+  maxChars: number,
+): ToolResult {
+  const blocks = (result.content ?? []).map(describeBlock);
+  const hasText = (result.content ?? []).some((b) => b.type === 'text' && b.text.length > 0);
+  let content = blocks.join('\n');
+  if (!hasText && result.structuredContent !== undefined) {
+    const json = JSON.stringify(result.structuredContent);
+    content = content === '' ? json : `${content}\n${json}`;
+  }
+  if (content === '') content = '(the tool returned nothing)';
+  if (content.length > maxChars) {
+    content = `${content.slice(0, maxChars)}\n… (cut: ${content.length - maxChars} more characters)`;
+  }
+  const isError = result.isError === true;
+  return { content, isError, exit: isError ? 'error' : 'ok' };
+}
+
+/** One content block as a line of text. */
+function describeBlock(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+      return block.text;
+    case 'image':
+    case 'audio':
+      return `[${block.type} ${block.mimeType}, ${sizeText(base64Bytes(block.data))}, not shown]`;
+    case 'resource': {
+      const { resource } = block;
+      const bytes =
+        'text' in resource ? Buffer.byteLength(resource.text, 'utf8') : base64Bytes(resource.blob);
+      return `[resource ${resource.uri}${resource.mimeType ? ` ${resource.mimeType}` : ''}, ${sizeText(bytes)}, not shown]`;
+    }
+    case 'resource_link':
+      return `[resource link ${block.uri}${block.mimeType ? ` ${block.mimeType}` : ''}${block.size === undefined ? '' : `, ${sizeText(block.size)}`}]`;
+    default:
+      return `[${(block as { type: string }).type} content, not shown]`;
+  }
+}
+
+/** The bytes a base64 text decodes to. */
+function base64Bytes(data: string): number {
+  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
+/** `812 bytes`, `12.3 KB`, `4.1 MB`. */
+function sizeText(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
