@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Readability } from '@mozilla/readability';
+import { isProbablyReaderable, Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 
@@ -26,28 +26,46 @@ export interface ReadablePage {
 const NOT_CONTENT =
   'script, style, noscript, template, svg, nav, header, footer, aside, form, iframe';
 
+/** Elements after which plain text breaks the line. */
+const BLOCKS =
+  'p, div, br, li, dt, dd, tr, h1, h2, h3, h4, h5, h6, pre, blockquote, section, article, figure, figcaption, table, ul, ol, hr';
+
 /**
- * Makes an HTML page readable.
+ * Makes an HTML page readable. Readability runs only when its own check (`isProbablyReaderable`)
+ * expects an article: on a short page it would keep navigation, so such a page gives its body
+ * without scripts, styles, navigation, headers, footers and forms.
  *
  * @param html - the page's markup.
- * @param url - where it came from (relative links in the Markdown are made absolute against it).
+ * @param url - where it came from (relative links are made absolute against it).
  */
 export function readablePage(html: string, url: string, format: PageFormat): ReadablePage {
-  const { document } = parseHTML(withBase(html, url));
+  const source = withBase(html, url);
+  const { document } = parseHTML(source);
   const pageTitle = clean(document.title ?? '') || null;
-  const parsed = new Readability(document).parse();
-  if (parsed?.content && parsed.textContent?.trim()) {
-    const text = format === 'markdown' ? toMarkdown(parsed.content) : tidy(parsed.textContent);
-    return { title: clean(parsed.title ?? '') || pageTitle, text, article: true };
+  if (isProbablyReaderable(document)) {
+    const parsed = new Readability(document).parse();
+    if (parsed?.content && parsed.textContent?.trim()) {
+      return {
+        title: clean(parsed.title ?? '') || pageTitle,
+        text: render(parsed.content, format),
+        article: true,
+      };
+    }
   }
-  // Readability changed the document it read: read the body again.
-  const fresh = parseHTML(html).document;
-  for (const element of fresh.querySelectorAll(NOT_CONTENT)) element.remove();
-  return {
-    title: pageTitle,
-    text: tidy(fresh.body?.textContent ?? fresh.documentElement?.textContent ?? ''),
-    article: false,
-  };
+  // Readability may have changed the document it read: parse the page again.
+  const body = parseHTML(source).document.body;
+  if (!body) return { title: pageTitle, text: '', article: false };
+  for (const element of body.querySelectorAll(NOT_CONTENT)) element.remove();
+  return { title: pageTitle, text: render(body.innerHTML, format), article: false };
+}
+
+/** Markup as Markdown, or as plain text with a line break after every block. */
+function render(markup: string, format: PageFormat): string {
+  if (format === 'markdown') return toMarkdown(markup);
+  const { document } = parseHTML(`<!doctype html><html><body>${markup}</body></html>`);
+  for (const element of document.querySelectorAll(BLOCKS))
+    element.after(document.createTextNode('\n'));
+  return tidy(document.body?.textContent ?? '');
 }
 
 /** Adds `<base href>` so Readability resolves relative links against the page's address. */

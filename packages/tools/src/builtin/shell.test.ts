@@ -145,6 +145,17 @@ describe('shell', () => {
   });
 });
 
+describe('shell start failures', () => {
+  it('says the command could not be started when the shell is missing (control: /bin/sh starts)', async () => {
+    const missing = shellTool({ workdir, env: baseEnv, shell: join(dir, 'no-such-shell') });
+    const result = await missing.execute({ command: 'true' }, context());
+    expect(result).toMatchObject({ isError: true, exit: 'error' });
+    expect(result.content).toContain('could not be started');
+    const present = shellTool({ workdir, env: baseEnv, shell: '/bin/sh' });
+    expect((await present.execute({ command: 'true' }, context())).exit).toBe('0');
+  });
+});
+
 describe('credential names', () => {
   it('are recognised by pattern, while ordinary names are not', () => {
     for (const name of [
