@@ -9,7 +9,9 @@ import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** Where a path landed: inside a root (`path` is real), or refused with the reason the model reads. */
-export type Confined = { ok: true; path: string; root: string } | { ok: false; reason: string };
+export type Confined =
+  | { ok: true; path: string; root: string }
+  | { ok: false; reason: string; exit: 'refused' | 'not_found' };
 
 /**
  * The path the tools show and remember for an input: resolved against the first root (the
@@ -34,6 +36,7 @@ function refusal(input: string, roots: readonly string[], why: string): Confined
   return {
     ok: false,
     reason: `Refused: ${input} ${why}. Allowed folders: ${roots.map((r) => resolve(r)).join(', ')}.`,
+    exit: 'refused',
   };
 }
 
@@ -54,7 +57,12 @@ export async function confineExisting(roots: readonly string[], input: string): 
     ) {
       return refusal(input, roots, 'is outside the allowed folders');
     }
-    return { ok: false, reason: `${input} cannot be read: ${codeOf(error)}.` };
+    const missing = (error as { code?: unknown }).code === 'ENOENT';
+    return {
+      ok: false,
+      reason: `${input} cannot be read: ${codeOf(error)}.`,
+      exit: missing ? 'not_found' : 'refused',
+    };
   }
   const root = reals.find((r) => isInside(r, real));
   if (!root) {

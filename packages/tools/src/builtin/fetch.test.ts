@@ -78,6 +78,7 @@ describe('fetch_url', () => {
     expect(mapped.exit).toBe('refused');
     expect(requests).toEqual([]);
     expect(tool.effect).toBe('network');
+    expect(tool.inputSchema?.required).toEqual(['url']);
     expect(tool.exactKey?.({ url: 'https://example.org/a', format: 'markdown' })).toBe(
       'https://example.org/a',
     );

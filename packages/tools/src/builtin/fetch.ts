@@ -90,6 +90,8 @@ export function fetchUrlTool(options: FetchUrlToolOptions = {}): Tool<FetchUrlIn
       'Fetches a web page or text file with HTTP GET and returns it as readable text (HTML pages as Markdown by default). ' +
       `At most ${formatBytes(settings.maxBytes)} are read and ${settings.maxChars} characters returned; binary files are named, not read.`,
     input: fetchInput,
+    // Input mode: `format` has a default, so the model may leave it out.
+    inputSchema: z.toJSONSchema(fetchInput, { io: 'input' }),
     effect: 'network',
     origin: 'builtin',
     exactKey: (input) => input.url,

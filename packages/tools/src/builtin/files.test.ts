@@ -102,6 +102,13 @@ describe('read_file', () => {
     expect(text.exit).toBe('ok');
   });
 
+  it('says a missing file inside the root is missing, not refused', async () => {
+    const [read] = fileTools({ roots: [workspace] });
+    const missing = await read.execute({ path: 'nowhere.md' }, context());
+    expect(missing).toMatchObject({ isError: true, exit: 'not_found' });
+    expect(missing.content).toBe('nowhere.md cannot be read: no such file or folder.');
+  });
+
   it('gives the head of a file above the cap and says its size', async () => {
     await writeFile(join(workspace, 'big.txt'), `${'a'.repeat(2000)}${'z'.repeat(2000)}`);
     const [read] = fileTools({ roots: [workspace], maxReadBytes: 1000 });
@@ -176,6 +183,7 @@ describe('list_files', () => {
     ]);
     const deep = await list.execute({ path: '.', depth: 3 }, context());
     expect(deep.content).toContain('file  1 B        sub/deep/x.txt');
+    expect(list.inputSchema?.required).toBeUndefined();
     const refused = await list.execute({ path: '..', depth: 1 }, context());
     expect(refused.exit).toBe('refused');
   });

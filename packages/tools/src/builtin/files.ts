@@ -111,7 +111,7 @@ function readFileTool(settings: Settings): Tool<ReadFileInput> {
     async execute(input, context) {
       if (context.signal.aborted) return cancelled();
       const confined = await confineExisting(settings.roots, input.path);
-      if (!confined.ok) return refused(confined.reason);
+      if (!confined.ok) return failed(confined.reason, confined.exit);
       return readConfined(confined.path, input.path, settings.maxReadBytes);
     },
   };
@@ -175,7 +175,7 @@ function writeFileTool(settings: Settings): Tool<WriteFileInput> {
         );
       }
       const confined = await confineWritable(settings.roots, input.path);
-      if (!confined.ok) return refused(confined.reason);
+      if (!confined.ok) return failed(confined.reason, confined.exit);
       try {
         const replaced = await writeAtomically(confined.path, input.content);
         return {
@@ -219,6 +219,8 @@ function listFilesTool(settings: Settings): Tool<ListFilesInput> {
       `Lists a folder inside the allowed folders (${settings.roots.join(', ')}): names, kinds and sizes; ` +
       `depth up to ${settings.maxListDepth}, at most ${settings.maxListEntries} entries.`,
     input: listInput,
+    // Input mode: `path` and `depth` have defaults, so the model may leave them out.
+    inputSchema: z.toJSONSchema(listInput, { io: 'input' }),
     effect: 'read',
     origin: 'builtin',
     exactKey: (input) => lexicalPath(settings.roots, input.path),
@@ -226,7 +228,7 @@ function listFilesTool(settings: Settings): Tool<ListFilesInput> {
     async execute(input, context) {
       if (context.signal.aborted) return cancelled();
       const confined = await confineExisting(settings.roots, input.path);
-      if (!confined.ok) return refused(confined.reason);
+      if (!confined.ok) return failed(confined.reason, confined.exit);
       const depth = Math.min(input.depth, settings.maxListDepth);
       try {
         const info = await stat(confined.path);
@@ -284,10 +286,6 @@ async function listInto(
     }
   }
   return true;
-}
-
-function refused(reason: string): ToolResult {
-  return { content: reason, isError: true, exit: 'refused' };
 }
 
 function failed(message: string, exit: string): ToolResult {
