@@ -194,6 +194,27 @@ describe('fetch_url', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
+  it('gives up on a body that stalls, and ends promptly when the call is cancelled', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('the first part arrives, then nothing');
+    };
+    const stalled = await fetchUrlTool({ allowPrivate: true, timeoutMs: 300 }).execute(
+      { url: `${base}/stall`, format: 'text' },
+      context(),
+    );
+    expect(stalled.exit).toBe('timeout');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const started = Date.now();
+    const cancelled = await fetchUrlTool({ allowPrivate: true }).execute(
+      { url: `${base}/stall`, format: 'text' },
+      { ...context(), signal: controller.signal },
+    );
+    expect(cancelled.exit).toBe('cancelled');
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
   it('refuses schemes other than http and https', async () => {
     const tool = fetchUrlTool({ allowPrivate: true });
     const result = await tool.execute({ url: 'file:///etc/passwd', format: 'text' }, context());
