@@ -7,6 +7,36 @@
  *
  * @module
  */
+
+// The built-in action tools: shell, the file tools and fetch_url.
+export {
+  type AddressClass,
+  classifyAddress,
+  guardedLookup,
+  RefusedAddressError,
+} from './builtin/address.js';
+export {
+  FETCH_DEFAULTS,
+  type FetchUrlInput,
+  type FetchUrlToolOptions,
+  fetchUrlTool,
+} from './builtin/fetch.js';
+export {
+  FILE_DEFAULTS,
+  type FileToolsOptions,
+  fileTools,
+  type ListFilesInput,
+  type ReadFileInput,
+  type WriteFileInput,
+} from './builtin/files.js';
+export { type PageFormat, type ReadablePage, readablePage } from './builtin/html.js';
+export {
+  SHELL_DEFAULTS,
+  type ShellInput,
+  type ShellToolOptions,
+  shellTool,
+} from './builtin/shell.js';
+export { CREDENTIAL_NAME, isCredentialName, strippedEnv } from './builtin/shell-env.js';
 export {
   type AnyTool,
   type ApprovalAnswer,
