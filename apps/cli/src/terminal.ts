@@ -263,11 +263,12 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
     }
     rl.close();
   });
-  /** Asks one question on the TTY; null when Ctrl-C or the end of input came first. */
-  const question = (query: string): Promise<string | null> =>
+  /** Asks one question on the TTY; null when Ctrl-C, the end of input or `signal` came first. */
+  const question = (query: string, signal?: AbortSignal): Promise<string | null> =>
     new Promise((resolve) => {
-      if (closed) return resolve(null);
+      if (closed || signal?.aborted) return resolve(null);
       const controller = new AbortController();
+      signal?.addEventListener('abort', () => controller.abort(), { once: true });
       asking = controller;
       let settled = false;
       const done = (answer: string | null) => {

@@ -12,12 +12,15 @@ import { runSlashCommand } from '@keel/agent';
 import type { MemoryStore } from '@keel/memory';
 import { discordMessages, discordText } from '@keel/outbound';
 import type { ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
+import type { DiscordApprovals } from './approvals.js';
 import { DISCORD_CHANNEL, errorText } from './dm.js';
 import { buttonCommand, parseReviewButton, renderReview } from './review.js';
 
 /** What an interaction reaches. */
 export interface InteractionContext {
   store: MemoryStore;
+  /** The tool approvals waiting for the owner's press; absent: no approval buttons here. */
+  approvals?: DiscordApprovals;
   /** The `/status` line. */
   status: () => string;
   /** The owner's IANA zone (`KEEL_TZ`) for `/recall`'s dates; default UTC. */
@@ -59,7 +62,10 @@ export function erases(line: string): boolean {
 /** Handles an owner's slash command or review button click; anything else is ignored. */
 export async function onOwnerInteraction(i: Interaction, ctx: InteractionContext): Promise<void> {
   if (i.isChatInputCommand()) return onCommand(i, ctx);
-  if (i.isButton()) return onButton(i, ctx);
+  if (i.isButton()) {
+    if (await ctx.approvals?.press(i)) return;
+    return onButton(i, ctx);
+  }
 }
 
 async function onCommand(i: ChatInputCommandInteraction, ctx: InteractionContext): Promise<void> {

@@ -72,6 +72,14 @@ const GOOD: Partial<Record<SettingName, string>> = {
   KEEL_CURATE_AT: '0',
   KEEL_LOG_MAX_MB: '25',
   KEEL_LOG_KEEP: '5',
+  KEEL_TOOLS: 'shell,read_file',
+  KEEL_TOOL_POLICIES: 'shell=deny,mcp:files=allow',
+  KEEL_WORKSPACE: '~/keel-work',
+  KEEL_TOOL_ROOTS: '~/notes:/srv/code',
+  KEEL_SHELL_TIMEOUT_S: '30',
+  KEEL_FETCH_PRIVATE: 'yes',
+  KEEL_APPROVAL_TIMEOUT_S: '45',
+  KEEL_MCP_CONFIG: '~/mcp.json',
 };
 
 let home: string;

@@ -56,6 +56,14 @@ const GOOD = {
   KEEL_CURATE_AT: '0',
   KEEL_LOG_MAX_MB: '25',
   KEEL_LOG_KEEP: '5',
+  KEEL_TOOLS: 'Shell, read_file,read_file',
+  KEEL_TOOL_POLICIES: 'shell=deny, fetch_url=ALLOW,mcp:files/read=allow',
+  KEEL_WORKSPACE: 'work',
+  KEEL_TOOL_ROOTS: '/srv/notes:~/code',
+  KEEL_SHELL_TIMEOUT_S: '30',
+  KEEL_FETCH_PRIVATE: 'yes',
+  KEEL_APPROVAL_TIMEOUT_S: '45',
+  KEEL_MCP_CONFIG: '/etc/keel/mcp.json',
   KEEL_PARENT_PID: '4242',
 };
 
@@ -98,6 +106,16 @@ describe('loadConfig', () => {
         gateModel: DEFAULT_GATE_MODEL,
       },
       logs: { maxBytes: 10 * 1024 * 1024, keep: 3 },
+      tools: {
+        enabled: ['shell', 'read_file', 'write_file', 'list_files', 'fetch_url', 'remind'],
+        policies: {},
+        workspace: join(homedir(), '.keel', 'workspace'),
+        roots: [join(homedir(), '.keel', 'workspace')],
+        shellTimeoutMs: 60_000,
+        fetchPrivate: false,
+        approvalTimeoutMs: 120_000,
+        mcpConfig: join(homedir(), '.keel', 'mcp.json'),
+      },
       process: { parentPid: null },
     });
     expect(DEFAULT_OLLAMA_HOST).toBe('http://127.0.0.1:11434');
@@ -151,6 +169,16 @@ describe('loadConfig', () => {
         gateModel: 'qwen3:1.7b',
       },
       logs: { maxBytes: 25 * 1024 * 1024, keep: 5 },
+      tools: {
+        enabled: ['shell', 'read_file'],
+        policies: { shell: 'deny', fetch_url: 'allow', 'mcp:files/read': 'allow' },
+        workspace: '/srv/keel/work',
+        roots: ['/srv/keel/work', '/srv/notes', join(homedir(), 'code')],
+        shellTimeoutMs: 30_000,
+        fetchPrivate: true,
+        approvalTimeoutMs: 45_000,
+        mcpConfig: '/etc/keel/mcp.json',
+      },
       process: { parentPid: 4242 },
     });
     expect(
@@ -236,6 +264,15 @@ describe('loadConfig', () => {
     ['KEEL_LOG_MAX_MB', '0', 'from 1 to 1024'],
     ['KEEL_LOG_KEEP', '0', 'from 1 to 20'],
     ['KEEL_LOG_KEEP', '21', 'from 1 to 20'],
+    ['KEEL_TOOLS', 'shell,browser', 'built-in tools separated by commas'],
+    ['KEEL_TOOL_POLICIES', 'shell=maybe', 'name=allow|ask|deny'],
+    ['KEEL_TOOL_POLICIES', 'shell', 'name=allow|ask|deny'],
+    ['KEEL_WORKSPACE', '/srv/\u0007work', 'folder path'],
+    ['KEEL_TOOL_ROOTS', ':', 'separated by colons'],
+    ['KEEL_SHELL_TIMEOUT_S', '0', 'from 1 to 3600'],
+    ['KEEL_FETCH_PRIVATE', 'true', 'yes or no'],
+    ['KEEL_APPROVAL_TIMEOUT_S', '2', 'from 5 to 3600'],
+    ['KEEL_MCP_CONFIG', 'a\u0000b', 'file path'],
     ['KEEL_PARENT_PID', 'keel', 'process id'],
   ])(
     'refuses %s=%j with CONFIG_INVALID naming the variable, the value and the form',
@@ -259,7 +296,7 @@ describe('loadConfig', () => {
 
   it('has a bad-value case above for every variable it reads', () => {
     // Kept in step with the table: a new variable needs a row there.
-    expect(SETTING_NAMES).toHaveLength(29);
+    expect(SETTING_NAMES).toHaveLength(37);
     expect(new Set(SETTING_NAMES)).toEqual(new Set(Object.keys(GOOD)));
   });
 
