@@ -37,6 +37,7 @@ import {
   type MemoryBlock,
   STANDING_KINDS,
 } from '@keel/prompt';
+import type { StagedWrite } from '@keel/tools';
 import {
   budgetToolResults,
   CONTEXT_MARGIN,
@@ -72,7 +73,7 @@ import {
   type UnansweredRecorder,
   type UnansweredTurn,
 } from './session.js';
-import { memoryToolSpecs, runMemoryTool, type StagedWrite } from './tools.js';
+import { memoryToolSpecs, runMemoryTool } from './tools.js';
 
 /** The largest owner message a turn accepts, in estimated tokens. */
 export const MAX_MESSAGE_TOKENS = 50_000;
