@@ -4,6 +4,9 @@
  * - The contract ({@link Tool}, `contract.ts`): a name, a description, a zod input schema, a
  *   side-effect class ({@link Effect}) and an execute function that takes an abort signal; the
  *   owner's {@link Policy} (`allow`, `ask`, `deny`) and how a door asks ({@link Approver}).
+ * - The toolbox ({@link Toolbox}, `toolbox.ts`): the tools a turn offers its model under the
+ *   owner's policies; one call parsed, decided (policy, grant, the owner's answer), run with a time
+ *   limit, logged, and returned as data (credentials withheld, outside output fenced).
  * - The memory tools (`memory/`: remember, recall, history, forget, review_pending;
  *   {@link memoryTools}): reads answer at once, writes are staged for keel's write review.
  * - The slash commands every door shares (`slash/`: {@link runSlashCommand}), the owner's purge,
@@ -55,3 +58,12 @@ export {
   purgeText,
 } from './slash/purge.js';
 export { historyLine, type TurnReply } from './slash/reply.js';
+export {
+  type CallOptions,
+  type CallResult,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  memoryToolbox,
+  refusalText,
+  Toolbox,
+  type ToolboxOptions,
+} from './toolbox.js';
