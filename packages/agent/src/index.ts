@@ -14,8 +14,9 @@
  *   (`ChatModel.probe`: the key, the server and the model, for `keel doctor`;
  *   {@link listOllamaModels} lists what Ollama has pulled); a recording fake and the conformance
  *   suite live on `@keel/agent/test`.
- * - The memory tools the model may call ({@link memoryToolSpecs}, {@link runMemoryTool}; the
- *   tools themselves live in `@keel/tools`).
+ * - The tools the model may call: a `Toolbox` of `@keel/tools` (`AgentOptions.tools`; default the
+ *   memory tools), run one round at a time ({@link runToolRound}), asking the owner through the
+ *   door's `Approver` (`TurnInput.approve`).
  * - The session history as the model sees it ({@link SessionStore}) and the cross-process turn
  *   lock ({@link acquireTurnLock}).
  * - Without a model: the offline session ({@link OfflineSession}); the slash commands every
@@ -134,5 +135,5 @@ export {
   type UnansweredTurn,
 } from './session.js';
 export { type MemoryCounts, memoryCounts } from './status.js';
-export { memoryToolSpecs, runMemoryTool, type ToolOutcome } from './tools.js';
+export { runToolRound, type ToolRound, type ToolRoundInput } from './tool-round.js';
 export { cappedLine, cappedLines, underReply } from './under-reply.js';
