@@ -243,6 +243,21 @@ describe('asking the owner', () => {
   });
 });
 
+describe('an exact answer without an exact key', () => {
+  it('is a yes for this call only, never a grant for the whole tool', async () => {
+    const { exactKey: _none, ...send } = fakeTool({ name: 'send', effect: 'message' });
+    const box = new Toolbox({ tools: [send] });
+    const { approve, asked } = approver('always_exact', 'no');
+    const first = await box.call('send', { text: 'hi' }, { context: context(), approve });
+    expect(first).toMatchObject({ ran: true, approval: 'asked-yes' });
+    expect(store.toolGrants.list()).toEqual([]);
+    expect(send.runs).toEqual([{ text: 'hi' }]);
+    const second = await box.call('send', { text: 'hi' }, { context: context(), approve });
+    expect(second).toMatchObject({ ran: false, approval: 'asked-no' });
+    expect(asked.map((a) => a.exact)).toEqual([null, null]);
+  });
+});
+
 describe('the tool log and the result as data', () => {
   it('withholds a credential in the arguments and keeps the other arguments', async () => {
     const fetch = fakeTool({

@@ -222,8 +222,10 @@ export class Toolbox {
     if (decision.refusal !== null) {
       return refused({ ...decision, refusal: decision.refusal });
     }
+    // The log's duration is the run's own, not the time the owner took to answer.
+    const ranAt = context.now();
     const result = await this.run(tool, parsed.data, options);
-    const logId = log(decision, result, context.now() - startedAt);
+    const logId = log(decision, result, context.now() - ranAt);
     return { ...this.forModel(tool, result), approval: decision.approval, ran: true, logId };
   }
 
@@ -262,7 +264,12 @@ export class Toolbox {
         return { approval: 'asked-yes', approvedBy: owner, refusal: null };
       case 'always_tool':
       case 'always_exact': {
-        const scope = answer === 'always_exact' && exact !== null ? 'exact' : 'tool';
+        // "Always for this exact call" of a tool that has no exact key is a yes for this call only:
+        // it never widens into a grant for the whole tool.
+        if (answer === 'always_exact' && exact === null) {
+          return { approval: 'asked-yes', approvedBy: owner, refusal: null };
+        }
+        const scope = answer === 'always_exact' ? 'exact' : 'tool';
         store.toolGrants.add({
           tool: tool.name,
           scope,
