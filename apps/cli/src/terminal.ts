@@ -37,9 +37,7 @@ import {
   cappedLines,
   memoryCounts,
   OfflineSession,
-  runSlashCommand,
   TRUNCATED_NOTE,
-  type TurnReply,
   type TurnResult,
   underReply,
   waitNotice,
@@ -56,6 +54,7 @@ import {
   stopState,
 } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
+import { runSlashCommand, type TurnReply } from '@keel/tools';
 import { firstStart } from './commands/setup.js';
 import { keptLine, type TurnJsonInput, turnJson, writeJson } from './commands/shared.js';
 import type { Config } from './config.js';

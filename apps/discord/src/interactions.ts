@@ -2,15 +2,16 @@
  * The owner's interactions, after the owner lock has passed them: slash commands (`/review`,
  * `/recall`, `/beliefs`, `/forget`, `/status`) and the review buttons (confirm or reject one fact; forget or
  * keep one the model asked to forget). Each goes through the same slash commands the terminal uses
- * (`runSlashCommand` of `@keel/agent`). A command that erases (`/forget --purge --yes`, `/purge
+ * (`runSlashCommand` of `@keel/tools`). A command that erases (`/forget --purge --yes`, `/purge
  * --yes`) also rewrites keel's backups before it answers, which may take longer than Discord waits
  * for a reply: its reply is deferred first ({@link erases}), then given once the receipt is ready.
  *
  * @module
  */
-import { runSlashCommand } from '@keel/agent';
+
 import type { MemoryStore } from '@keel/memory';
 import { discordMessages, discordText } from '@keel/outbound';
+import { runSlashCommand } from '@keel/tools';
 import type { ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
 import type { DiscordApprovals } from './approvals.js';
 import { DISCORD_CHANNEL, errorText } from './dm.js';

@@ -3,8 +3,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runSlashCommand } from '@keel/agent';
 import { MemoryStore } from '@keel/memory';
+import { runSlashCommand } from '@keel/tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buttonCommand, parseReviewButton, questionButtonId, renderReview } from './review.js';
 

@@ -5,10 +5,10 @@ import { ERROR_FIXES, KeelError } from '@keel/errors';
 import { HARMLESS_PHRASINGS, SECRET_PHRASINGS } from '@keel/language/test';
 import { MemoryStore, REFUSED_UNSAID } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
+import { runSlashCommand } from '@keel/tools';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Agent, MAX_TOOL_ROUNDS, secretNotice } from './agent.js';
 import { captureErrorNote } from './capture.js';
-import { runSlashCommand } from './commands.js';
 import { FakeChatModel } from './model/fake.js';
 import type { ToolUseBlock } from './model/types.js';
 

@@ -38,10 +38,15 @@ import {
   STANDING_KINDS,
 } from '@keel/prompt';
 import {
-  budgetToolResults,
+  type Approver,
+  memoryToolbox,
+  type StagedWrite,
+  type Toolbox,
+  type ToolContext,
+} from '@keel/tools';
+import {
   CONTEXT_MARGIN,
   MIN_ROUND_TOKENS,
-  type RawToolResult,
   type RequestBudget,
   requestBudget,
   systemTokens,
@@ -72,7 +77,7 @@ import {
   type UnansweredRecorder,
   type UnansweredTurn,
 } from './session.js';
-import { memoryToolSpecs, runMemoryTool, type StagedWrite } from './tools.js';
+import { runToolRound } from './tool-round.js';
 
 /** The largest owner message a turn accepts, in estimated tokens. */
 export const MAX_MESSAGE_TOKENS = 50_000;
@@ -188,6 +193,11 @@ export interface AgentOptions {
    * memory shows days in it, and the model is told the local date and time in it.
    */
   tz?: string;
+  /**
+   * The tools the model is offered, under the owner's policies. Default: the memory tools only,
+   * all allowed (`memoryToolbox` of `@keel/tools`).
+   */
+  tools?: Toolbox;
 }
 
 /**
@@ -258,6 +268,11 @@ export interface TurnInput {
   channel: string;
   /** Cancels the turn (Ctrl-C, shutdown). */
   signal?: AbortSignal;
+  /**
+   * How this door asks its owner before a tool call whose policy asks; absent when it cannot (such
+   * a call is then denied, and the model reads why).
+   */
+  approve?: Approver;
   /** Streamed reply text. */
   onText?: (delta: string) => void;
   /** Told when a model attempt failed and is retried: text streamed so far should be discarded. */
@@ -334,6 +349,7 @@ export class Agent implements UnansweredRecorder {
   readonly session: SessionStore;
   private readonly store: MemoryStore;
   private readonly model: ChatModel;
+  private readonly toolbox: Toolbox;
   private staticCache: { key: string; block: MemoryBlock } | null = null;
   /** What the provider taught this agent: its window, and how much more it counts than keel. */
   private readonly learned: { limitTokens: number | null; scale: number } = {
@@ -344,7 +360,20 @@ export class Agent implements UnansweredRecorder {
   constructor(private readonly options: AgentOptions) {
     this.store = options.store;
     this.model = options.model;
+    this.toolbox = options.tools ?? memoryToolbox();
     this.session = new SessionStore(options.store);
+  }
+
+  /** What every tool call of a turn is given: the turn's signal, the store, the zone, the door. */
+  private toolContext(channel: string, ownerText: string, signal?: AbortSignal): ToolContext {
+    return {
+      signal: signal ?? new AbortController().signal,
+      store: this.store,
+      tz: this.tz,
+      now: () => this.store.now(),
+      channel,
+      ownerText,
+    };
   }
 
   /** The owner's time zone. */
@@ -470,7 +499,7 @@ export class Agent implements UnansweredRecorder {
     });
     /** Facts a tool result showed the model (the blocks' facts are counted at the end). */
     const toolFacts = new Set<number>();
-    const tools = memoryToolSpecs();
+    const tools = this.toolbox.specs();
 
     const userMessage: ChatMessage = { role: 'user', content: [{ type: 'text', text }] };
     // The per-turn memory block travels with the owner's message to the model only; history
@@ -597,28 +626,17 @@ export class Agent implements UnansweredRecorder {
           answerNow = 'this turn has no room left for more tool results';
           results = notRun(uses, answerNow);
         } else {
-          const raw: RawToolResult[] = [];
-          const shownBy = new Map<string, number[]>();
-          for (const u of uses) {
-            const outcome = await runMemoryTool(this.store, u.name, u.input, {
-              tz: this.tz,
-              ownerText: text,
-            });
-            if (outcome.staged) staged.push(outcome.staged);
-            shownBy.set(u.id, outcome.factIds);
-            raw.push({ toolUseId: u.id, content: outcome.content, isError: outcome.isError });
-          }
-          const round = budgetToolResults(
-            raw,
-            this.options.toolResultTokens ?? TOOL_RESULT_TOKENS,
+          const round = await runToolRound({
+            toolbox: this.toolbox,
+            uses,
+            context: this.toolContext(input.channel, text, signal),
+            turnId,
+            resultTokens: this.options.toolResultTokens ?? TOOL_RESULT_TOKENS,
             room,
-          );
-          // Facts count as used only when their line reached the model.
-          round.blocks.forEach((block, i) => {
-            for (const id of shownBy.get(block.tool_use_id) ?? []) {
-              if (round.whole[i] || block.content.includes(`[f${id}]`)) toolFacts.add(id);
-            }
+            ...(input.approve ? { approve: input.approve } : {}),
           });
+          staged.push(...round.staged);
+          for (const id of round.factIds) toolFacts.add(id);
           results = round.blocks;
           if (calls + 1 >= MAX_TOOL_ROUNDS) answerNow = 'this turn reached its limit of tool calls';
         }

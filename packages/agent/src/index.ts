@@ -14,13 +14,13 @@
  *   (`ChatModel.probe`: the key, the server and the model, for `keel doctor`;
  *   {@link listOllamaModels} lists what Ollama has pulled); a recording fake and the conformance
  *   suite live on `@keel/agent/test`.
- * - The memory tools the model may call ({@link memoryToolSpecs}, {@link runMemoryTool}).
+ * - The tools the model may call: a `Toolbox` of `@keel/tools` (`AgentOptions.tools`; default the
+ *   memory tools), run one round at a time ({@link runToolRound}), asking the owner through the
+ *   door's `Approver` (`TurnInput.approve`).
  * - The session history as the model sees it ({@link SessionStore}) and the cross-process turn
  *   lock ({@link acquireTurnLock}).
- * - Without a model: the offline session ({@link OfflineSession}) and the slash commands every
- *   door shares ({@link runSlashCommand}).
- * - The owner's purge, one way for every door, the CLI's verbs included ({@link purgeText},
- *   {@link forgetAndPurge}): the store, then keel's backups, both in the receipt.
+ * - Without a model: the offline session ({@link OfflineSession}); the slash commands every
+ *   door shares and the owner's purge live in `@keel/tools`.
  * - What a turn kept, in plain words, the same at every door and in both modes ({@link keptLines}:
  *   `Kept: sister name — Ada [f12] (/forget 12 to undo).`), and memory's counts in a status line
  *   ({@link memoryCounts}).
@@ -71,7 +71,6 @@ export {
   toolSpecTokens,
 } from './budget.js';
 export { type CaptureError, captureErrorNote } from './capture.js';
-export { runSlashCommand, SLASH_HELP, type SlashContext } from './commands.js';
 export {
   beliefWords,
   type CommandStyle,
@@ -117,13 +116,7 @@ export {
 export { PROBE_TIMEOUT_MS } from './model/probe.js';
 export type { RetryOptions } from './model/retry.js';
 export type * from './model/types.js';
-export {
-  historyLine,
-  OFFLINE_NOTICE,
-  OfflineSession,
-  type OfflineSessionOptions,
-  type TurnReply,
-} from './offline.js';
+export { OFFLINE_NOTICE, OfflineSession, type OfflineSessionOptions } from './offline.js';
 export {
   CHAT_DEFAULTS,
   type ChatChoice,
@@ -132,15 +125,6 @@ export {
   chooseChatModel,
   ollamaReachable,
 } from './providers.js';
-export {
-  backupsLine,
-  type ForgetPurgeDone,
-  type ForgetPurgeTarget,
-  forgetAndPurge,
-  forgetPurgeTarget,
-  type PurgeDone,
-  purgeText,
-} from './purge.js';
 export {
   messageTokens,
   type SessionHistory,
@@ -151,5 +135,5 @@ export {
   type UnansweredTurn,
 } from './session.js';
 export { type MemoryCounts, memoryCounts } from './status.js';
-export { memoryToolSpecs, runMemoryTool, type StagedWrite, type ToolOutcome } from './tools.js';
+export { runToolRound, type ToolRound, type ToolRoundInput } from './tool-round.js';
 export { cappedLine, cappedLines, underReply } from './under-reply.js';

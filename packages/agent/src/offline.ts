@@ -12,20 +12,18 @@
  */
 
 import { KeelError, refusesWrites } from '@keel/errors';
-import { SECRET_PLACEHOLDER, type SecretKind, scanSecrets } from '@keel/language';
+import { SECRET_PLACEHOLDER, scanSecrets } from '@keel/language';
 import {
   type Episode,
   type Fact,
   type MemoryStore,
   type PendingQuestion,
   questionText,
-  type RecallResponse,
-  type WriteResult,
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
+import { runSlashCommand, type TurnReply } from '@keel/tools';
 import { secretNotice } from './agent.js';
-import { type CaptureError, captureOwnerStatement } from './capture.js';
-import { runSlashCommand } from './commands.js';
+import { captureOwnerStatement } from './capture.js';
 import { type CommandStyle, keptLines } from './kept.js';
 import { recordUnansweredTurn, type UnansweredRecorder, type UnansweredTurn } from './session.js';
 import { memoryCounts } from './status.js';
@@ -33,33 +31,6 @@ import { memoryCounts } from './status.js';
 /** The sentence every offline reply leans on. */
 export const OFFLINE_NOTICE =
   'No model is configured, so keel is offline: it stores what you say, remembers what you ask it to, and shows what it recalls. Run `keel setup` to choose a model (an Anthropic or OpenAI-compatible key, or a local Ollama), or set ANTHROPIC_API_KEY.';
-
-/** What one line produced. */
-export interface TurnReply {
-  /** Text to show the owner. */
-  text: string;
-  /** The owner's line as stored (absent for slash commands). */
-  episodeId?: number;
-  /** The write, when the line was an explicit "remember that …". */
-  write?: WriteResult;
-  /** Why capturing the line as a belief failed, when it did (the line is stored all the same). */
-  captureError?: CaptureError;
-  /** The recall behind the reply, when there was one. */
-  recall?: RecallResponse;
-  /**
-   * The kinds of credential withheld from the line (never stored; the reply says so); absent or
-   * empty when there were none.
-   */
-  withheld?: SecretKind[];
-  /** Set for `/quit`. */
-  quit?: boolean;
-  /**
-   * The error the line failed with (a slash command's `NOT_FOUND`, a message past the episode
-   * limit's `TOO_LARGE`, …), for a door to report as an error (its code, message and fix; under
-   * `--json` the error object): `text` says it too. Absent when the line was handled.
-   */
-  error?: KeelError;
-}
 
 /** Options for {@link OfflineSession}. */
 export interface OfflineSessionOptions {
@@ -210,23 +181,4 @@ export function correctionLines(
     ...closed.map((f) => `No longer current (kept in history): ${formatFactLine(f)}`),
     ...questions.map((q) => `PENDING question ${questionText(q)} (/answer q${q.id} yes|no)`),
   ];
-}
-
-/**
- * One version of a belief in a history listing: its line, its status and links, when it was true
- * (`true from … to …`, either end open when unknown or still holding) and when keel recorded it.
- */
-export function historyLine(f: Fact): string {
-  const links = [
-    f.supersedes_id ? `supersedes f${f.supersedes_id}` : '',
-    f.superseded_by_id ? `superseded by f${f.superseded_by_id}` : '',
-  ]
-    .filter(Boolean)
-    .join(', ');
-  const day = (ms: number | null) => (ms === null ? '…' : new Date(ms).toISOString().slice(0, 10));
-  const validity =
-    f.valid_from === null && f.valid_to === null
-      ? ''
-      : ` true from ${day(f.valid_from)} to ${f.valid_to === null ? 'now' : day(f.valid_to)};`;
-  return `${formatFactLine(f)} [${f.status}${links ? `; ${links}` : ''}]${validity} recorded ${new Date(f.created_at).toISOString()}`;
 }

@@ -7,9 +7,10 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { OfflineSession, runSlashCommand } from '@keel/agent';
+import { OfflineSession } from '@keel/agent';
 import { MemoryStore } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
+import { runSlashCommand } from '@keel/tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backupsPath } from './backups.js';
 import { loadConfig } from './config.js';

@@ -13,7 +13,7 @@
  * terminal or on Discord), the purge reaches the backups the same way: `openStore` gives every
  * store it opens the rewrite of its home's backups ({@link reachHomeBackups}, the store's
  * `backups` option), and the purge verbs every door shares (`purgeText` and `forgetAndPurge` of
- * `@keel/agent`) run it once the purge is done and put what it did in their receipt.
+ * `@keel/tools`) run it once the purge is done and put what it did in their receipt.
  *
  * @module
  */

@@ -24,7 +24,8 @@
  *   rows each decision changed (`rows.ts`), journaled redactions, verification, replay against the
  *   tables (`replay.ts`: what `keel verify` can and cannot detect), and compaction.
  * - **Repositories** (`repos/`) — every other table: episodes, the owner session (sessions, turns,
- *   messages), the belief queue, think runs, the curator's diary, interrupts, meta, imports.
+ *   messages), the belief queue, think runs, the curator's diary, interrupts, meta, imports, the
+ *   tool log and the owner's tool grants.
  * - **Redaction** (`redaction.ts`) — every repository that can hold the owner's words erases a
  *   purged value; purge walks them all.
  * - **Text** — the store's own use of `@keel/language` (folding, hashes, the secret scan and the
@@ -244,6 +245,18 @@ export type {
   TurnStatus,
 } from './repos/session.js';
 export type { RunKind, RunOutcome, TickInfo } from './repos/think-runs.js';
+export {
+  type GrantScope,
+  TOOL_APPROVALS,
+  TOOL_ARGUMENTS_CHARS,
+  TOOL_EXCERPT_CHARS,
+  type ToolApproval,
+  type ToolCallInput,
+  type ToolCallRow,
+  type ToolCallsRepo,
+  type ToolGrantRow,
+  type ToolGrantsRepo,
+} from './repos/tool-calls.js';
 export {
   LATEST_VERSION,
   MIGRATIONS,

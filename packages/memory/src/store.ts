@@ -123,6 +123,7 @@ import { InterruptsRepo } from './repos/interrupts.js';
 import { MetaRepo } from './repos/meta.js';
 import { OwnerSessionRepo, sessionHolders } from './repos/session.js';
 import { ThinkRunsRepo } from './repos/think-runs.js';
+import { ToolCallsRepo, ToolGrantsRepo } from './repos/tool-calls.js';
 import type { Actor, Episode, Fact, Scope, Slot } from './types.js';
 import {
   type EmbedSinceOptions,
@@ -194,6 +195,10 @@ export class MemoryStore {
   readonly interrupts: InterruptsRepo;
   /** Small named values services keep (watermarks, last-seen ids). */
   readonly meta: MetaRepo;
+  /** The tool log: every call the model asked for, run or not. */
+  readonly toolCalls: ToolCallsRepo;
+  /** The owner's standing "always" grants for tools. */
+  readonly toolGrants: ToolGrantsRepo;
 
   readonly #ctx: StoreContext;
   readonly #guard: IntegrityGuard;
@@ -229,6 +234,8 @@ export class MemoryStore {
     this.diary = new DiaryRepo(this.#ctx);
     this.interrupts = new InterruptsRepo(this.#ctx);
     this.meta = new MetaRepo(this.#ctx);
+    this.toolCalls = new ToolCallsRepo(this.#ctx);
+    this.toolGrants = new ToolGrantsRepo(this.#ctx);
   }
 
   /**
@@ -612,7 +619,8 @@ export class MemoryStore {
   /**
    * Every repository that can hold the owner's words, for purge: episodes, the journal's
    * payloads, the owner session (anchor, turn inputs and errors, messages), the belief queue,
-   * the think service's runs, the curator's diary and the interrupts. Fact rows are erased by the
+   * the think service's runs, the curator's diary, the interrupts, the review flags, the tool log
+   * (arguments, result excerpts) and the tool grants (exact keys). Fact rows are erased by the
    * purge itself.
    */
   ownerTextHolders(): OwnerTextHolder[] {
@@ -625,6 +633,8 @@ export class MemoryStore {
       this.diary.holder(),
       this.interrupts.holder(),
       reviewFlagsHolder(this.#ctx),
+      this.toolCalls.holder(),
+      this.toolGrants.holder(),
     ];
   }
 

@@ -23,7 +23,7 @@ export {
   STATIC_BUDGET_TOKENS,
   TURN_BUDGET_TOKENS,
 } from './blocks.js';
-export { flagStoredText, stripMemoryText } from './fence.js';
+export { fenceToolOutput, flagStoredText, stripMemoryText } from './fence.js';
 export {
   type FactLineInput,
   formatEpisodeLine,

@@ -5,13 +5,7 @@
  *
  * @module
  */
-import {
-  cappedLine,
-  forgetAndPurge,
-  forgetPurgeTarget,
-  historyLine,
-  secretNotice,
-} from '@keel/agent';
+import { cappedLine, secretNotice } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import { embedWrittenNow, openKeel, type RecoveryInput, type RecoveryRemember } from '@keel/host';
 import { resolveAsOf } from '@keel/language';
@@ -28,6 +22,7 @@ import {
   type Source,
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
+import { forgetAndPurge, forgetPurgeTarget, historyLine } from '@keel/tools';
 import { type Command, Option } from 'commander';
 import type { Config } from '../config.js';
 import { action, emit, wantsJson as json } from '../output.js';

@@ -5,17 +5,17 @@
  * only with `--yes`, and otherwise fails with `CONFIRMATION_REQUIRED`, the list in the error's
  * details. `keel forget <id> --purge` (in `memory.ts`) shows the same list and asks the same way
  * through {@link confirmErase}. Both erase through the purge verbs every door shares (`purgeText`
- * and `forgetAndPurge` of `@keel/agent`: the store, then keel's backups) and list the backups
+ * and `forgetAndPurge` of `@keel/tools`: the store, then keel's backups) and list the backups
  * reached.
  *
  * @module
  */
 import * as p from '@clack/prompts';
-import { purgeText } from '@keel/agent';
 import { KeelError } from '@keel/errors';
 import { type BackupReach, backupsPath, purgeLedgerPath } from '@keel/host';
 import type { MentionReport, PurgeReceipt } from '@keel/memory';
 import { formatFactLine } from '@keel/prompt';
+import { purgeText } from '@keel/tools';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { action, emit, wantsJson as json, say } from '../output.js';

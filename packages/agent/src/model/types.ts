@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { ToolSpec } from '@keel/tools';
 
 /** A block of text. */
 export interface TextBlock {
@@ -45,12 +46,8 @@ export interface SystemPart {
   cache?: boolean;
 }
 
-/** A tool the model may call; `inputSchema` is a JSON Schema object. */
-export interface ToolSpec {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-}
+/** A tool the model may call (defined by the tool contract, `@keel/tools`). */
+export type { ToolSpec };
 
 /** One request to a model. */
 export interface ChatRequest {

@@ -102,6 +102,30 @@ function seedEveryPlace(store: MemoryStore, now: number) {
     );
     // A model's request to forget, with its reason.
     store.requestForget(belief.id, { actor: 'model', why: `${said} asked to be left out` });
+    // A tool call's arguments and result, and an "always" grant for that exact call.
+    store.toolCalls.record({
+      turnId: t,
+      channel: 'terminal',
+      tool: 'shell',
+      origin: 'builtin',
+      effect: 'run',
+      arguments: { command: `grep "${said}" contacts.txt` },
+      policy: 'ask',
+      approval: 'asked-yes',
+      approvedBy: 'owner (terminal)',
+      startedAt: now,
+      durationMs: 12,
+      exit: '0',
+      isError: false,
+      result: `${said}, Bilbao`,
+    });
+    store.toolGrants.add({
+      tool: 'shell',
+      scope: 'exact',
+      exact: `grep "${said}" contacts.txt`,
+      channel: 'terminal',
+      now,
+    });
   }
   store.session().setAnchor(`the owner talked about ${VALUE} and ${CONTROL}`, 1);
   return { value_belief: ids.value_belief!, value_keyed: ids.value_keyed! };
@@ -161,6 +185,9 @@ describe('findMentions and purgeMentions', () => {
       ['tombstones', 'content'],
       ['journal', 'payload'],
       ['episodes', 'text'],
+      ['tool_calls', 'arguments'],
+      ['tool_calls', 'excerpt'],
+      ['tool_grants', 'exact'],
     ]) {
       expect(
         count(store, `SELECT count(*) AS n FROM ${table} WHERE ${column} LIKE ?`, like),

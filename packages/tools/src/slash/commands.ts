@@ -25,8 +25,8 @@ import {
   type Source,
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
-import { historyLine, type TurnReply } from './offline.js';
 import { backupsLine, forgetAndPurge, forgetPurgeTarget, purgeText } from './purge.js';
+import { historyLine, type TurnReply } from './reply.js';
 
 /** Help text for the slash commands. */
 export const SLASH_HELP = [
