@@ -112,17 +112,21 @@ export class McpHub {
     await Promise.all(this.#links.map((link) => link.ensureUp()));
   }
 
-  /** The tools of the servers that are up now, in the owner's order of servers. */
+  /**
+   * The tools of every enabled server that has been up, in the owner's order of servers: a server
+   * that went down keeps offering the tools it last gave, and a call of one starts it again once
+   * its backoff has passed (else it says the server is not running and when keel tries again).
+   */
   tools(): AnyTool[] {
     const out: AnyTool[] = [];
     for (const link of this.#links) {
-      if (link.state !== 'up') continue;
+      if (link.state === 'disabled') continue;
       const caller = {
         server: link.config.name,
         transport: link.config.transport,
         call: link.call.bind(link),
       };
-      for (const definition of link.definitions) {
+      for (const definition of link.state === 'up' ? link.definitions : link.known) {
         out.push(mcpTool(definition, this.#nameOf(link.config.name, definition.name), caller));
       }
     }

@@ -51,6 +51,12 @@ export class McpServerLink {
   since: number | null = null;
   /** The tools the server gave at its last listing (empty while it is not up). */
   definitions: McpToolDefinition[] = [];
+  /**
+   * The tools the server gave when it was last up: still offered while it is down, so a call
+   * reaches the link (which starts the server again once its backoff has passed, else says it is
+   * not running) instead of finding no such tool.
+   */
+  known: McpToolDefinition[] = [];
   readonly #settings: McpLinkSettings;
   #client: Client | undefined;
   #transport: Transport | undefined;
@@ -147,6 +153,7 @@ export class McpServerLink {
     this.#client = undefined;
     this.#transport = undefined;
     this.definitions = [];
+    this.known = [];
     if (client) {
       this.#release(client);
       this.lastError = 'keel closed its connection';
@@ -169,7 +176,10 @@ export class McpServerLink {
         listChanged: {
           tools: {
             onChanged: (error, tools) => {
-              if (this.#client === client && error === null && tools) this.definitions = tools;
+              if (this.#client === client && error === null && tools) {
+                this.definitions = tools;
+                this.known = tools;
+              }
             },
           },
         },
@@ -191,6 +201,7 @@ export class McpServerLink {
       this.#client = client;
       this.#transport = transport;
       this.definitions = definitions;
+      this.known = definitions;
       this.lastError = null;
       this.#setState('up');
       return true;
