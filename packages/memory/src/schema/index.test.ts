@@ -34,6 +34,8 @@ const RELEASED: Record<number, string> = {
   13: '5da97db35869e7399efdd81e098215c08ed501e57f6b0104ff7c845418235046',
   14: '115708a98d33a08ffb6be53e02acf3eba466f7d0680d09e2809413fdec97cd92',
   15: '0d77f96d3afc8b05dfbf249fd0234c4593065671876378543ba0cf2ff5a6e85c',
+  // 16: the memory tools' step.
+  17: 'e8efd6a9844607bb71030bdedd40222424cf8c74eb28e38f6821710a1ed553ad',
 };
 
 describe('migrations', () => {

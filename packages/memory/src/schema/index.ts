@@ -22,6 +22,7 @@
  * 14. `014-questions.ts`: a pending question on a belief waits for the owner's answer.
  * 15. `015-case-stems.ts`: the full-text indexes filled again with Russian, Ukrainian and Greek
  *     words' stems beside them.
+ * 17. `017-reminders.ts`: reminders the owner asked for, and their delivery.
  *
  * A step is never edited once released (`index.test.ts` holds a checksum of each); a change is a
  * new step. A step imports no runtime module: names that runtime code shares with the schema are
@@ -47,6 +48,7 @@ import { scriptTokens } from './012-script-tokens.js';
 import { tombstoneContent } from './013-tombstone-content.js';
 import { questions } from './014-questions.js';
 import { caseStems } from './015-case-stems.js';
+import { reminders } from './017-reminders.js';
 
 export { VECTOR_QUEUE } from './005-vector-queue.js';
 export { META_VECTOR_FINGERPRINT } from './007-vector-queue-gate.js';
@@ -78,6 +80,7 @@ export const MIGRATIONS: readonly Migration[] = [
   tombstoneContent,
   questions,
   caseStems,
+  reminders,
 ];
 
 /** The newest schema version this code knows. */
