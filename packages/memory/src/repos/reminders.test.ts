@@ -54,7 +54,7 @@ describe('reminders', () => {
   it('lists pending reminders soonest first, then the others newest first', () => {
     const { store, clock } = openTempStore();
     const a = store.reminders.create({ ...base, text: 'a', dueAt: clock.t + 3 * HOUR }).reminder;
-    const b = store.reminders.create({ ...base, text: 'b', dueAt: clock.t + HOUR }).reminder;
+    store.reminders.create({ ...base, text: 'b', dueAt: clock.t + HOUR }).reminder;
     const c = store.reminders.create({ ...base, text: 'c', dueAt: clock.t + 2 * HOUR }).reminder;
     store.reminders.cancel(c.id);
     expect(store.reminders.list().map((r) => [r.text, r.status])).toEqual([
