@@ -67,7 +67,13 @@ export {
   type TextSpan,
   wordStems,
 } from './mention.js';
-export { DEFAULT_HOURS, parseReminderRequest, type ReminderRequest } from './reminders.js';
+export {
+  DEFAULT_HOURS,
+  parseReminderRequest,
+  type ReminderRequest,
+  resolveReminderTime,
+  whenWords,
+} from './reminders.js';
 export {
   describeSecretKind,
   findSecret,

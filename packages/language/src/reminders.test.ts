@@ -12,7 +12,7 @@ import {
   HELD_OUT_CASES,
   type ReminderCase,
 } from './reminders.fixture.js';
-import { parseReminderRequest } from './reminders.js';
+import { parseReminderRequest, resolveReminderTime, whenWords } from './reminders.js';
 
 const NOW = DateTime.fromISO(CASES_NOW, { zone: CASES_TZ }).toMillis();
 const local = (ms: number, tz = CASES_TZ) =>
@@ -101,5 +101,39 @@ describe('parseReminderRequest: the time', () => {
     expect(parseReminderRequest('remind me at five to call the bank', NOW, CASES_TZ)?.phrase).toBe(
       'at five',
     );
+  });
+});
+
+describe('resolveReminderTime and whenWords', () => {
+  it('reads a phrase alone or an ISO time in the owner zone, and refuses a past or unreadable one', () => {
+    expect(local(resolveReminderTime('Friday at 10', NOW, CASES_TZ).dueAt!)).toBe(
+      '2026-12-11 10:00',
+    );
+    expect(local(resolveReminderTime('in two hours', NOW, CASES_TZ).dueAt!)).toBe(
+      '2026-12-08 16:02',
+    );
+    expect(local(resolveReminderTime('2026-12-09T08:15', NOW, CASES_TZ).dueAt!)).toBe(
+      '2026-12-09 08:15',
+    );
+    expect(local(resolveReminderTime('2026-12-09T08:15Z', NOW, CASES_TZ).dueAt!)).toBe(
+      '2026-12-09 09:15',
+    );
+    expect(resolveReminderTime('2026-12-01T08:15', NOW, CASES_TZ)).toMatchObject({
+      dueAt: null,
+      reason: 'past',
+    });
+    expect(resolveReminderTime('whenever', NOW, CASES_TZ)).toMatchObject({
+      dueAt: null,
+      reason: 'no-time',
+    });
+  });
+
+  it('says a time relative to today, in the owner zone', () => {
+    const at = (iso: string) => DateTime.fromISO(iso, { zone: CASES_TZ }).toMillis();
+    expect(whenWords(at('2026-12-08T17:00'), NOW, CASES_TZ)).toBe('today 17:00');
+    expect(whenWords(at('2026-12-09T09:00'), NOW, CASES_TZ)).toBe('tomorrow 09:00');
+    expect(whenWords(at('2026-12-07T09:00'), NOW, CASES_TZ)).toBe('yesterday 09:00');
+    expect(whenWords(at('2026-12-11T10:00'), NOW, CASES_TZ)).toBe('Fri 11 Dec 10:00');
+    expect(whenWords(at('2027-01-01T09:00'), NOW, CASES_TZ)).toBe('Fri 1 Jan 2027 09:00');
   });
 });

@@ -292,6 +292,66 @@ function tidy(text: string): string {
   return t;
 }
 
+/** The time phrases chrono reads in `line` (see {@link forChrono}), by their original positions. */
+function timeReadings(
+  line: string,
+  nowMs: number,
+  tz: string,
+): { r: chrono.ParsedResult; start: number; end: number }[] {
+  const rewritten = forChrono(line, DateTime.fromMillis(nowMs, { zone: tz }));
+  return parser()
+    .parse(rewritten.text, { instant: wallClock(nowMs, tz), timezone: 0 }, { forwardDate: true })
+    .map((r) => ({
+      r,
+      start: rewritten.origin(r.index),
+      end: rewritten.origin(r.index + r.text.length),
+    }));
+}
+
+/**
+ * Reads a time said alone ("at five", "Friday at 10", "in two hours", "tomorrow morning"), or an
+ * ISO 8601 time (without an offset it is the owner's local time), forward from `nowMs` in `tz`
+ * with the rules of {@link parseReminderRequest}.
+ *
+ * @returns the instant (ms since the epoch) and the words read; `dueAt` null with `reason`
+ *   (`no-time`: nothing read, `past`: the time has passed).
+ */
+export function resolveReminderTime(
+  phrase: string,
+  nowMs: number,
+  tz: string,
+): { dueAt: number | null; phrase: string | null; reason?: 'no-time' | 'past' } {
+  const said = phrase.normalize('NFC').trim();
+  if (/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/u.test(said)) {
+    const iso = DateTime.fromISO(said.replace(' ', 'T'), { zone: tz, setZone: false });
+    if (!iso.isValid) return { dueAt: null, phrase: null, reason: 'no-time' };
+    return iso.toMillis() > nowMs
+      ? { dueAt: iso.toMillis(), phrase: said }
+      : { dueAt: null, phrase: said, reason: 'past' };
+  }
+  const time = timeReadings(said, nowMs, tz)[0];
+  if (!time) return { dueAt: null, phrase: null, reason: 'no-time' };
+  const words = said.slice(time.start, time.end).trim();
+  const dueAt = dueOf(time.r, nowMs, tz);
+  return dueAt === null ? { dueAt, phrase: words, reason: 'past' } : { dueAt, phrase: words };
+}
+
+/**
+ * A time as a confirmation says it, in the owner's zone and relative to `nowMs`: `today 17:00`,
+ * `tomorrow 09:00`, `yesterday 17:00`, `Fri 11 Dec 10:00`, and the year when it is not this one
+ * (`Fri 1 Jan 2027 09:00`).
+ */
+export function whenWords(ms: number, nowMs: number, tz: string): string {
+  const t = DateTime.fromMillis(ms, { zone: tz });
+  const now = DateTime.fromMillis(nowMs, { zone: tz }).startOf('day');
+  const days = Math.round(t.startOf('day').diff(now, 'days').days);
+  const clock = t.toFormat('HH:mm');
+  if (days === 0) return `today ${clock}`;
+  if (days === 1) return `tomorrow ${clock}`;
+  if (days === -1) return `yesterday ${clock}`;
+  return t.toFormat(t.year === now.year ? 'ccc d LLL HH:mm' : 'ccc d LLL yyyy HH:mm');
+}
+
 /**
  * Reads a request to be reminded in `text`, said at `nowMs` by an owner in zone `tz` (see the
  * module comment for what counts and how the time is read).
@@ -314,16 +374,9 @@ export function parseReminderRequest(
   const after = line.slice(verbEnd);
   if (QUESTION_AFTER.test(after)) return null;
 
-  const rewritten = forChrono(line, DateTime.fromMillis(nowMs, { zone: tz }));
-  const ref = wallClock(nowMs, tz);
-  const readings = parser()
-    .parse(rewritten.text, { instant: ref, timezone: 0 }, { forwardDate: true })
-    .map((r) => ({
-      r,
-      start: rewritten.origin(r.index),
-      end: rewritten.origin(r.index + r.text.length),
-    }))
-    .filter((x) => x.end <= verbStart || x.start >= verbEnd);
+  const readings = timeReadings(line, nowMs, tz).filter(
+    (x) => x.end <= verbStart || x.start >= verbEnd,
+  );
   const time = readings[0] ?? null;
 
   // Before the verb: only words that address keel, and the time phrase ("in two hours remind me").
