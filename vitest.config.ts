@@ -25,6 +25,7 @@ export default defineConfig({
       '@keel/agent/test': src('./packages/agent/src/test.ts'),
       '@keel/agent': src('./packages/agent/src/index.ts'),
       '@keel/prompt': src('./packages/prompt/src/index.ts'),
+      '@keel/tools': src('./packages/tools/src/index.ts'),
       '@keel/discord': src('./apps/discord/src/index.ts'),
       '@keel/think': src('./apps/think/src/index.ts'),
       '@keel/outbound': src('./packages/outbound/src/index.ts'),
