@@ -142,6 +142,13 @@ export {
   purgeText,
 } from './purge.js';
 export {
+  captureReminder,
+  type ReminderNote,
+  type ReminderOutcome,
+  reminderContext,
+  reminderLine,
+} from './reminders.js';
+export {
   messageTokens,
   type SessionHistory,
   SessionStore,
