@@ -137,3 +137,12 @@ describe('resolveReminderTime and whenWords', () => {
     expect(whenWords(at('2027-01-01T09:00'), NOW, CASES_TZ)).toBe('Fri 1 Jan 2027 09:00');
   });
 });
+
+describe('parseReminderRequest: what is asked', () => {
+  it('closes the gap the time phrase leaves before a comma', () => {
+    expect(
+      parseReminderRequest('remind me to call Ana tomorrow, she moved to Porto', NOW, CASES_TZ)
+        ?.what,
+    ).toBe('call Ana, she moved to Porto');
+  });
+});

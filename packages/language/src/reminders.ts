@@ -278,7 +278,10 @@ function without(text: string, cuts: readonly [number, number][]): string {
     out += `${text.slice(last, a)} `;
     last = b;
   }
-  return (out + text.slice(last)).replace(/\s+/g, ' ').trim();
+  return (out + text.slice(last))
+    .replace(/\s+/g, ' ')
+    .replace(/\s+([,;:.!?])/g, '$1')
+    .trim();
 }
 
 /** What is asked, without its joining words at either end. */
