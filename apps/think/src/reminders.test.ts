@@ -14,6 +14,7 @@ import { DateTime } from 'luxon';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deliverReminders, MISSED_AFTER_MS } from './reminders.js';
 import { runThink } from './run.js';
+import { formatReport } from './service.js';
 import type { ThinkConfig, ThinkDeps } from './types.js';
 
 const TZ = 'Europe/Paris';
@@ -71,6 +72,7 @@ describe('reminders on the tick', () => {
     const due = await tick(first);
     expect(sent).toEqual(['Reminder: stretch (asked Tue 14:02)']);
     expect(due.reminders).toEqual({ sent: 1, held: 0, missed: 0 });
+    expect(formatReport(due)).toContain('interrupts 0, reminders sent 1, held 0, missed 0;');
     expect(first.store.reminders.list()[0]).toMatchObject({ status: 'sent', sent_at: t });
 
     t = at('2026-12-08T14:19');

@@ -62,7 +62,7 @@ export interface RunDetails extends RunReport {
    */
   journal: { ok: boolean; entries: number; problems: number } | null;
   /** The reminders the owner asked for: sent, held (quiet hours, no door), missed (too late). */
-  reminders: { sent: number; held: number; missed: number };
+  reminders: NonNullable<RunReport['reminders']>;
 }
 
 const describe = (err: unknown) => ({
