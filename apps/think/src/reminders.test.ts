@@ -12,6 +12,7 @@ import { PatternGate } from '@keel/gate';
 import { MemoryStore } from '@keel/memory';
 import { DateTime } from 'luxon';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { recordUrgent } from './interrupt.js';
 import { deliverReminders, MISSED_AFTER_MS } from './reminders.js';
 import { runThink } from './run.js';
 import { formatReport } from './service.js';
@@ -172,5 +173,34 @@ describe('reminders on the tick', () => {
     t += 15 * MIN;
     await tick(deps);
     expect(sent).toHaveLength(1);
+  });
+
+  it("reflection's urgent item from a turn that set a reminder is not an interrupt too (control: another turn's is)", async () => {
+    t = at('2026-12-08T14:02');
+    const deps = service();
+    await ask(deps, 'remind me at five to call the bank');
+    const [reminder] = deps.store.reminders.list();
+    const asked = deps.store.episode(reminder!.episode_id!)!;
+    const other = deps.store.addEpisode({
+      channel: 'terminal',
+      role: 'owner',
+      text: 'the tax return is due Friday at 10',
+    });
+    const urgent = (episodes: number[]) => ({
+      item: 'call the bank',
+      message: 'Reminder: call the bank',
+      episodes,
+      due: 'at 5pm',
+    });
+    expect(recordUrgent(deps.store, urgent([asked.id]), asked, TZ, t)).toBe(false);
+    expect(
+      recordUrgent(
+        deps.store,
+        { ...urgent([other.id]), item: 'tax return', due: 'Friday at 10' },
+        other,
+        TZ,
+        t,
+      ),
+    ).toBe(true);
   });
 });

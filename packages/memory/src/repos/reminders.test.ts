@@ -49,6 +49,8 @@ describe('reminders', () => {
     expect(other.created).toBe(true);
     expect(later.created).toBe(true);
     expect(new Set([first, other, later].map((r) => r.reminder.id)).size).toBe(3);
+    // The reminders of a turn: the one it asked for, not the others.
+    expect(store.reminders.fromEpisode(ep).map((r) => r.id)).toEqual([first.reminder.id]);
   });
 
   it('lists pending reminders soonest first, then the others newest first', () => {

@@ -160,6 +160,14 @@ export class RemindersRepo {
     );
   }
 
+  /** The reminders set from the owner's turn `episodeId`, oldest first. */
+  fromEpisode(episodeId: number): Reminder[] {
+    return stmt(
+      this.ctx.db,
+      `SELECT ${COLUMNS} FROM reminders WHERE episode_id = ? ORDER BY id`,
+    ).all(episodeId) as Reminder[];
+  }
+
   /**
    * The pending reminders, soonest first, then the `recent` newest others (sent, cancelled,
    * missed; by due time, newest first).
