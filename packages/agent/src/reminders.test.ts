@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStore } from '@keel/memory';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Agent } from './agent.js';
 import { FakeChatModel } from './model/fake.js';
 import { OfflineSession } from './offline.js';
@@ -120,5 +120,20 @@ describe('a reminder asked for in words, with a model', () => {
     expect(store.reminders.list()).toHaveLength(1);
     expect(result.reminder?.line).toMatch(/^Reminder already set: call the bank — today 17:00 \(r/);
     expect(store.reminders.get(first.id)?.status).toBe('pending');
+  });
+});
+
+describe('a reminder that cannot be set', () => {
+  it('is said under the line, and the line is kept (control: the next request is set)', async () => {
+    const session = new OfflineSession(store, { channel: 'terminal', tz: TZ });
+    const create = vi.spyOn(store.reminders, 'create').mockImplementationOnce(() => {
+      throw new Error('disk full');
+    });
+    const reply = await session.handle('remind me at five to call the bank');
+    expect(reply.text).toBe('No reminder set: INTERNAL: disk full.');
+    expect(store.episode(reply.episodeId!)?.text).toBe('remind me at five to call the bank');
+    create.mockRestore();
+    const again = await session.handle('remind me at five to call the bank');
+    expect(again.text).toMatch(/^Reminder set: call the bank/);
   });
 });

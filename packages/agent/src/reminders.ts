@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { KeelError } from '@keel/errors';
+import { KeelError, refusesWrites } from '@keel/errors';
 import { parseReminderRequest, whenWords } from '@keel/language';
 import type { MemoryStore, Reminder } from '@keel/memory';
 import { reminderSetLine } from '@keel/tools';
@@ -61,37 +61,50 @@ export function captureReminder(
 ): ReminderNote | null {
   const episode = store.episode(episodeId);
   const said = episode?.occurred_at ?? store.now();
+  let outcome: ReminderOutcome | null;
+  try {
+    outcome = readAndSet(store, text, said, tz, episodeId, episode?.channel ?? 'terminal');
+  } catch (err) {
+    // A store that takes no writes stops the line, as every write does; anything else is said.
+    if (KeelError.isInstance(err) && refusesWrites(err)) throw err;
+    outcome = {
+      kind: 'failed',
+      code: KeelError.isInstance(err) ? err.code : 'INTERNAL',
+      message: err instanceof Error ? err.message : String(err),
+    };
+  }
+  return outcome ? { outcome, line: reminderLine(outcome, said, tz) } : null;
+}
+
+/** The request in `text`, set when it names what and a time ahead; null when it asks for none. */
+function readAndSet(
+  store: MemoryStore,
+  text: string,
+  said: number,
+  tz: string,
+  episodeId: number,
+  channel: string,
+): ReminderOutcome | null {
   const request = parseReminderRequest(text, said, tz);
   if (!request) return null;
-  let outcome: ReminderOutcome;
-  if (!request.what) {
-    outcome = { kind: 'unread', what: '', phrase: request.phrase, reason: 'no-what' };
-  } else if (request.dueAt === null) {
-    outcome = {
+  if (!request.what) return { kind: 'unread', what: '', phrase: request.phrase, reason: 'no-what' };
+  if (request.dueAt === null) {
+    return {
       kind: 'unread',
       what: request.what,
       phrase: request.phrase,
       reason: request.reason ?? 'no-time',
     };
-  } else {
-    try {
-      const r = store.reminders.create({
-        text: request.what,
-        dueAt: request.dueAt,
-        phrase: request.phrase,
-        episodeId,
-        channel: episode?.channel ?? 'terminal',
-        createdBy: 'owner',
-      });
-      outcome = { kind: 'set', ...r };
-    } catch (err) {
-      if (!KeelError.isInstance(err) || !['INVALID_INPUT', 'TOO_LARGE'].includes(err.code)) {
-        throw err;
-      }
-      outcome = { kind: 'failed', code: err.code, message: err.message };
-    }
   }
-  return { outcome, line: reminderLine(outcome, said, tz) };
+  const r = store.reminders.create({
+    text: request.what,
+    dueAt: request.dueAt,
+    phrase: request.phrase,
+    episodeId,
+    channel,
+    createdBy: 'owner',
+  });
+  return { kind: 'set', ...r };
 }
 
 /**
