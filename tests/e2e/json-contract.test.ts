@@ -442,6 +442,16 @@ describe('every verb prints --json under one contract', () => {
     expect(secret).toMatchObject({ provider: 'offline', turn_id: null, withheld: ['password'] });
     // A turn offline that recalls.
     await walk(['ask', 'what coffee do I drink?'], { mayBeEmpty: ['$.writes', '$.withheld'] });
+    // A reminder asked for in words, offline: listed, then cancelled.
+    await walk(['ask', 'remind me in two hours to stretch'], {
+      mayBeEmpty: ['$.writes', '$.withheld', '$.facts_used'],
+    });
+    const listed = await walk(['reminders']);
+    const reminder = (listed.reminders as { id: number; text: string }[])[0]!;
+    expect(reminder.text).toBe('stretch');
+    expect(await walk(['reminders', 'cancel', `r${reminder.id}`])).toMatchObject({
+      cancelled: true,
+    });
     // A turn with the model.
     anthropic.reply('I will remember that your sister is Ada.');
     const turn = await walk(['ask', "remember that my sister's name is Ada"], {
@@ -619,6 +629,7 @@ describe('every verb prints an error the same way, and exits non-zero', () => {
     await failing(['review', '--threshold', '2'], 'INVALID_INPUT');
     await failing(['confirm', 'f99999'], 'NOT_FOUND');
     await failing(['reject', 'f99999'], 'NOT_FOUND');
+    await failing(['reminders', 'cancel', 'r99999'], 'NOT_FOUND');
     await failing(['purge', 'anything', 'at', 'all'], 'CONFIRMATION_REQUIRED');
     await failing(
       ['import', join(scratch, 'missing.json'), '--format', 'locomo'],

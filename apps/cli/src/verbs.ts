@@ -108,6 +108,13 @@ export const VERBS: readonly Verb[] = [
     define: async (program, config) => (await memory()).registerReviewCommands(program, config()),
   },
   {
+    name: 'reminders',
+    usage: '[options]',
+    summary: 'the reminders you asked for, pending first, with their ids; cancel <id> cancels one',
+    define: async (program, config) =>
+      (await import('./commands/reminders.js')).registerRemindersCommand(program, config()),
+  },
+  {
     name: 'purge',
     usage: '[options] <text...>',
     summary:

@@ -9,6 +9,13 @@
 export { applyDelta, type DeltaOutcome, slotKey } from './apply.js';
 export { parseThinkArgs, type ThinkArgs } from './args.js';
 export { type Delta, DeltaSchema } from './deltas.js';
+export {
+  deliverReminders,
+  MISSED_AFTER_MS,
+  REMINDER_MAX_ATTEMPTS,
+  type ReminderDelivery,
+  reminderMessage,
+} from './reminders.js';
 export { type RunDetails, type RunOptions, runThink } from './run.js';
 export {
   curationDue,

@@ -31,7 +31,8 @@ export function itemKey(item: string): string {
 /**
  * Records an urgent item from reflection. The same item is recorded once: the same name, or any
  * item due within {@link SAME_DUE_MS} of it (a reminder restated in other words). An item whose
- * due time has already passed by more than {@link EXPIRE_AFTER_MS} is not recorded.
+ * due time has already passed by more than {@link EXPIRE_AFTER_MS} is not recorded, nor one from a
+ * turn that set a reminder already (the owner's own words, read at capture).
  *
  * @param source - the cited episode the due date is resolved against (in the owner's zone).
  * @returns true when the item is new.
@@ -43,6 +44,9 @@ export function recordUrgent(
   tz: string,
   now: number,
 ): boolean {
+  // A reminder the owner asked for in words was set when the turn was captured: it is theirs
+  // (sent at its time, listed, cancellable), not an interrupt sent an hour early besides it.
+  if (store.reminders.fromEpisode(source.id).length > 0) return false;
   const dueAt = urgent.due ? resolveDue(urgent.due, source.occurred_at, tz) : null;
   if (dueAt !== null && dueAt < now - EXPIRE_AFTER_MS) return false;
   if (dueAt !== null && store.interrupts.anyDueBetween(dueAt - SAME_DUE_MS, dueAt + SAME_DUE_MS)) {

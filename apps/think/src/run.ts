@@ -6,7 +6,8 @@
  * 2. reflection over the turns the gate queued — or, once tonight's curation is due (its hour has
  *    come and tonight is not done, or it is forced), the curator, which reflects on them inside
  *    the night's one unit of work: each turn is reflected on once;
- * 3. interrupts (never in quiet hours, each item at most once);
+ * 3. interrupts, then the reminders the owner asked for (never in quiet hours, each at most once;
+ *    `reminders.ts`);
  *    After the night, the whole journal check (`keel verify`'s), which keeps the day's
  *    `keel doctor` incremental;
  * 4. the weekly review when last week has not been reviewed (after the curator's hour), which ends
@@ -26,6 +27,7 @@ import type { Rejected } from './deltas.js';
 import { deliverInterrupts } from './interrupt.js';
 import { advanceWatermark, judgeQueue } from './queue.js';
 import { reflect } from './reflect.js';
+import { deliverReminders } from './reminders.js';
 import { finishRun, lastFailure, lastPeriod, startRun } from './runs.js';
 import { curationDue, local, nightOf, previousWeek } from './schedule.js';
 import type { RunReport, ThinkDeps } from './types.js';
@@ -59,6 +61,8 @@ export interface RunDetails extends RunReport {
    * entries hashed, and the problems found (`keel doctor` names each).
    */
   journal: { ok: boolean; entries: number; problems: number } | null;
+  /** The reminders the owner asked for: sent, held (quiet hours, no door), missed (too late). */
+  reminders: NonNullable<RunReport['reminders']>;
 }
 
 const describe = (err: unknown) => ({
@@ -136,6 +140,7 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
     captured: 0,
     vectors: { embedded: 0, remaining: 0 },
     journal: null,
+    reminders: { sent: 0, held: 0, missed: 0 },
   };
   try {
     advanceWatermark(store, deps.now());
@@ -215,6 +220,14 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
     if (delivery.held) report.skipped.push(`interrupts: ${delivery.held}`);
     if (delivery.expired) {
       report.skipped.push(`interrupts: ${delivery.expired} dropped, their time had passed`);
+    }
+    const reminders = await deliverReminders(deps);
+    report.reminders = { sent: reminders.sent, held: reminders.held, missed: reminders.missed };
+    if (reminders.heldWhy) report.skipped.push(`reminders: ${reminders.heldWhy}`);
+    if (reminders.missed) {
+      report.skipped.push(
+        `reminders: ${reminders.missed} missed (more than a day late); keel reminders lists them`,
+      );
     }
 
     const weekly = options.weekly ?? 'auto';

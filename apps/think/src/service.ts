@@ -299,7 +299,7 @@ export function createSession(options: SessionOptions): ThinkSession {
 export function formatReport(r: RunReport): string {
   const c = r.curated;
   return [
-    `think run ${r.runId}: gate ${r.gate}, examined ${r.examined}, queued ${r.queued}, proposed ${r.proposed}, written ${r.written}, interrupts ${r.interrupts}`,
+    `think run ${r.runId}: gate ${r.gate}, examined ${r.examined}, queued ${r.queued}, proposed ${r.proposed}, written ${r.written}, interrupts ${r.interrupts}${r.reminders ? `, reminders sent ${r.reminders.sent}, held ${r.reminders.held}, missed ${r.reminders.missed}` : ''}`,
     c
       ? `curated: added ${c.added}, corroborated ${c.corroborated}, superseded ${c.superseded}, conflicts ${c.conflicts}, pruned ${c.pruned}`
       : 'curator did not run',

@@ -73,6 +73,11 @@ export interface RunReport {
   curated: CuratedCounts | null;
   /** Messages sent to the owner. */
   interrupts: number;
+  /**
+   * The reminders the owner asked for: sent, held (quiet hours, no front door) and missed (more
+   * than a day late). Absent from reports written before reminders existed.
+   */
+  reminders?: { sent: number; held: number; missed: number };
   /** Steps skipped and why (no model, quiet hours, ...). */
   skipped: string[];
   /** The `think_runs` row of this run. */

@@ -69,6 +69,7 @@ import type {
   ToolUseBlock,
   WaitInfo,
 } from './model/types.js';
+import { type ReminderNote, reminderContext } from './reminders.js';
 import {
   messageTokens,
   recordUnansweredTurn,
@@ -342,6 +343,8 @@ export interface TurnResult {
   truncated: boolean;
   /** The largest request of the turn, in tokens as keel counts them. */
   requestTokens: number;
+  /** A reminder the owner's words asked for, and its line under the reply; null when none. */
+  reminder: ReminderNote | null;
 }
 
 /** The owner's agent. */
@@ -504,11 +507,14 @@ export class Agent implements UnansweredRecorder {
     const userMessage: ChatMessage = { role: 'user', content: [{ type: 'text', text }] };
     // The per-turn memory block travels with the owner's message to the model only; history
     // keeps the owner's words.
+    // A reminder asked for in words is set by keel when the turn completes: the model is told.
+    const reminderNote = reminderContext(text, this.store.now(), this.tz);
     const firstRequestUser: ChatMessage = {
       role: 'user',
       content: [
         { type: 'text', text: turnBlock.text },
         { type: 'text', text },
+        ...(reminderNote ? [{ type: 'text' as const, text: reminderNote }] : []),
       ],
     };
     // What the turn stores when it completes, and what the model sees of it.
@@ -908,7 +914,10 @@ export class Agent implements UnansweredRecorder {
     staged: StagedWrite[],
     channel: string,
     factsUsed: number[],
-  ): Pick<TurnResult, 'writes' | 'captureError' | 'ownerEpisodeId' | 'replyEpisodeId'> {
+  ): Pick<
+    TurnResult,
+    'writes' | 'captureError' | 'ownerEpisodeId' | 'replyEpisodeId' | 'reminder'
+  > {
     return this.store.transaction(() => {
       const owner = this.store.addEpisode({ channel, role: 'owner', text, actor: 'owner' });
       const answer = this.store.addEpisode({
@@ -959,7 +968,13 @@ export class Agent implements UnansweredRecorder {
         }
       }
       this.session.completeTurn(turnId, messages, { ...this.modelInfo, factsUsed });
-      return { writes, captureError, ownerEpisodeId: owner.id, replyEpisodeId: answer.id };
+      return {
+        writes,
+        captureError,
+        ownerEpisodeId: owner.id,
+        replyEpisodeId: answer.id,
+        reminder: captured.reminder,
+      };
     });
   }
 

@@ -67,6 +67,7 @@ import {
   subjectWords,
   write,
 } from './capture-words.js';
+import { captureReminder, type ReminderNote } from './reminders.js';
 
 export { subjectWords, TRUNCATION_LETTERS } from './capture-words.js';
 
@@ -85,6 +86,8 @@ export interface OwnerCapture {
    * `TOO_LARGE` when the owner asked to keep a statement longer than capture reads.
    */
   error: CaptureError | null;
+  /** A request to be reminded the line made, and what came of it (see `reminders.ts`), or null. */
+  reminder: ReminderNote | null;
 }
 
 /** Why capturing the owner's statement failed: a KeelError code (or `INTERNAL`), its message and fix. */
@@ -454,6 +457,9 @@ export function captureOwnerStatement(
   episodeId: number,
   tz = 'UTC',
 ): OwnerCapture {
+  // A request to be reminded is read first and on its own: its outcome is said whatever the
+  // statement's capture does.
+  const reminder = captureReminder(store, text, episodeId, tz);
   try {
     refuseOversized(text);
     const said = store.episode(episodeId)?.occurred_at ?? store.now();
@@ -484,6 +490,7 @@ export function captureOwnerStatement(
       closed: first.closed,
       questions: first.questions,
       error: null,
+      reminder,
     };
   } catch (err) {
     const error: CaptureError = {
@@ -492,7 +499,7 @@ export function captureOwnerStatement(
       fix: KeelError.isInstance(err) ? err.fix : INTERNAL_CAPTURE_FIX,
     };
     store.recordCaptureFailure(episodeId, error.code, error.message);
-    return { write: null, also: [], closed: [], questions: [], error };
+    return { write: null, also: [], closed: [], questions: [], error, reminder };
   }
 }
 

@@ -126,6 +126,13 @@ export {
   ollamaReachable,
 } from './providers.js';
 export {
+  captureReminder,
+  type ReminderNote,
+  type ReminderOutcome,
+  reminderContext,
+  reminderLine,
+} from './reminders.js';
+export {
   messageTokens,
   type SessionHistory,
   SessionStore,

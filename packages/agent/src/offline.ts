@@ -124,9 +124,14 @@ export class OfflineSession implements UnansweredRecorder {
       return { episode, captured: captureOwnerStatement(this.store, text, episode.id, tz) };
     });
     const { write, also, error, closed, questions } = captured;
+    // A reminder the line asked for is said in the words every door uses (`reminderLine`).
+    const reminder = captured.reminder ? [captured.reminder.line] : [];
     if (error) {
       return {
-        text: `Stored your message as e${episode.id}, but could not keep it as a belief (${error.code}: ${error.message}).\nfix: ${error.fix}`,
+        text: [
+          `Stored your message as e${episode.id}, but could not keep it as a belief (${error.code}: ${error.message}).\nfix: ${error.fix}`,
+          ...reminder,
+        ].join('\n'),
         episodeId: episode.id,
         captureError: error,
         withheld: found,
@@ -142,12 +147,14 @@ export class OfflineSession implements UnansweredRecorder {
         ? kept
         : [`Stored your message as e${episode.id}; no belief was kept from it (${write.reason}).`];
       if (secrets.length) lines.push(secretNotice(secrets));
-      lines.push(...changes);
+      lines.push(...changes, ...reminder);
       const withheld = [...new Set([...found, ...secrets])];
       return { text: lines.join('\n'), episodeId: episode.id, write, withheld };
     }
-    if (closed.length > 0) {
-      return { text: changes.join('\n'), episodeId: episode.id, withheld: found };
+    if (closed.length > 0 || reminder.length > 0) {
+      const notice = reminder.length > 0 && found.length > 0 ? [secretNotice(found)] : [];
+      const text = [...changes, ...reminder, ...notice].join('\n');
+      return { text, episodeId: episode.id, withheld: found };
     }
     const tz = this.options.tz ?? 'UTC';
     const recall = await this.store.recall(text, { limit: this.limit + 1, tz });

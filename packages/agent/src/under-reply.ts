@@ -2,8 +2,8 @@
  * The lines every door says under a turn's reply, in one order, so that the terminal, `keel ask`
  * and Discord say the same things: the reply was cut (when the door did not say it as it
  * streamed), what the turn kept ({@link keptLines}), a withheld credential ({@link secretNotice}),
- * a confidence the evidence gate capped ({@link cappedLines}), a capture that failed
- * ({@link captureErrorNote}). A request to forget is the door's own (it asks, or it shows buttons).
+ * a reminder the owner's words asked for (`reminderLine`), a confidence the evidence gate
+ * capped ({@link cappedLines}), a capture that failed ({@link captureErrorNote}). A request to forget is the door's own (it asks, or it shows buttons).
  *
  * @module
  */
@@ -38,13 +38,15 @@ export function cappedLines(writes: readonly TurnWrite[]): string[] {
  */
 export function underReply(
   store: Pick<MemoryStore, 'fact'>,
-  result: Pick<TurnResult, 'writes' | 'withheld' | 'captureError' | 'truncated'>,
+  result: Pick<TurnResult, 'writes' | 'withheld' | 'captureError' | 'truncated'> &
+    Partial<Pick<TurnResult, 'reminder'>>,
   options: { style?: CommandStyle; truncated?: boolean } = {},
 ): string[] {
   return [
     ...((options.truncated ?? result.truncated) ? [TRUNCATED_NOTE] : []),
     ...keptLines(store, result.writes, options.style ?? 'slash'),
     ...(result.withheld.length ? [secretNotice(result.withheld)] : []),
+    ...(result.reminder ? [result.reminder.line] : []),
     ...cappedLines(result.writes),
     ...(result.captureError ? [captureErrorNote(result.captureError)] : []),
   ];

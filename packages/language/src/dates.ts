@@ -146,7 +146,7 @@ const MONTHS: readonly string[] = ENGLISH_MONTHS;
 const LAST_MONTH = new RegExp(`\\blast\\s+(${MONTHS.join('|')})\\b`, 'i');
 
 /** A local wall-clock time as a Date whose UTC fields carry it (chrono's reference). */
-function wallClock(ms: number, tz: string): Date {
+export function wallClock(ms: number, tz: string): Date {
   const wall = DateTime.fromMillis(ms, { zone: tz });
   return new Date(
     Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second),

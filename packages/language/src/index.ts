@@ -21,6 +21,8 @@
  *   (`resolveDate`), a question's window (`resolveWindow`), `--as-of` (`resolveAsOf`), a
  *   reminder's due time (`resolveDue`), the time phrase of a statement wherever it stands
  *   (`splitTimePhrase`) and the day it began (`resolveStart`), local days and stamps.
+ * - **Reminders** (`reminders.ts`) — a request to be reminded read from the owner's words
+ *   (`parseReminderRequest`: what, when in the owner's zone, and the phrase as written).
  * - **Secrets** (`secrets/`) — the scan that finds credentials by what a sentence is about and by
  *   shape (`scanSecrets`, `findSecret`, `secretInSlot`), the kinds a refusal names
  *   (`SECRET_KINDS`, `describeSecretKind`), and redaction (`redactSecrets`, `withholdSecrets`).
@@ -65,6 +67,13 @@ export {
   type TextSpan,
   wordStems,
 } from './mention.js';
+export {
+  DEFAULT_HOURS,
+  parseReminderRequest,
+  type ReminderRequest,
+  resolveReminderTime,
+  whenWords,
+} from './reminders.js';
 export {
   describeSecretKind,
   findSecret,

@@ -24,8 +24,8 @@
  *   rows each decision changed (`rows.ts`), journaled redactions, verification, replay against the
  *   tables (`replay.ts`: what `keel verify` can and cannot detect), and compaction.
  * - **Repositories** (`repos/`) — every other table: episodes, the owner session (sessions, turns,
- *   messages), the belief queue, think runs, the curator's diary, interrupts, meta, imports, the
- *   tool log and the owner's tool grants.
+ *   messages), the belief queue, think runs, the curator's diary, interrupts, reminders, meta,
+ *   imports, the tool log and the owner's tool grants.
  * - **Redaction** (`redaction.ts`) — every repository that can hold the owner's words erases a
  *   purged value; purge walks them all.
  * - **Text** — the store's own use of `@keel/language` (folding, hashes, the secret scan and the
@@ -237,6 +237,18 @@ export {
   MAX_EPISODE_CHARS,
 } from './repos/episodes.js';
 export type { DueInterrupt } from './repos/interrupts.js';
+export {
+  type CancelledReminder,
+  type CreatedReminder,
+  MAX_REMINDER_CHARS,
+  type NewReminder,
+  REMINDER_STATUSES,
+  type Reminder,
+  type ReminderAuthor,
+  type ReminderStatus,
+  RemindersRepo,
+  SAME_REMINDER_MS,
+} from './repos/reminders.js';
 export type {
   MessageRow,
   NewMessage,

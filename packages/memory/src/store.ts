@@ -121,6 +121,7 @@ import {
 } from './repos/episodes.js';
 import { InterruptsRepo } from './repos/interrupts.js';
 import { MetaRepo } from './repos/meta.js';
+import { RemindersRepo } from './repos/reminders.js';
 import { OwnerSessionRepo, sessionHolders } from './repos/session.js';
 import { ThinkRunsRepo } from './repos/think-runs.js';
 import { ToolCallsRepo, ToolGrantsRepo } from './repos/tool-calls.js';
@@ -193,6 +194,8 @@ export class MemoryStore {
   readonly diary: DiaryRepo;
   /** Things to tell the owner now (reminders, deadlines). */
   readonly interrupts: InterruptsRepo;
+  /** Reminders the owner asked for (created from their words or the `remind` tool). */
+  readonly reminders: RemindersRepo;
   /** Small named values services keep (watermarks, last-seen ids). */
   readonly meta: MetaRepo;
   /** The tool log: every call the model asked for, run or not. */
@@ -233,6 +236,7 @@ export class MemoryStore {
     this.thinkRuns = new ThinkRunsRepo(this.#ctx);
     this.diary = new DiaryRepo(this.#ctx);
     this.interrupts = new InterruptsRepo(this.#ctx);
+    this.reminders = new RemindersRepo(this.#ctx);
     this.meta = new MetaRepo(this.#ctx);
     this.toolCalls = new ToolCallsRepo(this.#ctx);
     this.toolGrants = new ToolGrantsRepo(this.#ctx);
@@ -619,8 +623,8 @@ export class MemoryStore {
   /**
    * Every repository that can hold the owner's words, for purge: episodes, the journal's
    * payloads, the owner session (anchor, turn inputs and errors, messages), the belief queue,
-   * the think service's runs, the curator's diary, the interrupts, the review flags, the tool log
-   * (arguments, result excerpts) and the tool grants (exact keys). Fact rows are erased by the
+   * the think service's runs, the curator's diary, the interrupts, the review flags, the reminders,
+   * the tool log (arguments, result excerpts) and the tool grants (exact keys). Fact rows are erased by the
    * purge itself.
    */
   ownerTextHolders(): OwnerTextHolder[] {
@@ -632,6 +636,7 @@ export class MemoryStore {
       this.thinkRuns.holder(),
       this.diary.holder(),
       this.interrupts.holder(),
+      this.reminders.holder(),
       reviewFlagsHolder(this.#ctx),
       this.toolCalls.holder(),
       this.toolGrants.holder(),

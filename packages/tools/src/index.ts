@@ -14,6 +14,9 @@
  *   the store, then keel's backups, both in the receipt), and what a line produced
  *   ({@link TurnReply}, {@link historyLine}).
  *
+ * - `remind` (`builtin/remind.ts`): the owner's reminders, set, listed and cancelled, and how
+ *   every door words a reminder ({@link reminderSetLine}, {@link reminderListLine}).
+ *
  * @module
  */
 
@@ -46,6 +49,17 @@ export {
   shellTool,
 } from './builtin/shell.js';
 export { CREDENTIAL_NAME, isCredentialName, strippedEnv } from './builtin/shell-env.js';
+export {
+  cancelCommand,
+  cancelWords,
+  type RemindInput,
+  type RemindToolOptions,
+  reminderListLine,
+  reminderSetLine,
+  reminderWords,
+  remindInput,
+  remindTool,
+} from './builtin/remind.js';
 export {
   type AnyTool,
   type ApprovalAnswer,

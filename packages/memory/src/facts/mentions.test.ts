@@ -76,6 +76,14 @@ function seedEveryPlace(store: MemoryStore, now: number) {
       dueAt: now + 60_000,
       now,
     });
+    store.reminders.create({
+      text: `ask ${said} for the keys`,
+      dueAt: now + 3_600_000,
+      phrase: 'in an hour',
+      episodeId: ep,
+      channel: 'terminal',
+      createdBy: 'owner',
+    });
     store.beliefQueue.advanceWatermark(now);
     const queued = store.beliefQueue.forGate(3, 50).find((q) => q.episode_id === ep)!;
     store.beliefQueue.decide(queued.id, {

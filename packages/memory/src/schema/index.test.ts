@@ -35,6 +35,7 @@ const RELEASED: Record<number, string> = {
   14: '115708a98d33a08ffb6be53e02acf3eba466f7d0680d09e2809413fdec97cd92',
   15: '0d77f96d3afc8b05dfbf249fd0234c4593065671876378543ba0cf2ff5a6e85c',
   16: '7f3404d2ec7143bd429c40a30e01af6cb62a2cb21311911690c476ef0e905fd1',
+  17: 'e8efd6a9844607bb71030bdedd40222424cf8c74eb28e38f6821710a1ed553ad',
 };
 
 describe('migrations', () => {

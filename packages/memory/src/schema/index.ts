@@ -24,6 +24,7 @@
  *     words' stems beside them.
  * 16. `016-tool-calls.ts`: the tool log (every call the model asked for, run or not) and the
  *     owner's standing "always" grants.
+ * 17. `017-reminders.ts`: reminders the owner asked for, and their delivery.
  *
  * A step is never edited once released (`index.test.ts` holds a checksum of each); a change is a
  * new step. A step imports no runtime module: names that runtime code shares with the schema are
@@ -50,6 +51,7 @@ import { tombstoneContent } from './013-tombstone-content.js';
 import { questions } from './014-questions.js';
 import { caseStems } from './015-case-stems.js';
 import { toolCalls } from './016-tool-calls.js';
+import { reminders } from './017-reminders.js';
 
 export { VECTOR_QUEUE } from './005-vector-queue.js';
 export { META_VECTOR_FINGERPRINT } from './007-vector-queue-gate.js';
@@ -82,6 +84,7 @@ export const MIGRATIONS: readonly Migration[] = [
   questions,
   caseStems,
   toolCalls,
+  reminders,
 ];
 
 /** The newest schema version this code knows. */
