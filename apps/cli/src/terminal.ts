@@ -55,9 +55,11 @@ import {
 } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
 import { runSlashCommand, type TurnReply } from '@keel/tools';
+import { terminalApprover } from './approve.js';
 import { firstStart } from './commands/setup.js';
 import { keptLine, type TurnJsonInput, turnJson, writeJson } from './commands/shared.js';
 import type { Config } from './config.js';
+import { doorTools } from './door-tools.js';
 import { asTyped } from './invocation.js';
 import { printJsonLine, reportError, say } from './output.js';
 import {
@@ -208,8 +210,17 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
   const offline = store
     ? new OfflineSession(store, { channel: 'terminal', tz: config.think.tz })
     : null;
+  // The model's tools (built-ins, MCP servers) are opened only when there is a model to call them.
+  const tools = store && choice?.model && !down ? await doorTools(config) : null;
   const agent =
-    store && choice?.model ? new Agent({ store, model: choice.model, tz: config.think.tz }) : null;
+    store && choice?.model
+      ? new Agent({
+          store,
+          model: choice.model,
+          tz: config.think.tz,
+          ...(tools ? { tools: tools.toolbox } : {}),
+        })
+      : null;
   const status = () => (store && choice ? statusLine(store, choice) : '');
   /** One line of `--json`: the same keys whatever the line was, online or offline. */
   const printLine = (line: string, reply: string, outcome: LineOutcome): void => {
@@ -299,6 +310,11 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
     }).catch(failedReply);
     write(`keel › ${r.text}`);
   };
+  /** How a turn asks the owner before a tool runs: a question on the TTY, never when piped. */
+  const approve =
+    tty && !options.json
+      ? terminalApprover(question, write, config.tools.approvalTimeoutMs)
+      : undefined;
   if (tty) rl.prompt();
   let pending = '';
   try {
@@ -373,6 +389,8 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
               text: line,
               channel: 'terminal',
               signal: running.signal,
+              // Only a person at a TTY is asked; piped input and --json get the reason instead.
+              ...(approve ? { approve } : {}),
               onText: (delta) => {
                 streamed = true;
                 if (!options.json) say(delta, output);
@@ -455,6 +473,7 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
     }
   } finally {
     rl.close();
+    await tools?.close();
     keel?.close();
   }
   return down ? EXIT.error : EXIT.ok;

@@ -166,6 +166,13 @@ export const VERBS: readonly Verb[] = [
     define: async (program, config) => (await backup()).registerBackupCommands(program, config()),
   },
   {
+    name: 'tools',
+    usage: '',
+    summary: "the model's tools: what each may do, your standing answers, and every call it made",
+    define: async (program, config) =>
+      (await import('./commands/tools.js')).registerToolsCommand(program, config()),
+  },
+  {
     name: 'models',
     usage: '',
     summary: 'local embedding models: pull one (the only download keel does), list them',

@@ -29,6 +29,7 @@ import { KeelError } from '@keel/errors';
 import { damageError, type RecoveryInput, stopState } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
 import { discordMessages } from '@keel/outbound';
+import type { Toolbox } from '@keel/tools';
 import {
   Client,
   type DMChannel,
@@ -38,6 +39,7 @@ import {
   type Message,
   Partials,
 } from 'discord.js';
+import { DiscordApprovals } from './approvals.js';
 import type { FetchLike } from './attachments.js';
 import { catchUp, SeenMark } from './catch-up.js';
 import { SLASH_COMMANDS } from './commands.js';
@@ -84,7 +86,17 @@ export interface KeelDiscordOptions {
   integrityCheckMs?: number;
   /** The owner's IANA time zone (`KEEL_TZ`), passed to the agent; default UTC. */
   tz?: string;
+  /**
+   * The tools each turn offers the model (`openTools` of `@keel/host`); default the memory tools
+   * only. A tool that asks is put to the owner with buttons in their DM.
+   */
+  tools?: () => Toolbox | Promise<Toolbox>;
+  /** How long an approval waits for the owner's press before it is no, ms. Default 2 minutes. */
+  approvalTimeoutMs?: number;
 }
+
+/** How long an approval waits for the owner's press by default, ms: 2 minutes. */
+export const APPROVAL_TIMEOUT_MS = 120_000;
 
 /** How often the door checks the database in full by default, ms: 30 minutes. */
 export const INTEGRITY_CHECK_MS = 30 * 60_000;
@@ -115,6 +127,8 @@ export class KeelDiscord {
   private readonly seen: SeenMark;
   private readonly attachments: AttachmentOptions;
   private readonly interactions: InteractionContext;
+  /** The tool calls waiting for the owner's press. */
+  readonly approvals = new DiscordApprovals();
   private chain: Promise<void> = Promise.resolve();
   private stopping = false;
   /** Why the database takes nothing more (damage found), or null. */
@@ -139,6 +153,7 @@ export class KeelDiscord {
     };
     this.interactions = {
       store: options.store,
+      approvals: this.approvals,
       status: () => this.statusText(),
       ...(options.tz ? { tz: options.tz } : {}),
     };
@@ -149,6 +164,7 @@ export class KeelDiscord {
             model: options.model,
             ...(options.lock ? { lock: options.lock } : {}),
             ...(options.tz ? { tz: options.tz } : {}),
+            ...(options.tools ? { tools: options.tools } : {}),
           }),
           offline: null,
         }
@@ -169,6 +185,8 @@ export class KeelDiscord {
       slash: this.interactions,
       attachments: this.attachments,
       typingIntervalMs: options.typingIntervalMs ?? 8000,
+      approvals: this.approvals,
+      approvalTimeoutMs: options.approvalTimeoutMs ?? APPROVAL_TIMEOUT_MS,
     });
     this.client = new Client({
       intents: [GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent],

@@ -31,8 +31,11 @@ import {
   discordDoor,
   EXIT,
   type KeelConfig,
+  type KeelTools,
   keepForRecovery,
+  mcpServerLine,
   openKeel,
+  openTools,
   ownerNotifier,
   readConfig,
   recoveryPath,
@@ -71,6 +74,19 @@ async function tellOwner(config: KeelConfig, err: unknown): Promise<void> {
   }
 }
 
+/** The door's tools; what was wrong in `mcp.json` is logged, and a file keel cannot read leaves the built-ins alone. */
+async function discordTools(config: KeelConfig): Promise<KeelTools> {
+  try {
+    const tools = await openTools(config);
+    for (const p of tools.problems) log(`discord: mcp.json: ${p.message} (fix: ${p.fix})`);
+    for (const s of tools.hub?.status() ?? []) log(`discord: MCP server ${mcpServerLine(s)}`);
+    return tools;
+  } catch (err) {
+    log(`discord: MCP servers not started: ${(err as Error).message}`);
+    return openTools(config, { mcp: false });
+  }
+}
+
 async function main(json: boolean): Promise<number> {
   let bot: KeelDiscord;
   let close: () => void;
@@ -89,7 +105,12 @@ async function main(json: boolean): Promise<number> {
       onEmbedderError: 'lexical',
       warmRecall: true,
     });
-    close = keel.close;
+    // The model's tools, only when there is a model; mcp.json's problems are logged, not fatal.
+    const tools = keel.chat.model ? await discordTools(config) : null;
+    close = () => {
+      void tools?.close();
+      keel.close();
+    };
     const { chat, embedder } = keel;
     log(
       `discord: model: ${chat.model ? `${chat.provider} ${chat.model.model}` : 'offline'} (${chat.reason}); recall: ${embedder.name ? `hybrid (${embedder.name})` : `lexical (${embedder.reason})`}`,
@@ -105,9 +126,11 @@ async function main(json: boolean): Promise<number> {
           keep: (input) => keepForRecovery(config.home, input),
         },
         tz: config.think.tz,
+        ...(tools ? { tools: tools.toolbox } : {}),
+        approvalTimeoutMs: config.tools.approvalTimeoutMs,
       });
     } catch (err) {
-      keel.close();
+      close();
       throw err;
     }
   } catch (err) {

@@ -27,6 +27,7 @@ import { KeelError } from '@keel/errors';
 import { damageError } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
 import type { Message, SendableChannels } from 'discord.js';
+import type { DiscordApprovals } from './approvals.js';
 import type { SeenMark } from './catch-up.js';
 import {
   type AttachmentOptions,
@@ -51,6 +52,10 @@ export interface DmTurnsOptions {
   attachments: AttachmentOptions;
   /** How often the typing indicator is renewed while the model works, ms. */
   typingIntervalMs: number;
+  /** Where a tool call that asks is put to the owner (buttons in their DM). */
+  approvals: DiscordApprovals;
+  /** How long an approval waits for the owner's press, ms. */
+  approvalTimeoutMs: number;
 }
 
 /** Answers the owner's DMs, one at a time (the caller serialises them). */
@@ -122,6 +127,7 @@ export class DmTurns {
         text,
         channel: DISCORD_CHANNEL,
         signal: controller.signal,
+        approve: this.options.approvals.approver(channel, this.options.approvalTimeoutMs),
         onWait: (wait) => {
           if (toldWait) return;
           toldWait = true;

@@ -195,10 +195,11 @@ export interface AgentOptions {
    */
   tz?: string;
   /**
-   * The tools the model is offered, under the owner's policies. Default: the memory tools only,
-   * all allowed (`memoryToolbox` of `@keel/tools`).
+   * The tools the model is offered, under the owner's policies: a Toolbox, or a function that
+   * gives the one for each turn (asked once when the turn starts: an MCP server's tools come and
+   * go). Default: the memory tools only, all allowed (`memoryToolbox` of `@keel/tools`).
    */
-  tools?: Toolbox;
+  tools?: Toolbox | (() => Toolbox | Promise<Toolbox>);
 }
 
 /**
@@ -352,7 +353,7 @@ export class Agent implements UnansweredRecorder {
   readonly session: SessionStore;
   private readonly store: MemoryStore;
   private readonly model: ChatModel;
-  private readonly toolbox: Toolbox;
+  private readonly toolboxes: () => Toolbox | Promise<Toolbox>;
   private staticCache: { key: string; block: MemoryBlock } | null = null;
   /** What the provider taught this agent: its window, and how much more it counts than keel. */
   private readonly learned: { limitTokens: number | null; scale: number } = {
@@ -363,7 +364,8 @@ export class Agent implements UnansweredRecorder {
   constructor(private readonly options: AgentOptions) {
     this.store = options.store;
     this.model = options.model;
-    this.toolbox = options.tools ?? memoryToolbox();
+    const tools = options.tools ?? memoryToolbox();
+    this.toolboxes = typeof tools === 'function' ? tools : () => tools;
     this.session = new SessionStore(options.store);
   }
 
@@ -502,7 +504,8 @@ export class Agent implements UnansweredRecorder {
     });
     /** Facts a tool result showed the model (the blocks' facts are counted at the end). */
     const toolFacts = new Set<number>();
-    const tools = this.toolbox.specs();
+    const toolbox = await this.toolboxes();
+    const tools = toolbox.specs();
 
     const userMessage: ChatMessage = { role: 'user', content: [{ type: 'text', text }] };
     // The per-turn memory block travels with the owner's message to the model only; history
@@ -633,7 +636,7 @@ export class Agent implements UnansweredRecorder {
           results = notRun(uses, answerNow);
         } else {
           const round = await runToolRound({
-            toolbox: this.toolbox,
+            toolbox,
             uses,
             context: this.toolContext(input.channel, text, signal),
             turnId,

@@ -302,4 +302,12 @@ export {
 export { checkService } from './service-checks.js';
 export { type StopState, stopNotice, stopState } from './stop-state.js';
 export { escapeJsonControls, terminalText } from './terminal-text.js';
+export {
+  builtinTools,
+  type KeelTools,
+  MCP_TURN_WAIT_MS,
+  mcpServerLine,
+  type OpenToolsOptions,
+  openTools,
+} from './tools.js';
 export { embedWrittenNow, WRITE_EMBED_MS, type WrittenVectors } from './write-vectors.js';

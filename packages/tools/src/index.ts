@@ -43,13 +43,6 @@ export {
 } from './builtin/files.js';
 export { type PageFormat, type ReadablePage, readablePage } from './builtin/html.js';
 export {
-  SHELL_DEFAULTS,
-  type ShellInput,
-  type ShellToolOptions,
-  shellTool,
-} from './builtin/shell.js';
-export { CREDENTIAL_NAME, isCredentialName, strippedEnv } from './builtin/shell-env.js';
-export {
   cancelCommand,
   cancelWords,
   type RemindInput,
@@ -60,6 +53,13 @@ export {
   remindInput,
   remindTool,
 } from './builtin/remind.js';
+export {
+  SHELL_DEFAULTS,
+  type ShellInput,
+  type ShellToolOptions,
+  shellTool,
+} from './builtin/shell.js';
+export { CREDENTIAL_NAME, isCredentialName, strippedEnv } from './builtin/shell-env.js';
 export {
   type AnyTool,
   type ApprovalAnswer,

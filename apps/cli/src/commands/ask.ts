@@ -27,6 +27,7 @@ import {
 import { openKeel } from '@keel/host';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
+import { doorTools } from '../door-tools.js';
 import { action, EXIT, emit, say, wantsJson } from '../output.js';
 import { forgetAsks, forgetRequestJson, forgetWaitingLine } from '../turn-notes.js';
 import { keepOnDamage, turnJson, writeJson } from './shared.js';
@@ -63,6 +64,7 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
   const keel = await openKeel(config, { chat: true, checkIntegrity: 'cached' });
   const { chat: choice, store } = keel;
   let failure: unknown;
+  let closeTools: (() => Promise<void>) | null = null;
   try {
     if (!choice.model) {
       const r = await new OfflineSession(store, {
@@ -94,7 +96,14 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
       );
       return EXIT.ok;
     }
-    const agent = new Agent({ store, model: choice.model, tz: config.think.tz });
+    const tools = await doorTools(config);
+    const agent = new Agent({
+      store,
+      model: choice.model,
+      tz: config.think.tz,
+      tools: tools.toolbox,
+    });
+    closeTools = tools.close;
     const controller = new AbortController();
     const onSigint = () => controller.abort();
     process.once('SIGINT', onSigint);
@@ -154,6 +163,7 @@ async function turn(config: Config, message: string, asJson: boolean): Promise<n
     failure = err;
     throw err;
   } finally {
+    await closeTools?.();
     keel.close(failure);
   }
 }
