@@ -74,6 +74,8 @@ export type KeelErrorCode =
   | 'DISCORD_AUTH'
   /** Discord's API could not be reached (network, `KEEL_DISCORD_API_URL`, an outage). */
   | 'DISCORD_UNAVAILABLE'
+  /** An MCP server in the owner's `mcp.json` did not start, answer or list its tools. */
+  | 'MCP_UNAVAILABLE'
   /** A Discord bot token is set but no owner is paired (`KEEL_DISCORD_OWNER_ID` is not set). */
   | 'NOT_PAIRED'
   /** Pairing stopped without an owner: the code expired, or three wrong codes were sent. */
@@ -155,6 +157,8 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     'Copy the bot token again (Discord developer portal → your application → Bot → Reset Token) into DISCORD_TOKEN.',
   DISCORD_UNAVAILABLE:
     'Check the network connection (and KEEL_DISCORD_API_URL if you set it), then try again.',
+  MCP_UNAVAILABLE:
+    "Run the server's command from mcp.json yourself to see why it stops (or check its URL); `keel tools` shows its last words. Turns go on without its tools meanwhile.",
   NOT_PAIRED:
     'Run `keel discord pair` and DM the code it shows to your bot from your own account (or set KEEL_DISCORD_OWNER_ID).',
   PAIRING_FAILED:

@@ -164,6 +164,7 @@ describe('runChecks', () => {
       ['discord_owner', 'fail'],
       ['think_service', 'warn'],
       ['discord_service', 'skip'],
+      ['mcp_servers', 'skip'],
     ]);
     for (const r of results) {
       expect(r.ok).toBe(r.status !== 'fail');

@@ -36,6 +36,7 @@ import { ok, problem, skip } from './check-finding.js';
 import type { KeelConfig } from './config.js';
 import type { Service } from './lock.js';
 import { checkService } from './service-checks.js';
+import { checkMcpServers } from './tool-checks.js';
 
 /** How long each live check may take by default, ms. */
 export const CHECK_TIMEOUT_MS = 5000;
@@ -48,6 +49,7 @@ export const CHECK_NAMES = [
   'discord_owner',
   'think_service',
   'discord_service',
+  'mcp_servers',
 ] as const;
 
 /** A check's name. */
@@ -166,6 +168,7 @@ export async function runChecks(
     timed('discord_owner', now, () => checkDiscordOwner(config)),
     timed('think_service', now, () => checkService(config, 'think', options)),
     timed('discord_service', now, () => checkService(config, 'discord', options)),
+    timed('mcp_servers', now, () => checkMcpServers(config, options)),
   ]);
 }
 

@@ -158,6 +158,8 @@ async function doctor(
           ? `running (PID ${report.think.running.pid})`
           : 'not running (keel think)'
       }; last tick ${report.think.last_tick ? `${report.think.last_tick.status} at ${report.think.last_tick.at}` : 'never'}; last night ${report.think.last_night ?? 'never'}; ${report.think.queue.waiting} turn(s) waiting for the gate, ${report.think.queue.believed} for the curator`,
+      `tools         ${report.tools.enabled.length ? report.tools.enabled.join(', ') : 'no built-ins'} (workspace ${report.tools.workspace}); ${report.tools.calls === null ? 'the tool log cannot be read' : `${count(report.tools.calls, 'call')} logged (keel tools log), ${count(report.tools.grants ?? 0, 'standing answer')} (keel tools)`}`,
+      `reminders     ${report.tools.reminders_pending === null ? 'unknown (the database is damaged)' : `${report.tools.reminders_pending} pending (keel reminders)`}`,
       `capture       ${
         report.capture_failures
           ? captureLine(report.capture_failures, Date.now())
@@ -330,6 +332,8 @@ function doctorReport(
       episodes: stats.episodes,
     },
     think: thinkStatus(config, store),
+    /** The model's tools: which built-ins are on, where they reach, what the log and grants hold. */
+    tools: toolsStatus(config, store, integrity),
     /** The newest captures that failed (their turns went on), newest first; null if unreadable. */
     capture_failures: captureFailures(store, integrity),
     /** Current beliefs the journal does not explain (left out of recall); null if unreadable. */
@@ -363,6 +367,26 @@ function doctorReport(
         ? [`recovery: ${recovery.lines} line(s) wait in ${recovery.path}; keel recover`]
         : []),
     ],
+  };
+}
+
+/**
+ * The model's tools as the configuration and the database show them: the built-ins on, the
+ * workspace and roots, how many calls the tool log holds, the owner's standing "always" answers
+ * and the reminders waiting (null counts when the database is damaged).
+ */
+function toolsStatus(config: Config, store: MemoryStore, integrity: string) {
+  const readable = integrity === 'ok';
+  return {
+    enabled: config.tools.enabled,
+    workspace: config.tools.workspace,
+    roots: config.tools.roots,
+    mcp_config: config.tools.mcpConfig,
+    calls: readable ? store.toolCalls.count() : null,
+    grants: readable ? store.toolGrants.list().length : null,
+    reminders_pending: readable
+      ? store.reminders.list().filter((r) => r.status === 'pending').length
+      : null,
   };
 }
 
