@@ -43,7 +43,7 @@ describe('a reminder asked for in words, offline', () => {
       status: 'pending',
     });
     expect(reply.text).toBe(
-      `Reminder set: call the bank — today 17:00 (r${r!.id}; keel reminders cancel ${r!.id} to cancel).`,
+      `Reminder set: call the bank — today 17:00 (r${r!.id}; /reminders cancel ${r!.id} or keel reminders cancel ${r!.id} to cancel).`,
     );
     // Nothing is kept as a belief from a request.
     expect(store.stats().facts).toBe(0);
@@ -93,7 +93,7 @@ describe('a reminder asked for in words, with a model', () => {
       episode_id: result.ownerEpisodeId,
     });
     expect(underReply(store, result)).toEqual([
-      `Reminder set: send the invoice — Fri 11 Dec 10:00 (r${r!.id}; keel reminders cancel ${r!.id} to cancel).`,
+      `Reminder set: send the invoice — Fri 11 Dec 10:00 (r${r!.id}; /reminders cancel ${r!.id} or keel reminders cancel ${r!.id} to cancel).`,
     ]);
     // Control: a turn that asks for none tells the model nothing of reminders and sets none.
     const plain = await new Agent({ store, model: new FakeChatModel(['Ok.']), tz: TZ }).turn({

@@ -109,7 +109,7 @@ function readAndSet(
 
 /**
  * The one line that says what came of a request to be reminded, at every door:
- * - `Reminder set: call the bank — today 17:00 (r3; keel reminders cancel 3 to cancel)`;
+ * - `Reminder set: call the bank — today 17:00 (r3; /reminders cancel 3 or keel reminders cancel 3 to cancel)`;
  * - `Reminder already set: …` when the same reminder was set before;
  * - `No reminder set: I could not read when to remind you to "call the bank". Say a time, e.g. "remind me at 5pm to …".`
  * - `No reminder set: "yesterday" has passed. Say a time ahead.`

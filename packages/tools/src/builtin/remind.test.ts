@@ -51,7 +51,7 @@ describe('remind', () => {
     expect(stored).toMatchObject({ text: 'call the bank', created_by: 'model', phrase: 'at five' });
     expect(stored!.due_at).toBe(Date.UTC(2026, 11, 8, 16, 0));
     expect(r.content).toBe(
-      `Reminder set: call the bank — today 17:00 (r${stored!.id}; keel reminders cancel ${stored!.id} to cancel) (time zone ${TZ}).`,
+      `Reminder set: call the bank — today 17:00 (r${stored!.id}; /reminders cancel ${stored!.id} or keel reminders cancel ${stored!.id} to cancel) (time zone ${TZ}).`,
     );
     // The same reminder again (the owner's words already set it): one reminder.
     const again = await run({ action: 'create', text: 'Call the bank', when: '17:00' });

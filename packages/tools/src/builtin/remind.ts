@@ -19,9 +19,12 @@ import { MAX_REMINDER_CHARS, type Reminder } from '@keel/memory';
 import { z } from 'zod';
 import type { Tool, ToolContext, ToolResult } from '../contract.js';
 
-/** How the owner cancels reminder `id` from a shell: `keel reminders cancel 3`. */
+/**
+ * How the owner cancels reminder `id`, at any door: `/reminders cancel 3` (the terminal, Discord)
+ * or `keel reminders cancel 3` (a shell).
+ */
 export function cancelCommand(id: number): string {
-  return `keel reminders cancel ${id}`;
+  return `/reminders cancel ${id} or keel reminders cancel ${id}`;
 }
 
 /** A reminder in words: `call the bank — today 17:00 (r3)`, its time in the owner's zone. */
@@ -34,8 +37,8 @@ export function reminderWords(
 }
 
 /**
- * The confirmation of a reminder set: `Reminder set: call the bank — today 17:00 (r3; keel
- * reminders cancel 3 to cancel)`; `Reminder already set: …` when the same one was set before.
+ * The confirmation of a reminder set: `Reminder set: call the bank — today 17:00 (r3;
+ * /reminders cancel 3 or keel reminders cancel 3 to cancel)`; `Reminder already set: …` when the same one was set before.
  */
 export function reminderSetLine(
   r: Pick<Reminder, 'id' | 'text' | 'due_at'>,

@@ -91,3 +91,37 @@ describe('purging from a door', () => {
     expect(store.findMentions('4th floor').total).toBe(1);
   });
 });
+
+describe('/reminders', () => {
+  it('lists the reminders pending first, and cancels one by id (once)', async () => {
+    const later = store.reminders.create({
+      text: 'call the bank',
+      dueAt: store.now() + 3_600_000,
+      channel: 'test',
+      createdBy: 'owner',
+    }).reminder;
+    const other = store.reminders.create({
+      text: 'water the plants',
+      dueAt: store.now() + 7_200_000,
+      channel: 'test',
+      createdBy: 'owner',
+    }).reminder;
+    const listed = (await slash('/reminders')).text;
+    expect(listed).toContain(`r${later.id}`);
+    expect(listed).toContain('call the bank');
+    expect(listed).toContain('water the plants');
+    expect((await slash(`/reminders cancel r${later.id}`)).text).toMatch(
+      /^Cancelled: call the bank/,
+    );
+    expect(store.reminders.get(later.id)?.status).toBe('cancelled');
+    // the control: the other stays pending
+    expect(store.reminders.get(other.id)?.status).toBe('pending');
+    expect((await slash(`/reminders cancel ${later.id}`)).text).toContain('already cancelled');
+    await expect(slash('/reminders cancel soon')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(slash('/reminders cancel 999')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('says how to set one when there are none', async () => {
+    expect((await slash('/reminders')).text).toMatch(/^No reminders/);
+  });
+});

@@ -25,6 +25,7 @@ import {
   type Source,
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
+import { cancelWords, reminderListLine } from '../builtin/remind.js';
 import { backupsLine, forgetAndPurge, forgetPurgeTarget, purgeText } from './purge.js';
 import { historyLine, type TurnReply } from './reply.js';
 
@@ -40,6 +41,7 @@ export const SLASH_HELP = [
   '/purge <text> [--yes]    list every stored mention of a text; with --yes erase them all',
   '/keep <id>               keep a belief keel asked to forget',
   '/answer q<id> yes|no     answer a pending question (yes: the belief no longer holds)',
+  '/reminders [cancel <id>] the reminders you asked for, pending first; cancel one',
   '/status                  which model and which recall mode are in use',
   '/help                    this list',
   '/quit                    leave',
@@ -203,6 +205,8 @@ export async function runSlashCommand(
         text: [receiptLine(done.receipt), backupsLine(done.backups)].filter(Boolean).join('\n'),
       };
     }
+    case 'reminders':
+      return { text: remindersReply(store, arg, context.tz ?? 'UTC') };
     case 'keep': {
       const id = parseFactId(need('a fact id'));
       return {
@@ -285,6 +289,36 @@ function beliefsReply(store: MemoryStore, arg: string): string {
     );
   }
   return lines.join('\n');
+}
+
+/**
+ * `/reminders`: the owner's reminders, pending first, each with its id, status and local time;
+ * `/reminders cancel <id>` cancels a pending one (`r3` or `3`).
+ *
+ * @throws KeelError `INVALID_INPUT` for anything else after `/reminders`; `NOT_FOUND` for an id
+ *   that names no reminder.
+ */
+function remindersReply(store: MemoryStore, arg: string, tz: string): string {
+  const now = store.now();
+  const [verb = '', ref = ''] = arg.split(/\s+/);
+  if (verb.toLowerCase() === 'cancel') {
+    const m = /^r?(\d{1,15})$/i.exec(ref);
+    if (!m) {
+      throw new KeelError('INVALID_INPUT', '/reminders cancel needs a reminder id, e.g. r3', {
+        fix: '/reminders lists them with their ids.',
+      });
+    }
+    const done = store.reminders.cancel(Number(m[1]));
+    return cancelWords(done.reminder, done.cancelled, now, tz);
+  }
+  if (verb) {
+    throw new KeelError('INVALID_INPUT', `/reminders: "${verb}" is not cancel`, {
+      fix: 'Use /reminders, or /reminders cancel <id>.',
+    });
+  }
+  const all = store.reminders.list();
+  if (all.length === 0) return 'No reminders. Say "remind me at 5pm to …" to set one.';
+  return all.map((r) => reminderListLine(r, now, tz)).join('\n');
 }
 
 /** /confirm and /reject on a fact. */
