@@ -452,6 +452,14 @@ describe('every verb prints --json under one contract', () => {
     expect(await walk(['reminders', 'cancel', `r${reminder.id}`])).toMatchObject({
       cancelled: true,
     });
+    // The model's tools: a policy set, the list (no MCP server, no standing answer yet), the log.
+    expect(await walk(['tools', 'allow', 'fetch_url'])).toMatchObject({ policy: 'allow' });
+    expect(await walk(['tools', 'ask', 'fetch_url'])).toMatchObject({ policy: 'ask' });
+    expect(await walk(['tools', 'deny', 'mcp:nothing'])).toMatchObject({ policy: 'deny' });
+    const tools = await walk(['tools'], { mayBeEmpty: ['$.mcp_servers', '$.grants'] });
+    expect((tools.tools as { name: string }[]).map((t) => t.name)).toContain('shell');
+    await walk(['tools', 'log'], { mayBeEmpty: ['$.calls'] });
+    expect(await walk(['tools', 'revoke', '--tool', 'shell'])).toEqual({ revoked: 0 });
     // A turn with the model.
     anthropic.reply('I will remember that your sister is Ada.');
     const turn = await walk(['ask', "remember that my sister's name is Ada"], {
@@ -630,6 +638,9 @@ describe('every verb prints an error the same way, and exits non-zero', () => {
     await failing(['confirm', 'f99999'], 'NOT_FOUND');
     await failing(['reject', 'f99999'], 'NOT_FOUND');
     await failing(['reminders', 'cancel', 'r99999'], 'NOT_FOUND');
+    await failing(['tools', 'revoke', 'g99999'], 'NOT_FOUND');
+    await failing(['tools', 'revoke'], 'INVALID_INPUT');
+    await failing(['tools', 'allow', 'not a name'], 'INVALID_INPUT');
     await failing(['purge', 'anything', 'at', 'all'], 'CONFIRMATION_REQUIRED');
     await failing(
       ['import', join(scratch, 'missing.json'), '--format', 'locomo'],

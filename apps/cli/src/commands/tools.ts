@@ -222,19 +222,16 @@ export function registerToolsCommand(program: Command, config: Config): void {
             });
           }
           const revoked = store.toolGrants.revoke(id ? { id: grantId(id) } : { tool: opts.tool! });
-          if (revoked === 0) {
-            throw new KeelError(
-              'NOT_FOUND',
-              `no standing grant ${id ? `g${grantId(id)}` : `for ${opts.tool}`}`,
-              {
-                fix: 'keel tools lists the grants there are.',
-              },
-            );
+          // By id, the grant must exist; by tool, none left is what was asked.
+          if (revoked === 0 && id) {
+            throw new KeelError('NOT_FOUND', `no standing grant g${grantId(id)}`, {
+              fix: 'keel tools lists the grants there are.',
+            });
           }
-          emit(
-            wantsJson(cmd),
-            { revoked },
-            () => `Revoked ${revoked} standing answer(s); keel asks again.`,
+          emit(wantsJson(cmd), { revoked }, () =>
+            revoked === 0
+              ? `No standing answers for ${opts.tool}; keel asks before it runs.`
+              : `Revoked ${revoked} standing answer(s); keel asks again.`,
           );
         }),
       ),
