@@ -310,10 +310,18 @@ export async function runTerminal(loaded: Config, options: TerminalOptions = {})
     }).catch(failedReply);
     write(`keel › ${r.text}`);
   };
-  /** How a turn asks the owner before a tool runs: a question on the TTY, never when piped. */
+  /**
+   * How a turn asks the owner before a tool runs: a question on the TTY, never when piped. The
+   * question takes the line that held the reply's `keel › `, so the outcome is followed by it again:
+   * what the model says next reads as keel's.
+   */
   const approve =
     tty && !options.json
-      ? terminalApprover(question, write, config.tools.approvalTimeoutMs)
+      ? terminalApprover(
+          question,
+          (line) => say(`${line}\nkeel › `, output),
+          config.tools.approvalTimeoutMs,
+        )
       : undefined;
   if (tty) rl.prompt();
   let pending = '';
