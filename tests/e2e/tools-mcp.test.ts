@@ -207,6 +207,38 @@ describe("an MCP server's tools through keel's turns", () => {
     await expect.poll(() => alive(pids[0]!), { timeout: 10_000 }).toBe(false);
   });
 
+  it('keel doctor --json says the server starts and which tools it gives, and ends it', async () => {
+    const before = serverPids().length;
+    const r = await keelAsync(home, ['doctor', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const checks = r.json<{ checks: Array<{ name: string; status: string; detail: string }> }>()
+      .checks;
+    const mcp = checks.find((c) => c.name === 'mcp_servers');
+    expect(mcp).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^dict: up \(/) });
+    expect(mcp!.detail).toContain('dict__lookup_word');
+    const started = serverPids().slice(before);
+    expect(started).toHaveLength(1);
+    await expect.poll(() => alive(started[0]!), { timeout: 10_000 }).toBe(false);
+
+    // Control: beside a server that cannot start, the check warns and names it.
+    const other = tempHome();
+    try {
+      const config = JSON.parse(readFileSync(join(home, 'mcp.json'), 'utf8'));
+      config.mcpServers.ghost = { command: join(other.home, 'no-such-server') };
+      writeFileSync(join(other.home, 'mcp.json'), JSON.stringify(config));
+      const warned = await keelAsync(other.home, ['doctor', '--json']);
+      const ghost = warned
+        .json<{ checks: Array<{ name: string; status: string; code: string; detail: string }> }>()
+        .checks.find((c) => c.name === 'mcp_servers');
+      expect(ghost).toMatchObject({ status: 'warn', code: 'MCP_UNAVAILABLE' });
+      expect(ghost!.detail).toContain('ghost: down');
+      expect(ghost!.detail).toContain('dict: up');
+    } finally {
+      other.cleanup();
+    }
+    await expect.poll(() => serverPids().filter(alive), { timeout: 10_000 }).toEqual([]);
+  });
+
   it("the first request declares the server's tools; a result reaches the model fenced as data", async () => {
     terminal = new PipedTerminal(env());
     fake.reply([toolUse('dict__lookup_word', { word: 'keel' })]);
