@@ -1,7 +1,8 @@
 // An MCP server over stdio for keel's tests: `node mcp-server.mjs [name]` serves the tools of
 // mcp-tools.mjs, plus `env_echo` (a variable of the environment keel gave it) and `grow` (adds a
-// tool at run time). It writes its pid to the file named by MCP_TEST_PID_FILE when that is set.
-import { writeFileSync } from 'node:fs';
+// tool at run time). It appends its pid and a newline to the file named by MCP_TEST_PID_FILE when
+// that is set, so the file lists every process started with it, the newest last.
+import { appendFileSync } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import { testMcpServer } from './mcp-tools.mjs';
@@ -23,6 +24,6 @@ server.registerTool(
   },
 );
 if (process.env.MCP_TEST_PID_FILE)
-  writeFileSync(process.env.MCP_TEST_PID_FILE, String(process.pid));
+  appendFileSync(process.env.MCP_TEST_PID_FILE, `${process.pid}\n`);
 process.stderr.write(`mcp test server ${process.pid} ready\n`);
 await server.connect(new StdioServerTransport());

@@ -249,6 +249,31 @@ describe('McpHub over stdio', () => {
     expect(hub.status()[0]?.state).toBe('up');
   });
 
+  it('waits the backoff from when a long-running server went away, not from its start', async () => {
+    let clock = 0;
+    const hub = await startHub({
+      servers: [stdioServer('dict')],
+      now: () => clock,
+      backoffMs: 5000,
+    });
+    const first = pidOf(hub, 'dict');
+    // Up for an hour, then it dies.
+    clock = 3_600_000;
+    process.kill(first, 'SIGKILL');
+    await expect.poll(() => hub.status()[0]?.state).toBe('down');
+    expect(hub.status()[0]?.retryAt).toBe(3_605_000);
+    await hub.refresh();
+    expect(hub.status()[0]).toMatchObject({ state: 'down', pid: null });
+    const refused = await call(hub, 'dict__lookup_word', { word: 'keel' });
+    expect(refused).toMatchObject({ isError: true, exit: 'down' });
+    expect(refused.content).toContain('again in 5 s');
+    // Control: once the wait has passed, the next refresh starts it again.
+    clock = 3_605_000;
+    await hub.refresh();
+    expect(hub.status()[0]?.state).toBe('up');
+    expect(pidOf(hub, 'dict')).not.toBe(first);
+  });
+
   it('answers a server that dies mid-call with an error result', async () => {
     const hub = await startHub({ servers: [stdioServer('dict')] });
     const pending = call(hub, 'dict__wait', { ms: 30_000 });

@@ -61,7 +61,11 @@ export class McpServerLink {
   #client: Client | undefined;
   #transport: Transport | undefined;
   #connecting: Promise<boolean> | undefined;
-  #lastAttempt: number | null = null;
+  /**
+   * When the current wait began, ms since the epoch: the last connect attempt, or the moment the
+   * server went away while up (a server that ran for an hour and died waits its backoff too).
+   */
+  #waitFrom: number | null = null;
   #failures = 0;
   #closed = false;
   #stderr = '';
@@ -81,12 +85,12 @@ export class McpServerLink {
 
   /** When the next connect may start, ms since the epoch; null while up, connecting or disabled. */
   get retryAt(): number | null {
-    if (this.state !== 'down' || this.#lastAttempt === null || this.#closed) return null;
+    if (this.state !== 'down' || this.#waitFrom === null || this.#closed) return null;
     const delay = Math.min(
       this.#settings.backoffMs * 2 ** Math.max(0, this.#failures - 1),
       this.#settings.maxBackoffMs,
     );
-    return this.#lastAttempt + delay;
+    return this.#waitFrom + delay;
   }
 
   /**
@@ -165,7 +169,7 @@ export class McpServerLink {
   /** One connect: start, handshake, list the tools; on any failure, down with the reason. */
   async #attempt(): Promise<boolean> {
     const now = this.#settings.now;
-    this.#lastAttempt = now();
+    this.#waitFrom = now();
     this.#setState('connecting');
     this.#stderr = '';
     let endedEarly = false;
@@ -241,6 +245,7 @@ export class McpServerLink {
     this.#transport = undefined;
     this.definitions = [];
     this.#failures++;
+    this.#waitFrom = this.#settings.now();
     this.lastError = this.#withStderr(reason);
     this.#release(client);
     if (!this.#closed) this.#setState('down');
