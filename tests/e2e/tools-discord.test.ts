@@ -280,4 +280,19 @@ describe("Discord's approval buttons", () => {
     expect(existsSync(outFile())).toBe(false);
     expect(anthropic.requests).toHaveLength(2);
   });
+
+  it('keel stopping while a request waits runs nothing, and the message says keel stopped, not that the owner denied it', async () => {
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    const ask = await askToRun(dm, 'echo hi > out.txt', 'toolu_stop', '(never read)');
+    await bot!.stop(500);
+    bot = null;
+    await discord.waitFor(() => ask.components.length === 0, WAIT_MS, 'the message edited');
+    expect(ask.content).toMatch(/Allow it\?\n→ keel stopped before you answered: not run$/);
+    expect(ask.content).not.toContain('denied');
+    expect(existsSync(outFile())).toBe(false);
+    // The owner's message is left to the next start's catch-up, and they were told.
+    expect(discord.posted(dm).at(-1)!.content).toMatch(/I am shutting down/);
+    expect(anthropic.requests).toHaveLength(1);
+  });
 });
