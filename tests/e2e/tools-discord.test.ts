@@ -295,4 +295,23 @@ describe("Discord's approval buttons", () => {
     expect(discord.posted(dm).at(-1)!.content).toMatch(/I am shutting down/);
     expect(anthropic.requests).toHaveLength(1);
   });
+
+  it("control: the fake refuses a button's reply past Discord's deadline (keel's replies above were within it)", async () => {
+    await startBot();
+    const dm = discord.dmChannel(owner.id);
+    const ask = await askToRun(dm, 'echo hi > out.txt', 'toolu_deadline', 'Fine.');
+    discord.interactionDeadlineMs = -1; // every reply is late
+    const deny = discord.click(owner, ask, buttons(ask).no!);
+    await discord.waitFor(() => discord.errors.length > 0, WAIT_MS, 'the late reply refused');
+    expect(discord.errors).toEqual([
+      expect.stringMatching(new RegExp(`/interactions/${deny}/.*Unknown interaction`)),
+    ]);
+    expect(discord.callbacks.has(deny)).toBe(false);
+    await expect
+      .poll(() => logs.some((l) => l.includes('discord: handler failed')), { timeout: WAIT_MS })
+      .toBe(true);
+    await discord.waitFor(() => discord.posted(dm).length === 2, WAIT_MS, 'the reply');
+    await bot!.idle();
+    discord.errors.length = 0;
+  });
 });
