@@ -27,6 +27,13 @@
  * mutual guilds), and a slash command only for server installs is not offered to them at all
  * ({@link FakeDiscord.slashCommand} throws).
  *
+ * An interaction (a click, a slash command) is answered as Discord requires: one callback, within
+ * {@link FakeDiscord.interactionDeadlineMs} (3 s, Discord's limit) of its dispatch; a late
+ * callback is refused (404, 10062 unknown interaction), a second one too (400, 40060 already
+ * acknowledged), and both are recorded in {@link FakeDiscord.errors}. A message keel posted can be
+ * edited (`PATCH /channels/{c}/messages/{m}`: its content and components replaced, and
+ * MESSAGE_UPDATE dispatched, as Discord does).
+ *
  * The `ws` package is loaded from discord.js's own dependency tree (keel does not depend on it).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -176,6 +183,10 @@ export class FakeDiscord {
   token: string | null = null;
   /** Files served at /files/<name>. */
   readonly files = new Map<string, { type: string; body: Buffer }>();
+  /** How long after its dispatch an interaction takes its callback, ms: Discord's 3 s. */
+  interactionDeadlineMs = 3000;
+  /** Interactions dispatched, by id: when (ms since epoch). */
+  readonly #interactions = new Map<string, number>();
   readonly #server: Server;
   readonly #wss: WsServer = new WebSocketServer({ noServer: true });
   readonly #sockets = new Set<WsSocket>();
@@ -332,6 +343,7 @@ export class FakeDiscord {
   /** The owner clicks a button on a message keel posted. */
   clickButton(from: FakeUser, message: FakeMessage, customId: string): string {
     const id = snowflake();
+    this.#interactions.set(id, Date.now());
     this.dispatch('INTERACTION_CREATE', {
       id,
       application_id: this.applicationId,
@@ -368,6 +380,7 @@ export class FakeDiscord {
       );
     }
     const id = snowflake();
+    this.#interactions.set(id, Date.now());
     this.dispatch('INTERACTION_CREATE', {
       id,
       application_id: this.applicationId,
@@ -611,6 +624,23 @@ export class FakeDiscord {
         return;
       }
     }
+    if (at(/^\/channels\/(\d+)\/messages\/(\d+)$/) && method === 'PATCH') {
+      const [, channelId, messageId] = m as unknown as RegExpExecArray;
+      const msg = this.messages.get(channelId!)?.find((x) => x.id === messageId);
+      if (!msg) return json(404, { message: 'Unknown Message', code: 10008 });
+      if (msg.author.id !== this.bot.id) {
+        return json(403, {
+          message: 'Cannot edit a message authored by another user',
+          code: 50005,
+        });
+      }
+      if (body?.content !== undefined) msg.content = body.content;
+      if (body?.components !== undefined) msg.components = body.components;
+      msg.edited_timestamp = new Date().toISOString();
+      json(200, msg);
+      this.dispatch('MESSAGE_UPDATE', msg);
+      return;
+    }
     if (at(/^\/applications\/(\d+)\/commands$/) && method === 'PUT') {
       if ((m as unknown as RegExpExecArray)[1] !== this.applicationId) {
         return json(403, { message: 'Missing Access', code: 50001 });
@@ -649,6 +679,11 @@ export class FakeDiscord {
       );
     }
     if (at(/^\/interactions\/(\d+)\/([^/]+)\/callback$/) && method === 'POST') {
+      const refusal = this.#callbackRefusal((m as unknown as RegExpExecArray)[1]!);
+      if (refusal) {
+        this.errors.push(`fake-discord: ${method} ${path}: ${refusal.message}`);
+        return json(refusal.status, { message: refusal.message, code: refusal.code });
+      }
       this.callbacks.set((m as unknown as RegExpExecArray)[1]!, body);
       if (body?.type === 7 && body.data) {
         // UPDATE_MESSAGE: edit the message the component was on.
@@ -701,6 +736,31 @@ export class FakeDiscord {
     this.errors.push(`fake-discord: no route ${method} ${path}`);
     json(404, { message: `Unknown route ${method} ${path}`, code: 0 });
     return undefined;
+  }
+
+  /**
+   * Why Discord would refuse a callback to interaction `id`: one it never sent, one already
+   * answered, or one past {@link interactionDeadlineMs}; null when it takes it.
+   */
+  #callbackRefusal(id: string): { status: number; code: number; message: string } | null {
+    const at = this.#interactions.get(id);
+    if (at === undefined) return { status: 404, code: 10062, message: 'Unknown interaction' };
+    if (this.callbacks.has(id)) {
+      return {
+        status: 400,
+        code: 40060,
+        message: 'Interaction has already been acknowledged.',
+      };
+    }
+    const late = Date.now() - at;
+    if (late > this.interactionDeadlineMs) {
+      return {
+        status: 404,
+        code: 10062,
+        message: `Unknown interaction (answered ${late} ms after it was sent; Discord waits ${this.interactionDeadlineMs} ms)`,
+      };
+    }
+    return null;
   }
 
   /** Which message an interaction was about is recorded when the click is dispatched. */

@@ -46,6 +46,9 @@ const ANSWERED: Record<ApprovalAnswer, string> = {
   timeout: 'no answer in time: not run',
 };
 
+/** How the message says a request the turn gave up on (keel stopping): not the owner's no. */
+const GAVE_UP = 'keel stopped before you answered: not run';
+
 /** Text cut to `n` characters, screened as everything keel posts. */
 function clip(s: string, n: number): string {
   const shown = discordText(s);
@@ -91,7 +94,7 @@ export class DiscordApprovals {
   /**
    * How a turn on `channel` asks the owner: a message with the buttons; the answer is the owner's
    * press, `timeout` after `timeoutMs` (the message then says the call was not run), or `no` when
-   * the turn is cancelled.
+   * the turn is cancelled (the message then says keel stopped, not that the owner denied it).
    */
   approver(channel: SendableChannels, timeoutMs: number): Approver {
     return async (request, signal) => {
@@ -108,14 +111,12 @@ export class DiscordApprovals {
           signal.removeEventListener('abort', onAbort);
           resolve(answer);
         };
-        const closeWith = (answer: ApprovalAnswer) => {
+        const closeWith = (answer: ApprovalAnswer, said = ANSWERED[answer]) => {
           if (!this.waiting.has(id)) return;
           settle(answer);
-          void message
-            .edit({ content: `${text}\n→ ${ANSWERED[answer]}`, components: [] })
-            .catch(() => {});
+          void message.edit({ content: `${text}\n→ ${said}`, components: [] }).catch(() => {});
         };
-        const onAbort = () => closeWith('no');
+        const onAbort = () => closeWith('no', GAVE_UP);
         const timer = setTimeout(() => closeWith('timeout'), timeoutMs);
         signal.addEventListener('abort', onAbort, { once: true });
         this.waiting.set(id, { settle, text });

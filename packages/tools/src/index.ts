@@ -124,6 +124,7 @@ export {
 } from './slash/purge.js';
 export { historyLine, type TurnReply } from './slash/reply.js';
 export {
+  askFailedText,
   type CallOptions,
   type CallResult,
   DEFAULT_TOOL_TIMEOUT_MS,

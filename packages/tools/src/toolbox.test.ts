@@ -197,6 +197,32 @@ describe('asking the owner', () => {
     ]);
   });
 
+  it('a door that fails to ask runs nothing and records no answer from the owner; a door that asks (control) records theirs', async () => {
+    const shell = fakeTool({ name: 'shell' });
+    const box = new Toolbox({ tools: [shell] });
+    const failing = async () => {
+      throw new Error('Cannot send messages to this user');
+    };
+    const r = await box.call(
+      'shell',
+      { text: 'rm x' },
+      { context: context('discord'), approve: failing },
+    );
+    expect(r).toMatchObject({ ran: false, approval: 'no-approver', isError: true });
+    expect(r.content).toBe(
+      'keel could not ask the owner to approve this call of shell (Cannot send messages to this user); nothing ran, and the owner has not seen the request. Tell them, and ask whether to try again.',
+    );
+    expect(r.content).not.toContain('declined');
+    const { approve } = approver('no');
+    const no = await box.call('shell', { text: 'rm y' }, { context: context('discord'), approve });
+    expect(no).toMatchObject({ ran: false, approval: 'asked-no' });
+    expect(shell.runs).toEqual([]);
+    expect(store.toolCalls.list().map((c) => [c.approval, c.approved_by])).toEqual([
+      ['asked-no', 'owner (discord)'],
+      ['no-approver', null],
+    ]);
+  });
+
   it('"always for this tool" runs it and every later call, in a new toolbox too', async () => {
     const shell = fakeTool({ name: 'shell' });
     const { approve, asked } = approver('always_tool');

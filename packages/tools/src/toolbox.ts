@@ -93,6 +93,17 @@ export function refusalText(tool: string, approval: ToolApproval): string {
   }
 }
 
+/**
+ * The words the model reads when the door failed to put the call to the owner (its message could
+ * not be sent): nothing ran, and the owner was never asked. The door's error is quoted (its first
+ * 200 characters, credentials withheld).
+ */
+export function askFailedText(tool: string, err: unknown): string {
+  const said = redactSecrets(String((err as Error)?.message ?? err)).replace(/\s+/g, ' ');
+  const why = said.length <= 200 ? said : `${said.slice(0, 199)}…`;
+  return `keel could not ask the owner to approve this call of ${tool} (${why}); nothing ran, and the owner has not seen the request. Tell them, and ask whether to try again.`;
+}
+
 /** The tools a turn may call, under the owner's policies. */
 export class Toolbox {
   readonly #tools = new Map<string, AnyTool>();
@@ -255,8 +266,14 @@ export class Toolbox {
         { tool: tool.name, effect: tool.effect, summary: tool.summary(input), exact },
         signal,
       );
-    } catch {
-      answer = 'no'; // a door that failed to ask has no yes to give
+    } catch (err) {
+      // A door that failed to ask has no yes to give, and the owner said nothing: the log and the
+      // model are not told they declined.
+      return {
+        approval: 'no-approver',
+        approvedBy: null,
+        refusal: askFailedText(tool.name, err),
+      };
     }
     const owner = `owner (${channel})`;
     switch (answer) {
