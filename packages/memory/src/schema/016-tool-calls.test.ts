@@ -86,7 +86,7 @@ describe('step 16: tool calls', () => {
   it('keeps the rows written before the step', () => {
     const db = databaseAt(15);
     const f = insertFact(db, { key: 'coffee', value: 'oat flat white' });
-    expect(migrate(db, T0 + 16)).toEqual([16]);
+    expect(migrate(db, T0 + 16, 16)).toEqual([16]);
     expect(db.prepare('SELECT id, value FROM facts').all()).toEqual([
       { id: f, value: 'oat flat white' },
     ]);

@@ -8,7 +8,7 @@ import { columns, databaseAt, insertEpisode, schemaNames } from './testkit.js';
 
 describe('step 17: reminders', () => {
   it('adds the reminders table with its columns and the pending index', () => {
-    const before = databaseAt(15);
+    const before = databaseAt(16);
     const db = databaseAt(17);
     expect(schemaNames(db)).toEqual(
       new Set([...schemaNames(before), 'reminders', 'reminders_pending']),
