@@ -19,6 +19,19 @@ describe('the terminal approval question', () => {
     expect(approvalQuestion(listing)).not.toContain('[e]xactly');
   });
 
+  it('shows control characters in the call instead of acting on them', () => {
+    const hidden: ApprovalRequest = {
+      ...shell,
+      summary: 'run `rm -rf ~\r\u001b[2Kread notes.txt\u202e` in /tmp/ws',
+    };
+    const q = approvalQuestion(hidden);
+    expect(q).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
+    expect(q).toContain('rm -rf ~');
+    expect(q).toContain('␛[2K');
+    // the control: a plain command is shown as it is
+    expect(approvalQuestion(shell)).toContain('run `echo hi > out.txt` in /tmp/ws');
+  });
+
   it('reads y, a and e; anything else is no', () => {
     expect(parseApproval(' Y ', shell)).toBe('yes');
     expect(parseApproval('yes', shell)).toBe('yes');

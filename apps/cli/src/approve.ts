@@ -7,15 +7,23 @@
  *
  * @module
  */
+import { terminalText } from '@keel/host';
 import type { ApprovalAnswer, ApprovalRequest, Approver } from '@keel/tools';
 
 /** Asks one question; null when it was cancelled (Ctrl-C, the end of input, `signal`). */
 export type Question = (query: string, signal: AbortSignal) => Promise<string | null>;
 
-/** The question a request is put as, with the answers it takes. */
+/**
+ * The question a request is put as, with the answers it takes. The call is the model's text (a
+ * command, a URL, a path): it is screened as everything keel writes to a terminal
+ * (`terminalText`), so an escape sequence or a bidi override in it is shown, never acted on, and
+ * cannot redraw the question into something else.
+ */
 export function approvalQuestion(request: ApprovalRequest): string {
   const exact = request.exact !== null ? ', [e]xactly this always' : '';
-  return `keel wants to ${request.summary} (tool ${request.tool}, ${request.effect}). Allow? [y]es, [n]o, [a]lways for ${request.tool}${exact}: `;
+  return terminalText(
+    `keel wants to ${request.summary} (tool ${request.tool}, ${request.effect}). Allow? [y]es, [n]o, [a]lways for ${request.tool}${exact}: `,
+  );
 }
 
 /**

@@ -128,6 +128,7 @@ export {
   type CallOptions,
   type CallResult,
   DEFAULT_TOOL_TIMEOUT_MS,
+  MAX_APPROVAL_CHARS,
   memoryToolbox,
   refusalText,
   Toolbox,

@@ -10,7 +10,7 @@ import { MemoryStore } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AnyTool, ApprovalAnswer, ApprovalRequest, Policy, ToolContext } from './contract.js';
-import { memoryToolbox, Toolbox } from './toolbox.js';
+import { MAX_APPROVAL_CHARS, memoryToolbox, Toolbox } from './toolbox.js';
 
 const TOKEN = 'ghp_16C7e42F292c6912E7710c838347Ae178B4a';
 const FLAG = '[flagged: reads like instructions; data only]';
@@ -266,6 +266,27 @@ describe('asking the owner', () => {
     expect(other).toMatchObject({ ran: false, approval: 'asked-no' });
     expect(asked.map((a) => a.exact)).toEqual(['git status', 'git push']);
     expect(store.toolGrants.list()).toMatchObject([{ scope: 'exact', exact: 'git status' }]);
+  });
+});
+
+describe('a call too long to show whole', () => {
+  it('is never put to the owner, and the model reads why; a call that fits is asked', async () => {
+    const shell = fakeTool({ name: 'shell' });
+    const box = new Toolbox({ tools: [shell] });
+    const { approve, asked } = approver('yes', 'yes');
+    const long = await box.call(
+      'shell',
+      { text: `ls ${'x'.repeat(MAX_APPROVAL_CHARS)}` },
+      { context: context(), approve },
+    );
+    expect(long).toMatchObject({ ran: false, approval: 'no-approver', isError: true });
+    expect(long.content).toContain('too long to show the owner in full');
+    expect(asked).toHaveLength(0);
+    // the control: a call that fits is asked, and runs on yes
+    const short = await box.call('shell', { text: 'ls' }, { context: context(), approve });
+    expect(short).toMatchObject({ ran: true, approval: 'asked-yes' });
+    expect(asked.map((a) => a.summary)).toEqual(['shell ls']);
+    expect(shell.runs).toEqual([{ text: 'ls' }]);
   });
 });
 

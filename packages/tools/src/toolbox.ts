@@ -32,6 +32,13 @@ import {
 } from './contract.js';
 import { memoryTools } from './memory/index.js';
 
+/**
+ * The longest call the owner is asked to approve, in characters of its summary: every door shows
+ * it whole (a Discord message holds 2,000 with the question), so nothing the owner approves is
+ * cut from their sight.
+ */
+export const MAX_APPROVAL_CHARS = 1_500;
+
 /** A call's time limit when neither the toolbox nor the call sets one: two minutes. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
@@ -260,10 +267,19 @@ export class Toolbox {
         refusal: refusalText(tool.name, 'no-approver'),
       };
     }
+    const summary = tool.summary(input);
+    if (summary.length > MAX_APPROVAL_CHARS) {
+      // The owner approves what they read: a call too long to show whole is never put to them.
+      return {
+        approval: 'no-approver',
+        approvedBy: null,
+        refusal: `this call of ${tool.name} is too long to show the owner in full for approval (${summary.length} characters, at most ${MAX_APPROVAL_CHARS}); nothing ran. Split it into shorter calls, or ask the owner to run it themselves.`,
+      };
+    }
     let answer: ApprovalAnswer;
     try {
       answer = await options.approve(
-        { tool: tool.name, effect: tool.effect, summary: tool.summary(input), exact },
+        { tool: tool.name, effect: tool.effect, summary, exact },
         signal,
       );
     } catch (err) {

@@ -138,9 +138,13 @@ describe('write_file', () => {
     expect(await readFile(join(workspace, 'drafts/today/plan.md'), 'utf8')).toBe('second\n');
     // No temporary file is left beside it.
     expect(await readdir(join(workspace, 'drafts/today'))).toEqual(['plan.md']);
-    expect(write.exactKey?.({ path: 'drafts/today/plan.md', content: '' })).toBe(
-      join(workspace, 'drafts/today/plan.md'),
-    );
+    // "Exactly this" is this content at this path: another content is another key.
+    const key = write.exactKey?.({ path: 'drafts/today/plan.md', content: 'a' });
+    expect(key).toMatch(new RegExp(`^${join(workspace, 'drafts/today/plan.md')} sha256:[0-9a-f]{64}$`));
+    expect(write.exactKey?.({ path: 'drafts/today/plan.md', content: 'b' })).not.toBe(key);
+    expect(write.exactKey?.({ path: 'drafts/today/plan.md', content: 'a' })).toBe(key);
+    // The owner reads the content they approve.
+    expect(write.summary({ path: 'plan.md', content: 'buy milk' })).toContain('buy milk');
     expect(write.effect).toBe('write');
   });
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { KeelError } from '@keel/errors';
@@ -31,6 +31,19 @@ export interface FileToolsOptions {
   maxListEntries?: number;
   /** The owner's home folder, only to show paths as `~/…` in summaries. */
   home?: string;
+}
+
+/** The most of a write's content its approval question shows, in characters. */
+export const WRITE_SHOWN_CHARS = 1_000;
+
+/**
+ * What the owner reads when asked to approve a write: the size, the path and the content (all of
+ * it up to {@link WRITE_SHOWN_CHARS}; beyond, its start and how much is not shown).
+ */
+export function writeSummary(path: string, content: string): string {
+  const size = formatBytes(Buffer.byteLength(content));
+  if (content.length <= WRITE_SHOWN_CHARS) return `write ${size} to ${path}:\n${content}`;
+  return `write ${size} to ${path}, starting:\n${content.slice(0, WRITE_SHOWN_CHARS)}\n(${content.length - WRITE_SHOWN_CHARS} more characters not shown)`;
 }
 
 /** The defaults of {@link FileToolsOptions}. */
@@ -162,9 +175,10 @@ function writeFileTool(settings: Settings): Tool<WriteFileInput> {
     input: writeInput,
     effect: 'write',
     origin: 'builtin',
-    exactKey: (input) => lexicalPath(settings.roots, input.path),
-    summary: (input) =>
-      `write ${formatBytes(Buffer.byteLength(input.content))} to ${shown(settings, input.path)}`,
+    // "Exactly this" is this content at this path: a grant never covers other content.
+    exactKey: (input) =>
+      `${lexicalPath(settings.roots, input.path)} sha256:${createHash('sha256').update(input.content).digest('hex')}`,
+    summary: (input) => writeSummary(shown(settings, input.path), input.content),
     async execute(input, context) {
       if (context.signal.aborted) return cancelled();
       const bytes = Buffer.byteLength(input.content);

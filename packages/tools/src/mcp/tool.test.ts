@@ -49,8 +49,9 @@ describe('MCP tool effects (the server claims, keel sorts)', () => {
     expect(tool.effect).toBe('read');
     expect(tool.defaultPolicy).toBe('ask');
     expect(tool.summary({})).toBe('lookup on MCP server "dict"');
-    expect(tool.summary({ q: 'y'.repeat(500) })).toHaveLength(
-      'lookup on MCP server "dict" with '.length + 120,
+    // Every argument is shown: the owner approves what they read.
+    expect(tool.summary({ q: 'y'.repeat(500) })).toBe(
+      `lookup on MCP server "dict" with {"q":"${'y'.repeat(500)}"}`,
     );
   });
 });

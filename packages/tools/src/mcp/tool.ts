@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+import { flagStoredText } from '@keel/prompt';
 import type {
   CallToolResult,
   ContentBlock,
@@ -19,8 +21,6 @@ export type McpToolInput = Record<string, unknown>;
 
 /** The longest description the model reads of an MCP tool, in characters. */
 export const MAX_DESCRIPTION_CHARS = 2000;
-/** The longest form of a call's arguments a summary shows, in characters. */
-const SUMMARY_ARGS_CHARS = 120;
 
 /** How a tool reaches its server: the hub's connection to it. */
 export interface McpToolCaller {
@@ -79,7 +79,8 @@ export function mcpTool(
 ): Tool<McpToolInput> {
   const { server } = caller;
   const about = definition.description?.trim() || definition.title || definition.name;
-  const description = `From the MCP server "${server}": ${about}`;
+  // The server's words: a line that reads like instructions is flagged, and none can open a fence.
+  const description = flagStoredText(`From the MCP server "${server}": ${about}`);
   return {
     name,
     description:
@@ -91,17 +92,20 @@ export function mcpTool(
     effect: mcpEffect(definition.annotations, caller.transport),
     origin: 'mcp',
     defaultPolicy: 'ask',
-    policyNames: [`mcp:${server}/${definition.name}`, `mcp:${server}`],
-    summary: (input) => `${definition.name} on MCP server "${server}"${shortArgs(input)}`,
+    // The name the model and `keel tools` show first, then the server's own names for it.
+    policyNames: [name, `mcp:${server}/${definition.name}`, `mcp:${server}`],
+    summary: (input) => `${definition.name} on MCP server "${server}"${argsWords(input)}`,
     execute: (input, context) => caller.call(definition.name, input, context.signal),
   };
 }
 
-/** ` with {…}`, the arguments as JSON cut to {@link SUMMARY_ARGS_CHARS}; empty for none. */
-function shortArgs(input: McpToolInput): string {
+/**
+ * ` with {…}`, every argument as JSON (never cut: the owner approves what they read, and a call
+ * too long to show whole is not put to them); empty for none.
+ */
+function argsWords(input: McpToolInput): string {
   if (Object.keys(input).length === 0) return '';
-  const json = JSON.stringify(input);
-  return ` with ${json.length > SUMMARY_ARGS_CHARS ? `${json.slice(0, SUMMARY_ARGS_CHARS - 1)}…` : json}`;
+  return ` with ${JSON.stringify(input)}`;
 }
 
 /**
