@@ -77,7 +77,8 @@ export function builtinTools(config: KeelConfig, env: RawSettings): AnyTool[] {
       }),
     );
   }
-  const files = fileTools({ roots: t.roots, home });
+  // keel's own data folder and MCP server list are never reached, whatever the roots hold.
+  const files = fileTools({ roots: t.roots, home, guarded: [config.home, t.mcpConfig] });
   out.push(...files.filter((tool) => on.has(tool.name as never)));
   if (on.has('fetch_url')) out.push(fetchUrlTool({ allowPrivate: t.fetchPrivate }));
   if (on.has('remind')) out.push(remindTool());

@@ -41,10 +41,43 @@ function refusal(input: string, roots: readonly string[], why: string): Confined
 }
 
 /**
- * Confines a path that must exist (read, list): its real path must lie inside a real root.
- * A path that does not exist is reported as missing only when it would lie inside a root.
+ * Whether `path` (real) is one of keel's own places the tools never reach, even inside a root:
+ * inside a guarded path (keel's data folder, its MCP server list) and not inside the workspace
+ * (`roots[0]`, which may lie in the data folder).
  */
-export async function confineExisting(roots: readonly string[], input: string): Promise<Confined> {
+async function guardedPlace(
+  guarded: readonly string[],
+  workspace: string | undefined,
+  path: string,
+): Promise<boolean> {
+  if (guarded.length === 0) return false;
+  const [realGuarded, realWorkspace] = await Promise.all([
+    realRoots(guarded),
+    workspace === undefined ? Promise.resolve(undefined) : realRoots([workspace]).then((r) => r[0]),
+  ]);
+  if (realWorkspace !== undefined && isInside(realWorkspace, path)) return false;
+  return realGuarded.some((g) => isInside(g, path));
+}
+
+/** The refusal of one of keel's own places. */
+function guardedRefusal(input: string): Confined {
+  return {
+    ok: false,
+    reason: `Refused: ${input} is keel's own data (its database, configuration, backups or MCP server list), which the file tools never reach.`,
+    exit: 'refused',
+  };
+}
+
+/**
+ * Confines a path that must exist (read, list): its real path must lie inside a real root, and
+ * not in a guarded place (see {@link guardedPlace}). A path that does not exist is reported as
+ * missing only when it would lie inside a root.
+ */
+export async function confineExisting(
+  roots: readonly string[],
+  input: string,
+  guarded: readonly string[] = [],
+): Promise<Confined> {
   const wanted = lexicalPath(roots, input);
   const reals = await realRoots(roots);
   let real: string;
@@ -72,15 +105,20 @@ export async function confineExisting(roots: readonly string[], input: string): 
         : `leads to ${real}, outside the allowed folders`;
     return refusal(input, roots, how);
   }
+  if (await guardedPlace(guarded, roots[0], real)) return guardedRefusal(input);
   return { ok: true, path: real, root };
 }
 
 /**
  * Confines a path to write: the target itself when it exists (a symlink is followed to where it
- * points), else its nearest existing parent, must lie inside a real root; the missing rest of the
- * path is joined below that real parent.
+ * points), else its nearest existing parent, must lie inside a real root and not in a guarded
+ * place; the missing rest of the path is joined below that real parent.
  */
-export async function confineWritable(roots: readonly string[], input: string): Promise<Confined> {
+export async function confineWritable(
+  roots: readonly string[],
+  input: string,
+  guarded: readonly string[] = [],
+): Promise<Confined> {
   const wanted = lexicalPath(roots, input);
   const reals = await realRoots(roots);
   let existing = wanted;
@@ -107,6 +145,7 @@ export async function confineWritable(roots: readonly string[], input: string): 
         : `leads to ${target}, outside the allowed folders`;
     return refusal(input, roots, how);
   }
+  if (await guardedPlace(guarded, roots[0], target)) return guardedRefusal(input);
   return { ok: true, path: target, root };
 }
 

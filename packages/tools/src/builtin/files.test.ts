@@ -140,7 +140,9 @@ describe('write_file', () => {
     expect(await readdir(join(workspace, 'drafts/today'))).toEqual(['plan.md']);
     // "Exactly this" is this content at this path: another content is another key.
     const key = write.exactKey?.({ path: 'drafts/today/plan.md', content: 'a' });
-    expect(key).toMatch(new RegExp(`^${join(workspace, 'drafts/today/plan.md')} sha256:[0-9a-f]{64}$`));
+    expect(key).toMatch(
+      new RegExp(`^${join(workspace, 'drafts/today/plan.md')} sha256:[0-9a-f]{64}$`),
+    );
     expect(write.exactKey?.({ path: 'drafts/today/plan.md', content: 'b' })).not.toBe(key);
     expect(write.exactKey?.({ path: 'drafts/today/plan.md', content: 'a' })).toBe(key);
     // The owner reads the content they approve.
@@ -199,5 +201,33 @@ describe('list_files', () => {
     expect(result.exit).toBe('cut');
     expect(result.content.split('\n')).toHaveLength(4);
     expect(result.content).toContain('(stopped at 3)');
+  });
+});
+
+describe("keel's own places", () => {
+  it('are never reached, even inside a root, while the workspace inside them is', async () => {
+    // The data folder (`home`) holds the workspace; the owner also allowed `dir` (like `~`).
+    const home = join(dir, 'home');
+    await writeFile(join(home, 'config.toml'), 'anthropic.api_key = "sk-ant-…"\n');
+    const mcp = join(dir, 'mcp.json');
+    await writeFile(mcp, '{"mcpServers": {}}');
+    await writeFile(join(dir, 'diary.md'), "the owner's own file\n");
+    const [read, write] = fileTools({ roots: [workspace, dir], guarded: [home, mcp] });
+    for (const path of [join(home, 'config.toml'), '../config.toml', mcp]) {
+      const r = await read.execute({ path }, context());
+      expect(r, path).toMatchObject({ isError: true, exit: 'refused' });
+      expect(r.content).toContain("keel's own data");
+    }
+    const w = await write.execute({ path: mcp, content: '{"mcpServers": {"x": {}}}' }, context());
+    expect(w).toMatchObject({ isError: true, exit: 'refused' });
+    expect(await readFile(mcp, 'utf8')).toBe('{"mcpServers": {}}');
+    // a link in the workspace pointing at keel's configuration is refused too
+    await symlink(join(home, 'config.toml'), join(workspace, 'cfg'));
+    expect(await read.execute({ path: 'cfg' }, context())).toMatchObject({ exit: 'refused' });
+    // the controls: the workspace inside the data folder, and the owner's other files
+    expect(await read.execute({ path: 'notes.md' }, context())).toMatchObject({ isError: false });
+    expect(await read.execute({ path: join(dir, 'diary.md') }, context())).toMatchObject({
+      content: "the owner's own file\n",
+    });
   });
 });

@@ -31,6 +31,12 @@ export interface FileToolsOptions {
   maxListEntries?: number;
   /** The owner's home folder, only to show paths as `~/…` in summaries. */
   home?: string;
+  /**
+   * Places the tools never reach, even inside a root: the host passes keel's data folder and its
+   * MCP server list, so a root such as `~` cannot lead the model to keel's keys, its database or
+   * its own permissions. The workspace inside one stays reachable. Default none.
+   */
+  guarded?: readonly string[];
 }
 
 /** The most of a write's content its approval question shows, in characters. */
@@ -56,6 +62,7 @@ export const FILE_DEFAULTS = {
   maxListDepth: 3,
   /** 500 entries. */
   maxListEntries: 500,
+  guarded: [] as readonly string[],
 } as const;
 
 type Settings = Required<Omit<FileToolsOptions, 'home'>> & Pick<FileToolsOptions, 'home'>;
@@ -123,7 +130,7 @@ function readFileTool(settings: Settings): Tool<ReadFileInput> {
     summary: (input) => `read ${shown(settings, input.path)}`,
     async execute(input, context) {
       if (context.signal.aborted) return cancelled();
-      const confined = await confineExisting(settings.roots, input.path);
+      const confined = await confineExisting(settings.roots, input.path, settings.guarded);
       if (!confined.ok) return failed(confined.reason, confined.exit);
       return readConfined(confined.path, input.path, settings.maxReadBytes);
     },
@@ -188,7 +195,7 @@ function writeFileTool(settings: Settings): Tool<WriteFileInput> {
           'too_large',
         );
       }
-      const confined = await confineWritable(settings.roots, input.path);
+      const confined = await confineWritable(settings.roots, input.path, settings.guarded);
       if (!confined.ok) return failed(confined.reason, confined.exit);
       try {
         const replaced = await writeAtomically(confined.path, input.content);
@@ -241,7 +248,7 @@ function listFilesTool(settings: Settings): Tool<ListFilesInput> {
     summary: (input) => `list ${shown(settings, input.path)}`,
     async execute(input, context) {
       if (context.signal.aborted) return cancelled();
-      const confined = await confineExisting(settings.roots, input.path);
+      const confined = await confineExisting(settings.roots, input.path, settings.guarded);
       if (!confined.ok) return failed(confined.reason, confined.exit);
       const depth = Math.min(input.depth, settings.maxListDepth);
       try {
