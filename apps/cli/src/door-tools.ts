@@ -16,10 +16,16 @@ function warn(err: KeelError): void {
   process.stderr.write(`warning ${err.code}: ${err.message}\nfix: ${err.fix}\n`);
 }
 
-/** Opens the door's tools; `mcp.json`'s problems are warnings. */
-export async function doorTools(config: Config): Promise<KeelTools> {
+/**
+ * Opens the door's tools; `mcp.json`'s problems are warnings. `waitForServers`: resolve once every
+ * MCP server is up or has failed (`keel tools`); else they start while the door opens.
+ */
+export async function doorTools(
+  config: Config,
+  options: { waitForServers?: boolean } = {},
+): Promise<KeelTools> {
   try {
-    const tools = await openTools(config);
+    const tools = await openTools(config, options);
     for (const problem of tools.problems) warn(problem);
     return tools;
   } catch (err) {

@@ -77,7 +77,7 @@ async function tellOwner(config: KeelConfig, err: unknown): Promise<void> {
 /** The door's tools; what was wrong in `mcp.json` is logged, and a file keel cannot read leaves the built-ins alone. */
 async function discordTools(config: KeelConfig): Promise<KeelTools> {
   try {
-    const tools = await openTools(config);
+    const tools = await openTools(config, { waitForServers: true });
     for (const p of tools.problems) log(`discord: mcp.json: ${p.message} (fix: ${p.fix})`);
     for (const s of tools.hub?.status() ?? []) log(`discord: MCP server ${mcpServerLine(s)}`);
     return tools;

@@ -44,6 +44,11 @@ export interface OpenToolsOptions {
   turnWaitMs?: number;
   /** The clock, ms (tests). Default `Date.now`. */
   now?: () => number;
+  /**
+   * Resolve only once every server is up or has failed (`keel tools`, `keel doctor`). Default
+   * false: a door opens at once and its first turn waits for them.
+   */
+  waitForServers?: boolean;
 }
 
 /** A door's tools. */
@@ -86,8 +91,8 @@ export function builtinTools(config: KeelConfig, env: RawSettings): AnyTool[] {
 }
 
 /**
- * Builds a door's tools and connects the owner's MCP servers (each within its time limit; one
- * that fails is down, with why, and never stops the door).
+ * Builds a door's tools and starts the owner's MCP servers (each within its time limit; one that
+ * fails is down, with why, and never stops the door).
  *
  * @throws KeelError `CONFIG_INVALID` when `mcp.json` is not JSON or has no `mcpServers` object
  *   (naming the file and line); `FILE_UNREADABLE` when it cannot be read.
@@ -106,15 +111,21 @@ export async function openTools(
     servers.length > 0
       ? new McpHub({ servers, env, ...(options.now ? { now: options.now } : {}) })
       : null;
-  await hub?.start();
+  // The servers start in the background: the door opens at once, and the first turn waits for
+  // them (each within its own time limit); later turns wait briefly for one starting again.
+  const started = hub?.start() ?? null;
+  if (options.waitForServers) await started;
   const fixed = [...memoryTools(), ...builtinTools(config, env)];
   const wait = options.turnWaitMs ?? MCP_TURN_WAIT_MS;
+  let first = true;
   return {
     hub,
     problems: mcp?.problems ?? [],
     policies,
     toolbox: async () => {
-      if (hub) await waitAtMost(hub.refresh(), wait);
+      if (hub && first) await started;
+      else if (hub) await waitAtMost(hub.refresh(), wait);
+      first = false;
       return new Toolbox({ tools: [...fixed, ...(hub?.tools() ?? [])], policies });
     },
     close: async () => {

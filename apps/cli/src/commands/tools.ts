@@ -160,7 +160,7 @@ export function registerToolsCommand(program: Command, config: Config): void {
     )
     .action(
       action(async (_opts: unknown, cmd: Command) => {
-        const opened = await doorTools(config);
+        const opened = await doorTools(config, { waitForServers: true });
         try {
           const lines = await listing(opened);
           const grants = withStore(config, (store) => store.toolGrants.list(), 'none');
