@@ -143,4 +143,4 @@ export {
 } from './session.js';
 export { type MemoryCounts, memoryCounts } from './status.js';
 export { runToolRound, type ToolRound, type ToolRoundInput } from './tool-round.js';
-export { cappedLine, cappedLines, underReply } from './under-reply.js';
+export { actedLines, cappedLine, cappedLines, underReply } from './under-reply.js';

@@ -75,3 +75,53 @@ describe('underReply', () => {
     expect(underReply(store, quiet)).toEqual([]);
   });
 });
+
+describe('what the turn did without asking', () => {
+  it('names each action taken by a policy or a standing answer, not the asked, read-only or memory ones', () => {
+    const call = (tool: string, over: Record<string, unknown>) =>
+      store.toolCalls.record({
+        turnId: 7,
+        channel: 'terminal',
+        tool,
+        origin: 'builtin',
+        effect: 'run',
+        arguments: { command: `${tool} call` },
+        policy: 'ask',
+        approval: 'asked-yes',
+        approvedBy: 'owner (terminal)',
+        startedAt: store.now(),
+        durationMs: 5,
+        exit: '0',
+        isError: false,
+        result: 'ok',
+        ...over,
+      });
+    call('shell', { approval: 'always', approvedBy: 'grant' });
+    call('fetch_url', {
+      effect: 'network',
+      policy: 'allow',
+      approval: 'allowed',
+      approvedBy: 'policy',
+    });
+    // the controls: asked, read-only, memory, and another turn's
+    call('write_file', { effect: 'write' });
+    call('read_file', {
+      effect: 'read',
+      policy: 'allow',
+      approval: 'allowed',
+      approvedBy: 'policy',
+    });
+    call('remember', {
+      origin: 'memory',
+      effect: 'write',
+      approval: 'allowed',
+      approvedBy: 'policy',
+    });
+    call('shell', { turnId: 8, approval: 'always', approvedBy: 'grant' });
+    expect(underReply(store, { ...quiet, turnId: 7 })).toEqual([
+      '(ran without asking, by your standing answer; keel tools revoke ends it: shell {"command":"shell call"})',
+      '(ran without asking, your policy allows it: fetch_url {"command":"fetch_url call"})',
+    ]);
+    expect(underReply(store, { ...quiet, turnId: 9 })).toEqual([]);
+  });
+});

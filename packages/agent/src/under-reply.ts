@@ -1,7 +1,7 @@
 /**
  * The lines every door says under a turn's reply, in one order, so that the terminal, `keel ask`
  * and Discord say the same things: the reply was cut (when the door did not say it as it
- * streamed), what the turn kept ({@link keptLines}), a withheld credential ({@link secretNotice}),
+ * streamed), what its tools did without asking ({@link actedLines}), what the turn kept ({@link keptLines}), a withheld credential ({@link secretNotice}),
  * a reminder the owner's words asked for (`reminderLine`), a confidence the evidence gate
  * capped ({@link cappedLines}), a capture that failed ({@link captureErrorNote}). A request to forget is the door's own (it asks, or it shows buttons).
  *
@@ -27,6 +27,38 @@ export function cappedLines(writes: readonly TurnWrite[]): string[] {
   );
 }
 
+/** The most characters of a call's arguments an "acted" line shows. */
+const ACTED_ARGS_CHARS = 200;
+
+/**
+ * One line per tool call of the turn that acted without asking the owner then (not memory's, not
+ * read-only): allowed by their policy, or by a standing "always" answer, e.g. `(ran without
+ * asking, by your standing answer: shell {"command":"echo hi >> out.txt"}; keel tools revoke
+ * ends it)`. The owner sees every action keel took for them, asked or not.
+ */
+export function actedLines(store: Pick<MemoryStore, 'toolCalls'>, turnId: number): string[] {
+  return store.toolCalls
+    .list({ turnId })
+    .filter(
+      (c) =>
+        c.origin !== 'memory' &&
+        c.effect !== 'read' &&
+        (c.approval === 'allowed' || (c.approval === 'always' && c.approved_by === 'grant')),
+    )
+    .sort((a, b) => a.id - b.id)
+    .map((c) => {
+      const args =
+        c.arguments.length > ACTED_ARGS_CHARS
+          ? `${c.arguments.slice(0, ACTED_ARGS_CHARS - 1)}…`
+          : c.arguments;
+      const why =
+        c.approval === 'allowed'
+          ? 'your policy allows it'
+          : 'by your standing answer; keel tools revoke ends it';
+      return `(ran without asking, ${why}: ${c.tool} ${args})`;
+    });
+}
+
 /**
  * The lines under a turn's reply (see the module description); empty when there is nothing to say.
  *
@@ -37,13 +69,16 @@ export function cappedLines(writes: readonly TurnWrite[]): string[] {
  *   that said it as the reply streamed passes `false`.
  */
 export function underReply(
-  store: Pick<MemoryStore, 'fact'>,
+  store: Pick<MemoryStore, 'fact'> & Partial<Pick<MemoryStore, 'toolCalls'>>,
   result: Pick<TurnResult, 'writes' | 'withheld' | 'captureError' | 'truncated'> &
-    Partial<Pick<TurnResult, 'reminder'>>,
+    Partial<Pick<TurnResult, 'reminder' | 'turnId'>>,
   options: { style?: CommandStyle; truncated?: boolean } = {},
 ): string[] {
   return [
     ...((options.truncated ?? result.truncated) ? [TRUNCATED_NOTE] : []),
+    ...(store.toolCalls && result.turnId !== undefined
+      ? actedLines({ toolCalls: store.toolCalls }, result.turnId)
+      : []),
     ...keptLines(store, result.writes, options.style ?? 'slash'),
     ...(result.withheld.length ? [secretNotice(result.withheld)] : []),
     ...(result.reminder ? [result.reminder.line] : []),

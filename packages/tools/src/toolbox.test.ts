@@ -384,3 +384,31 @@ describe('the tool log and the result as data', () => {
     expect(store.toolCalls.count()).toBe(4);
   });
 });
+
+describe('a turn cancelled while keel asks', () => {
+  it('is not the owner declining: nothing runs and nobody is named as having answered', async () => {
+    const shell = fakeTool({ name: 'shell' });
+    const box = new Toolbox({ tools: [shell] });
+    const turn = new AbortController();
+    const approve = async (_r: ApprovalRequest, signal: AbortSignal) =>
+      new Promise<ApprovalAnswer>((resolve) => {
+        signal.addEventListener('abort', () => resolve('no'), { once: true });
+        turn.abort();
+      });
+    const r = await box.call(
+      'shell',
+      { text: 'ls' },
+      { context: { ...context(), signal: turn.signal }, approve },
+    );
+    expect(r).toMatchObject({ ran: false, approval: 'no-approver' });
+    expect(shell.runs).toEqual([]);
+    expect(store.toolCalls.list()[0]).toMatchObject({ approval: 'no-approver', approved_by: null });
+    // the control: the owner's own no is theirs
+    const no = await box.call(
+      'shell',
+      { text: 'ls' },
+      { context: context(), approve: async () => 'no' },
+    );
+    expect(no).toMatchObject({ ran: false, approval: 'asked-no' });
+  });
+});

@@ -291,6 +291,14 @@ export class Toolbox {
         refusal: askFailedText(tool.name, err),
       };
     }
+    if (signal.aborted) {
+      // The turn was cancelled (Ctrl-C, shutdown) while keel waited: the owner did not decline.
+      return {
+        approval: 'no-approver',
+        approvedBy: null,
+        refusal: `the turn was cancelled before the owner answered the request to run ${tool.name}; nothing ran.`,
+      };
+    }
     const owner = `owner (${channel})`;
     switch (answer) {
       case 'yes':
