@@ -130,6 +130,7 @@ export {
   DEFAULT_TOOL_TIMEOUT_MS,
   memoryToolbox,
   refusalText,
+  TOOL_TIMEOUT_GRACE_MS,
   Toolbox,
   type ToolboxOptions,
 } from './toolbox.js';

@@ -165,6 +165,18 @@ describe('shell', () => {
     expect(late).toMatchObject({ isError: true, exit: 'timeout' });
     expect((JSON.parse(late.content) as ShellBody).stdout).toBe('');
   });
+
+  it('declares the longest a call may run: the limit, the kill grace and the drain', () => {
+    const tool = shellTool({
+      workdir,
+      env: baseEnv,
+      timeoutMs: 1_000,
+      killGraceMs: 300,
+      outputDrainMs: 50,
+    });
+    expect(tool.timeoutMs).toBe(1_350);
+    expect(shellTool({ workdir, env: baseEnv }).timeoutMs).toBe(60_000 + 2_000 + 200);
+  });
 });
 
 describe('shell start failures', () => {

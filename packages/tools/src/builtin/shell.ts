@@ -92,6 +92,9 @@ interface RunOutcome {
  * that made its own group or session, as a daemon does) keeps running after the call; it no
  * longer holds the call open, since the pipes are closed after the drain.
  *
+ * The tool's `timeoutMs` (the longest one call may run) is the time limit plus the kill grace and
+ * the drain.
+ *
  * The result is JSON: `exitCode`, `signal`, `stopped` (`timeout`/`cancelled`/null), `durationMs`,
  * `stdout` and `stderr` (their tails) with `stdoutCutBytes`/`stderrCutBytes`; `exit` is the exit
  * code, `timeout` or `cancelled`.
@@ -108,6 +111,7 @@ export function shellTool(options: ShellToolOptions): Tool<ShellInput> {
     input: shellInput,
     effect: 'run',
     origin: 'builtin',
+    timeoutMs: settings.timeoutMs + settings.killGraceMs + settings.outputDrainMs,
     exactKey: (input) => input.command,
     summary: (input) => `run \`${input.command}\` in ${where}`,
     async execute(input, context) {
