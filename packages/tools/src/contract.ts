@@ -127,6 +127,13 @@ export interface Tool<I = unknown> {
    * absent: only "always for this tool" is offered.
    */
   exactKey?: (input: I) => string;
+  /**
+   * The longest one call may run, ms, with the tool's own limits and their clean-up counted (the
+   * shell's time limit, kill grace and output drain; an MCP server's call limit). The Toolbox's
+   * limit for the call is this plus a grace (the Toolbox's `timeoutGraceMs`), so the tool's
+   * own limit ends it first and says so; absent: the Toolbox's default.
+   */
+  timeoutMs?: number;
   /** One line the owner reads when asked, e.g. "run `echo hi > out.txt` in ~/.keel/workspace". */
   summary: (input: I) => string;
   execute: (input: I, context: ToolContext) => Promise<ToolResult>;

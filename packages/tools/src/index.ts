@@ -131,6 +131,7 @@ export {
   MAX_APPROVAL_CHARS,
   memoryToolbox,
   refusalText,
+  TOOL_TIMEOUT_GRACE_MS,
   Toolbox,
   type ToolboxOptions,
 } from './toolbox.js';

@@ -412,3 +412,55 @@ describe('a turn cancelled while keel asks', () => {
     expect(no).toMatchObject({ ran: false, approval: 'asked-no' });
   });
 });
+
+describe('time limits', () => {
+  /** A tool that ends after `ms` unless its signal aborts first (then it says it was cancelled). */
+  function sleeper(name: string, ms: number, timeoutMs?: number): AnyTool {
+    return fakeTool({
+      name,
+      effect: 'read',
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      execute: (_input, { signal }) =>
+        new Promise((resolve) => {
+          const timer = setTimeout(
+            () => resolve({ content: 'slept', isError: false, exit: '0' }),
+            ms,
+          );
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            resolve({ content: 'stopped', isError: true, exit: 'cancelled' });
+          });
+        }),
+    });
+  }
+
+  it("cuts a call at the tool's own limit plus the grace, not at the toolbox's default", async () => {
+    const box = new Toolbox({
+      tools: [sleeper('short', 10_000, 300)],
+      timeoutMs: 60_000,
+      timeoutGraceMs: 200,
+    });
+    expect(box.limitOf(box.tool('short') as AnyTool)).toBe(500);
+    const started = Date.now();
+    const r = await box.call('short', { text: 'x' }, { context: context() });
+    const took = Date.now() - started;
+    expect(r).toMatchObject({ isError: true, exit: 'timeout', ran: true });
+    expect(r.content).toContain('ran out of time (500 ms)');
+    expect(took).toBeGreaterThanOrEqual(450);
+    expect(took).toBeLessThan(5_000);
+  });
+
+  it("lets a tool with a long limit run past the toolbox's default (control: one without is cut)", async () => {
+    const box = new Toolbox({
+      tools: [sleeper('long', 600, 30_000), sleeper('plain', 600)],
+      timeoutMs: 150,
+      timeoutGraceMs: 200,
+    });
+    const long = await box.call('long', { text: 'x' }, { context: context() });
+    expect(long).toMatchObject({ isError: false, exit: '0', ran: true });
+    expect(long.content).toContain('slept');
+    const plain = await box.call('plain', { text: 'x' }, { context: context() });
+    expect(plain).toMatchObject({ isError: true, exit: 'timeout' });
+    expect(plain.content).toContain('ran out of time (150 ms)');
+  });
+});

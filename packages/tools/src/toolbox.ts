@@ -39,8 +39,14 @@ import { memoryTools } from './memory/index.js';
  */
 export const MAX_APPROVAL_CHARS = 1_500;
 
-/** A call's time limit when neither the toolbox nor the call sets one: two minutes. */
+/** A call's time limit when neither the call, the tool nor the toolbox sets one: two minutes. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+
+/**
+ * What the Toolbox adds to a tool's own `timeoutMs` before it cuts the call: 5 s, so the tool's
+ * own limit (which says what it stopped) always ends it first.
+ */
+export const TOOL_TIMEOUT_GRACE_MS = 5_000;
 
 /** Options for {@link Toolbox}. */
 export interface ToolboxOptions {
@@ -48,8 +54,16 @@ export interface ToolboxOptions {
   tools: readonly AnyTool[];
   /** The owner's policies by policy name (see {@link Toolbox.policyOf}). Default none. */
   policies?: ReadonlyMap<string, Policy>;
-  /** A call's time limit, ms. Default {@link DEFAULT_TOOL_TIMEOUT_MS}. */
+  /**
+   * A call's time limit for a tool that sets no `timeoutMs` of its own, ms.
+   * Default {@link DEFAULT_TOOL_TIMEOUT_MS}.
+   */
   timeoutMs?: number;
+  /**
+   * Added to a tool's own `timeoutMs` to make the call's limit, ms.
+   * Default {@link TOOL_TIMEOUT_GRACE_MS}.
+   */
+  timeoutGraceMs?: number;
 }
 
 /** What one call is given besides its name and input. */
@@ -60,7 +74,7 @@ export interface CallOptions {
   approve?: Approver;
   /** The turn the call is part of (`turns.id`), for the tool log. */
   turnId?: number;
-  /** This call's time limit, ms. Default the toolbox's. */
+  /** This call's time limit, ms. Default the tool's `timeoutMs` plus the grace, else the toolbox's. */
   timeoutMs?: number;
 }
 
@@ -116,6 +130,7 @@ export class Toolbox {
   readonly #tools = new Map<string, AnyTool>();
   readonly #policies: ReadonlyMap<string, Policy>;
   readonly #timeoutMs: number;
+  readonly #timeoutGraceMs: number;
   #specs: ToolSpec[] | null = null;
 
   /**
@@ -133,6 +148,7 @@ export class Toolbox {
     }
     this.#policies = options.policies ?? new Map();
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    this.#timeoutGraceMs = options.timeoutGraceMs ?? TOOL_TIMEOUT_GRACE_MS;
   }
 
   /** Every tool, denied ones included, in the order given. */
@@ -336,11 +352,22 @@ export class Toolbox {
   }
 
   /**
-   * Runs the tool with the turn's signal and the time limit, whichever ends first; a tool that
-   * throws, or does not end when its signal aborts, is answered with an error result.
+   * The time limit of one call of `tool`, ms: the call's own, else the tool's `timeoutMs` plus the
+   * grace, else the toolbox's.
+   */
+  limitOf(tool: AnyTool, callTimeoutMs?: number): number {
+    if (callTimeoutMs !== undefined) return callTimeoutMs;
+    if (tool.timeoutMs !== undefined) return tool.timeoutMs + this.#timeoutGraceMs;
+    return this.#timeoutMs;
+  }
+
+  /**
+   * Runs the tool with the turn's signal and the time limit ({@link limitOf}), whichever ends
+   * first; a tool that throws, or does not end when its signal aborts, is answered with an error
+   * result.
    */
   private async run(tool: AnyTool, input: unknown, options: CallOptions): Promise<ToolResult> {
-    const limit = options.timeoutMs ?? this.#timeoutMs;
+    const limit = this.limitOf(tool, options.timeoutMs);
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(), limit);
     const signal = AbortSignal.any([options.context.signal, timer.signal]);

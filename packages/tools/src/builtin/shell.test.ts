@@ -143,6 +143,40 @@ describe('shell', () => {
     expect(result.exit).toBe('0');
     expect(existsSync(workdir)).toBe(true);
   });
+
+  it('ends when the shell exits, though a process that left its group holds the pipes', async () => {
+    const tool = shellTool({ workdir, env: baseEnv, timeoutMs: 1_500, killGraceMs: 200 });
+    const started = Date.now();
+    const result = await tool.execute(
+      { command: 'setsid sleep 7 & echo $! > daemon.pid; sleep 0.5; echo started' },
+      context(),
+    );
+    expect(Date.now() - started).toBeLessThan(4_000);
+    const body = JSON.parse(result.content) as ShellBody;
+    expect(result).toMatchObject({ isError: false, exit: '0' });
+    expect(body).toMatchObject({ exitCode: 0, stopped: null, stdout: 'started\n' });
+    // What left the group is not stopped (as documented): it still runs, and the test ends it.
+    const daemonPid = Number((await readFile(join(workdir, 'daemon.pid'), 'utf8')).trim());
+    expect(daemonPid).toBeGreaterThan(0);
+    expect(alive(daemonPid)).toBe(true);
+    process.kill(daemonPid, 'SIGKILL');
+    // Control: a command that itself runs past the limit is still stopped as a timeout.
+    const late = await tool.execute({ command: 'sleep 7; echo late' }, context());
+    expect(late).toMatchObject({ isError: true, exit: 'timeout' });
+    expect((JSON.parse(late.content) as ShellBody).stdout).toBe('');
+  });
+
+  it('declares the longest a call may run: the limit, the kill grace and the drain', () => {
+    const tool = shellTool({
+      workdir,
+      env: baseEnv,
+      timeoutMs: 1_000,
+      killGraceMs: 300,
+      outputDrainMs: 50,
+    });
+    expect(tool.timeoutMs).toBe(1_350);
+    expect(shellTool({ workdir, env: baseEnv }).timeoutMs).toBe(60_000 + 2_000 + 200);
+  });
 });
 
 describe('shell start failures', () => {

@@ -34,6 +34,12 @@ export interface ShellToolOptions {
    * Default {@link SHELL_DEFAULTS}.killGraceMs.
    */
   killGraceMs?: number;
+  /**
+   * Milliseconds the output pipes are still read after the shell exits, for what it wrote last;
+   * then they are closed, even when a process that left the group still holds them.
+   * Default {@link SHELL_DEFAULTS}.outputDrainMs.
+   */
+  outputDrainMs?: number;
   /** The shell, run as `<shell> -c <command>`. Default `/bin/sh`. */
   shell?: string;
   /** The owner's home folder, only to show paths as `~/…` in summaries. */
@@ -48,6 +54,8 @@ export const SHELL_DEFAULTS = {
   maxOutputBytes: 64 * KIB,
   /** 2 s. */
   killGraceMs: 2_000,
+  /** 200 ms. */
+  outputDrainMs: 200,
   shell: '/bin/sh',
 } as const;
 
@@ -74,8 +82,18 @@ interface RunOutcome {
 
 /**
  * Makes the `shell` tool (effect `run`, asks by default). Every command runs in its own process
- * group; when it ends, the time limit passes or the call is cancelled, the whole group is stopped
- * (SIGTERM, then SIGKILL after the grace), so nothing it started outlives the call.
+ * group. The call ends when the shell itself exits (its exit code): whatever it left running in
+ * its group is then killed (SIGKILL), its output pipes are read for
+ * {@link ShellToolOptions.outputDrainMs} more and closed. When the time limit passes or the call
+ * is cancelled, the whole group is stopped (SIGTERM, then SIGKILL after the grace).
+ *
+ * What is stopped: the shell and every process still in its group — background jobs (`cmd &`),
+ * `nohup cmd &`, a double fork. What is not: a process that left the group (`setsid cmd`, or one
+ * that made its own group or session, as a daemon does) keeps running after the call; it no
+ * longer holds the call open, since the pipes are closed after the drain.
+ *
+ * The tool's `timeoutMs` (the longest one call may run) is the time limit plus the kill grace and
+ * the drain.
  *
  * The result is JSON: `exitCode`, `signal`, `stopped` (`timeout`/`cancelled`/null), `durationMs`,
  * `stdout` and `stderr` (their tails) with `stdoutCutBytes`/`stderrCutBytes`; `exit` is the exit
@@ -93,6 +111,7 @@ export function shellTool(options: ShellToolOptions): Tool<ShellInput> {
     input: shellInput,
     effect: 'run',
     origin: 'builtin',
+    timeoutMs: settings.timeoutMs + settings.killGraceMs + settings.outputDrainMs,
     exactKey: (input) => input.command,
     summary: (input) => `run \`${input.command}\` in ${where}`,
     async execute(input, context) {
@@ -120,7 +139,10 @@ export function shellTool(options: ShellToolOptions): Tool<ShellInput> {
   };
 }
 
-/** Starts the command in its own process group and waits for it (and its pipes) to end. */
+/**
+ * Starts the command in its own process group and waits for the shell to exit, then kills what is
+ * left in the group and drains the pipes ({@link drainPipes}).
+ */
 async function run(
   command: string,
   settings: Required<Omit<ShellToolOptions, 'secretNames' | 'home' | 'env'>> & {
@@ -160,14 +182,18 @@ async function run(
   const onAbort = () => stop('cancelled');
   signal.addEventListener('abort', onAbort, { once: true });
   try {
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
     const [exitCode, exitSignal] = await new Promise<[number | null, string | null]>(
       (resolve, reject) => {
         child.once('error', reject);
-        // The shell exited: stop what it left behind in its group, so the pipes close.
-        child.once('exit', () => killGroup(child, 'SIGKILL'));
-        child.once('close', (code, sig) => resolve([code, sig]));
+        child.once('exit', (code, sig) => {
+          // The shell exited: stop what it left behind in its group.
+          killGroup(child, 'SIGKILL');
+          resolve([code, sig]);
+        });
       },
     );
+    await drainPipes(child, closed, settings.outputDrainMs);
     return {
       exitCode,
       signal: exitSignal,
@@ -180,6 +206,23 @@ async function run(
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * Waits for the child's pipes to close (`closed`), at most `drainMs`, then closes them: a process
+ * that left the group (setsid) may hold them open for as long as it runs.
+ */
+async function drainPipes(child: ChildProcess, closed: Promise<void>, drainMs: number) {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    closed,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, drainMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  child.stdout?.destroy();
+  child.stderr?.destroy();
 }
 
 /** Signals the child's whole process group (it leads one: `detached`); a gone group is fine. */

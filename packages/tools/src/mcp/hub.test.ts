@@ -285,7 +285,13 @@ describe('McpHub over stdio', () => {
   });
 
   it('times a call out, and cancels one whose signal aborts', async () => {
-    const hub = await startHub({ servers: [stdioServer('dict')], callTimeoutMs: 500 });
+    const hub = await startHub({
+      servers: [stdioServer('dict')],
+      callTimeoutMs: 500,
+      connectTimeoutMs: 20_000,
+    });
+    // The Toolbox's limit comes from the tool's: a connect and a call.
+    expect(toolOf(hub, 'dict__wait').timeoutMs).toBe(20_500);
     expect(await call(hub, 'dict__wait', { ms: 10 })).toMatchObject({ isError: false });
     const late = await call(hub, 'dict__wait', { ms: 5_000 });
     expect(late).toMatchObject({ isError: true, exit: 'timeout' });

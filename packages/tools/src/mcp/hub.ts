@@ -23,7 +23,11 @@ export interface McpHubOptions {
   env?: Record<string, string>;
   /** The longest a server's start, handshake and tool listing may take. Default 30 s (an `npx` download). */
   connectTimeoutMs?: number;
-  /** The longest one tool call may take. Default 120 s. */
+  /**
+   * The longest one tool call may take. Default 120 s. A tool's `timeoutMs` is this plus
+   * `connectTimeoutMs` (a call of a server that went down starts it again first), so the Toolbox,
+   * which adds its grace, never cuts a call before the server's own limits do.
+   */
   callTimeoutMs?: number;
   /**
    * The wait after a server failed or went away before keel starts it again, doubled per failure
@@ -84,6 +88,8 @@ export class McpHub {
   /** The keel name given to each `<server>\0<tool>`, kept for the hub's life. */
   readonly #names = new Map<string, string>();
   readonly #taken = new Set<string>();
+  /** Each tool's `timeoutMs`: a connect and a call. */
+  readonly #toolTimeoutMs: number;
 
   constructor(options: McpHubOptions) {
     const settings: McpLinkSettings = {
@@ -96,6 +102,7 @@ export class McpHub {
       now: options.now ?? Date.now,
       clientVersion: options.clientVersion ?? '0.1.0',
     };
+    this.#toolTimeoutMs = settings.connectTimeoutMs + settings.callTimeoutMs;
     this.#links = options.servers.map((server) => new McpServerLink(server, settings));
   }
 
@@ -124,6 +131,7 @@ export class McpHub {
       const caller = {
         server: link.config.name,
         transport: link.config.transport,
+        timeoutMs: this.#toolTimeoutMs,
         call: link.call.bind(link),
       };
       for (const definition of link.state === 'up' ? link.definitions : link.known) {

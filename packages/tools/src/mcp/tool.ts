@@ -27,6 +27,11 @@ export interface McpToolCaller {
   /** The server's name in the owner's list. */
   server: string;
   transport: 'stdio' | 'http';
+  /**
+   * The longest one call may take, ms, a connect counted (the hub's `connectTimeoutMs` plus
+   * `callTimeoutMs`): the tool's `timeoutMs`.
+   */
+  timeoutMs?: number;
   /** Calls `tool` (the server's own name) with `args`; never throws. */
   call: (tool: string, args: McpToolInput, signal: AbortSignal) => Promise<ToolResult>;
 }
@@ -70,7 +75,7 @@ export function mcpToolName(server: string, tool: string, taken: ReadonlySet<str
  * The keel tool for `definition`, a tool of `caller.server`, offered as `name`
  * ({@link mcpToolName}). Its `defaultPolicy` is `ask` whatever its annotations say (an owner who
  * trusts a server allows it with a policy on `mcp:<server>`); its policy names are
- * `mcp:<server>/<tool>` then `mcp:<server>`.
+ * `mcp:<server>/<tool>` then `mcp:<server>`; its `timeoutMs` is the caller's.
  */
 export function mcpTool(
   definition: McpToolDefinition,
@@ -94,6 +99,7 @@ export function mcpTool(
     defaultPolicy: 'ask',
     // The name the model and `keel tools` show first, then the server's own names for it.
     policyNames: [name, `mcp:${server}/${definition.name}`, `mcp:${server}`],
+    ...(caller.timeoutMs === undefined ? {} : { timeoutMs: caller.timeoutMs }),
     summary: (input) => `${definition.name} on MCP server "${server}"${argsWords(input)}`,
     execute: (input, context) => caller.call(definition.name, input, context.signal),
   };
