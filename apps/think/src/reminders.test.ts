@@ -3,15 +3,16 @@
 // before it, not during quiet hours (then at the first tick after them, saying it is late), not
 // twice after a restart (a new store over the same file) nor by a second process; a failed send
 // is retried; a reminder more than a day late is missed, not sent (a control a day less late is
-// sent).
+// sent). The tick sends them before its model work: a tick whose gate fails still sends a due
+// reminder and records it (one not yet due waits), and a failed delivery does not stop the tick.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OfflineSession } from '@keel/agent';
-import { PatternGate } from '@keel/gate';
-import { MemoryStore } from '@keel/memory';
+import { type BeliefGate, PatternGate } from '@keel/gate';
+import { MemoryStore, type RunOutcome } from '@keel/memory';
 import { DateTime } from 'luxon';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { recordUrgent } from './interrupt.js';
 import { deliverReminders, MISSED_AFTER_MS } from './reminders.js';
 import { runThink } from './run.js';
@@ -202,5 +203,74 @@ describe('reminders on the tick', () => {
         t,
       ),
     ).toBe(true);
+  });
+
+  it('a tick whose gate fails still sends a due reminder first and records it; one not yet due waits', async () => {
+    t = at('2026-12-08T14:02');
+    const deps = service();
+    await ask(deps, 'remind me in 2 minutes to stretch');
+    await ask(deps, 'remind me at 5pm to call the bank');
+    deps.store.addEpisode({ channel: 'terminal', role: 'owner', text: 'I moved to Lyon in May' });
+    let judged = 0;
+    const broken: BeliefGate = {
+      name: 'ollama',
+      judge: async () => {
+        judged++;
+        throw new Error('the gate broke');
+      },
+    };
+    const outcomes: RunOutcome[] = [];
+    const finish = deps.store.thinkRuns.finish.bind(deps.store.thinkRuns);
+    vi.spyOn(deps.store.thinkRuns, 'finish').mockImplementation((id, now, outcome) => {
+      outcomes.push(outcome);
+      finish(id, now, outcome);
+    });
+    const failingTick = () => tick({ ...deps, gate: broken });
+
+    t = at('2026-12-08T14:05');
+    await expect(failingTick()).rejects.toThrow('the gate broke');
+    expect(judged).toBeGreaterThan(0);
+    expect(sent).toEqual(['Reminder: stretch (asked Tue 14:02)']);
+    expect(outcomes).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        error: 'the gate broke',
+        summary: expect.objectContaining({ reminders: { sent: 1, held: 0, missed: 0 } }),
+      }),
+    ]);
+    expect(deps.store.reminders.list().find((r) => r.text === 'call the bank')).toMatchObject({
+      status: 'pending',
+    });
+
+    // 17:00, the gate still broken: the bank call goes out on time, the stretch not again.
+    t = at('2026-12-08T17:00');
+    await expect(failingTick()).rejects.toThrow('the gate broke');
+    expect(sent).toEqual([
+      'Reminder: stretch (asked Tue 14:02)',
+      'Reminder: call the bank (asked Tue 14:02)',
+    ]);
+    expect(outcomes[1]).toMatchObject({ summary: { reminders: { sent: 1 } } });
+  });
+
+  it('a failed delivery is a note and the tick goes on; the next tick sends the reminder', async () => {
+    t = at('2026-12-08T14:02');
+    const deps = service();
+    await ask(deps, 'remind me in 2 minutes to stretch');
+    deps.store.addEpisode({ channel: 'terminal', role: 'owner', text: 'I moved to Lyon in May' });
+    vi.spyOn(deps.store.reminders, 'due').mockImplementationOnce(() => {
+      throw new Error('the reminders table is busy');
+    });
+    t = at('2026-12-08T14:05');
+    const r = await tick(deps);
+    expect(sent).toEqual([]);
+    expect(r.skipped).toContain(
+      'reminders: delivery failed (INTERNAL: the reminders table is busy); retried next tick',
+    );
+    expect(r.examined).toBeGreaterThan(0);
+    expect(deps.store.thinkRuns.lastTick()).toMatchObject({ status: 'ok' });
+    t = at('2026-12-08T14:20');
+    const next = await tick(deps);
+    expect(next.reminders.sent).toBe(1);
+    expect(sent).toEqual(['Reminder: stretch (asked Tue 14:02; due today 14:04, late)']);
   });
 });

@@ -2,14 +2,17 @@
  * One run of the think service — what `keel think --once` does and what the service does every
  * interval:
  *
- * 1. the belief gate over the owner turns written since the watermark;
- * 2. reflection over the turns the gate queued — or, once tonight's curation is due (its hour has
+ * 1. first, before any model work, the reminders the owner asked for and the interrupts already
+ *    waiting (never in quiet hours, each at most once; `reminders.ts`, `interrupt.ts`): a reminder
+ *    goes out at its time, never later by the tick's model time, and a later step that fails
+ *    cannot hold it back;
+ * 2. the belief gate over the owner turns written since the watermark;
+ * 3. reflection over the turns the gate queued — or, once tonight's curation is due (its hour has
  *    come and tonight is not done, or it is forced), the curator, which reflects on them inside
  *    the night's one unit of work: each turn is reflected on once;
- * 3. interrupts, then the reminders the owner asked for (never in quiet hours, each at most once;
- *    `reminders.ts`);
  *    After the night, the whole journal check (`keel verify`'s), which keeps the day's
- *    `keel doctor` incremental;
+ *    `keel doctor` incremental; then the interrupts this tick's reflection or curator found, so
+ *    they go out in the same tick;
  * 4. the weekly review when last week has not been reviewed (after the curator's hour), which ends
  *    by sending the owner the journal's head (`weekly.ts`);
  * 5. the vector catch-up (`store.catchUpVectors`): rows written since the last tick get their
@@ -17,7 +20,8 @@
  *
  * Each step is recorded in `think_runs` (the tick, and the curator and weekly review as runs of
  * their own). A model or gate failure is recorded and leaves work for the next tick; it never
- * throws.
+ * throws. A failed delivery is a note in the report and the run goes on; a tick that fails later
+ * still records what it delivered.
  *
  * @module
  */
@@ -112,6 +116,53 @@ function nightlyJournalCheck(deps: ThinkDeps, report: RunDetails): RunDetails['j
 }
 
 /**
+ * Sends the owner the interrupts that are due and, with `reminders`, the reminders they asked
+ * for, and counts them in `report` (run twice a tick: first, and after reflection; each item is
+ * claimed before its send, so none goes twice). A failed send is retried next tick by the
+ * delivery itself; any other failure is a note in `report.skipped`, never a stop of the run.
+ *
+ * @throws KeelError `CANCELLED`, `DB_CORRUPT`, `JOURNAL_BROKEN` (see {@link fatal}).
+ */
+async function deliverDue(
+  deps: ThinkDeps,
+  report: RunDetails,
+  options: { reminders: boolean },
+): Promise<void> {
+  const note = (line: string) => {
+    if (!report.skipped.includes(line)) report.skipped.push(line);
+  };
+  try {
+    const delivery = await deliverInterrupts(deps);
+    report.interrupts += delivery.sent;
+    if (delivery.held) note(`interrupts: ${delivery.held}`);
+    if (delivery.expired) {
+      report.skipped.push(`interrupts: ${delivery.expired} dropped, their time had passed`);
+    }
+  } catch (err) {
+    const stop = fatal(err);
+    if (stop) throw stop;
+    const d = describe(err);
+    report.skipped.push(`interrupts: delivery failed (${d.code}: ${d.error}); retried next tick`);
+  }
+  if (!options.reminders) return;
+  try {
+    const reminders = await deliverReminders(deps);
+    report.reminders = { sent: reminders.sent, held: reminders.held, missed: reminders.missed };
+    if (reminders.heldWhy) report.skipped.push(`reminders: ${reminders.heldWhy}`);
+    if (reminders.missed) {
+      report.skipped.push(
+        `reminders: ${reminders.missed} missed (more than a day late); keel reminders lists them`,
+      );
+    }
+  } catch (err) {
+    const stop = fatal(err);
+    if (stop) throw stop;
+    const d = describe(err);
+    report.skipped.push(`reminders: delivery failed (${d.code}: ${d.error}); retried next tick`);
+  }
+}
+
+/**
  * Runs one tick, plus the curator and weekly review when due or forced.
  *
  * @returns what it did (the `--json` output).
@@ -143,6 +194,8 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
     reminders: { sent: 0, held: 0, missed: 0 },
   };
   try {
+    // Before any model work: neither its time nor its failure may delay what is due.
+    await deliverDue(deps, report, { reminders: true });
     advanceWatermark(store, deps.now());
     const gate = await judgeQueue(store, deps.gate, deps.now, deps.signal);
     report.examined = gate.examined;
@@ -215,20 +268,8 @@ export async function runThink(deps: ThinkDeps, options: RunOptions = {}): Promi
       if (report.night) report.journal = nightlyJournalCheck(deps, report);
     }
 
-    const delivery = await deliverInterrupts(deps);
-    report.interrupts = delivery.sent;
-    if (delivery.held) report.skipped.push(`interrupts: ${delivery.held}`);
-    if (delivery.expired) {
-      report.skipped.push(`interrupts: ${delivery.expired} dropped, their time had passed`);
-    }
-    const reminders = await deliverReminders(deps);
-    report.reminders = { sent: reminders.sent, held: reminders.held, missed: reminders.missed };
-    if (reminders.heldWhy) report.skipped.push(`reminders: ${reminders.heldWhy}`);
-    if (reminders.missed) {
-      report.skipped.push(
-        `reminders: ${reminders.missed} missed (more than a day late); keel reminders lists them`,
-      );
-    }
+    // What this tick's reflection or curator found for the owner goes out in the same tick.
+    await deliverDue(deps, report, { reminders: false });
 
     const weekly = options.weekly ?? 'auto';
     const week = previousWeek(now, config.tz).week;
