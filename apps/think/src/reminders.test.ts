@@ -14,7 +14,7 @@ import { MemoryStore, type RunOutcome } from '@keel/memory';
 import { DateTime } from 'luxon';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { recordUrgent } from './interrupt.js';
-import { deliverReminders, MISSED_AFTER_MS } from './reminders.js';
+import { deliverReminders, MISSED_AFTER_MS, reminderMessage } from './reminders.js';
 import { runThink } from './run.js';
 import { formatReport } from './service.js';
 import type { ThinkConfig, ThinkDeps } from './types.js';
@@ -272,5 +272,30 @@ describe('reminders on the tick', () => {
     const next = await tick(deps);
     expect(next.reminders.sent).toBe(1);
     expect(sent).toEqual(['Reminder: stretch (asked Tue 14:02; due today 14:04, late)']);
+  });
+});
+
+describe('who set a reminder', () => {
+  it("says a reminder the model set is keel's, and one the owner asked for is theirs", () => {
+    const base = {
+      id: 1,
+      text: 'stretch',
+      due_at: at('2026-12-08T14:30'),
+      phrase: null,
+      created_at: at('2026-12-08T14:02'),
+      episode_id: null,
+      channel: 'terminal',
+      status: 'pending',
+      sent_at: null,
+      attempts: 0,
+      last_error: null,
+    } as const;
+    const now = at('2026-12-08T14:30');
+    expect(reminderMessage({ ...base, created_by: 'model' } as never, now, TZ, 15 * MIN)).toBe(
+      "Reminder: stretch (set by keel's model Tue 14:02)",
+    );
+    expect(reminderMessage({ ...base, created_by: 'owner' } as never, now, TZ, 15 * MIN)).toBe(
+      'Reminder: stretch (asked Tue 14:02)',
+    );
   });
 });

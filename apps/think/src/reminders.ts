@@ -38,7 +38,8 @@ export interface ReminderDelivery {
 }
 
 /**
- * The message the owner reads: `Reminder: call the bank (asked Tue 14:02)`, and when it is sent
+ * The message the owner reads: `Reminder: call the bank (asked Tue 14:02)` (`set by keel's model
+ * Tue 14:02` for one the model set through its tool), and when it is sent
  * later than its time by more than a tick, when it was due: `… (asked Tue 14:02; due today 05:00,
  * late)`.
  *
@@ -53,7 +54,10 @@ export function reminderMessage(
   const asked = DateTime.fromMillis(r.created_at, { zone: tz }).toFormat('ccc HH:mm');
   const late =
     nowMs - r.due_at > lateAfterMs ? `; due ${whenWords(r.due_at, nowMs, tz)}, late` : '';
-  return `Reminder: ${r.text} (asked ${asked}${late})`;
+  // A reminder the model set (not read from the owner's own words) says so: it is keel's, and the
+  // owner can tell it from one they asked for.
+  const who = r.created_by === 'model' ? "set by keel's model" : 'asked';
+  return `Reminder: ${r.text} (${who} ${asked}${late})`;
 }
 
 /**
