@@ -86,7 +86,7 @@ function callJson(c: ToolCallRow) {
 /** The text of `keel tools`. */
 function toolsText(lines: ToolLine[], tools: KeelTools, grants: ToolGrantRow[]): string {
   const width = Math.max(...lines.map((l) => l.name.length), 4);
-  const out = ['tool'.padEnd(width) + '  effect   policy'];
+  const out = [`${'tool'.padEnd(width)}  effect   policy`];
   for (const l of lines) {
     out.push(
       `${l.name.padEnd(width)}  ${l.effect.padEnd(7)}  ${l.policy}${l.policy_set ? ' (yours)' : ''}`,
