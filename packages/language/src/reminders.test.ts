@@ -57,7 +57,7 @@ const HELD_OUT_MISSES: string[] = ['in 2 days remind me to follow up with the la
 describe('parseReminderRequest: the time', () => {
   const at = (iso: string, tz = CASES_TZ) => DateTime.fromISO(iso, { zone: tz }).toMillis();
 
-  it('reads an hour without am/pm as the next one ahead, never one in the past', () => {
+  it('reads an hour without am/pm as the next one ahead, never one in the past (tomorrow: 1-6 pm)', () => {
     const afternoon = at('2026-12-08T14:02');
     expect(
       local(parseReminderRequest('remind me at five to call', afternoon, CASES_TZ)!.dueAt!),
@@ -65,7 +65,13 @@ describe('parseReminderRequest: the time', () => {
     const evening = at('2026-12-08T18:30');
     expect(
       local(parseReminderRequest('remind me at five to call', evening, CASES_TZ)!.dueAt!),
-    ).toBe('2026-12-09 05:00');
+    ).toBe('2026-12-09 17:00');
+    // the control: an hour of the morning passed today is tomorrow morning's
+    expect(
+      local(
+        parseReminderRequest('remind me at 8 to call', at('2026-12-08T21:00'), CASES_TZ)!.dueAt!,
+      ),
+    ).toBe('2026-12-09 08:00');
     const night = at('2026-12-08T03:00');
     expect(local(parseReminderRequest('remind me at five to call', night, CASES_TZ)!.dueAt!)).toBe(
       '2026-12-08 05:00',

@@ -14,8 +14,9 @@
  * in the owner's zone through Luxon (DST-correct: wall-clock fields are read back in the zone):
  *
  * - an hour without am/pm ("at five", "at 7") is the next such time still ahead today (17:00 at
- *   14:02; 05:00 at 03:00), else tomorrow's; with a day named ("tomorrow at 5", "Friday at 10")
- *   1-6 are afternoon hours and 7-12 morning (noon at 12);
+ *   14:02; 05:00 at 03:00), else tomorrow's read as a named day's; with a day named ("tomorrow at
+ *   5", "Friday at 10") 1-6 are afternoon hours and 7-12 morning (noon at 12), so "at five" said
+ *   at 20:00 is tomorrow 17:00;
  * - a day without a time is {@link DEFAULT_HOURS}: morning 09:00, noon 12:00, afternoon 15:00,
  *   evening 19:00, tonight / night 20:00, a day alone ("on Monday", "next week") 09:00;
  * - a time that has passed is never chosen: a time of day alone moves to the next day; a day that
@@ -261,12 +262,13 @@ function dueOf(r: chrono.ParsedResult, nowMs: number, tz: string): number | null
   if (dayNamed && !chronoDay.hasSame(now, 'day')) {
     return at(chronoDay, hour <= 6 ? hour + 12 : hour, minute).toMillis();
   }
-  // Today (named or implied): the next of h:mm and (h+12):mm still ahead, else tomorrow's h:mm.
+  // Today (named or implied): the next of h:mm and (h+12):mm still ahead; else tomorrow, read as
+  // a named day is (1-6 afternoon: "at five" said at 20:00 is tomorrow 17:00, not 05:00).
   const h = hour % 12;
   for (const candidate of [at(now, h, minute), at(now, h + 12, minute)]) {
     if (candidate.toMillis() > nowMs) return candidate.toMillis();
   }
-  return at(now.plus({ days: 1 }), h === 0 ? 12 : h, minute).toMillis();
+  return at(now.plus({ days: 1 }), h === 0 ? 12 : h <= 6 ? h + 12 : h, minute).toMillis();
 }
 
 /** `text` with the spans `cuts` (original positions) removed, spaces closed up. */
