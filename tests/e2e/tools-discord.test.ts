@@ -232,7 +232,10 @@ describe("Discord's approval buttons", () => {
     discord.sendMessage(owner, dm, 'and append again');
     await discord.waitFor(() => discord.posted(dm).length === 3, WAIT_MS, 'the second reply');
     await bot!.idle();
-    expect(discord.posted(dm).at(-1)!.content).toBe('Appended.');
+    // The reply says what ran without asking, and by what.
+    expect(discord.posted(dm).at(-1)!.content).toBe(
+      'Appended.\n(ran without asking, by your standing answer; keel tools revoke ends it: shell {"command":"echo again >> out.txt"})',
+    );
     expect(asks(dm)).toEqual([ask]);
     expect(readFileSync(outFile(), 'utf8')).toBe('hi\nagain\n');
     expect(toolResult('toolu_second')?.isError).toBe(false);
