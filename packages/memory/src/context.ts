@@ -20,7 +20,7 @@ export interface StoreContext {
    * (`MemoryStore.withSecrets`), in memory only: their later writes withhold them too. Absent
    * outside both.
    */
-  ledger?: SecretLedger;
+  ledger?: SecretLedger | undefined;
 }
 
 const cache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
