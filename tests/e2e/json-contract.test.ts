@@ -515,6 +515,8 @@ describe('every verb prints --json under one contract', () => {
     });
     expect(dated.window).toMatchObject({ phrase: 'last week', since: expect.any(String) });
     await walk(['history', 'project/current_project']);
+    const why = await walk(['why', String(ids.pending)], { mayBeEmpty: ['$.unexplained'] });
+    expect(why.changes).toContainEqual(expect.objectContaining({ actor: 'owner' }));
     const beliefs = await walk(['beliefs'], { mayBeEmpty: ['$.unexplained'] });
     expect(beliefs.beliefs).toContainEqual(expect.objectContaining({ status: 'pending' }));
     await walk(['beliefs', '--source', 'owner_stated', '--sort', 'confidence'], {
@@ -631,6 +633,7 @@ describe('every verb prints an error the same way, and exits non-zero', () => {
     await failing(['recall', ' '], 'INVALID_INPUT');
     await failing(['history', 'nokind/x'], 'INVALID_INPUT');
     await failing(['beliefs', '--kind', 'nokind'], 'INVALID_INPUT');
+    await failing(['why', 'f99999'], 'NOT_FOUND');
     await failing(['forget', 'abc'], 'INVALID_INPUT');
     await failing(['keep', '99999'], 'NOT_FOUND');
     await failing(['answer', 'q99999', 'yes'], 'NOT_FOUND');

@@ -63,6 +63,14 @@ export const VERBS: readonly Verb[] = [
     define: async (program, config) => (await memory()).registerRecallCommands(program, config()),
   },
   {
+    name: 'why',
+    usage: '<id>',
+    summary:
+      'why keel believes something: the belief, its former values, their evidence and who changed it when',
+    define: async (program, config) =>
+      (await import('./commands/why.js')).registerWhyCommand(program, config()),
+  },
+  {
     name: 'beliefs',
     usage: '[options]',
     summary:
