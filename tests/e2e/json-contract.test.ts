@@ -522,6 +522,17 @@ describe('every verb prints --json under one contract', () => {
     await walk(['beliefs', '--source', 'owner_stated', '--sort', 'confidence'], {
       mayBeEmpty: ['$.unexplained'],
     });
+    // The memory taken out, to stdout and to a file; the file brought into an empty home, once.
+    const exported = await walk(['export', '--include', 'episodes'], {
+      mayBeEmpty: ['$.tombstones'],
+    });
+    expect(exported).toMatchObject({ format: 'keel-export', version: 1 });
+    const exportFile = join(scratch, 'export.json');
+    expect(await walk(['export', '--out', exportFile])).toMatchObject({ episodes: null });
+    const moved = mkdtempSync(join(tmpdir(), 'keel-contract-moved-'));
+    closers.push(() => rmSync(moved, { recursive: true, force: true }));
+    await walk(['import', exportFile, '--no-embed'], { env: { KEEL_HOME: moved } });
+    await failing(['import', exportFile], 'STORE_NOT_EMPTY');
     const answered = await walk(['answer', `q${ids.question}`, 'no']);
     expect(answered).toMatchObject({ answer: 'no', fact: { status: expect.any(String) } });
     const confirmed = await walk(['confirm', String(ids.pending)]);
