@@ -1,11 +1,12 @@
 /**
  * `keel why <id>` from the bundled CLI against a real KEEL_HOME: a corrected belief's versions
  * (the former one labelled), each version's evidence (door, time, the words with their controls
- * shown, never obeyed), who changed it; `--json` in its documented shape; an unknown id fails with
- * NOT_FOUND and its fix.
+ * shown, never obeyed), who changed it; `--json` in its documented shape; a row changed outside
+ * keel is named as not explained by the journal; an unknown id fails with NOT_FOUND and its fix.
  */
 import { join } from 'node:path';
 import { MemoryStore } from '@keel/memory';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keel, tempHome } from '../support/cli.js';
 
@@ -87,5 +88,44 @@ describe('keel why', () => {
     expect(r.stderr).toContain('NOT_FOUND');
     expect(r.stderr).toContain('fix:');
     expect(keel(home, ['why', String(ids.current)]).status).toBe(0);
+  });
+
+  it('names a version changed outside keel as not explained by the journal (an untouched one is not)', () => {
+    const other = tempHome();
+    try {
+      const store = MemoryStore.open(join(other.home, 'keel.db'));
+      const touched = store.remember({
+        kind: 'preference',
+        key: 'tea',
+        value: 'green tea',
+        source: 'inferred',
+      }).fact!.id;
+      const untouched = store.remember({
+        kind: 'preference',
+        key: 'juice',
+        value: 'orange juice',
+        source: 'owner_stated',
+      }).fact!.id;
+      store.close();
+      const db = new Database(join(other.home, 'keel.db'));
+      db.prepare(`UPDATE facts SET source = 'owner_stated', confidence = 1.0 WHERE id = ?`).run(
+        touched,
+      );
+      db.close();
+      const r = keel(other.home, ['why', String(touched)]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain(
+        `not explained by the journal: f${touched} was changed outside keel`,
+      );
+      const json = keel(other.home, ['why', String(touched), '--json']).json<{
+        unexplained: number[];
+      }>();
+      expect(json.unexplained).toEqual([touched]);
+      const clean = keel(other.home, ['why', String(untouched)]);
+      expect(clean.stdout).toContain('orange juice');
+      expect(clean.stdout).not.toContain('not explained by the journal');
+    } finally {
+      other.cleanup();
+    }
   });
 });
