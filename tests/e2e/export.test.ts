@@ -154,5 +154,15 @@ describe('keel export and keel import of it', () => {
     expect(md).toMatch(/former: Lisbon \(replaced/);
     expect(md).toContain(CONTROL);
     expect(md).not.toContain(PURGED_VALUE);
+    expect(md).not.toContain('## Conversation');
+    // With the episodes: the conversation by day, the purged words still absent.
+    const all = run(from.home, ['export', '--format', 'markdown', '--include', 'episodes']).stdout;
+    const conversation = all.slice(all.indexOf('## Conversation'));
+    expect(conversation).toMatch(/^### \d{4}-\d{2}-\d{2}$/m);
+    expect(conversation).toMatch(
+      /^- \d{2}:\d{2} owner \(cli\): remember profile\/bike: Brompton$/m,
+    );
+    expect(all).not.toContain(PURGED_VALUE);
+    expect(all).not.toContain(SECRET);
   });
 });
