@@ -92,6 +92,7 @@ describe('a turn whose tool asks the owner', () => {
       'remember',
       'recall',
       'history',
+      'why',
       'forget',
       'review_pending',
       'shell',
@@ -102,6 +103,7 @@ describe('a turn whose tool asks the owner', () => {
       'remember',
       'recall',
       'history',
+      'why',
       'forget',
       'review_pending',
     ]);

@@ -17,6 +17,8 @@ import type { BackupReach, ReachBackups } from './backup.js';
 import { type Clock, countRows, type StoreContext, stmt } from './context.js';
 import { type OpenOptions, openDatabase } from './db.js';
 import type { Embedder } from './embed/types.js';
+import { type ExportOptions, exportMemory } from './export/export.js';
+import type { KeelExport } from './export/format.js';
 import { type DedupeChange, dedupeActive } from './facts/dedupe.js';
 import {
   appendPurgeLedger,
@@ -81,6 +83,7 @@ import { forgottenSaidAgain } from './facts/tombstones.js';
 import { type AccessCount, recordAccess } from './facts/transitions.js';
 import { type BeliefExplanation, explainBelief } from './facts/why.js';
 import { type ImportOptions, type ImportResult, importTurns } from './import/import.js';
+import { importKeelExport, type KeelExportImportResult } from './import/keel-export.js';
 import type { ParsedImport } from './import/parsers.js';
 import { IntegrityGuard, type IntegrityOptions, type IntegrityVerdict } from './integrity.js';
 import { anchorPathFor, anchorWrites, type HeadMark, lastEntry } from './journal/anchor.js';
@@ -777,6 +780,25 @@ export class MemoryStore {
   /** Imports parsed turns as episodes (idempotent). */
   importTurns(parsed: ParsedImport, options: ImportOptions): ImportResult {
     return importTurns(this.#ctx, parsed, options);
+  }
+
+  /**
+   * The whole memory as a keel export (`export/format.ts`): every belief in any status with its
+   * evidence episodes and journal changes, every tombstone (hashes only), every episode with
+   * `includeEpisodes`. A purged value and a credential never appear in it.
+   */
+  exportMemory(options?: ExportOptions): KeelExport {
+    return exportMemory(this.#ctx, options);
+  }
+
+  /**
+   * Imports a keel export (the parsed JSON of `keel export --format json`) into this store, which
+   * must hold no beliefs or tombstones yet, in one transaction journaled by the `import` actor.
+   *
+   * @throws KeelError `IMPORT_FORMAT` (not a well-formed export), `STORE_NOT_EMPTY`.
+   */
+  importKeelExport(data: unknown): KeelExportImportResult {
+    return importKeelExport(this.#ctx, data);
   }
 
   // -------------------------------------------------------------------------------------------
