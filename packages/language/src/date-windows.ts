@@ -7,6 +7,7 @@
 import type * as chrono from 'chrono-node';
 import { DateTime } from 'luxon';
 import { mayNameDate, results, wallClock } from './dates.js';
+import { NUMBER_WORDS } from './number-words.js';
 
 /** A span of time a question names, in the owner's zone: `[from, to)`, ms since the epoch. */
 export interface DateWindow {
@@ -30,21 +31,11 @@ const SEASONS: Readonly<Record<string, number>> = {
   fall: 9,
   winter: 12,
 };
-const NUMBER_WORDS: Readonly<Record<string, number>> = {
+/** A count in words: one to twelve, and "a", "an", "a few", "a couple". */
+const COUNT_WORDS: Readonly<Record<string, number>> = {
+  ...NUMBER_WORDS,
   a: 1,
   an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
   few: 3,
   couple: 2,
 };
@@ -54,7 +45,7 @@ const SEASON =
   /(?<!\bfor\s+)\b(?:(last|this|past)\s+|(?:in|during|over)\s+(?:the\s+)?|the\s+)(spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?((?:19|20)\d{2}))?\b|\b(spring|summer|autumn|fall|winter)\s+(?:of\s+)?((?:19|20)\d{2})\b/i;
 /** "in the last two months", "over the past week", "the past 3 days", "past few weeks". */
 const PAST_SPAN = new RegExp(
-  String.raw`\b(?:(?:in|during|over|within)\s+)?(?:the\s+)?(?:last|past)\s+(?:(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple)\s+(?:of\s+)?)?${EN_UNIT}\b`,
+  String.raw`\b(?:(?:in|during|over|within)\s+)?(?:the\s+)?(?:last|past)\s+(?:(\d+|${Object.keys(COUNT_WORDS).join('|')})\s+(?:of\s+)?)?${EN_UNIT}\b`,
   'i',
 );
 /** "last week", "this month", "last weekend", "the weekend", "this year". */
@@ -118,7 +109,7 @@ export function resolveWindow(text: string, nowMs: number, tz: string): DateWind
   }
   const past = PAST_SPAN.exec(text);
   if (past && !/^(?:the\s+)?last\s+(?:day|week|month|year)\b/i.test(past[0].trim())) {
-    const n = past[1] ? (NUMBER_WORDS[past[1].toLowerCase()] ?? Number(past[1])) : 1;
+    const n = past[1] ? (COUNT_WORDS[past[1].toLowerCase()] ?? Number(past[1])) : 1;
     const unit = past[2]!.toLowerCase() as Unit;
     found.push({
       at: past.index,

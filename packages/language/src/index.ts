@@ -21,7 +21,7 @@
  *   (`resolveDate`), a question's window (`resolveWindow`, `date-windows.ts`), `--as-of`
  *   (`resolveAsOf`), a reminder's due time (`resolveDue`), the time phrase of a statement
  *   wherever it stands (`splitTimePhrase`, `time-phrases.ts`) and the day it began
- *   (`resolveStart`), local days and stamps.
+ *   (`resolveStart`), local days and stamps; numbers in words (`number-words.ts`).
  * - **Reminders** (`reminders.ts`) — a request to be reminded read from the owner's words
  *   (`parseReminderRequest`: what, when in the owner's zone, and the phrase as written).
  * - **Secrets** (`secrets/`) — the scan that finds credentials by what a sentence is about and by
