@@ -34,6 +34,8 @@
  * - **Controls shown** (`controls.ts`) — `showControls`: control characters and the bidi
  *   embeddings, overrides and isolates turned into visible characters, the one screen every door
  *   (the terminal, Discord) shows text through.
+ * - **Time limits** (`time-limit.ts`) — `withinTime`: a promise's outcome, or a rejection when a
+ *   limit passes first, its timer always cleared.
  *
  * @module
  */
@@ -121,4 +123,5 @@ export {
   valuePattern,
   wellFormed,
 } from './text.js';
+export { withinTime } from './time-limit.js';
 export { splitTimePhrase } from './time-phrases.js';
