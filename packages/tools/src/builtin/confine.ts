@@ -63,6 +63,23 @@ export async function guardedTest(
 }
 
 /**
+ * A test of whether a listing leaves a real path out: one of keel's own places
+ * ({@link guardedTest}), unless the workspace lies below it (the data folder that holds the
+ * workspace is listed, and only the workspace is shown inside it).
+ */
+export async function hiddenInListings(
+  guarded: readonly string[],
+  workspace: string | undefined,
+): Promise<(path: string) => boolean> {
+  const [isGuarded, realWorkspace] = await Promise.all([
+    guardedTest(guarded, workspace),
+    workspace === undefined ? Promise.resolve(undefined) : realRoots([workspace]).then((r) => r[0]),
+  ]);
+  return (path) =>
+    isGuarded(path) && !(realWorkspace !== undefined && isInside(path, realWorkspace));
+}
+
+/**
  * Where a real path `real` (from `input`, resolved as `wanted`) landed: inside a real root and not
  * in a guarded place, or refused (a symlink that leads out is named with where it leads).
  */
