@@ -209,10 +209,10 @@ export class Agent implements UnansweredRecorder {
     }
   }
 
-  /** The turn after its lock is taken: prepared, its model calls answered, and stored. */
+  /** The turn after its lock is taken: begun, its model calls answered, and stored. */
   private async run(turnId: number, said: string, input: TurnInput): Promise<TurnResult> {
     const { text, withheld } = withholdFrom(this.store, said);
-    const turn = await this.prepare(turnId, text, input);
+    const turn = await this.begin(turnId, text, input);
     for (;;) {
       if (turn.size > turn.budget.input) {
         // A safety net: rounds are budgeted so this does not happen; never send past the budget.
@@ -226,7 +226,7 @@ export class Agent implements UnansweredRecorder {
   }
 
   /** The turn's budget, memory blocks, tools and first request ({@link startTurnRun}). */
-  private async prepare(turnId: number, text: string, input: TurnInput): Promise<TurnRun> {
+  private async begin(turnId: number, text: string, input: TurnInput): Promise<TurnRun> {
     const budget = await this.budget();
     return startTurnRun({
       turnId,
