@@ -108,6 +108,7 @@ export {
   reviewPendingTool,
 } from './memory/index.js';
 export {
+  MEMORY_COMMANDS,
   runSlashCommand,
   SLASH_BELIEFS_MAX,
   SLASH_HELP,
