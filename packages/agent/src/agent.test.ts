@@ -462,6 +462,51 @@ describe('no credential reaches a model', () => {
     expect(JSON.stringify(plain.calls[0])).toContain('my wifi is slow today');
     expect(r2.withheld).toEqual([]);
   });
+  it("a secret withheld from the owner's words is withheld from the tool log when the model sends it in a call (control: the call's other words are kept)", async () => {
+    // A model that sends the password anyway (it did not read it from keel).
+    const model = new FakeChatModel([
+      {
+        content: [
+          {
+            type: 'tool_use',
+            id: 't0',
+            name: 'remember',
+            input: { kind: 'note', key: 'streaming_service', value: 'Pingu!Ice22' },
+          },
+        ],
+      },
+      'Noted.',
+    ]);
+    await new Agent({ store, model }).turn({
+      text: 'my netflix password is Pingu!Ice22 if you need it for the tv',
+      channel: 'test',
+    });
+    const [call] = store.toolCalls.list();
+    expect(call!.arguments).not.toContain('Pingu!Ice22');
+    expect(JSON.parse(call!.arguments)).toMatchObject({ value: '[secret withheld]' });
+    const everything = JSON.stringify(
+      dbOf(store).prepare('SELECT arguments, excerpt FROM tool_calls').all(),
+    );
+    expect(everything).not.toContain('Pingu!Ice22');
+    // Control: a turn that held no secret logs the call's value as the model sent it.
+    const plain = new FakeChatModel([
+      {
+        content: [
+          {
+            type: 'tool_use',
+            id: 't1',
+            name: 'remember',
+            input: { kind: 'note', key: 'tv', value: 'Pingu the penguin' },
+          },
+        ],
+      },
+      'Noted.',
+    ]);
+    await new Agent({ store, model: plain }).turn({ text: 'we watch Pingu', channel: 'test' });
+    expect(JSON.parse(store.toolCalls.list()[0]!.arguments)).toMatchObject({
+      value: 'Pingu the penguin',
+    });
+  });
 });
 
 describe('no credential of the shared phrasings reaches a model', () => {

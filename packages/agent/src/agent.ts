@@ -18,7 +18,7 @@
  */
 
 import { KeelError } from '@keel/errors';
-import type { SecretKind } from '@keel/language';
+import type { SecretKind, SecretLedger } from '@keel/language';
 import type { Episode, MemoryStore } from '@keel/memory';
 import { buildStaticBlock, countTokens, type MemoryBlock, STANDING_KINDS } from '@keel/prompt';
 import { memoryToolbox, type Toolbox, type ToolContext } from '@keel/tools';
@@ -102,15 +102,19 @@ export class Agent implements UnansweredRecorder {
     };
   }
 
-  /** What every tool call of a turn is given: the turn's signal, the store, the zone, the door. */
-  private toolContext(channel: string, ownerText: string, signal?: AbortSignal): ToolContext {
+  /**
+   * What every tool call of a turn is given: the turn's signal, the store, the zone, the door,
+   * the owner's words as the model read them and the secrets withheld from them.
+   */
+  private toolContext(turn: TurnRun): ToolContext {
     return {
-      signal: signal ?? new AbortController().signal,
+      signal: turn.input.signal ?? new AbortController().signal,
       store: this.store,
       tz: this.tz,
       now: () => this.store.now(),
-      channel,
-      ownerText,
+      channel: turn.input.channel,
+      ownerText: turn.text,
+      secrets: turn.secrets,
     };
   }
 
@@ -211,8 +215,8 @@ export class Agent implements UnansweredRecorder {
 
   /** The turn after its lock is taken: begun, its model calls answered, and stored. */
   private async run(turnId: number, said: string, input: TurnInput): Promise<TurnResult> {
-    const { text, withheld } = withholdFrom(this.store, said);
-    const turn = await this.begin(turnId, text, input);
+    const { text, withheld, secrets } = withholdFrom(this.store, said);
+    const turn = await this.begin(turnId, text, secrets, input);
     for (;;) {
       if (turn.size > turn.budget.input) {
         // A safety net: rounds are budgeted so this does not happen; never send past the budget.
@@ -226,12 +230,18 @@ export class Agent implements UnansweredRecorder {
   }
 
   /** The turn's budget, memory blocks, tools and first request ({@link startTurnRun}). */
-  private async begin(turnId: number, text: string, input: TurnInput): Promise<TurnRun> {
+  private async begin(
+    turnId: number,
+    text: string,
+    secrets: SecretLedger,
+    input: TurnInput,
+  ): Promise<TurnRun> {
     const budget = await this.budget();
     return startTurnRun({
       turnId,
       input,
       text,
+      secrets,
       store: this.store,
       tz: this.tz,
       budget,
@@ -357,7 +367,7 @@ export class Agent implements UnansweredRecorder {
       const round = await runToolRound({
         toolbox: turn.toolbox,
         uses,
-        context: this.toolContext(input.channel, turn.text, input.signal),
+        context: this.toolContext(turn),
         turnId: turn.turnId,
         resultTokens: this.options.toolResultTokens ?? TOOL_RESULT_TOKENS,
         room,

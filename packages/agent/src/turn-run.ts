@@ -5,7 +5,7 @@
  * @module
  */
 
-import { redactSecrets, type SecretKind, scanSecrets } from '@keel/language';
+import { redactSecrets, type SecretKind, SecretLedger, scanSecrets } from '@keel/language';
 import type { MemoryStore, RecallMode } from '@keel/memory';
 import { buildTurnBlock, countTokens, type MemoryBlock } from '@keel/prompt';
 import type { StagedWrite, Toolbox } from '@keel/tools';
@@ -31,6 +31,8 @@ export interface TurnRun {
   readonly input: TurnInput;
   /** The owner's words as the model reads them (credentials withheld). */
   readonly text: string;
+  /** The secrets withheld from them ({@link withholdFrom}). */
+  readonly secrets: SecretLedger;
   readonly toolbox: Toolbox;
   readonly tools: ToolSpec[];
   readonly parts: TurnParts;
@@ -69,16 +71,19 @@ export interface TurnRun {
  * turn is the scan's context: the secret half of a key pair whose id half it held is withheld
  * too.
  *
- * @returns the words the model reads and the kinds withheld from them (none: empty).
+ * @returns the words the model reads, the kinds withheld from them (none: empty), and the
+ *   secrets withheld (for the tool log, `ToolContext.secrets`).
  */
 export function withholdFrom(
   store: MemoryStore,
   said: string,
-): { text: string; withheld: SecretKind[] } {
+): { text: string; withheld: SecretKind[]; secrets: SecretLedger } {
   const previous = store.lastOwnerTurn() ?? undefined;
   const withheld = [...new Set(scanSecrets(said, { context: previous }).map((f) => f.kind))];
-  const text = withheld.length > 0 ? redactSecrets(said, undefined, previous) : said;
-  return { text, withheld };
+  // The ledger keeps what was withheld, so the tool log withholds a repeat of it too.
+  const secrets = new SecretLedger();
+  const text = withheld.length > 0 ? redactSecrets(said, secrets, previous) : said;
+  return { text, withheld, secrets };
 }
 
 /** What {@link startTurnRun} starts a turn from. */
@@ -87,6 +92,8 @@ export interface TurnStart {
   input: TurnInput;
   /** The owner's words as the model reads them (credentials withheld). */
   text: string;
+  /** The secrets withheld from them. */
+  secrets: SecretLedger;
   store: MemoryStore;
   tz: string;
   budget: RequestBudget;
@@ -150,6 +157,7 @@ export async function startTurnRun(s: TurnStart): Promise<TurnRun> {
     turnId: s.turnId,
     input: s.input,
     text,
+    secrets: s.secrets,
     toolbox,
     tools,
     parts,

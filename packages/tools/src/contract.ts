@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { SecretLedger } from '@keel/language';
 import type { Kind, MemoryStore } from '@keel/memory';
 import type { z } from 'zod';
 
@@ -64,6 +65,11 @@ export interface ToolContext {
   channel: string;
   /** The owner's message of this turn as the model read it (credentials withheld). */
   ownerText?: string;
+  /**
+   * The secrets withheld from the owner's message of this turn: the tool log withholds a repeat
+   * of one in a call's arguments or result (the model may send one it did not read from keel).
+   */
+  secrets?: SecretLedger;
 }
 
 /**

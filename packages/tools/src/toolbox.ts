@@ -218,6 +218,7 @@ export class Toolbox {
         exit: result?.exit ?? (decision.refusal ? decision.approval : null),
         isError: result ? result.isError : true,
         result: result ? result.content : null,
+        ...(context.secrets ? { secrets: context.secrets } : {}),
       });
     const refused = (decision: Decision & { refusal: string }, exit?: string): CallResult => {
       const logId = log(decision, null, 0);

@@ -13,7 +13,7 @@
  * @module
  */
 
-import { sha256, withholdSecrets } from '@keel/language';
+import { type SecretLedger, sha256, withholdSecrets } from '@keel/language';
 import { countRows, type StoreContext, stmt } from '../context.js';
 import { columnHolder, type OwnerTextHolder, storedText } from '../redaction.js';
 
@@ -71,6 +71,12 @@ export interface ToolCallInput {
   isError: boolean;
   /** The whole result as the tool returned it, or null when it did not run. */
   result: string | null;
+  /**
+   * The secrets of the turn the call was part of (those withheld from the owner's words): a
+   * repeat of one in the arguments or the result is withheld too, though the call is logged
+   * before the turn's own unit of work stores those words. Default: the unit of work's.
+   */
+  secrets?: SecretLedger;
 }
 
 /** One row of the tool log. */
@@ -110,7 +116,8 @@ export class ToolCallsRepo {
    * @returns the row's id.
    */
   record(call: ToolCallInput): number {
-    const args = JSON.stringify(withholdSecrets(call.arguments ?? null, this.ctx.ledger)) ?? 'null';
+    const ledger = call.secrets ?? this.ctx.ledger;
+    const args = JSON.stringify(withholdSecrets(call.arguments ?? null, ledger)) ?? 'null';
     return Number(
       stmt(
         this.ctx.db,
@@ -123,7 +130,7 @@ export class ToolCallsRepo {
         call.tool,
         call.origin,
         call.effect,
-        storedText(capped(args, TOOL_ARGUMENTS_CHARS), this.ctx.ledger),
+        storedText(capped(args, TOOL_ARGUMENTS_CHARS), ledger),
         call.policy,
         call.approval,
         call.approvedBy,
@@ -132,9 +139,7 @@ export class ToolCallsRepo {
         call.exit,
         call.isError ? 1 : 0,
         call.result === null ? null : sha256(call.result),
-        call.result === null
-          ? null
-          : storedText(capped(call.result, TOOL_EXCERPT_CHARS), this.ctx.ledger),
+        call.result === null ? null : storedText(capped(call.result, TOOL_EXCERPT_CHARS), ledger),
       ).lastInsertRowid,
     );
   }
