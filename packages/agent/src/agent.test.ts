@@ -462,22 +462,12 @@ describe('no credential reaches a model', () => {
     expect(JSON.stringify(plain.calls[0])).toContain('my wifi is slow today');
     expect(r2.withheld).toEqual([]);
   });
+
   it("a secret withheld from the owner's words is withheld from the tool log when the model sends it in a call (control: the call's other words are kept)", async () => {
-    // A model that sends the password anyway (it did not read it from keel).
-    const model = new FakeChatModel([
-      {
-        content: [
-          {
-            type: 'tool_use',
-            id: 't0',
-            name: 'remember',
-            input: { kind: 'note', key: 'streaming_service', value: 'Pingu!Ice22' },
-          },
-        ],
-      },
-      'Noted.',
-    ]);
-    await new Agent({ store, model }).turn({
+    /** A model that calls remember with `value` (it did not read it from keel), then answers. */
+    const remembers = (key: string, value: string) =>
+      new FakeChatModel([{ content: [use('remember', { kind: 'note', key, value })] }, 'Noted.']);
+    await new Agent({ store, model: remembers('streaming_service', 'Pingu!Ice22') }).turn({
       text: 'my netflix password is Pingu!Ice22 if you need it for the tv',
       channel: 'test',
     });
@@ -489,19 +479,7 @@ describe('no credential reaches a model', () => {
     );
     expect(everything).not.toContain('Pingu!Ice22');
     // Control: a turn that held no secret logs the call's value as the model sent it.
-    const plain = new FakeChatModel([
-      {
-        content: [
-          {
-            type: 'tool_use',
-            id: 't1',
-            name: 'remember',
-            input: { kind: 'note', key: 'tv', value: 'Pingu the penguin' },
-          },
-        ],
-      },
-      'Noted.',
-    ]);
+    const plain = remembers('tv', 'Pingu the penguin');
     await new Agent({ store, model: plain }).turn({ text: 'we watch Pingu', channel: 'test' });
     expect(JSON.parse(store.toolCalls.list()[0]!.arguments)).toMatchObject({
       value: 'Pingu the penguin',
