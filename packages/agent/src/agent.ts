@@ -21,7 +21,7 @@ import { KeelError } from '@keel/errors';
 import type { SecretKind, SecretLedger } from '@keel/language';
 import type { Episode, MemoryStore } from '@keel/memory';
 import { buildStaticBlock, countTokens, type MemoryBlock, STANDING_KINDS } from '@keel/prompt';
-import { memoryToolbox, type Toolbox, type ToolContext } from '@keel/tools';
+import { memoryToolbox, type Toolbox } from '@keel/tools';
 import {
   CONTEXT_MARGIN,
   MIN_ROUND_TOKENS,
@@ -74,6 +74,7 @@ import {
   stopTurn,
   type TurnRun,
   takeAnswer,
+  toolContext,
   withholdFrom,
 } from './turn-run.js';
 
@@ -99,22 +100,6 @@ export class Agent implements UnansweredRecorder {
       session: this.session,
       now: () => this.now(),
       fold: (signal, keep, newest, budget) => this.fold(signal, keep, newest, budget),
-    };
-  }
-
-  /**
-   * What every tool call of a turn is given: the turn's signal, the store, the zone, the door,
-   * the owner's words as the model read them and the secrets withheld from them.
-   */
-  private toolContext(turn: TurnRun): ToolContext {
-    return {
-      signal: turn.input.signal ?? new AbortController().signal,
-      store: this.store,
-      tz: this.tz,
-      now: () => this.store.now(),
-      channel: turn.input.channel,
-      ownerText: turn.text,
-      secrets: turn.secrets,
     };
   }
 
@@ -367,7 +352,7 @@ export class Agent implements UnansweredRecorder {
       const round = await runToolRound({
         toolbox: turn.toolbox,
         uses,
-        context: this.toolContext(turn),
+        context: toolContext(turn, this.store, this.tz),
         turnId: turn.turnId,
         resultTokens: this.options.toolResultTokens ?? TOOL_RESULT_TOKENS,
         room,

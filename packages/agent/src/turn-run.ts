@@ -8,7 +8,7 @@
 import { redactSecrets, type SecretKind, SecretLedger, scanSecrets } from '@keel/language';
 import type { MemoryStore, RecallMode } from '@keel/memory';
 import { buildTurnBlock, countTokens, type MemoryBlock } from '@keel/prompt';
-import type { StagedWrite, Toolbox } from '@keel/tools';
+import type { StagedWrite, Toolbox, ToolContext } from '@keel/tools';
 import type { RequestBudget } from './budget.js';
 import { textOf } from './compaction.js';
 import { type FittedContext, type HistoryFitter, refit, type TurnParts } from './fit.js';
@@ -179,6 +179,22 @@ export async function startTurnRun(s: TurnStart): Promise<TurnRun> {
     calls: 0,
     retried: false,
     answerNow: null,
+  };
+}
+
+/**
+ * What every tool call of a turn is given: the turn's signal, the store, the zone, the door,
+ * the owner's words as the model read them and the secrets withheld from them.
+ */
+export function toolContext(turn: TurnRun, store: MemoryStore, tz: string): ToolContext {
+  return {
+    signal: turn.input.signal ?? new AbortController().signal,
+    store,
+    tz,
+    now: () => store.now(),
+    channel: turn.input.channel,
+    ownerText: turn.text,
+    secrets: turn.secrets,
   };
 }
 
