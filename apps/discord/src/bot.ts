@@ -26,7 +26,7 @@ import {
   type UnansweredRecorder,
 } from '@keel/agent';
 import { KeelError } from '@keel/errors';
-import { damageError, type RecoveryInput, stopState } from '@keel/host';
+import { DEFAULTS, damageError, type RecoveryInput, stopState } from '@keel/host';
 import type { MemoryStore } from '@keel/memory';
 import { discordMessages } from '@keel/outbound';
 import type { Toolbox } from '@keel/tools';
@@ -91,12 +91,12 @@ export interface KeelDiscordOptions {
    * only. A tool that asks is put to the owner with buttons in their DM.
    */
   tools?: () => Toolbox | Promise<Toolbox>;
-  /** How long an approval waits for the owner's press before it is no, ms. Default 2 minutes. */
+  /**
+   * How long an approval waits for the owner's press before it is no, ms. Default: the
+   * configuration's (`KEEL_APPROVAL_TIMEOUT_S`'s default, `DEFAULTS` of `@keel/host`).
+   */
   approvalTimeoutMs?: number;
 }
-
-/** How long an approval waits for the owner's press by default, ms: 2 minutes. */
-export const APPROVAL_TIMEOUT_MS = 120_000;
 
 /** How often the door checks the database in full by default, ms: 30 minutes. */
 export const INTEGRITY_CHECK_MS = 30 * 60_000;
@@ -186,7 +186,7 @@ export class KeelDiscord {
       attachments: this.attachments,
       typingIntervalMs: options.typingIntervalMs ?? 8000,
       approvals: this.approvals,
-      approvalTimeoutMs: options.approvalTimeoutMs ?? APPROVAL_TIMEOUT_MS,
+      approvalTimeoutMs: options.approvalTimeoutMs ?? DEFAULTS.approvalTimeoutS * 1000,
     });
     this.client = new Client({
       intents: [GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent],

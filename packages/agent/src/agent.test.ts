@@ -7,10 +7,11 @@ import { MemoryStore, REFUSED_UNSAID } from '@keel/memory';
 import { dbOf } from '@keel/memory/internal';
 import { runSlashCommand } from '@keel/tools';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Agent, MAX_TOOL_ROUNDS, secretNotice } from './agent.js';
+import { Agent } from './agent.js';
 import { captureErrorNote } from './capture.js';
 import { FakeChatModel } from './model/fake.js';
 import type { ToolUseBlock } from './model/types.js';
+import { MAX_TOOL_ROUNDS, secretNotice } from './turn.js';
 
 let dir: string;
 let store: MemoryStore;

@@ -3,7 +3,9 @@
  *
  * - The turn ({@link Agent}, `agent.ts`): the session lock, recall, the prompt's memory blocks, the
  *   model with streaming and the memory tools, and everything a completed turn stores, in one
- *   transaction.
+ *   transaction (`complete-turn.ts`). What a door passes and gets back, and the notes it shows,
+ *   are in `turn.ts`; the steps of one turn's loop in `turn-run.ts`; fitting a request to the
+ *   model's window in `fit.ts`; folding the history into the anchor in `compaction.ts`.
  * - The turn's token budgets (`budget.ts`): every request counted before it is sent and kept
  *   within the model's window ({@link requestBudget}, {@link requestTokens}), tool results cut per
  *   result and per round ({@link budgetToolResults}).
@@ -29,28 +31,7 @@
  *
  * @module
  */
-export {
-  Agent,
-  type AgentOptions,
-  CONTINUE_PROMPT,
-  type ForgetRequestWrite,
-  HISTORY_BUDGET_TOKENS,
-  MAX_CONTINUATIONS,
-  MAX_MESSAGE_CHARS,
-  MAX_MESSAGE_TOKENS,
-  MAX_REFUSALS,
-  MAX_TOOL_ROUNDS,
-  RECALL_LEFT_OUT,
-  STANDING_LEFT_OUT,
-  STOPPED_NOTE,
-  secretNotice,
-  TRUNCATED_NOTE,
-  type TurnInput,
-  type TurnResult,
-  type TurnWait,
-  type TurnWrite,
-  waitNotice,
-} from './agent.js';
+export { Agent } from './agent.js';
 export {
   type BudgetedRound,
   budgetToolResults,
@@ -143,4 +124,25 @@ export {
 } from './session.js';
 export { type MemoryCounts, memoryCounts } from './status.js';
 export { runToolRound, type ToolRound, type ToolRoundInput } from './tool-round.js';
+export {
+  type AgentOptions,
+  CONTINUE_PROMPT,
+  type ForgetRequestWrite,
+  HISTORY_BUDGET_TOKENS,
+  MAX_CONTINUATIONS,
+  MAX_MESSAGE_CHARS,
+  MAX_MESSAGE_TOKENS,
+  MAX_REFUSALS,
+  MAX_TOOL_ROUNDS,
+  RECALL_LEFT_OUT,
+  STANDING_LEFT_OUT,
+  STOPPED_NOTE,
+  secretNotice,
+  TRUNCATED_NOTE,
+  type TurnInput,
+  type TurnResult,
+  type TurnWait,
+  type TurnWrite,
+  waitNotice,
+} from './turn.js';
 export { actedLines, cappedLine, cappedLines, underReply } from './under-reply.js';

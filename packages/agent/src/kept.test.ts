@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStore } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TurnWrite } from './agent.js';
 import { KEPT_VALUE_CHARS, keptLines, WITHHELD_LINE } from './kept.js';
+import type { TurnWrite } from './turn.js';
 
 let dir: string;
 let store: MemoryStore;

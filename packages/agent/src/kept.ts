@@ -20,7 +20,7 @@
  */
 import { count } from '@keel/language';
 import { type Fact, isOwnerSource, type MemoryStore } from '@keel/memory';
-import type { TurnWrite } from './agent.js';
+import type { TurnWrite } from './turn.js';
 
 /**
  * How the owner runs a command at this door: `slash` in the terminal and Discord (`/forget 12`),

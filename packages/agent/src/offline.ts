@@ -22,11 +22,11 @@ import {
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { runSlashCommand, type TurnReply } from '@keel/tools';
-import { secretNotice } from './agent.js';
 import { captureOwnerStatement } from './capture.js';
 import { type CommandStyle, keptLines } from './kept.js';
 import { recordUnansweredTurn, type UnansweredRecorder, type UnansweredTurn } from './session.js';
 import { memoryCounts } from './status.js';
+import { secretNotice } from './turn.js';
 
 /** The sentence every offline reply leans on. */
 export const OFFLINE_NOTICE =

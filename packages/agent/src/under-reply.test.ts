@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStore } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TRUNCATED_NOTE, type TurnWrite } from './agent.js';
+import { TRUNCATED_NOTE, type TurnWrite } from './turn.js';
 import { underReply } from './under-reply.js';
 
 let dir: string;

@@ -8,9 +8,9 @@
  * @module
  */
 import type { ConfidenceCap, MemoryStore } from '@keel/memory';
-import { secretNotice, TRUNCATED_NOTE, type TurnResult, type TurnWrite } from './agent.js';
 import { captureErrorNote } from './capture.js';
 import { type CommandStyle, keptLines } from './kept.js';
+import { secretNotice, TRUNCATED_NOTE, type TurnResult, type TurnWrite } from './turn.js';
 
 /**
  * One line saying the evidence gate stored less confidence than was asked:

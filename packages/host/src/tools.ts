@@ -13,6 +13,7 @@
  */
 import { homedir } from 'node:os';
 import type { KeelError } from '@keel/errors';
+import { withinTime } from '@keel/language';
 import {
   type AnyTool,
   fetchUrlTool,
@@ -124,7 +125,7 @@ export async function openTools(
     policies,
     toolbox: async () => {
       if (hub && first) await started;
-      else if (hub) await waitAtMost(hub.refresh(), wait);
+      else if (hub) await withinTime(hub.refresh(), wait, 'refresh').catch(() => {});
       first = false;
       return new Toolbox({ tools: [...fixed, ...(hub?.tools() ?? [])], policies });
     },
@@ -132,18 +133,6 @@ export async function openTools(
       await hub?.close();
     },
   };
-}
-
-/** Resolves when `work` settles or `ms` have passed, whichever is first. */
-async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    work.catch(() => {}),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    }),
-  ]);
-  clearTimeout(timer);
 }
 
 /** One server as `keel doctor` and `keel tools` say it. */

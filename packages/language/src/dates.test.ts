@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type * as Chrono from 'chrono-node';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
+import { resolveWindow } from './date-windows.js';
 import {
   localStamp,
   mayNameDate,
@@ -15,9 +16,8 @@ import {
   resolveAsOf,
   resolveDate,
   resolveStart,
-  resolveWindow,
-  splitTimePhrase,
 } from './dates.js';
+import { splitTimePhrase } from './time-phrases.js';
 
 const tz = 'America/Los_Angeles';
 const at = (iso: string) => DateTime.fromISO(iso, { zone: tz }).toMillis();
@@ -259,7 +259,7 @@ describe('chrono is loaded on first use', () => {
     // A fresh process (this one has loaded chrono for the tests above).
     const script = `
       import { createRequire } from 'node:module';
-      const { resolveWindow } = await import(${JSON.stringify(join(import.meta.dirname, 'dates.ts'))});
+      const { resolveWindow } = await import(${JSON.stringify(join(import.meta.dirname, 'date-windows.ts'))});
       const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('chrono-node'));
       const now = Date.parse('2026-12-01T10:00:00Z');
       const a = [loaded(), resolveWindow('what is my favourite colour', now, 'UTC'), loaded()];

@@ -18,9 +18,10 @@
  *   original text (`mentionFinder`: find, excerpt, cut out), and the word test tombstones apply
  *   (`foldedWords`, `holdsWord`, `wordStems`).
  * - **Dates** (`dates.ts`) — time phrases read in the owner's zone: a day a statement names
- *   (`resolveDate`), a question's window (`resolveWindow`), `--as-of` (`resolveAsOf`), a
- *   reminder's due time (`resolveDue`), the time phrase of a statement wherever it stands
- *   (`splitTimePhrase`) and the day it began (`resolveStart`), local days and stamps.
+ *   (`resolveDate`), a question's window (`resolveWindow`, `date-windows.ts`), `--as-of`
+ *   (`resolveAsOf`), a reminder's due time (`resolveDue`), the time phrase of a statement
+ *   wherever it stands (`splitTimePhrase`, `time-phrases.ts`) and the day it began
+ *   (`resolveStart`), local days and stamps; numbers in words (`number-words.ts`).
  * - **Reminders** (`reminders.ts`) — a request to be reminded read from the owner's words
  *   (`parseReminderRequest`: what, when in the owner's zone, and the phrase as written).
  * - **Secrets** (`secrets/`) — the scan that finds credentials by what a sentence is about and by
@@ -33,13 +34,15 @@
  * - **Controls shown** (`controls.ts`) — `showControls`: control characters and the bidi
  *   embeddings, overrides and isolates turned into visible characters, the one screen every door
  *   (the terminal, Discord) shows text through.
+ * - **Time limits** (`time-limit.ts`) — `withinTime`: a promise's outcome, or a rejection when a
+ *   limit passes first, its timer always cleared.
  *
  * @module
  */
 export { SHOWN_CONTROLS, showControls } from './controls.js';
 export { count } from './count.js';
+export { type DateWindow, resolveWindow } from './date-windows.js';
 export {
-  type DateWindow,
   ENGLISH_MONTHS,
   localDay,
   localStamp,
@@ -50,8 +53,6 @@ export {
   resolveDate,
   resolveDue,
   resolveStart,
-  resolveWindow,
-  splitTimePhrase,
 } from './dates.js';
 export { contentWords, foldText, mentions, supportsValue } from './fold.js';
 export {
@@ -122,3 +123,5 @@ export {
   valuePattern,
   wellFormed,
 } from './text.js';
+export { withinTime } from './time-limit.js';
+export { splitTimePhrase } from './time-phrases.js';

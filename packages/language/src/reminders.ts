@@ -32,6 +32,7 @@ import { createRequire } from 'node:module';
 import type * as chrono from 'chrono-node';
 import { DateTime } from 'luxon';
 import { wallClock } from './dates.js';
+import { NUMBER_WORDS } from './number-words.js';
 
 /** A request to be reminded, read from the owner's words. */
 export interface ReminderRequest {
@@ -87,20 +88,6 @@ const JOINERS = /^(?:[\s,:;.\-–—]+|(?:to|that|about|of|for|re|regarding|on|a
 const DANGLING =
   /(?:[\s,:;\-–—]+|\s(?:to|that|about|of|for|on|at|in|by|please|this|next)\b)+[.!?]*\s*$|[.!?]+\s*$/iu;
 
-const NUMBER_WORDS: Record<string, number> = {
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-};
 const MINUTE_WORDS: Record<string, string> = {
   "o'clock": '00',
   oclock: '00',

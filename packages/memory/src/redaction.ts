@@ -289,10 +289,12 @@ export const NO_OWNER_TEXT: Readonly<Record<string, string>> = {
   'tool_calls.approval': 'an enumeration',
   'tool_calls.approved_by': 'who approved a call (the owner and their door, policy, grant)',
   'tool_calls.exit': "a call's short outcome (an exit code, an HTTP status, timeout)",
-  'tool_calls.result_sha256': "a hash of a call's result",
+  'tool_calls.result_sha256':
+    "a hash of a call's result; cleared when a purge reaches the row (ToolCallsRepo.holder)",
   'tool_grants.tool': "a tool's name",
   'tool_grants.scope': 'an enumeration',
-  'tool_grants.exact_sha256': 'a hash of the exact call a grant allows, kept so it still matches',
+  'tool_grants.exact_sha256':
+    'a hash of the exact call a grant allows, kept so it still matches; replaced by purged:<id> when a purge reaches the key (ToolGrantsRepo.holder)',
   'tool_grants.channel': 'the front door',
   'vec_facts_codes.code':
     'sign bits of an embedding; rebuilt from the redacted text by the vector queue',

@@ -123,6 +123,13 @@ export interface Tool<I = unknown> {
    */
   policyNames?: readonly string[];
   /**
+   * The name the owner's standing answers ("always") are stored and matched under. Default
+   * `name`; an MCP tool gives `mcp:<server>/<tool>`: its `name` is the model-facing
+   * `<server>__<tool>`, mangled and numbered in the order tools are found, so two servers' tools
+   * could share it.
+   */
+  grantName?: string;
+  /**
    * What "always for this exact …" remembers of a call (the shell command, the URL, the path);
    * absent: only "always for this tool" is offered.
    */

@@ -109,6 +109,7 @@ export {
   whyTool,
 } from './memory/index.js';
 export {
+  MEMORY_COMMANDS,
   runSlashCommand,
   SLASH_BELIEFS_MAX,
   SLASH_HELP,

@@ -10,6 +10,7 @@ import { MemoryStore } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AnyTool, ApprovalAnswer, ApprovalRequest, Policy, ToolContext } from './contract.js';
+import { type McpToolCaller, mcpTool, mcpToolName } from './mcp/tool.js';
 import { MAX_APPROVAL_CHARS, memoryToolbox, Toolbox } from './toolbox.js';
 
 const TOKEN = 'ghp_16C7e42F292c6912E7710c838347Ae178B4a';
@@ -70,6 +71,79 @@ function approver(...answers: ApprovalAnswer[]) {
 }
 
 const policies = (entries: Record<string, Policy>) => new Map(Object.entries(entries));
+
+describe('MCP grants', () => {
+  /** A server's tools as a hub names them: in the order found, each mangled and numbered. */
+  function served(server: string, names: readonly string[]) {
+    const called: string[] = [];
+    const caller: McpToolCaller = {
+      server,
+      transport: 'stdio',
+      call: async (tool) => {
+        called.push(tool);
+        return { content: `${tool} ran`, isError: false, exit: 'ok' };
+      },
+    };
+    const taken = new Set<string>();
+    const tools = names.map((name) => {
+      const offered = mcpToolName(server, name, taken);
+      taken.add(offered);
+      return mcpTool({ name, inputSchema: { type: 'object' } }, offered, caller);
+    });
+    return { tools, called, named: (name: string) => tools[names.indexOf(name)]!.name };
+  }
+
+  it('a standing answer for one MCP tool never covers another that took its mangled name', async () => {
+    // The server's "read.x" and "read_x" both mangle to files__read_x: the first found has it.
+    const first = served('files', ['read.x', 'read_x']);
+    expect(first.named('read.x')).toBe('files__read_x');
+    const once = approver('always_tool');
+    const granted = await new Toolbox({ tools: first.tools }).call(
+      'files__read_x',
+      {},
+      { context: context(), approve: once.approve },
+    );
+    expect(granted).toMatchObject({ ran: true, approval: 'always' });
+    expect(store.toolGrants.list().map((g) => g.tool)).toEqual(['mcp:files/read.x']);
+
+    // Found the other way round (a restart, the server's order changed): files__read_x is now
+    // "read_x", which the owner never allowed: asked.
+    const later = served('files', ['read_x', 'read.x']);
+    expect(later.named('read_x')).toBe('files__read_x');
+    const box = new Toolbox({ tools: later.tools });
+    const other = approver('no');
+    const asked = await box.call(
+      'files__read_x',
+      {},
+      { context: context(), approve: other.approve },
+    );
+    expect(asked).toMatchObject({ ran: false, approval: 'asked-no' });
+    expect(other.asked.map((a) => a.tool)).toEqual(['files__read_x']);
+    // control: "read.x", now files__read_x_2, keeps the owner's standing answer and runs unasked.
+    const kept = approver();
+    const ran = await box.call(
+      later.named('read.x'),
+      {},
+      { context: context(), approve: kept.approve },
+    );
+    expect(ran).toMatchObject({ ran: true, approval: 'always' });
+    expect(kept.asked).toEqual([]);
+    expect(later.called).toEqual(['read.x']);
+  });
+
+  it("an owner's policy names the server's own tool name, never the mangled one", () => {
+    const { tools, named } = served('files', ['read.x', 'read_x']);
+    const box = new Toolbox({
+      tools,
+      policies: policies({ files__read_x: 'allow', 'mcp:files/read_x': 'deny' }),
+    });
+    const byName = (name: string) => tools.find((t) => t.name === named(name))!;
+    // The mangled name is read.x's here; a policy on it does not apply to any tool.
+    expect(box.policyOf(byName('read.x'))).toBe('ask');
+    // control: the policy on mcp:files/read_x applies to read_x.
+    expect(box.policyOf(byName('read_x'))).toBe('deny');
+  });
+});
 
 describe('policies', () => {
   it("the owner's policy beats the tool's default, both ways", async () => {

@@ -101,16 +101,21 @@ interface Decision {
 }
 
 /** The words the model reads when the owner's approval was needed and not given. */
-export function refusalText(tool: string, approval: ToolApproval): string {
+export function refusalText(
+  tool: string,
+  approval: ToolApproval,
+  /** The name `keel tools allow` takes for it (an MCP tool's `mcp:<server>/<tool>`). */
+  policyName: string = tool,
+): string {
   switch (approval) {
     case 'asked-no':
       return `The owner declined this call of ${tool}; nothing ran. Do not try it again unless they ask.`;
     case 'timeout':
       return `The owner did not answer the request to run ${tool} in time; nothing ran. Ask them whether to try again.`;
     case 'no-approver':
-      return `${tool} needs the owner's approval and this door cannot ask; nothing ran. Ask the owner to run it themselves or allow the tool with \`keel tools allow ${tool}\`.`;
+      return `${tool} needs the owner's approval and this door cannot ask; nothing ran. Ask the owner to run it themselves or allow the tool with \`keel tools allow ${policyName}\`.`;
     default:
-      return `${tool} is denied by the owner's policy; nothing ran. Tell the owner if they want it: \`keel tools allow ${tool}\`.`;
+      return `${tool} is denied by the owner's policy; nothing ran. Tell the owner if they want it: \`keel tools allow ${policyName}\`.`;
   }
 }
 
@@ -238,7 +243,7 @@ export class Toolbox {
       return refused({
         approval: 'denied',
         approvedBy: 'policy',
-        refusal: refusalText(name, 'denied'),
+        refusal: refusalText(name, 'denied', tool.policyNames?.[0]),
       });
     }
     const parsed = tool.input.safeParse(input);
@@ -273,14 +278,18 @@ export class Toolbox {
     if (policy === 'allow') return { approval: 'allowed', approvedBy: 'policy', refusal: null };
     const { store, channel, signal } = options.context;
     const exact = tool.exactKey ? tool.exactKey(input) : null;
-    if (store.toolGrants.matches(tool.name, exact)) {
+    // Grants are kept under the tool's unambiguous name. An MCP grant stored under the mangled
+    // model-facing name (before `grantName`) is not honoured: which server's tool it meant cannot
+    // be told, and not honouring it only asks the owner again (`keel tools` still lists it).
+    const grantName = tool.grantName ?? tool.name;
+    if (store.toolGrants.matches(grantName, exact)) {
       return { approval: 'always', approvedBy: 'grant', refusal: null };
     }
     if (!options.approve) {
       return {
         approval: 'no-approver',
         approvedBy: null,
-        refusal: refusalText(tool.name, 'no-approver'),
+        refusal: refusalText(tool.name, 'no-approver', tool.policyNames?.[0]),
       };
     }
     const summary = tool.summary(input);
@@ -328,7 +337,7 @@ export class Toolbox {
         }
         const scope = answer === 'always_exact' ? 'exact' : 'tool';
         store.toolGrants.add({
-          tool: tool.name,
+          tool: grantName,
           scope,
           exact,
           channel,
@@ -340,13 +349,13 @@ export class Toolbox {
         return {
           approval: 'timeout',
           approvedBy: null,
-          refusal: refusalText(tool.name, 'timeout'),
+          refusal: refusalText(tool.name, 'timeout', tool.policyNames?.[0]),
         };
       default:
         return {
           approval: 'asked-no',
           approvedBy: owner,
-          refusal: refusalText(tool.name, 'asked-no'),
+          refusal: refusalText(tool.name, 'asked-no', tool.policyNames?.[0]),
         };
     }
   }

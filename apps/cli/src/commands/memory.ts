@@ -22,7 +22,7 @@ import {
   type Source,
 } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
-import { forgetAndPurge, forgetPurgeTarget, historyLine } from '@keel/tools';
+import { forgetAndPurge, forgetPurgeTarget, historyLine, MEMORY_COMMANDS } from '@keel/tools';
 import { type Command, Option } from 'commander';
 import type { Config } from '../config.js';
 import { action, emit, wantsJson as json } from '../output.js';
@@ -142,7 +142,7 @@ export function registerRememberCommand(program: Command, config: Config): void 
 export function registerRecallCommands(program: Command, config: Config): void {
   program
     .command('recall')
-    .description('what keel remembers about a query, best first')
+    .description(MEMORY_COMMANDS.recall)
     .argument('<query...>', 'the query (any text; it is never passed to FTS5 as syntax)')
     .option('--limit <n>', 'results to return (1-200)', parsePositiveInt, 10)
     .addOption(
@@ -219,7 +219,7 @@ export function registerRecallCommands(program: Command, config: Config): void {
 
   program
     .command('history')
-    .description('every version of a belief, newest first, with the links between them')
+    .description(MEMORY_COMMANDS.history)
     .argument('<slot>', 'kind/key')
     .action(
       action((slotRef: string, _opts: unknown, cmd: Command) =>
@@ -321,7 +321,7 @@ export function registerReviewCommands(program: Command, config: Config): void {
 
   program
     .command('keep')
-    .description('keep a belief keel asked to forget (the request is answered; the belief stays)')
+    .description(MEMORY_COMMANDS.keep)
     .argument('<id>', 'fact id, e.g. 42 or f42')
     .action(
       action((ref: string, _opts: unknown, cmd: Command) =>
@@ -421,7 +421,7 @@ export function registerReviewCommands(program: Command, config: Config): void {
 
   program
     .command('answer')
-    .description('answer a pending question: yes (the belief no longer holds) or no (it stays)')
+    .description(MEMORY_COMMANDS.answer)
     .argument('<question>', 'question id, e.g. q7')
     .argument('<answer>', 'yes or no')
     .action(
@@ -432,7 +432,7 @@ export function registerReviewCommands(program: Command, config: Config): void {
 
   program
     .command('confirm')
-    .description('confirm a belief: owner_confirmed at 1.0, superseding what it contradicted')
+    .description(MEMORY_COMMANDS.confirm)
     .argument('<id>', 'fact id')
     .action(
       action((ref: string, _opts: unknown, cmd: Command) =>
@@ -451,7 +451,7 @@ export function registerReviewCommands(program: Command, config: Config): void {
 
   program
     .command('reject')
-    .description('reject a belief: rejected, with a tombstone so it does not come back')
+    .description(MEMORY_COMMANDS.reject)
     .argument('<id>', 'fact id')
     .action(
       action((ref: string, _opts: unknown, cmd: Command) =>

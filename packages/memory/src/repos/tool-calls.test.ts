@@ -5,6 +5,7 @@
 
 import { sha256 } from '@keel/language';
 import { describe, expect, it } from 'vitest';
+import { dbOf } from '../internal.js';
 import { PURGED } from '../redaction.js';
 import { openTempStore } from '../test-helpers.js';
 import { TOOL_EXCERPT_CHARS, type ToolCallInput } from './tool-calls.js';
@@ -131,5 +132,48 @@ describe('the grants', () => {
     expect(purged!.excerpt).toBe(`${PURGED}, Bilbao`);
     expect(JSON.parse(control!.arguments)).toEqual({ command: 'grep Montserrat contacts.txt' });
     expect(store.toolGrants.list()[0]!.exact).toBe(`grep ${PURGED} contacts.txt`);
+  });
+  it('a purge leaves no digest of the value: the call it reached and the grant it reached (control: the others keep theirs)', () => {
+    const { store } = openTempStore();
+    const held = 'grep Ibarrola contacts.txt';
+    store.toolCalls.record(call({ arguments: { command: held }, result: 'Ibarrola, Bilbao' }));
+    store.toolCalls.record(call({ arguments: { command: 'ls' }, result: 'Ibarrola.txt' }));
+    store.toolCalls.record(call({ arguments: { command: 'ls docs' }, result: 'plan.md' }));
+    store.toolGrants.add({
+      tool: 'shell',
+      scope: 'exact',
+      exact: held,
+      channel: 'terminal',
+      now: 1,
+    });
+    store.toolGrants.add({
+      tool: 'shell',
+      scope: 'exact',
+      exact: 'ls docs',
+      channel: 'terminal',
+      now: 2,
+    });
+    expect(store.toolGrants.matches('shell', held)).not.toBeNull();
+    const hashes = () => {
+      const digests = dbOf(store)
+        .prepare(
+          'SELECT result_sha256 AS h FROM tool_calls UNION ALL SELECT exact_sha256 FROM tool_grants',
+        )
+        .all() as { h: string | null }[];
+      return digests.map((d) => d.h);
+    };
+    const ofValue = [sha256('Ibarrola, Bilbao'), sha256('Ibarrola.txt'), sha256(held)];
+    expect(hashes()).toEqual(expect.arrayContaining(ofValue));
+
+    store.purgeMentions('Ibarrola', { actor: 'owner' });
+    for (const h of ofValue) expect(hashes()).not.toContain(h);
+    const [control, inResult, inArguments] = store.toolCalls.list();
+    expect([inArguments!.result_sha256, inResult!.result_sha256]).toEqual([null, null]);
+    // The grant whose key held the value matches nothing now, not even the call it allowed.
+    expect(store.toolGrants.matches('shell', held)).toBeNull();
+    // the controls: an unrelated call and an unrelated grant keep their digests
+    expect(control!.result_sha256).toBe(sha256('plan.md'));
+    expect(hashes()).toContain(sha256('ls docs'));
+    expect(store.toolGrants.matches('shell', 'ls docs')).toMatchObject({ exact: 'ls docs' });
   });
 });

@@ -90,7 +90,7 @@ export interface ToolCallRow {
   duration_ms: number;
   exit: string | null;
   is_error: 0 | 1;
-  /** SHA-256 (hex) of the whole result, or null when it did not run. */
+  /** SHA-256 (hex) of the whole result, or null when it did not run or a purge reached the row. */
   result_sha256: string | null;
   excerpt: string | null;
 }
@@ -166,12 +166,26 @@ export class ToolCallsRepo {
     return countRows(this.ctx.db, 'SELECT count(*) AS n FROM tool_calls');
   }
 
-  /** The log as a holder of the owner's words: the arguments (JSON) and the result's excerpt. */
+  /**
+   * The log as a holder of the owner's words: the arguments (JSON) and the result's excerpt. A
+   * row a purge reaches loses its `result_sha256` too: a digest of a result that held the value
+   * would still confirm a guess of it. (Only the excerpt is kept, so a value that stood only past
+   * the excerpt of a longer result cannot be found, and that row keeps its digest.)
+   */
   holder(): OwnerTextHolder {
-    return columnHolder(this.ctx, 'tool_calls', [
+    const base = columnHolder(this.ctx, 'tool_calls', [
       { column: 'arguments', json: true },
       { column: 'excerpt' },
     ]);
+    return {
+      ...base,
+      redact: (scrubber, now, actor) => {
+        const changed = base.redact(scrubber, now, actor);
+        const clear = stmt(this.ctx.db, 'UPDATE tool_calls SET result_sha256 = NULL WHERE id = ?');
+        for (const id of changed) clear.run(id);
+        return changed;
+      },
+    };
   }
 }
 
@@ -263,8 +277,25 @@ export class ToolGrantsRepo {
     return row ?? null;
   }
 
-  /** The grants as a holder of the owner's words: an exact key (a command, a path, a URL). */
+  /**
+   * The grants as a holder of the owner's words: an exact key (a command, a path, a URL). A grant
+   * whose key a purge reaches keeps no digest of it: its `exact_sha256` becomes `purged:<id>`,
+   * which no call's digest equals, so it never matches again (`keel tools` still lists it, with
+   * the key as purged).
+   */
   holder(): OwnerTextHolder {
-    return columnHolder(this.ctx, 'tool_grants', [{ column: 'exact' }]);
+    const base = columnHolder(this.ctx, 'tool_grants', [{ column: 'exact' }]);
+    return {
+      ...base,
+      redact: (scrubber, now, actor) => {
+        const changed = base.redact(scrubber, now, actor);
+        const forget = stmt(
+          this.ctx.db,
+          `UPDATE tool_grants SET exact_sha256 = 'purged:' || id WHERE id = ? AND scope = 'exact'`,
+        );
+        for (const id of changed) forget.run(id);
+        return changed;
+      },
+    };
   }
 }

@@ -77,6 +77,7 @@ export function findRefusal(error: unknown): RefusedAddressError | undefined {
 export function guardedLookup(
   allowPrivate: boolean,
   resolve: typeof dnsLookup = dnsLookup,
+  classify: (address: string) => AddressClass = classifyAddress,
 ): LookupFunction {
   return (hostname, options, callback) => {
     const family =
@@ -89,7 +90,7 @@ export function guardedLookup(
       if (error) return callback(error, []);
       if (!allowPrivate) {
         for (const entry of addresses) {
-          const judged = classifyAddress(entry.address);
+          const judged = classify(entry.address);
           if (!judged.public) return callback(new RefusedAddressError(hostname, judged), []);
         }
       }

@@ -32,45 +32,84 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
   return Promise.all(roots.map((root) => realpath(resolve(root)).catch(() => resolve(root))));
 }
 
+/** A refusal the model reads, e.g. "Refused: ../x is outside the allowed folders. Allowed folders: /w." */
+function refused(reason: string): Confined {
+  return { ok: false, reason: `Refused: ${reason}`, exit: 'refused' };
+}
+
+/** The refusal of a path outside every root, naming the roots. */
 function refusal(input: string, roots: readonly string[], why: string): Confined {
-  return {
-    ok: false,
-    reason: `Refused: ${input} ${why}. Allowed folders: ${roots.map((r) => resolve(r)).join(', ')}.`,
-    exit: 'refused',
-  };
+  return refused(`${input} ${why}. Allowed folders: ${roots.map((r) => resolve(r)).join(', ')}.`);
 }
 
 /**
- * Whether `path` (real) is one of keel's own places the tools never reach, even inside a root:
- * inside a guarded path (keel's data folder, its MCP server list) and not inside the workspace
- * (`roots[0]`, which may lie in the data folder).
+ * A test of whether a real path is one of keel's own places the tools never reach, even inside a
+ * root: inside a guarded path (keel's data folder, its MCP server list) and not inside the
+ * workspace (`workspace`, which may lie in the data folder). The guarded paths are resolved once,
+ * so a listing asks it of every entry.
  */
-async function guardedPlace(
+export async function guardedTest(
   guarded: readonly string[],
   workspace: string | undefined,
-  path: string,
-): Promise<boolean> {
-  if (guarded.length === 0) return false;
+): Promise<(path: string) => boolean> {
+  if (guarded.length === 0) return () => false;
   const [realGuarded, realWorkspace] = await Promise.all([
     realRoots(guarded),
     workspace === undefined ? Promise.resolve(undefined) : realRoots([workspace]).then((r) => r[0]),
   ]);
-  if (realWorkspace !== undefined && isInside(realWorkspace, path)) return false;
-  return realGuarded.some((g) => isInside(g, path));
+  return (path) =>
+    !(realWorkspace !== undefined && isInside(realWorkspace, path)) &&
+    realGuarded.some((g) => isInside(g, path));
 }
 
-/** The refusal of one of keel's own places. */
-function guardedRefusal(input: string): Confined {
-  return {
-    ok: false,
-    reason: `Refused: ${input} is keel's own data (its database, configuration, backups or MCP server list), which the file tools never reach.`,
-    exit: 'refused',
-  };
+/**
+ * A test of whether a listing leaves a real path out: one of keel's own places
+ * ({@link guardedTest}), unless the workspace lies below it (the data folder that holds the
+ * workspace is listed, and only the workspace is shown inside it).
+ */
+export async function hiddenInListings(
+  guarded: readonly string[],
+  workspace: string | undefined,
+): Promise<(path: string) => boolean> {
+  const [isGuarded, realWorkspace] = await Promise.all([
+    guardedTest(guarded, workspace),
+    workspace === undefined ? Promise.resolve(undefined) : realRoots([workspace]).then((r) => r[0]),
+  ]);
+  return (path) =>
+    isGuarded(path) && !(realWorkspace !== undefined && isInside(path, realWorkspace));
+}
+
+/**
+ * Where a real path `real` (from `input`, resolved as `wanted`) landed: inside a real root and not
+ * in a guarded place, or refused (a symlink that leads out is named with where it leads).
+ */
+async function settle(
+  roots: readonly string[],
+  reals: readonly string[],
+  guarded: readonly string[],
+  input: string,
+  wanted: string,
+  real: string,
+): Promise<Confined> {
+  const root = reals.find((r) => isInside(r, real));
+  if (!root) {
+    const how =
+      real === wanted
+        ? 'is outside the allowed folders'
+        : `leads to ${real}, outside the allowed folders`;
+    return refusal(input, roots, how);
+  }
+  if ((await guardedTest(guarded, roots[0]))(real)) {
+    return refused(
+      `${input} is keel's own data (its database, configuration, backups or MCP server list), which the file tools never reach.`,
+    );
+  }
+  return { ok: true, path: real, root };
 }
 
 /**
  * Confines a path that must exist (read, list): its real path must lie inside a real root, and
- * not in a guarded place (see {@link guardedPlace}). A path that does not exist is reported as
+ * not in a guarded place (see {@link guardedTest}). A path that does not exist is reported as
  * missing only when it would lie inside a root.
  */
 export async function confineExisting(
@@ -97,16 +136,7 @@ export async function confineExisting(
       exit: missing ? 'not_found' : 'refused',
     };
   }
-  const root = reals.find((r) => isInside(r, real));
-  if (!root) {
-    const how =
-      real === wanted
-        ? 'is outside the allowed folders'
-        : `leads to ${real}, outside the allowed folders`;
-    return refusal(input, roots, how);
-  }
-  if (await guardedPlace(guarded, roots[0], real)) return guardedRefusal(input);
-  return { ok: true, path: real, root };
+  return settle(roots, reals, guarded, input, wanted, real);
 }
 
 /**
@@ -136,17 +166,7 @@ export async function confineWritable(
     }
   }
   if (real === undefined) return refusal(input, roots, 'has no existing folder above it');
-  const target = join(real, ...missing);
-  const root = reals.find((r) => isInside(r, target));
-  if (!root) {
-    const how =
-      target === wanted
-        ? 'is outside the allowed folders'
-        : `leads to ${target}, outside the allowed folders`;
-    return refusal(input, roots, how);
-  }
-  if (await guardedPlace(guarded, roots[0], target)) return guardedRefusal(input);
-  return { ok: true, path: target, root };
+  return settle(roots, reals, guarded, input, wanted, join(real, ...missing));
 }
 
 function codeOf(error: unknown): string {

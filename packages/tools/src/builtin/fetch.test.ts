@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { MemoryStore } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolContext } from '../contract.js';
+import { classifyAddress } from './address.js';
 import { fetchUrlTool } from './fetch.js';
 
 function context(): ToolContext {
@@ -40,6 +41,7 @@ let server: Server;
 let base: string;
 let requests: string[];
 let handler: Handler;
+const port = () => (server.address() as AddressInfo).port;
 beforeEach(async () => {
   requests = [];
   handler = (_req, res) => res.end('unset');
@@ -49,7 +51,7 @@ beforeEach(async () => {
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = `http://127.0.0.1:${port()}`;
 });
 afterEach(async () => {
   server.closeAllConnections();
@@ -154,6 +156,42 @@ describe('fetch_url', () => {
     expect(chain.exit).toBe('200');
     expect(chain.content).toContain(`URL: ${base}/done`);
     expect(chain.content.endsWith('\n\narrived')).toBe(true);
+  });
+
+  it('refuses a redirect from a public address to a loopback or private one, sending nothing there (control: a public hop is followed)', async () => {
+    handler = (req, res) => {
+      if (req.url === '/to-loopback') {
+        return void res.writeHead(302, { location: `http://127.0.0.2:${port()}/secret` }).end();
+      }
+      if (req.url === '/to-private') {
+        return void res.writeHead(301, { location: 'http://10.0.0.5/admin' }).end();
+      }
+      if (req.url === '/to-public') return void res.writeHead(307, { location: '/page' }).end();
+      res.setHeader('content-type', 'text/plain');
+      res.end(`page at ${req.url}`);
+    };
+    // The fake server stands for a public host: its address, and only it, is judged public.
+    const tool = fetchUrlTool({
+      classify: (address) =>
+        address === '127.0.0.1'
+          ? { address, range: 'unicast', public: true }
+          : classifyAddress(address),
+    });
+    const loopback = await tool.execute({ url: `${base}/to-loopback`, format: 'text' }, context());
+    expect(loopback).toMatchObject({ isError: true, exit: 'refused' });
+    expect(loopback.content).toContain(`127.0.0.2:${port()} is a loopback address`);
+    const lan = await tool.execute({ url: `${base}/to-private`, format: 'text' }, context());
+    expect(lan).toMatchObject({ isError: true, exit: 'refused' });
+    expect(lan.content).toContain('10.0.0.5 is a private address');
+    // Only the public hops reached a server.
+    expect(requests).toEqual(['/to-loopback', '/to-private']);
+    // control: a redirect to a public address is followed to its page
+    const followed = await tool.execute({ url: `${base}/to-public`, format: 'text' }, context());
+    expect(followed.exit).toBe('200');
+    expect(followed.content).toContain('page at /page');
+    // control: without the fake, the server itself is loopback and refused before any request
+    const plain = await fetchUrlTool().execute({ url: `${base}/page`, format: 'text' }, context());
+    expect(plain.exit).toBe('refused');
   });
 
   it('returns instructions written in a page intact, as text', async () => {

@@ -8,7 +8,13 @@
 import { Agent, type Dispatcher, request } from 'undici';
 import { z } from 'zod';
 import type { Tool, ToolResult } from '../contract.js';
-import { classifyAddress, findRefusal, guardedLookup, isIpLiteral } from './address.js';
+import {
+  type AddressClass,
+  classifyAddress,
+  findRefusal,
+  guardedLookup,
+  isIpLiteral,
+} from './address.js';
 import { formatBytes, looksBinary, MIB } from './bytes.js';
 import { type PageFormat, readablePage } from './html.js';
 import { definedOnly } from './paths.js';
@@ -27,6 +33,12 @@ export interface FetchUrlToolOptions {
   maxRedirects?: number;
   /** The `User-Agent` header. Default {@link FETCH_DEFAULTS}.userAgent. */
   userAgent?: string;
+  /**
+   * How an address is judged, public or not, at every hop (a literal address before the request,
+   * a name's addresses when it is resolved). Default `classifyAddress`; a test names its fake
+   * server on 127.0.0.1 public with it.
+   */
+  classify?: (address: string) => AddressClass;
 }
 
 /** The defaults of {@link FetchUrlToolOptions}. */
@@ -41,6 +53,7 @@ export const FETCH_DEFAULTS = {
   /** 5 redirects. */
   maxRedirects: 5,
   userAgent: 'keel (personal agent; fetch_url)',
+  classify: classifyAddress,
 } as const;
 
 type Settings = Required<FetchUrlToolOptions>;
@@ -101,7 +114,8 @@ export function fetchUrlTool(options: FetchUrlToolOptions = {}): Tool<FetchUrlIn
         return { content: 'Cancelled.', isError: true, exit: 'cancelled' };
       const timeout = AbortSignal.timeout(settings.timeoutMs);
       const signal = AbortSignal.any([context.signal, timeout]);
-      const agent = new Agent({ connect: { lookup: guardedLookup(settings.allowPrivate) } });
+      const lookup = guardedLookup(settings.allowPrivate, undefined, settings.classify);
+      const agent = new Agent({ connect: { lookup } });
       try {
         const hop = await follow(input.url, settings, agent, signal);
         return await readResponse(hop, settings, input.format, signal);
@@ -140,7 +154,7 @@ async function follow(
 ): Promise<Hop> {
   let url = parseTarget(start);
   for (let redirects = 0; ; redirects++) {
-    checkTarget(url, settings.allowPrivate);
+    checkTarget(url, settings);
     const response = await request(url, {
       method: 'GET',
       dispatcher: agent,
@@ -179,9 +193,9 @@ function parseTarget(text: string, base?: URL): URL {
 }
 
 /** Refuses a literal IP address that is not public (names are checked when they are resolved). */
-function checkTarget(url: URL, allowPrivate: boolean): void {
-  if (allowPrivate || !isIpLiteral(url.hostname)) return;
-  const judged = classifyAddress(url.hostname);
+function checkTarget(url: URL, settings: Settings): void {
+  if (settings.allowPrivate || !isIpLiteral(url.hostname)) return;
+  const judged = settings.classify(url.hostname);
   if (!judged.public)
     throw new Stop(refusalText(`${url.host} is a ${judged.range} address`), 'refused');
 }

@@ -230,4 +230,31 @@ describe("keel's own places", () => {
       content: "the owner's own file\n",
     });
   });
+
+  it('are left out of listings, name and all, while the workspace inside them and the rest are listed', async () => {
+    const home = join(dir, 'home');
+    await writeFile(join(home, 'keel.db'), 'SQLite format 3');
+    await mkdir(join(home, 'backups'));
+    await writeFile(join(home, 'backups', 'keel-1.db'), 'SQLite format 3');
+    const mcp = join(dir, 'mcp.json');
+    await writeFile(mcp, '{"mcpServers": {}}');
+    await writeFile(join(dir, 'diary.md'), "the owner's own file\n");
+    const list = fileTools({ roots: [workspace, dir], guarded: [home, mcp] })[2]!;
+    const r = await list.execute({ path: dir, depth: 3 }, context());
+    expect(r.isError).toBe(false);
+    const names = r.content
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(/\s+/).at(-1));
+    for (const name of ['keel.db', 'backups/', 'backups/keel-1.db', 'mcp.json']) {
+      expect(
+        names.some((n) => n?.endsWith(name)),
+        name,
+      ).toBe(false);
+    }
+    // the controls: the owner's file, and the workspace (in the data folder) with its file
+    expect(names).toEqual(
+      expect.arrayContaining(['diary.md', 'home/', 'home/workspace/', 'home/workspace/notes.md']),
+    );
+  });
 });

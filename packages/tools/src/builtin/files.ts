@@ -11,7 +11,7 @@ import { KeelError } from '@keel/errors';
 import { z } from 'zod';
 import type { Tool, ToolResult } from '../contract.js';
 import { decodeCut, describeFileType, formatBytes, KIB, looksBinary, MIB } from './bytes.js';
-import { confineExisting, confineWritable, lexicalPath } from './confine.js';
+import { confineExisting, confineWritable, hiddenInListings, lexicalPath } from './confine.js';
 import { definedOnly, displayPath } from './paths.js';
 
 /** What the file tools need from the host. */
@@ -256,12 +256,14 @@ function listFilesTool(settings: Settings): Tool<ListFilesInput> {
         if (!info.isDirectory())
           return failed(`${input.path} is not a folder; read it with read_file.`, 'not_a_folder');
         const lines: string[] = [];
+        const hidden = await hiddenInListings(settings.guarded, settings.roots[0]);
         const full = await listInto(
           confined.path,
           confined.path,
           depth,
           settings.maxListEntries,
           lines,
+          hidden,
         );
         const head = `${confined.path}: ${lines.length} entr${lines.length === 1 ? 'y' : 'ies'}${full ? '' : ` (stopped at ${settings.maxListEntries})`}`;
         return { content: [head, ...lines].join('\n'), isError: false, exit: full ? 'ok' : 'cut' };
@@ -274,7 +276,9 @@ function listFilesTool(settings: Settings): Tool<ListFilesInput> {
 
 /**
  * Appends one line per entry (`dir  -  name/`, `file  1.2 KiB  name`, `link  -  name`) of
- * `folder`, going `depth - 1` levels further down (symlinks are not followed).
+ * `folder`, going `depth - 1` levels further down (symlinks are not followed). An entry in one of
+ * keel's own places (its data folder, its MCP server list) is left out, name and all, as reading
+ * it would be refused; the workspace inside the data folder is listed ({@link hiddenInListings}).
  *
  * @returns false when the entry cap stopped the listing.
  */
@@ -284,16 +288,18 @@ async function listInto(
   depth: number,
   cap: number,
   lines: string[],
+  hidden: (path: string) => boolean,
 ): Promise<boolean> {
   const entries = await readdir(folder, { withFileTypes: true });
   entries.sort((a, b) => a.name.localeCompare(b.name));
   for (const entry of entries) {
     if (lines.length >= cap) return false;
     const path = join(folder, entry.name);
+    if (hidden(path)) continue;
     const rel = relative(base, path);
     if (entry.isDirectory()) {
       lines.push(`dir   -          ${rel}${sep}`);
-      if (depth > 1 && !(await listInto(base, path, depth - 1, cap, lines))) return false;
+      if (depth > 1 && !(await listInto(base, path, depth - 1, cap, lines, hidden))) return false;
     } else if (entry.isSymbolicLink()) {
       lines.push(`link  -          ${rel}`);
     } else if (entry.isFile()) {

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStore } from '@keel/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { defaultPolicy, type ToolContext } from '../contract.js';
+import { type ApprovalRequest, defaultPolicy, type ToolContext } from '../contract.js';
+import { Toolbox } from '../toolbox.js';
 import { remindInput, remindTool } from './remind.js';
 
 const TZ = 'Europe/Paris';
@@ -92,6 +93,35 @@ describe('remind', () => {
       `r${invoice!.id}  pending    Fri 11 Dec 10:00  send the invoice`,
       `r${stretch!.id}  cancelled  today 16:02  stretch`,
     ]);
+  });
+
+  it("cancelling is a write under the tool's one policy: with remind: ask it is put to the owner like create (control: allowed, it runs unasked)", async () => {
+    const asked: ApprovalRequest[] = [];
+    const answers = ['yes', 'no'] as const;
+    const approve = async (request: ApprovalRequest) => {
+      asked.push(request);
+      return answers[asked.length - 1] ?? 'no';
+    };
+    const box = new Toolbox({ tools: [tool], policies: new Map([['remind', 'ask' as const]]) });
+    const create = { action: 'create', text: 'call the bank', when: 'at five' };
+    expect(await box.call('remind', create, { context, approve })).toMatchObject({ ran: true });
+    const [r] = store.reminders.list();
+    const cancel = await box.call('remind', { action: 'cancel', id: r!.id }, { context, approve });
+    expect(cancel).toMatchObject({ ran: false, approval: 'asked-no' });
+    expect(asked.map((a) => [a.effect, a.summary])).toEqual([
+      ['write', 'set a reminder "call the bank" for at five'],
+      ['write', `cancel reminder r${r!.id}`],
+    ]);
+    expect(store.reminders.list()[0]!.status).toBe('pending');
+    // control: under the default policy (allow) the same cancel runs without asking
+    const allowed = await new Toolbox({ tools: [tool] }).call(
+      'remind',
+      { action: 'cancel', id: r!.id },
+      { context, approve },
+    );
+    expect(allowed).toMatchObject({ ran: true, approval: 'allowed' });
+    expect(asked).toHaveLength(2);
+    expect(store.reminders.list()[0]!.status).toBe('cancelled');
   });
 
   it('runs nothing once the call is cancelled', async () => {

@@ -84,7 +84,8 @@ describe('McpHub over stdio', () => {
     expect(lookup.origin).toBe('mcp');
     expect(lookup.effect).toBe('read');
     expect(lookup.defaultPolicy).toBe('ask');
-    expect(lookup.policyNames).toEqual(['dict__lookup_word', 'mcp:dict/lookup_word', 'mcp:dict']);
+    expect(lookup.policyNames).toEqual(['mcp:dict/lookup_word', 'mcp:dict']);
+    expect(lookup.grantName).toBe('mcp:dict/lookup_word');
     expect(lookup.description).toBe(
       'From the MCP server "dict": Looks a word up in the dictionary.',
     );

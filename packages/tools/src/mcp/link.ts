@@ -6,6 +6,8 @@
  *
  * @module
  */
+
+import { withinTime } from '@keel/language';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -198,7 +200,7 @@ export class McpServerLink {
     };
     try {
       const limit = this.#settings.connectTimeoutMs;
-      await withTimeout(client.connect(transport, { timeout: limit }), limit, 'connect');
+      await withinTime(client.connect(transport, { timeout: limit }), limit, 'connect');
       const definitions = await listAllTools(client, limit);
       if (endedEarly) throw new Error('the server closed the connection');
       if (this.#closed) throw new Error('keel is closing');
@@ -338,15 +340,6 @@ function describeConnectError(err: unknown, config: McpServerConfig): string {
       : 'the server closed the connection before it answered';
   }
   return message(err);
-}
-
-/** `promise`, or a rejection after `ms`. */
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no ${what} within ${Math.round(ms / 1000)} s`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** `promise`'s value, or false as soon as `signal` aborts. */

@@ -75,7 +75,8 @@ export function mcpToolName(server: string, tool: string, taken: ReadonlySet<str
  * The keel tool for `definition`, a tool of `caller.server`, offered as `name`
  * ({@link mcpToolName}). Its `defaultPolicy` is `ask` whatever its annotations say (an owner who
  * trusts a server allows it with a policy on `mcp:<server>`); its policy names are
- * `mcp:<server>/<tool>` then `mcp:<server>`; its `timeoutMs` is the caller's.
+ * `mcp:<server>/<tool>` then `mcp:<server>`, and its grants are kept under `mcp:<server>/<tool>`
+ * (never under `name`, which another server's tool could share); its `timeoutMs` is the caller's.
  */
 export function mcpTool(
   definition: McpToolDefinition,
@@ -97,8 +98,10 @@ export function mcpTool(
     effect: mcpEffect(definition.annotations, caller.transport),
     origin: 'mcp',
     defaultPolicy: 'ask',
-    // The name the model and `keel tools` show first, then the server's own names for it.
-    policyNames: [name, `mcp:${server}/${definition.name}`, `mcp:${server}`],
+    // Policies and grants name the server's own names for it, never the mangled `name`: that
+    // one depends on which other tools were found first, and two tools could share it.
+    policyNames: [`mcp:${server}/${definition.name}`, `mcp:${server}`],
+    grantName: `mcp:${server}/${definition.name}`,
     ...(caller.timeoutMs === undefined ? {} : { timeoutMs: caller.timeoutMs }),
     summary: (input) => `${definition.name} on MCP server "${server}"${argsWords(input)}`,
     execute: (input, context) => caller.call(definition.name, input, context.signal),

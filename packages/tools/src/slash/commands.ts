@@ -30,23 +30,49 @@ import { backupsLine, forgetAndPurge, forgetPurgeTarget, purgeText } from './pur
 import { historyLine, type TurnReply } from './reply.js';
 import { whyText } from './why.js';
 
+/**
+ * What the memory commands that are both slash commands and `keel` verbs do, one line each: the
+ * slash help below and the verbs' descriptions (`apps/cli`'s memory commands) say it in these
+ * words.
+ */
+export const MEMORY_COMMANDS = {
+  recall: 'what keel remembers about a query, best first',
+  history: 'every version of a belief, newest first, with the links between them',
+  keep: 'keep a belief keel asked to forget (the request is answered; the belief stays)',
+  answer: 'answer a pending question: yes (the belief no longer holds) or no (it stays)',
+  confirm: 'confirm a belief: owner_confirmed at 1.0, superseding what it contradicted',
+  reject: 'reject a belief: rejected, with a tombstone so it does not come back',
+} as const;
+
+/** One line of the slash help: the command as typed, then what it does. */
+const helpLine = (usage: string, summary: string) => `${usage.padEnd(24)} ${summary}`;
+
 /** Help text for the slash commands. */
 export const SLASH_HELP = [
-  '/recall <query>          what keel remembers about something',
-  '/history <kind>/<key>    every version of a belief, newest first',
-  '/why <id>                why keel believes it: its versions, their evidence, who changed it',
-  '/beliefs [kind] [source] every belief keel holds now, by kind and key (pending conflicts marked)',
-  '/review                  pending conflicts and questions, weak and stale beliefs',
-  '/confirm <id>            make a belief yours (owner_confirmed, 1.0); /confirm q<id> answers yes',
-  '/reject <id>             reject a belief (it will not come back); /reject q<id> answers no',
-  '/forget <id> [--purge]   retract a belief; --purge lists every mention of its value, --purge --yes erases them',
-  '/purge <text> [--yes]    list every stored mention of a text; with --yes erase them all',
-  '/keep <id>               keep a belief keel asked to forget',
-  '/answer q<id> yes|no     answer a pending question (yes: the belief no longer holds)',
-  '/reminders [cancel <id>] the reminders you asked for, pending first; cancel one',
-  '/status                  which model and which recall mode are in use',
-  '/help                    this list',
-  '/quit                    leave',
+  helpLine('/recall <query>', MEMORY_COMMANDS.recall),
+  helpLine('/history <kind>/<key>', MEMORY_COMMANDS.history),
+  helpLine('/why <id>', 'why keel believes it: its versions, their evidence, who changed it'),
+  helpLine(
+    '/beliefs [kind] [source]',
+    'every belief keel holds now, by kind and key (pending conflicts marked)',
+  ),
+  helpLine('/review', 'pending conflicts and questions, weak and stale beliefs'),
+  helpLine('/confirm <id>', `${MEMORY_COMMANDS.confirm}; /confirm q<id> answers yes`),
+  helpLine('/reject <id>', `${MEMORY_COMMANDS.reject}; /reject q<id> answers no`),
+  helpLine(
+    '/forget <id> [--purge]',
+    'retract a belief; --purge lists every mention of its value, --purge --yes erases them',
+  ),
+  helpLine(
+    '/purge <text> [--yes]',
+    'list every stored mention of a text; with --yes erase them all',
+  ),
+  helpLine('/keep <id>', MEMORY_COMMANDS.keep),
+  helpLine('/answer q<id> yes|no', MEMORY_COMMANDS.answer),
+  helpLine('/reminders [cancel <id>]', 'the reminders you asked for, pending first; cancel one'),
+  helpLine('/status', 'which model and which recall mode are in use'),
+  helpLine('/help', 'this list'),
+  helpLine('/quit', 'leave'),
 ].join('\n');
 
 /** The list a purge shows before erasing: each place's rows with an excerpt, then the beliefs. */
