@@ -25,7 +25,7 @@ import {
   type SecretKind,
   scanSecrets,
 } from '@keel/language';
-import type { Episode, Fact, MemoryStore, RecallMode, WriteResult } from '@keel/memory';
+import type { Episode, MemoryStore, RecallMode } from '@keel/memory';
 import {
   buildStaticBlock,
   buildTurnBlock,
@@ -38,7 +38,10 @@ import {
   STANDING_KINDS,
 } from '@keel/prompt';
 import {
+  type AppliedWrite,
   type Approver,
+  applyStagedWrite,
+  type ForgetRequestWrite,
   memoryToolbox,
   type StagedWrite,
   type Toolbox,
@@ -155,17 +158,10 @@ function nowLine(nowMs: number, tz: string): string {
 }
 
 /** A request to forget a belief that the turn recorded; the owner decides. */
-export interface ForgetRequestWrite {
-  decision: 'forget_requested';
-  reason: string;
-  /** The belief the request names. */
-  fact: Fact;
-  /** The owner's turn it was asked in. */
-  episodeId: number;
-}
+export type { ForgetRequestWrite };
 
 /** One thing a turn did to memory. */
-export type TurnWrite = WriteResult | ForgetRequestWrite;
+export type TurnWrite = AppliedWrite;
 
 /** Options for {@link Agent}. */
 export interface AgentOptions {
@@ -938,37 +934,12 @@ export class Agent implements UnansweredRecorder {
       writes.push(...captured.also);
       const captureError = captured.error;
       for (const w of staged) {
-        if (w.tool === 'remember') {
-          writes.push(
-            this.store.remember({
-              kind: w.kind,
-              key: w.key,
-              value: w.value,
-              source: 'inferred',
-              episodeId: owner.id,
-              actor: 'model',
-              ...(w.validFrom === null ? {} : { validFrom: w.validFrom }),
-            }),
-          );
-        } else {
-          // The model proposes; the owner decides: a request waits for the owner's answer.
-          const f = this.store.fact(w.id);
-          if (f && (f.status === 'active' || f.status === 'pending')) {
-            const r = this.store.requestForget(w.id, {
-              actor: 'model',
-              ...(w.reason ? { why: w.reason } : {}),
-              episodeId: owner.id,
-            });
-            writes.push({
-              decision: 'forget_requested',
-              reason: r.created
-                ? 'the model asked to forget it; the owner decides'
-                : 'already waiting for the owner',
-              fact: f,
-              episodeId: owner.id,
-            });
-          }
-        }
+        const applied = applyStagedWrite(this.store, w, {
+          actor: 'model',
+          episodeId: owner.id,
+          asked: 'the model asked to forget it',
+        });
+        if (applied) writes.push(applied);
       }
       this.session.completeTurn(turnId, messages, { ...this.modelInfo, factsUsed });
       return {
