@@ -35,7 +35,7 @@ import {
   flagStoredText,
   MEMORY_INSTRUCTIONS,
   type MemoryBlock,
-  STANDING_KINDS,
+  standingInput,
 } from '@keel/prompt';
 import {
   type AppliedWrite,
@@ -89,8 +89,6 @@ export const MAX_MESSAGE_TOKENS = 50_000;
 export const MAX_MESSAGE_CHARS = 400_000;
 /** History above this many tokens is compacted into the anchor. */
 export const HISTORY_BUDGET_TOKENS = 24_000;
-/** Standing beliefs read for the static block (more than its token budget ever holds). */
-export const STATIC_CANDIDATES = 300;
 /**
  * Model calls per turn that may call tools: the call that reaches the limit is answered, and the
  * next is asked to answer without tools (continuations of a cut reply come on top).
@@ -397,8 +395,7 @@ export class Agent implements UnansweredRecorder {
    * byte-identical between turns and prompt caching works.
    */
   staticBlock(): MemoryBlock {
-    const facts = this.store.strongestFacts('owner', STANDING_KINDS, STATIC_CANDIDATES);
-    const questions = this.store.questions();
+    const { facts, questions } = standingInput(this.store);
     const key = `${facts.map((f) => `${f.id}:${f.updated_at}`).join(',')}|${questions.map((q) => q.id).join(',')}`;
     if (this.staticCache?.key !== key) {
       this.staticCache = { key, block: buildStaticBlock(facts, undefined, this.tz, questions) };
