@@ -299,6 +299,18 @@ describe('keel mcp: hostile input', () => {
     const found = await call(client, 'recall', { query: 'кофе без сахара' });
     expect(factLines(found.text)[0]).toContain('preference/coffee_ru: кофе без сахара');
 
+    // A credential is refused, never stored, so never returned; the belief beside it is.
+    const secret = await call(client, 'remember', {
+      kind: 'profile',
+      key: 'bank_password',
+      value: 'Tr0ub4dor&3',
+    });
+    expect(secret.text).toContain('remember: withheld (secret (password) is never stored)');
+    expect(secret.text).not.toContain('Tr0ub4dor');
+    const looked = await call(client, 'recall', { query: 'bank password Tr0ub4dor&3' });
+    expect(looked.text).not.toContain('Tr0ub4dor');
+    expect(looked.text).toMatch(/^recall: /m);
+
     const beliefs = (await owner(['beliefs', '--json'])).json() as { beliefs: { key: string }[] };
     const keys = beliefs.beliefs.map((b) => b.key).sort();
     expect(keys).toEqual(['coffee_ru', 'drink_ar', 'milk', 'tea_jp']);
@@ -370,6 +382,18 @@ describe('keel mcp beside the doors and the think service', () => {
       const notes = beliefs.beliefs.filter((x) => /^(alpha|beta)_\d+$/.test(x.key));
       expect(notes).toHaveLength(2 * N);
       expect(new Set(notes.map((x) => x.source))).toEqual(new Set(['inferred']));
+      // The door's turns were stored too: every DM is an owner episode on the discord channel.
+      const db = new Database(join(home, 'keel.db'), { readonly: true });
+      try {
+        const dms = db
+          .prepare(
+            "SELECT count(*) AS n FROM episodes WHERE channel = 'discord' AND role = 'owner'",
+          )
+          .get() as { n: number };
+        expect(dms.n).toBe(5);
+      } finally {
+        db.close();
+      }
       expect(journalActors('create').filter((x) => x === 'mcp:client-a')).toHaveLength(N);
       expect(journalActors('create').filter((x) => x === 'mcp:client-b')).toHaveLength(N);
       // Both servers are listed by keel doctor with their clients.
