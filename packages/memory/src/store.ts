@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { dirname, join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import { SecretLedger } from '@keel/language';
@@ -205,6 +206,8 @@ export class MemoryStore {
   readonly toolGrants: ToolGrantsRepo;
 
   readonly #ctx: StoreContext;
+  /** The secrets of the span {@link withSecrets} runs, across its units of work. */
+  readonly #secretScope = new AsyncLocalStorage<SecretLedger>();
   readonly #guard: IntegrityGuard;
   readonly #ledger: string | null;
   readonly #backups: ReachBackups | null;
@@ -230,7 +233,19 @@ export class MemoryStore {
     this.#guard = guard;
     this.#ledger = ledger;
     this.#backups = backups;
-    this.#ctx = { db, now };
+    const scope = this.#secretScope;
+    let unit: SecretLedger | undefined;
+    this.#ctx = {
+      db,
+      now,
+      // The unit of work's ledger, else the span's ({@link withSecrets}), else none.
+      get ledger() {
+        return unit ?? scope.getStore();
+      },
+      set ledger(ledger: SecretLedger | undefined) {
+        unit = ledger;
+      },
+    };
     this.#mirror = new RecallIndex(db);
     contexts.set(this, this.#ctx);
     this.beliefQueue = new BeliefQueueRepo(this.#ctx);
@@ -971,6 +986,20 @@ export class MemoryStore {
   // The file
 
   /**
+   * Runs `fn` (synchronous or not) as one span of secrets, as an agent turn is: a secret withheld
+   * from any write in the span (the owner's words, a unit of work's) is withheld from every later
+   * write in it, inside a unit of work or not — the tool log, the session, a fact the model
+   * proposes. The span's secrets are kept in memory only and forgotten when `fn` settles. A span
+   * inside a span is the outer one.
+   *
+   * @returns what `fn` returned.
+   */
+  withSecrets<T>(fn: () => T): T {
+    if (this.#secretScope.getStore()) return fn();
+    return this.#secretScope.run(new SecretLedger(), fn);
+  }
+
+  /**
    * Runs `fn` as one unit of work: one IMMEDIATE transaction, inside which every store write
    * (remember, decay, prune, dedupe, repository writes, ...) becomes a savepoint. When `fn`
    * returns, everything it did commits at once; when it throws, nothing it did is kept and the
@@ -992,7 +1021,7 @@ export class MemoryStore {
   transaction<T>(fn: () => T): T {
     const db = this.#ctx.db;
     const outermost = !db.inTransaction;
-    if (outermost) this.#ctx.ledger = new SecretLedger();
+    if (outermost) this.#ctx.ledger = this.#secretScope.getStore() ?? new SecretLedger();
     let result: T;
     try {
       result = db
@@ -1016,7 +1045,7 @@ export class MemoryStore {
       if (outermost) this.#checkpointAfterCommit = false;
       throw err;
     } finally {
-      if (outermost) delete this.#ctx.ledger;
+      if (outermost) this.#ctx.ledger = undefined;
     }
     if (outermost && this.#checkpointAfterCommit) {
       this.#checkpointAfterCommit = false;
