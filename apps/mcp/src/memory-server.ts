@@ -165,22 +165,24 @@ export function createMemoryServer(options: MemoryServerOptions): McpServer {
         inputSchema: s.tool.input,
         annotations: { readOnlyHint: read, destructiveHint: false, openWorldHint: false },
       },
-      async (args: unknown, extra: { signal: AbortSignal }): Promise<CallToolResult> => {
-        try {
-          const r = await toolbox.call(s.tool.name, args, {
-            context: { signal: extra.signal, store, tz, now, channel: `mcp:${client()}` },
-          });
-          if (r.isError || !r.staged) return served(s.name, r.content, r.isError);
-          const applied = writeAs(r.staged);
-          if (!applied) {
-            return served(s.name, 'that belief is no longer current; nothing to forget', true);
+      // One call is one span of secrets: one withheld from the tool log is withheld from the write.
+      (args: unknown, extra: { signal: AbortSignal }): Promise<CallToolResult> =>
+        store.withSecrets(async () => {
+          try {
+            const r = await toolbox.call(s.tool.name, args, {
+              context: { signal: extra.signal, store, tz, now, channel: `mcp:${client()}` },
+            });
+            if (r.isError || !r.staged) return served(s.name, r.content, r.isError);
+            const applied = writeAs(r.staged);
+            if (!applied) {
+              return served(s.name, 'that belief is no longer current; nothing to forget', true);
+            }
+            return served(s.name, appliedText(applied, tz), false);
+          } catch (err) {
+            log(`mcp: ${s.name} from ${client()} failed: ${errorText(err).replace(/\n/g, ' ')}`);
+            return served(s.name, errorText(err), true);
           }
-          return served(s.name, appliedText(applied, tz), false);
-        } catch (err) {
-          log(`mcp: ${s.name} from ${client()} failed: ${errorText(err).replace(/\n/g, ' ')}`);
-          return served(s.name, errorText(err), true);
-        }
-      },
+        }),
     );
   }
 
