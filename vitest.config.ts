@@ -27,6 +27,7 @@ export default defineConfig({
       '@keel/prompt': src('./packages/prompt/src/index.ts'),
       '@keel/tools': src('./packages/tools/src/index.ts'),
       '@keel/discord': src('./apps/discord/src/index.ts'),
+      '@keel/mcp': src('./apps/mcp/src/index.ts'),
       '@keel/think': src('./apps/think/src/index.ts'),
       '@keel/outbound': src('./packages/outbound/src/index.ts'),
       '@keel/host': src('./packages/host/src/index.ts'),

@@ -232,6 +232,7 @@ const ONLY_FAILS: Record<string, string> = {
   setup: 'asks a person at a terminal (tests/e2e/setup*.test.ts drive it)',
   discord: 'runs until stopped (tests/e2e/discord.test.ts)',
   'discord pair': 'waits for the owner to DM a code (tests/e2e/discord-pairing.test.ts)',
+  mcp: 'serves MCP on stdio until its client closes it (tests/e2e/mcp-server.test.ts)',
 };
 
 /** Runs `keel <args>` without blocking this process (the fakes answer from it). */
@@ -671,6 +672,7 @@ describe('every verb prints an error the same way, and exits non-zero', () => {
     await failing(['reindex'], 'EMBEDDER_UNAVAILABLE', { env: { KEEL_EMBEDDER: 'none' } });
     await failing(['think', '--curate'], 'INVALID_INPUT');
     await failing(['think', '--once'], 'DB_CORRUPT', { env: { KEEL_HOME: damaged } });
+    await failing(['mcp'], 'DB_CORRUPT', { env: { KEEL_HOME: damaged } });
     await failing(['discord'], 'CONFIG_INVALID', {
       env: { DISCORD_TOKEN: 'test-token', KEEL_DISCORD_OWNER_ID: '' },
     });

@@ -213,6 +213,17 @@ export const VERBS: readonly Verb[] = [
     },
   },
   {
+    name: 'mcp',
+    usage: '',
+    summary:
+      "serve keel's memory to other agents over MCP on stdio (Claude Desktop, Claude Code, Cursor; see the README)",
+    // The configuration is checked here too, so a bad one is reported before the server starts.
+    define: async (program, config) => {
+      config();
+      (await import('./commands/mcp-server.js')).registerMcpServerCommand(program);
+    },
+  },
+  {
     name: 'think',
     usage: '[options]',
     summary:

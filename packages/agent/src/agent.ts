@@ -20,7 +20,7 @@
 import { KeelError } from '@keel/errors';
 import type { SecretKind } from '@keel/language';
 import type { Episode, MemoryStore } from '@keel/memory';
-import { buildStaticBlock, countTokens, type MemoryBlock, STANDING_KINDS } from '@keel/prompt';
+import { buildStaticBlock, countTokens, type MemoryBlock, standingInput } from '@keel/prompt';
 import { memoryToolbox, type Toolbox } from '@keel/tools';
 import {
   CONTEXT_MARGIN,
@@ -60,7 +60,6 @@ import {
   MAX_MESSAGE_TOKENS,
   MAX_REFUSALS,
   MAX_TOOL_ROUNDS,
-  STATIC_CANDIDATES,
   STOPPED_NOTE,
   type TurnInput,
   type TurnResult,
@@ -123,8 +122,7 @@ export class Agent implements UnansweredRecorder {
    * byte-identical between turns and prompt caching works.
    */
   staticBlock(): MemoryBlock {
-    const facts = this.store.strongestFacts('owner', STANDING_KINDS, STATIC_CANDIDATES);
-    const questions = this.store.questions();
+    const { facts, questions } = standingInput(this.store);
     const key = `${facts.map((f) => `${f.id}:${f.updated_at}`).join(',')}|${questions.map((q) => q.id).join(',')}`;
     if (this.staticCache?.key !== key) {
       this.staticCache = { key, block: buildStaticBlock(facts, undefined, this.tz, questions) };

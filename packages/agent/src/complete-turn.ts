@@ -7,7 +7,7 @@
  */
 
 import type { MemoryStore } from '@keel/memory';
-import type { StagedWrite } from '@keel/tools';
+import { applyStagedWrite, type StagedWrite } from '@keel/tools';
 import { captureOwnerStatement } from './capture.js';
 import type { ChatMessage } from './model/types.js';
 import type { SessionStore } from './session.js';
@@ -75,35 +75,12 @@ function applyStaged(
 ): TurnWrite[] {
   const writes: TurnWrite[] = [];
   for (const w of staged) {
-    if (w.tool === 'remember') {
-      writes.push(
-        store.remember({
-          kind: w.kind,
-          key: w.key,
-          value: w.value,
-          source: 'inferred',
-          episodeId,
-          actor: 'model',
-          ...(w.validFrom === null ? {} : { validFrom: w.validFrom }),
-        }),
-      );
-      continue;
-    }
-    const f = store.fact(w.id);
-    if (!f || (f.status !== 'active' && f.status !== 'pending')) continue;
-    const r = store.requestForget(w.id, {
+    const applied = applyStagedWrite(store, w, {
       actor: 'model',
-      ...(w.reason ? { why: w.reason } : {}),
       episodeId,
+      asked: 'the model asked to forget it',
     });
-    writes.push({
-      decision: 'forget_requested',
-      reason: r.created
-        ? 'the model asked to forget it; the owner decides'
-        : 'already waiting for the owner',
-      fact: f,
-      episodeId,
-    });
+    if (applied) writes.push(applied);
   }
   return writes;
 }

@@ -7,8 +7,8 @@
  */
 
 import { describeSecretKind, type SecretKind } from '@keel/language';
-import type { Fact, MemoryStore, RecallMode, WriteResult } from '@keel/memory';
-import type { Approver, Toolbox } from '@keel/tools';
+import type { MemoryStore, RecallMode } from '@keel/memory';
+import type { AppliedWrite, Approver, ForgetRequestWrite, Toolbox } from '@keel/tools';
 import type { CaptureError } from './capture.js';
 import type { TurnLockHolder, TurnLockOptions } from './lock.js';
 import type { ChatModel, WaitInfo } from './model/types.js';
@@ -20,8 +20,6 @@ export const MAX_MESSAGE_TOKENS = 50_000;
 export const MAX_MESSAGE_CHARS = 400_000;
 /** History above this many tokens is compacted into the anchor. */
 export const HISTORY_BUDGET_TOKENS = 24_000;
-/** Standing beliefs read for the static block (more than its token budget ever holds). */
-export const STATIC_CANDIDATES = 300;
 /**
  * Model calls per turn that may call tools: the call that reaches the limit is answered, and the
  * next is asked to answer without tools (continuations of a cut reply come on top).
@@ -66,17 +64,10 @@ export function secretNotice(kinds: readonly SecretKind[]): string {
  * in this zone."
 
 /** A request to forget a belief that the turn recorded; the owner decides. */
-export interface ForgetRequestWrite {
-  decision: 'forget_requested';
-  reason: string;
-  /** The belief the request names. */
-  fact: Fact;
-  /** The owner's turn it was asked in. */
-  episodeId: number;
-}
+export type { ForgetRequestWrite };
 
 /** One thing a turn did to memory. */
-export type TurnWrite = WriteResult | ForgetRequestWrite;
+export type TurnWrite = AppliedWrite;
 
 /** Options for {@link Agent}. */
 export interface AgentOptions {

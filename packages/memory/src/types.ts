@@ -60,9 +60,10 @@ export type Decision =
 /**
  * Who performed a mutation, as recorded in the journal: the owner; the chat model (its tool
  * calls); the think service's reflection (each tick) or its curator (each night, and the weekly
- * review); an import; another agent through MCP; the owner's local web page; keel itself (a
- * mechanism with no one behind it). Journal entries written before these names existed may say
- * `think`.
+ * review); an import; another agent through MCP (`mcp`, or `mcp:<client>` naming the client that
+ * `keel mcp` served, e.g. `mcp:claude-code`: every rule treats both alike, see {@link isMcpActor});
+ * the owner's local web page; keel itself (a mechanism with no one behind it). Journal entries
+ * written before these names existed may say `think`.
  */
 export type Actor =
   | 'owner'
@@ -71,8 +72,14 @@ export type Actor =
   | 'curator'
   | 'import'
   | 'mcp'
+  | `mcp:${string}`
   | 'web'
   | 'system';
+
+/** Whether `actor` is another agent through MCP: `mcp` itself or a named client, `mcp:<client>`. */
+export function isMcpActor(actor: Actor): actor is 'mcp' | `mcp:${string}` {
+  return actor === 'mcp' || actor.startsWith('mcp:');
+}
 
 /** A fact row as readers see it. Times are ms since the Unix epoch (UTC). */
 export interface Fact {

@@ -12,6 +12,7 @@ import {
   type EpisodeResult,
   type Fact,
   type FactResult,
+  type MemoryStore,
   type PendingQuestion,
   questionText,
   type RecallResponse,
@@ -106,6 +107,24 @@ function questionLines(
   return (questions ?? [])
     .filter((q) => q.factId === factId)
     .map((q) => neutralise(`  PENDING question ${questionText(q)} (unanswered)`, q.said));
+}
+
+/** Standing beliefs read for the static block (more than its token budget ever holds). */
+export const STATIC_CANDIDATES = 300;
+
+/**
+ * What the static block is built from, read from `store`: the owner's strongest standing beliefs
+ * ({@link STANDING_KINDS}, at most {@link STATIC_CANDIDATES}) and the open pending questions. The
+ * agent's system prompt and `keel mcp`'s standing-beliefs resource read the same.
+ */
+export function standingInput(store: Pick<MemoryStore, 'strongestFacts' | 'questions'>): {
+  facts: Fact[];
+  questions: PendingQuestion[];
+} {
+  return {
+    facts: store.strongestFacts('owner', STANDING_KINDS, STATIC_CANDIDATES),
+    questions: store.questions(),
+  };
 }
 
 /**

@@ -21,9 +21,11 @@ export {
   type MemoryBlock,
   STANDING_KINDS,
   STATIC_BUDGET_TOKENS,
+  STATIC_CANDIDATES,
+  standingInput,
   TURN_BUDGET_TOKENS,
 } from './blocks.js';
-export { fenceToolOutput, flagStoredText, stripMemoryText } from './fence.js';
+export { fenceMemoryResult, fenceToolOutput, flagStoredText, stripMemoryText } from './fence.js';
 export {
   type FactLineInput,
   formatEpisodeLine,

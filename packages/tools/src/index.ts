@@ -100,6 +100,12 @@ export {
   mcpToolName,
 } from './mcp/tool.js';
 export {
+  type AppliedWrite,
+  applyStagedWrite,
+  type ForgetRequestWrite,
+  type StagedWriter,
+} from './memory/apply.js';
+export {
   forgetTool,
   historyTool,
   memoryTools,

@@ -438,6 +438,32 @@ describe('the tool log and the result as data', () => {
     expect(store.toolCalls.list()[0]).toMatchObject({ origin: 'memory', effect: 'read' });
   });
 
+  it('finds a history by a belief id as by its slot, and lists requests to forget in review', async () => {
+    const coffee = store.remember({
+      kind: 'preference',
+      key: 'coffee',
+      value: 'oat flat white',
+      source: 'owner_stated',
+    }).fact!;
+    const tea = store.remember({
+      kind: 'preference',
+      key: 'tea',
+      value: 'green tea',
+      source: 'owner_stated',
+    }).fact!;
+    store.requestForget(tea.id, { actor: 'mcp:cursor', why: 'asked by a client' });
+    const box = memoryToolbox();
+    const byId = await box.call('history', { slot: `f${coffee.id}` }, { context: context() });
+    const bySlot = await box.call('history', { slot: 'preference/coffee' }, { context: context() });
+    expect(byId.content).toContain(`[f${coffee.id}] preference/coffee: oat flat white`);
+    expect(byId.content).toBe(bySlot.content);
+    const missing = await box.call('history', { slot: 'f99999' }, { context: context() });
+    expect(missing).toMatchObject({ isError: true, content: 'history failed: no belief f99999' });
+    const review = await box.call('review_pending', {}, { context: context() });
+    expect(review.content).toContain(`forget? [f${tea.id}] preference/tea: green tea`);
+    expect(review.content).not.toContain('preference/coffee');
+  });
+
   it('answers invalid input, an unknown tool, a throwing tool and a hung one with errors', async () => {
     const broken = fakeTool({ name: 'broken', effect: 'read' }, async () => {
       throw new Error('disk on fire');

@@ -959,3 +959,52 @@ describe('what the owner forgot stays forgotten, whatever key a later writer pro
     ).toBe('create');
   });
 });
+
+describe('another agent through MCP (actor mcp:<client>)', () => {
+  it('writes as inferred under the evidence gate, journaled under its client name, without citing an owner turn', () => {
+    const { store } = openTempStore();
+    const r = store.remember({
+      kind: 'preference',
+      key: 'coffee',
+      value: 'oat flat white',
+      source: 'inferred',
+      confidence: 1,
+      actor: 'mcp:claude-code',
+      channel: 'mcp',
+    });
+    // A model write without an owner turn is refused; the same write by an MCP client is not.
+    const model = store.remember({
+      kind: 'preference',
+      key: 'tea',
+      value: 'green tea',
+      source: 'inferred',
+      actor: 'model',
+    });
+    expect(model.decision).toBe('ignore');
+    expect(r.decision).toBe('create');
+    expect(r.fact).toMatchObject({ source: 'inferred', confidence: 0.7, evidence_count: 1 });
+    expect(r.confidenceCapped).toMatchObject({ asked: 1, stored: 0.7 });
+    expect(journalRows(store, 'create').map((j) => j.actor)).toEqual(['mcp:claude-code']);
+  });
+
+  it("contradicting the owner's word becomes a pending conflict, not the current value", () => {
+    const { store } = openTempStore();
+    const owner = store.remember({
+      kind: 'preference',
+      key: 'coffee',
+      value: 'oat flat white',
+      source: 'owner_stated',
+    });
+    const r = store.remember({
+      kind: 'preference',
+      key: 'coffee',
+      value: 'double espresso',
+      source: 'inferred',
+      actor: 'mcp:cursor',
+    });
+    expect(r.decision).toBe('conflict');
+    expect(r.fact).toMatchObject({ status: 'pending', value: 'double espresso' });
+    expect(currentOf(store).id).toBe(owner.fact!.id);
+    expect(store.review().pending.map((p) => p.fact.id)).toEqual([r.fact!.id]);
+  });
+});

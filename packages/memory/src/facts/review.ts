@@ -45,6 +45,7 @@ import {
   type Actor,
   type Decision,
   type Fact,
+  isMcpActor,
   KINDS,
   type Kind,
   SCOPES,
@@ -343,10 +344,12 @@ const WRITERS_NEEDING_OWNER_WORD: ReadonlySet<Actor> = new Set(['model', 'reflec
 /**
  * Whether a write must cite an owner turn that mentions its value to create a belief: the model's
  * tool, reflection and the curator, writing as anything but the owner. Imports, system writes,
- * other agents (mcp) and the owner's own words are not asked.
+ * other agents (`mcp` and every named client `mcp:<client>` alike) and the owner's own words are
+ * not asked.
  */
 function needsOwnerWord(input: RememberInput, actor: Actor): boolean {
-  return !isOwnerSource(input.source) && WRITERS_NEEDING_OWNER_WORD.has(actor);
+  const writer: Actor = isMcpActor(actor) ? 'mcp' : actor;
+  return !isOwnerSource(input.source) && WRITERS_NEEDING_OWNER_WORD.has(writer);
 }
 
 /**

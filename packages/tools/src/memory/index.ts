@@ -16,8 +16,9 @@
  *
  * @module
  */
+import { KeelError } from '@keel/errors';
 import { supportsValue } from '@keel/language';
-import { KINDS, parseFactId, parseSlot, REFUSED_UNSAID } from '@keel/memory';
+import { KINDS, parseFactId, parseSlot, REFUSED_UNSAID, type Slot } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { z } from 'zod';
 import type { AnyTool, StagedWrite, Tool, ToolContext, ToolResult } from '../contract.js';
@@ -39,7 +40,13 @@ const recallInput = z.object({
   query: z.string().min(1).max(2000).describe('what to look for'),
   limit: z.number().int().min(1).max(30).optional().describe('results, default 8'),
 });
-const historyInput = z.object({ slot: z.string().describe('kind/key, e.g. preference/coffee') });
+const historyInput = z.object({
+  slot: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe('kind/key, e.g. preference/coffee, or a belief id, e.g. f42'),
+});
 const whyInput = z.object({
   id: z.union([z.string(), z.number()]).describe('the fact id, e.g. f42'),
 });
@@ -154,17 +161,31 @@ export const recallTool: Tool<z.infer<typeof recallInput>> = {
   }),
 };
 
+/**
+ * The slot a history is asked for: `kind/key`, or a belief id (`f42`, `42`) standing for its
+ * belief's slot.
+ *
+ * @throws KeelError `INVALID_INPUT` (neither), `NOT_FOUND` (no such belief).
+ */
+function historySlot(store: ToolContext['store'], ref: string): Slot {
+  if (!/^f?\d+$/i.test(ref.trim())) return parseSlot(ref);
+  const id = parseFactId(ref);
+  const fact = store.fact(id);
+  if (!fact) throw new KeelError('NOT_FOUND', `no belief f${id}`, { details: { id } });
+  return { scope: fact.scope, kind: fact.kind, key: fact.key };
+}
+
 /** `history`: every version of one belief's slot, newest first. */
 export const historyTool: Tool<z.infer<typeof historyInput>> = {
   name: 'history',
   description:
-    'Every version of one belief, newest first, with its status (active, superseded, retracted…).',
+    'Every version of one belief (by kind/key or by a belief id such as f42), newest first, with its status (active, superseded, retracted…).',
   input: historyInput,
   effect: 'read',
   origin: 'memory',
   summary: (input) => `history of ${input.slot}`,
   execute: guarded('history', (input, context) => {
-    const rows = context.store.history(parseSlot(input.slot));
+    const rows = context.store.history(historySlot(context.store, input.slot));
     return {
       content: rows.length
         ? rows.map((f) => `${formatFactLine(f)} [${f.status}]`).join('\n')
@@ -230,10 +251,11 @@ export const forgetTool: Tool<z.infer<typeof forgetInput>> = {
   }),
 };
 
-/** `review_pending`: beliefs waiting for the owner (conflicts, weakly evidenced guesses). */
+/** `review_pending`: what waits for the owner (conflicts, questions, forget requests, weak and stale beliefs). */
 export const reviewPendingTool: Tool<z.infer<typeof reviewInput>> = {
   name: 'review_pending',
-  description: 'List beliefs waiting for the owner: conflicts and weakly evidenced guesses.',
+  description:
+    'List what waits for the owner: conflicts, open questions, requests to forget, weakly evidenced guesses and beliefs without evidence for a long time (stale).',
   input: reviewInput,
   effect: 'read',
   origin: 'memory',
@@ -245,12 +267,22 @@ export const reviewPendingTool: Tool<z.infer<typeof reviewInput>> = {
         (p) =>
           `pending ${formatFactLine(p.fact)}${p.current ? ` contradicts f${p.current.id}` : ''}`,
       ),
+      ...q.questions.map((x) => `question q${x.id} about ${formatFactLine(x.fact)}`),
+      ...q.forget.map((r) => `forget? ${formatFactLine(r.fact)}`),
       ...q.weak.map((f) => `weak ${formatFactLine(f)}`),
+      ...q.stale.map((f) => `stale ${formatFactLine(f)}`),
+    ];
+    const shown = [
+      ...q.pending.map((p) => p.fact),
+      ...q.questions.map((x) => x.fact),
+      ...q.forget.map((r) => r.fact),
+      ...q.weak,
+      ...q.stale,
     ];
     return {
       content: lines.length ? lines.join('\n') : 'nothing waiting for review',
       isError: false,
-      factIds: [...q.pending.map((p) => p.fact.id), ...q.weak.map((f) => f.id)],
+      factIds: [...new Set(shown.map((f) => f.id))],
       exit: 'ok',
     };
   }),
