@@ -2,8 +2,8 @@
 // and an installed `keel` (npm install -g) run, and what the end-to-end tests run.
 //
 //   keel.mjs     the `keel` command
-//   think.mjs    the think service, discord.mjs the Discord door (`keel think` and `keel discord`
-//                start them as child processes, from beside keel.mjs)
+//   think.mjs    the think service, discord.mjs the Discord door, web.mjs the web page (`keel think`,
+//                `keel discord` and `keel web` start them as child processes, from beside keel.mjs)
 //   chunk-*.mjs  code they share, and the parts each loads only when used (a verb's module, a
 //                model client, discord.js…): every dynamic import() becomes a chunk of its own.
 //
@@ -124,6 +124,7 @@ const result = await build({
     keel: 'src/main.ts',
     think: '../think/src/main.ts',
     discord: '../discord/src/main.ts',
+    web: '../web/src/main.ts',
   },
   outdir: OUT,
   bundle: true,
