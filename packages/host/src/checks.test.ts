@@ -165,6 +165,7 @@ describe('runChecks', () => {
       ['think_service', 'warn'],
       ['discord_service', 'skip'],
       ['mcp_servers', 'skip'],
+      ['servers', 'skip'],
     ]);
     for (const r of results) {
       expect(r.ok).toBe(r.status !== 'fail');

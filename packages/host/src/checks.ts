@@ -35,6 +35,7 @@ import { fetchBotApplication, installProblems } from '@keel/outbound';
 import { ok, problem, skip } from './check-finding.js';
 import type { KeelConfig } from './config.js';
 import type { Service } from './lock.js';
+import { checkServers } from './servers.js';
 import { checkService } from './service-checks.js';
 import { checkMcpServers } from './tool-checks.js';
 
@@ -50,6 +51,7 @@ export const CHECK_NAMES = [
   'think_service',
   'discord_service',
   'mcp_servers',
+  'servers',
 ] as const;
 
 /** A check's name. */
@@ -169,6 +171,7 @@ export async function runChecks(
     timed('think_service', now, () => checkService(config, 'think', options)),
     timed('discord_service', now, () => checkService(config, 'discord', options)),
     timed('mcp_servers', now, () => checkMcpServers(config, options)),
+    timed('servers', now, () => checkServers(config.home, options)),
   ]);
 }
 

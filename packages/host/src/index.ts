@@ -244,6 +244,15 @@ export {
   restoreHome,
 } from './restore.js';
 export {
+  announceServer,
+  checkServers,
+  type RunningServer,
+  runningServers,
+  type ServerInfo,
+  type ServerKind,
+  serversDir,
+} from './servers.js';
+export {
   type InstallResult,
   installServices,
   type ManagerCommand,

@@ -169,6 +169,7 @@ export {
   type WriteResult,
 } from './facts/review.js';
 export { type ForgetRequest, STALE_AFTER_DAYS, type StaleOptions } from './facts/review-flags.js';
+export type { BeliefExplanation, WhyChange, WhyEvidence } from './facts/why.js';
 export type { ImportOptions, ImportResult } from './import/import.js';
 export {
   type ImportedTurn,

@@ -78,6 +78,7 @@ import {
 } from './facts/review-flags.js';
 import { forgottenSaidAgain } from './facts/tombstones.js';
 import { type AccessCount, recordAccess } from './facts/transitions.js';
+import { type BeliefExplanation, explainBelief } from './facts/why.js';
 import { type ImportOptions, type ImportResult, importTurns } from './import/import.js';
 import type { ParsedImport } from './import/parsers.js';
 import { IntegrityGuard, type IntegrityOptions, type IntegrityVerdict } from './integrity.js';
@@ -346,6 +347,14 @@ export class MemoryStore {
   /** Every version of a slot, newest first. */
   history(slot: Slot): Fact[] {
     return history(this.#ctx, slot);
+  }
+
+  /**
+   * Why keel holds belief `id`: its slot's versions, their evidence episodes and the journal's
+   * decisions about them (see `facts/why.ts`). Undefined when no such fact exists.
+   */
+  why(id: number): BeliefExplanation | undefined {
+    return explainBelief(this.#ctx, id);
   }
 
   /** Pending conflicts, weak beliefs and stale beliefs (the owner's review queue). */
