@@ -8,7 +8,7 @@
 import { KeelError } from '@keel/errors';
 import { type DoctorReport, doctorReport, formatJson, readLockHolder } from '@keel/host';
 import { localDay } from '@keel/language';
-import type { Fact, MemoryStore } from '@keel/memory';
+import type { BeliefExplanation, Fact, MemoryStore } from '@keel/memory';
 import { forgetPurgeTarget } from '@keel/tools';
 import { type Context, Hono } from 'hono';
 import { DateTime } from 'luxon';
@@ -166,17 +166,10 @@ function passes(
 }
 
 /** What the belief's page shows: the store's explanation of why keel believes it. */
-function explain(store: MemoryStore, id: number): BeliefView {
-  const fact = store.fact(id);
-  if (!fact) throw new KeelError('NOT_FOUND', `no belief f${id}`, { details: { id } });
-  const chain = store.history(fact);
-  const evidence = chain.flatMap((f) =>
-    store.evidence(f.id).flatMap((episodeId) => {
-      const episode = store.episode(episodeId);
-      return episode ? [{ factId: f.id, episode }] : [];
-    }),
-  );
-  return { fact, chain, evidence, changes: [] };
+function explain(store: MemoryStore, id: number): BeliefExplanation {
+  const why = store.why(id);
+  if (!why) throw new KeelError('NOT_FOUND', `no belief f${id}`, { details: { id } });
+  return why;
 }
 
 /** What the purge page is about, from its query (`fact`, `episode` or `text`). */

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { KeelError } from '@keel/errors';
-import type { KeelConfig } from '@keel/host';
+import { announceServer, type KeelConfig } from '@keel/host';
 import { webApp } from './app.js';
 import { newToken, type WebSession } from './auth.js';
 import { openWebKeel } from './keel.js';
@@ -74,7 +74,8 @@ export async function startWeb(config: KeelConfig, options: StartWebOptions): Pr
   app = webApp({ keel, token, port, sessions });
   const base = `http://${LOOPBACK}:${port}/`;
   const url = `${base}?token=${token}`;
-  const unannounce = announce(config.home, base);
+  // keel doctor lists the running page by its address; the token is never recorded.
+  const unannounce = announceServer(config.home, 'web', { url: base });
   if (options.open) openBrowser(url, log);
   log(`web: serving ${base} (the owner's browser only)`);
   return {
@@ -91,11 +92,6 @@ export async function startWeb(config: KeelConfig, options: StartWebOptions): Pr
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       }),
   };
-}
-
-/** Records the running server for `keel doctor` (its address, never the token). */
-function announce(_home: string, _url: string): () => void {
-  return () => {};
 }
 
 /** Opens `url` in the owner's browser with the platform's opener; a failure is logged. */

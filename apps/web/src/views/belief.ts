@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Episode, Fact } from '@keel/memory';
+import type { BeliefExplanation, Fact } from '@keel/memory';
 import { html } from 'hono/html';
 import {
   ago,
@@ -23,22 +23,7 @@ import {
 } from './layout.js';
 
 /** What the page shows of a belief: the store's explanation (`MemoryStore.why`). */
-export interface BeliefView {
-  fact: Fact;
-  /** Every version of its slot, newest first. */
-  chain: Fact[];
-  /** The episodes that are evidence, per version. */
-  evidence: { factId: number; episode: Episode }[];
-  /** Journal entries about the chain's facts, oldest first. */
-  changes: {
-    seq: number;
-    at: number;
-    actor: string;
-    op: string;
-    factId: number | null;
-    summary: string;
-  }[];
-}
+export type BeliefView = BeliefExplanation;
 
 /** How a version of the slot reads beside the current one. */
 function versionLabel(f: Fact): string {
@@ -113,6 +98,7 @@ export function actorName(actor: string): string {
     mcp: 'another agent (MCP)',
     system: 'keel',
   };
+  if (actor.startsWith('mcp:')) return `another agent (MCP: ${actor.slice(4)})`;
   return names[actor] ?? actor;
 }
 
@@ -153,6 +139,11 @@ export function beliefPage(ctx: PageContext, view: BeliefView): Html {
 ${actions(f, ctx)}
 <section><h2>History of the slot</h2>${chainList(view, ctx)}</section>
 <section><h2>Evidence</h2>${evidenceList(view, ctx)}</section>
-<section><h2>Journal</h2>${changesList(view, ctx)}</section>`;
+<section><h2>Journal</h2>${changesList(view, ctx)}</section>
+${
+  view.unexplained.length
+    ? html`<p class="warning">The journal does not explain ${view.unexplained.map((id) => `f${id}`).join(', ')} (changed outside keel; recall leaves it out; keel verify names the change).</p>`
+    : ''
+}`;
   return page(ctx, `Why keel believes f${f.id}`, '/beliefs', body);
 }
