@@ -158,6 +158,14 @@ describe('CSRF', () => {
     expect(g.changes).toEqual([]);
     expect((await g.post(cookie, fields, { origin: `http://${HOST}` })).status).toBe(200);
     expect(g.changes).toEqual(['changed']);
+    // Under no-referrer a browser sends `Origin: null` for the page's own form: the token and
+    // Sec-Fetch-Site decide.
+    const own = { origin: 'null', 'sec-fetch-site': 'same-origin' };
+    expect((await g.post(cookie, fields, own)).status).toBe(200);
+    const framed = { origin: 'null', 'sec-fetch-site': 'cross-site' };
+    expect((await g.post(cookie, fields, framed)).status).toBe(403);
+    expect((await g.post(cookie, {}, own)).status).toBe(403);
+    expect(g.changes).toEqual(['changed', 'changed']);
   });
 
   it('only GET and POST are answered', async () => {

@@ -10,7 +10,8 @@
  *   stays out of the history and of every later request. Without a known session cookie a request
  *   is refused (401) with the fix: open the URL keel web printed.
  * - **CSRF**: every state change is a POST carrying the session's own CSRF token in a hidden field
- *   (compared in constant time); an Origin header, when sent, must be this server's; a browser's
+ *   (compared in constant time); an Origin header, when sent, must be this server's (or `null`,
+ *   which the browser sends for this page's own forms under its no-referrer policy); a browser's
  *   Sec-Fetch-Site, when sent, must be same-origin. Any other method that is not GET or HEAD is
  *   refused (405).
  *
@@ -172,7 +173,9 @@ function notAllowed(): Refusal {
 async function forgery(c: Context, host: string, session: WebSession): Promise<Refusal | null> {
   const reload = 'Reload the page and try again from its own form.';
   const origin = c.req.header('origin');
-  if (origin !== undefined && origin !== `http://${host}`) {
+  // `null`: an opaque origin. A browser sends it for this page's own forms because the page's
+  // Referrer-Policy is no-referrer; it names no site, so the CSRF token and Sec-Fetch-Site decide.
+  if (origin !== undefined && origin !== 'null' && origin !== `http://${host}`) {
     return {
       status: 403,
       title: 'Refused',

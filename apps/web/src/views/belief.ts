@@ -104,7 +104,7 @@ export function actorName(actor: string): string {
 
 function actions(f: Fact, ctx: PageContext): Html {
   const live = f.status === 'active' || f.status === 'pending';
-  return html`<section class="actions">
+  return html`<section class="say">
 <h2>Your say</h2>
 ${
   live
