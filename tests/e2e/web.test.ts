@@ -151,16 +151,16 @@ describe('keel web', { timeout: 240_000 }, () => {
     const session = cookies.find((c) => c.name === 'keel_session');
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
     const row = page.locator(`tr.belief[data-fact="${await cityId()}"]`);
-    expect(await row.locator('.value').innerText()).toBe(CONTROL);
-    expect(await row.locator('.confidence').innerText()).toContain('1.00');
+    expect(await row.locator('.value').textContent()).toBe(CONTROL);
+    expect(await row.locator('.confidence').textContent()).toContain('1.00');
     expect(await row.locator('meter').getAttribute('value')).toBe('1.00');
-    expect(await row.locator('.source').innerText()).toBe('owner_stated');
+    expect(await row.locator('.source').textContent()).toBe('owner_stated');
     await page.screenshot({ path: join(OUTPUT, 'beliefs.png'), fullPage: true });
   });
 
   it('search is keel recall, naming its mode', async () => {
     await page.goto(`${origin}/beliefs?q=coffee`);
-    expect(await page.locator('.mode').innerText()).toMatch(/^recall: lexical/);
+    expect(await page.locator('.mode').textContent()).toMatch(/^recall: lexical/);
     expect(await page.locator('tr.belief').count()).toBeGreaterThan(0);
     expect(await page.locator('tr.belief', { hasText: CONTROL }).count()).toBe(0);
   });
@@ -168,10 +168,10 @@ describe('keel web', { timeout: 240_000 }, () => {
   it('confirming a pending conflict changes the slot’s value; its history says why', async () => {
     await page.goto(`${origin}/review`);
     const conflict = page.locator('article.conflict', { hasText: 'black coffee' });
-    expect(await conflict.locator('.side').nth(1).innerText()).toContain('oat flat white');
+    expect(await conflict.locator('.side').nth(1).textContent()).toContain('oat flat white');
     await conflict.getByRole('button', { name: 'Confirm' }).click();
     await page.waitForURL(/\/review\?notice=/);
-    expect(await page.locator('.notice').innerText()).toMatch(
+    expect(await page.locator('.notice').textContent()).toMatch(
       /^confirmed f\d+; it supersedes f\d+/,
     );
     expect(await page.locator('article.conflict').count()).toBe(0);
@@ -179,14 +179,14 @@ describe('keel web', { timeout: 240_000 }, () => {
     const id = await beliefId('preference/coffee');
     expect(await page.locator('tr.belief', { hasText: 'oat flat white' }).count()).toBe(0);
     await page.goto(`${origin}/beliefs/${id}`);
-    expect(await page.locator('.summary .value').innerText()).toBe('black coffee');
-    expect(await page.locator('.summary').innerText()).toContain('owner_confirmed');
+    expect(await page.locator('.summary .value').textContent()).toBe('black coffee');
+    expect(await page.locator('.summary').textContent()).toContain('owner_confirmed');
     const former = page.locator('.chain li.superseded');
-    expect(await former.locator('.label').innerText()).toBe('former');
-    expect(await former.locator('.value').innerText()).toBe('oat flat white');
+    expect(await former.locator('.label').textContent()).toBe('former');
+    expect(await former.locator('.value').textContent()).toBe('oat flat white');
     // The journal names who made each change: the confirmation was the owner, on this page.
     const confirm = page.locator('table.journal tr', { hasText: 'confirm' });
-    expect(await confirm.first().locator('.actor').innerText()).toBe('you, on this page');
+    expect(await confirm.first().locator('.actor').textContent()).toBe('you, on this page');
     expect(await page.locator('ul.evidence li').count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(OUTPUT, 'belief-history.png'), fullPage: true });
   });
@@ -198,10 +198,10 @@ describe('keel web', { timeout: 240_000 }, () => {
     await page.waitForURL(/\/purge\?fact=/);
     // It asks first, listing what it will reach.
     expect(Number(await page.locator('table.mentions tbody tr').count())).toBeGreaterThan(1);
-    expect(await page.locator('table.mentions').innerText()).toContain(PURGED);
+    expect(await page.locator('table.mentions').textContent()).toContain(PURGED);
     await page.getByRole('button', { name: 'Erase all of it' }).click();
     await page.waitForURL(/\/beliefs\?notice=/);
-    expect(await page.locator('.notice').innerText()).toMatch(/^forgot and purged f\d+/);
+    expect(await page.locator('.notice').textContent()).toMatch(/^forgot and purged f\d+/);
 
     const listed = await html('/beliefs');
     const ids = [...listed.matchAll(/data-fact="(\d+)"/g)].map((m) => Number(m[1]));
@@ -227,9 +227,9 @@ describe('keel web', { timeout: 240_000 }, () => {
     }
     // Searched for, it is found nowhere (the search box echoes only what the owner typed).
     await html(`/beliefs?q=${PURGED.toLowerCase()}`);
-    expect(await page.locator('section.search').innerText()).toContain('No belief matches.');
+    expect(await page.locator('section.search').textContent()).toContain('No belief matches.');
     await html(`/beliefs?q=${CONTROL.toLowerCase()}`);
-    expect(await page.locator('section.search table.beliefs').innerText()).toContain(CONTROL);
+    expect(await page.locator('section.search table.beliefs').textContent()).toContain(CONTROL);
     // The control is still on the beliefs page, its own belief's page and the conversation.
     expect(seen).toContain('/beliefs');
     expect(seen.some((p) => p.startsWith('/conversations'))).toBe(true);

@@ -17,7 +17,7 @@ import { type OwnerVariables, ownerOnly, type WebSession, webHeaders } from './a
 import type { WebKeel } from './keel.js';
 import { factId, needStore } from './shared.js';
 import { STYLE } from './style.js';
-import { type BeliefView, beliefPage } from './views/belief.js';
+import { beliefPage } from './views/belief.js';
 import { beliefQuery, beliefsPage } from './views/beliefs.js';
 import { conversationsPage } from './views/conversations.js';
 import { healthPage } from './views/health.js';

@@ -41,13 +41,17 @@ function gated() {
     const csrf = [...sessions.values()].at(-1)!.csrf;
     return { cookie: `${SESSION_COOKIE}=${cookie}`, csrf };
   };
-  const post = (cookie: string, fields: Record<string, string>, headers: HeadersInit = {}) =>
+  const post = (
+    cookie: string,
+    fields: Record<string, string>,
+    headers: Record<string, string> = {},
+  ) =>
     request('/change', {
       method: 'POST',
       headers: {
         cookie,
         'content-type': 'application/x-www-form-urlencoded',
-        ...Object.fromEntries(new Headers(headers)),
+        ...headers,
       },
       body: new URLSearchParams(fields).toString(),
     });
