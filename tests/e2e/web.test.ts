@@ -144,6 +144,14 @@ describe('keel web', { timeout: 240_000 }, () => {
     expect(Buffer.from(token, 'base64url')).toHaveLength(32);
   });
 
+  it('keel doctor lists the running page by its address, never its token', () => {
+    const r = keel(home, ['doctor', '--offline', '--json'], '', ENV);
+    const report = JSON.parse(r.stdout) as { checks: { name: string; detail: string }[] };
+    const servers = report.checks.find((c) => c.name === 'servers');
+    expect(servers?.detail).toContain(`web page at ${origin}/`);
+    expect(r.stdout).not.toContain(url.searchParams.get('token'));
+  });
+
   it('the token opens the page and leaves the address bar; a belief shows its confidence and source', async () => {
     await page.goto(url.href);
     expect(page.url()).toBe(`${origin}/beliefs`);
