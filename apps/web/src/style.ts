@@ -60,6 +60,6 @@ dt { color: var(--muted); }
 .days a[aria-current] { font-weight: 700; }
 .small { font-size: .8rem; margin-left: .5rem; }
 .verdict { font-weight: 600; }
-tr.fail td:first-child { color: var(--bad); font-weight: 600; }
-tr.warn td:first-child { color: var(--warn); font-weight: 600; }
+tr.check-fail td:first-child, tr.run-failed td:nth-child(4) { color: var(--bad); font-weight: 600; }
+tr.check-warn td:first-child { color: var(--warn); font-weight: 600; }
 `;
