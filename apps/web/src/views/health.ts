@@ -57,7 +57,7 @@ ${
   checks.length
     ? html`<h3>Checks</h3><ul>${checks.map(
         (c) =>
-          html`<li class="${c.status}"><strong>${c.status} ${c.name}</strong>: ${c.detail}${c.code ? html`<br><code>${c.code}</code> <span class="fix">fix: ${c.fix ?? ''}</span>` : ''}</li>`,
+          html`<li class="check-${c.status}"><strong>${c.status} ${c.name}</strong>: ${c.detail}${c.code ? html`<br><code>${c.code}</code> <span class="fix">fix: ${c.fix ?? ''}</span>` : ''}</li>`,
       )}</ul>`
     : ''
 }`;
@@ -67,7 +67,7 @@ function checksTable(r: DoctorReport): Html {
   return html`<table class="checks"><thead><tr><th>status</th><th>check</th><th>detail</th><th>fix</th></tr></thead>
 <tbody>${r.checks.map(
     (c) =>
-      html`<tr class="${c.status}"><td>${c.status}</td><td>${c.name}</td><td>${c.detail}</td><td>${c.code ? html`<code>${c.code}</code> ${c.fix ?? ''}` : ''}</td></tr>`,
+      html`<tr class="check-${c.status}"><td>${c.status}</td><td>${c.name}</td><td>${c.detail}</td><td>${c.code ? html`<code>${c.code}</code> ${c.fix ?? ''}` : ''}</td></tr>`,
   )}</tbody></table>`;
 }
 

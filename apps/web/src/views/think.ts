@@ -48,7 +48,7 @@ function runsTable(ctx: PageContext, runs: ThinkRunRow[]): Html {
   return html`<table class="runs"><thead><tr><th>#</th><th>kind</th><th>started</th><th>status</th><th>gate</th><th>did</th><th>skipped / why</th></tr></thead>
 <tbody>${runs.map(
     (r) =>
-      html`<tr class="${r.status}"><td>${String(r.id)}</td><td>${r.kind}${r.period ? html` ${r.period}` : ''}</td><td>${when(r.started_at, ctx.tz)}</td><td>${r.status}</td><td>${r.gate ?? ''}</td>${summaryCells(r)}</tr>`,
+      html`<tr class="run-${r.status}"><td>${String(r.id)}</td><td>${r.kind}${r.period ? html` ${r.period}` : ''}</td><td>${when(r.started_at, ctx.tz)}</td><td>${r.status}</td><td>${r.gate ?? ''}</td>${summaryCells(r)}</tr>`,
   )}</tbody></table>`;
 }
 
