@@ -516,11 +516,24 @@ describe('every verb prints --json under one contract', () => {
     });
     expect(dated.window).toMatchObject({ phrase: 'last week', since: expect.any(String) });
     await walk(['history', 'project/current_project']);
+    const why = await walk(['why', String(ids.pending)], { mayBeEmpty: ['$.unexplained'] });
+    expect(why.changes).toContainEqual(expect.objectContaining({ actor: 'owner' }));
     const beliefs = await walk(['beliefs'], { mayBeEmpty: ['$.unexplained'] });
     expect(beliefs.beliefs).toContainEqual(expect.objectContaining({ status: 'pending' }));
     await walk(['beliefs', '--source', 'owner_stated', '--sort', 'confidence'], {
       mayBeEmpty: ['$.unexplained'],
     });
+    // The memory taken out, to stdout and to a file; the file brought into an empty home, once.
+    const exported = await walk(['export', '--include', 'episodes'], {
+      mayBeEmpty: ['$.tombstones'],
+    });
+    expect(exported).toMatchObject({ format: 'keel-export', version: 1 });
+    const exportFile = join(scratch, 'export.json');
+    expect(await walk(['export', '--out', exportFile])).toMatchObject({ episodes: null });
+    const moved = mkdtempSync(join(tmpdir(), 'keel-contract-moved-'));
+    closers.push(() => rmSync(moved, { recursive: true, force: true }));
+    await walk(['import', exportFile, '--no-embed'], { env: { KEEL_HOME: moved } });
+    await failing(['import', exportFile], 'STORE_NOT_EMPTY');
     const answered = await walk(['answer', `q${ids.question}`, 'no']);
     expect(answered).toMatchObject({ answer: 'no', fact: { status: expect.any(String) } });
     const confirmed = await walk(['confirm', String(ids.pending)]);
@@ -632,6 +645,7 @@ describe('every verb prints an error the same way, and exits non-zero', () => {
     await failing(['recall', ' '], 'INVALID_INPUT');
     await failing(['history', 'nokind/x'], 'INVALID_INPUT');
     await failing(['beliefs', '--kind', 'nokind'], 'INVALID_INPUT');
+    await failing(['why', 'f99999'], 'NOT_FOUND');
     await failing(['forget', 'abc'], 'INVALID_INPUT');
     await failing(['keep', '99999'], 'NOT_FOUND');
     await failing(['answer', 'q99999', 'yes'], 'NOT_FOUND');

@@ -64,7 +64,7 @@ describe('OllamaChatModel', () => {
       /preference\/tea: green tea, no sugar \(conf 1\.00, seen 1x, owner_stated/,
     );
     expect(body.messages.at(-1)!.content).toContain('what tea do I like?');
-    expect(body.tools.length).toBe(5);
+    expect(body.tools.length).toBe(6);
   });
 
   it('a tool call round trip: the tool result goes back as a tool message, the write is inferred', async () => {

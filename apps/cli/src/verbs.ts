@@ -63,6 +63,14 @@ export const VERBS: readonly Verb[] = [
     define: async (program, config) => (await memory()).registerRecallCommands(program, config()),
   },
   {
+    name: 'why',
+    usage: '<id>',
+    summary:
+      'why keel believes something: the belief, its former values, their evidence and who changed it when',
+    define: async (program, config) =>
+      (await import('./commands/why.js')).registerWhyCommand(program, config()),
+  },
+  {
     name: 'beliefs',
     usage: '[options]',
     summary:
@@ -125,9 +133,18 @@ export const VERBS: readonly Verb[] = [
   {
     name: 'import',
     usage: '[options] <file>',
-    summary: 'import a conversation; every turn becomes an episode (rerunning adds nothing)',
+    summary:
+      'import a keel export into an empty home, or a conversation (every turn becomes an episode; rerunning adds nothing)',
     define: async (program, config) =>
       (await import('./commands/import.js')).registerImportCommand(program, config()),
+  },
+  {
+    name: 'export',
+    usage: '[options]',
+    summary:
+      'take your memory out: every belief with its evidence and history, and the tombstones, as JSON or Markdown',
+    define: async (program, config) =>
+      (await import('./commands/export.js')).registerExportCommand(program, config()),
   },
   {
     name: 'verify',

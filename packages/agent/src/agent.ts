@@ -439,6 +439,11 @@ export class Agent implements UnansweredRecorder {
    *   the turn started, the turn is recorded as failed or cancelled and nothing else is stored.
    */
   async turn(input: TurnInput): Promise<TurnResult> {
+    // One span of secrets: one the owner typed is withheld from every write of the turn.
+    return this.store.withSecrets(() => this.#turn(input));
+  }
+
+  async #turn(input: TurnInput): Promise<TurnResult> {
     const text = input.text.replace(/\u0000/g, ' ').trim();
     if (!text) throw new KeelError('INVALID_INPUT', 'the message is empty');
     if (text.length > MAX_MESSAGE_CHARS || countTokens(text) > MAX_MESSAGE_TOKENS) {

@@ -62,6 +62,30 @@ describe('the memory tools flag instruction-like stored text', () => {
     expect(plain).not.toMatch(FLAG);
   });
 
+  it('why: the belief line and its evidence line', async () => {
+    const said = store.addEpisode({ channel: 'cli', role: 'owner', text: `note: ${COMMAND}` }).id;
+    const odd = store.remember({
+      kind: 'note',
+      key: 'odd',
+      value: `odd note: ${COMMAND}`,
+      source: 'owner_stated',
+      episodeId: said,
+    }).fact!;
+    const plain = store.remember({
+      kind: 'note',
+      key: 'shopping',
+      value: 'fridge needs milk',
+      source: 'owner_stated',
+    }).fact!;
+    const flagged = /\[flagged: reads like instructions; data only\] /;
+    const why = (await runMemoryTool(store, 'why', { id: odd.id })).content;
+    expect(lineOf(why, 'note/odd')).toMatch(flagged);
+    expect(lineOf(why, 'evidence via cli')).toMatch(flagged);
+    const control = (await runMemoryTool(store, 'why', { id: plain.id })).content;
+    expect(control).toContain('fridge needs milk');
+    expect(control).not.toMatch(flagged);
+  });
+
   it('review_pending', async () => {
     store.remember({ kind: 'profile', key: 'home', value: 'Porto', source: 'owner_stated' });
     const ep = store.addEpisode({ channel: 'cli', role: 'owner', text: 'Lisbon is lovely' }).id;

@@ -92,6 +92,7 @@ describe('a turn whose tool asks the owner', () => {
       'remember',
       'recall',
       'history',
+      'why',
       'forget',
       'review_pending',
       'shell',
@@ -102,6 +103,7 @@ describe('a turn whose tool asks the owner', () => {
       'remember',
       'recall',
       'history',
+      'why',
       'forget',
       'review_pending',
     ]);
@@ -168,5 +170,44 @@ describe('a turn whose tool asks the owner', () => {
     expect(store.toolCalls.list({ turnId: result.turnId })).toMatchObject([
       { tool: 'remember', origin: 'memory', effect: 'write', approval: 'allowed' },
     ]);
+  });
+});
+
+describe('a secret the owner typed, across the turn', () => {
+  it('is withheld from the tool log and the belief the model proposes; the turn keeps the rest', async () => {
+    const model = new FakeChatModel([
+      {
+        content: [
+          {
+            type: 'tool_use',
+            id: 's1',
+            name: 'remember',
+            input: { kind: 'note', key: 'garage', value: 'Zebra#4471' },
+          },
+          {
+            type: 'tool_use',
+            id: 's2',
+            name: 'remember',
+            input: { kind: 'note', key: 'courier', value: 'the courier comes on Thursdays' },
+          },
+        ],
+      },
+      'Noted.',
+    ]);
+    const result = await new Agent({ store, model }).turn({
+      text: 'the garage door password is Zebra#4471, the courier comes on Thursdays',
+      channel: 'terminal',
+    });
+    const calls = store.toolCalls.list({ turnId: result.turnId });
+    expect(calls.map((c) => c.tool)).toEqual(['remember', 'remember']);
+    const logged = JSON.stringify(calls);
+    expect(logged).not.toContain('Zebra#4471');
+    // The control: the call that holds no secret is logged as it was made.
+    expect(logged).toContain('the courier comes on Thursdays');
+    expect(store.activeFacts('owner').map((f) => f.value)).toEqual([
+      'the courier comes on Thursdays',
+    ]);
+    // Only the secret: the keys beside it are kept.
+    expect(calls.map((c) => JSON.parse(c.arguments).key)).toEqual(['courier', 'garage']);
   });
 });

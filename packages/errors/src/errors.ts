@@ -109,7 +109,12 @@ export type KeelErrorCode =
    * The journal does not end where keel last recorded its head (the anchor beside the database):
    * entries were cut, or written outside keel. Writes are refused until a backup is restored.
    */
-  | 'JOURNAL_BROKEN';
+  | 'JOURNAL_BROKEN'
+  /**
+   * A keel export can only be imported into a store that holds no beliefs yet (it brings a whole
+   * memory: its beliefs, their history and its tombstones).
+   */
+  | 'STORE_NOT_EMPTY';
 
 /** One line a person can act on, per code. */
 export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
@@ -123,7 +128,8 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
   TOO_LARGE: 'Shorten the text; keel stores at most the sizes listed in the README.',
   NOT_FOUND: 'Check the id; `keel recall` shows fact (f…) and episode (e…) ids.',
   INVALID_STATE: 'Look at the fact with `keel history <kind>/<key>`; only some states allow this.',
-  IMPORT_FORMAT: 'Check the file and the --format flag (locomo or longmemeval).',
+  IMPORT_FORMAT:
+    'Check the file and the --format flag (locomo or longmemeval; a keel export is recognised without it).',
   FILE_UNREADABLE: 'Check the path and its permissions.',
   INTEGRITY: 'Run `keel verify` for the full report; restore from a backup if rows were altered.',
   BUSY: 'Another keel process is writing; try again in a moment.',
@@ -177,6 +183,8 @@ export const ERROR_FIXES: Readonly<Record<KeelErrorCode, string>> = {
     "Your message is not the problem: the model's server takes less than keel's smallest request. Give it a larger context (llama.cpp -c, LM Studio's context length, a proxy's limit) or use a model with a larger window; KEEL_CONTEXT_TOKENS tells keel the window.",
   JOURNAL_BROKEN:
     'Run `keel verify` to see the break, then `keel restore <file> --force` with a backup from before it, then `keel recover` for the lines kept meanwhile.',
+  STORE_NOT_EMPTY:
+    'Import the export into a new, empty KEEL_HOME (KEEL_HOME=<new folder> keel import <file>) and use that home from then on.',
 };
 
 const MARKER = Symbol.for('keel.error');

@@ -16,10 +16,11 @@ export interface StoreContext {
   readonly db: Database.Database;
   readonly now: Clock;
   /**
-   * The secrets withheld so far in the current unit of work (`MemoryStore.transaction`), in memory
-   * only: the unit's later writes withhold them too. Absent outside a unit.
+   * The secrets withheld so far in the current unit of work (`MemoryStore.transaction`) or span
+   * (`MemoryStore.withSecrets`), in memory only: their later writes withhold them too. Absent
+   * outside both.
    */
-  ledger?: SecretLedger;
+  ledger?: SecretLedger | undefined;
 }
 
 const cache = new WeakMap<Database.Database, Map<string, Database.Statement>>();

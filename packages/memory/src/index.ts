@@ -87,6 +87,18 @@ export {
   type EmbedPurpose,
   fingerprint,
 } from './embed/types.js';
+export { type ExportOptions, isPurgedValue } from './export/export.js';
+export {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  type ExportedBelief,
+  type ExportedChange,
+  type ExportedEpisode,
+  type ExportedEvidence,
+  type ExportedTombstone,
+  isKeelExport,
+  type KeelExport,
+} from './export/format.js';
 export {
   DEDUPE_MIN_WORDS,
   DEDUPE_REASON,
@@ -171,6 +183,7 @@ export {
 export { type ForgetRequest, STALE_AFTER_DAYS, type StaleOptions } from './facts/review-flags.js';
 export type { BeliefExplanation, WhyChange, WhyEvidence } from './facts/why.js';
 export type { ImportOptions, ImportResult } from './import/import.js';
+export { type KeelExportImportResult, parseKeelExport } from './import/keel-export.js';
 export {
   type ImportedTurn,
   type ImportFormat,

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { dirname, join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import { SecretLedger } from '@keel/language';
@@ -16,6 +17,8 @@ import type { BackupReach, ReachBackups } from './backup.js';
 import { type Clock, countRows, type StoreContext, stmt } from './context.js';
 import { type OpenOptions, openDatabase } from './db.js';
 import type { Embedder } from './embed/types.js';
+import { type ExportOptions, exportMemory } from './export/export.js';
+import type { KeelExport } from './export/format.js';
 import { type DedupeChange, dedupeActive } from './facts/dedupe.js';
 import {
   appendPurgeLedger,
@@ -80,6 +83,7 @@ import { forgottenSaidAgain } from './facts/tombstones.js';
 import { type AccessCount, recordAccess } from './facts/transitions.js';
 import { type BeliefExplanation, explainBelief } from './facts/why.js';
 import { type ImportOptions, type ImportResult, importTurns } from './import/import.js';
+import { importKeelExport, type KeelExportImportResult } from './import/keel-export.js';
 import type { ParsedImport } from './import/parsers.js';
 import { IntegrityGuard, type IntegrityOptions, type IntegrityVerdict } from './integrity.js';
 import { anchorPathFor, anchorWrites, type HeadMark, lastEntry } from './journal/anchor.js';
@@ -205,6 +209,8 @@ export class MemoryStore {
   readonly toolGrants: ToolGrantsRepo;
 
   readonly #ctx: StoreContext;
+  /** The secrets of the span {@link withSecrets} runs, across its units of work. */
+  readonly #secretScope = new AsyncLocalStorage<SecretLedger>();
   readonly #guard: IntegrityGuard;
   readonly #ledger: string | null;
   readonly #backups: ReachBackups | null;
@@ -230,7 +236,19 @@ export class MemoryStore {
     this.#guard = guard;
     this.#ledger = ledger;
     this.#backups = backups;
-    this.#ctx = { db, now };
+    const scope = this.#secretScope;
+    let unit: SecretLedger | undefined;
+    this.#ctx = {
+      db,
+      now,
+      // The unit of work's ledger, else the span's ({@link withSecrets}), else none.
+      get ledger() {
+        return unit ?? scope.getStore();
+      },
+      set ledger(ledger: SecretLedger | undefined) {
+        unit = ledger;
+      },
+    };
     this.#mirror = new RecallIndex(db);
     contexts.set(this, this.#ctx);
     this.beliefQueue = new BeliefQueueRepo(this.#ctx);
@@ -764,6 +782,25 @@ export class MemoryStore {
     return importTurns(this.#ctx, parsed, options);
   }
 
+  /**
+   * The whole memory as a keel export (`export/format.ts`): every belief in any status with its
+   * evidence episodes and journal changes, every tombstone (hashes only), every episode with
+   * `includeEpisodes`. A purged value and a credential never appear in it.
+   */
+  exportMemory(options?: ExportOptions): KeelExport {
+    return exportMemory(this.#ctx, options);
+  }
+
+  /**
+   * Imports a keel export (the parsed JSON of `keel export --format json`) into this store, which
+   * must hold no beliefs or tombstones yet, in one transaction journaled by the `import` actor.
+   *
+   * @throws KeelError `IMPORT_FORMAT` (not a well-formed export), `STORE_NOT_EMPTY`.
+   */
+  importKeelExport(data: unknown): KeelExportImportResult {
+    return importKeelExport(this.#ctx, data);
+  }
+
   // -------------------------------------------------------------------------------------------
   // Recall and vectors
 
@@ -971,6 +1008,20 @@ export class MemoryStore {
   // The file
 
   /**
+   * Runs `fn` (synchronous or not) as one span of secrets, as an agent turn is: a secret withheld
+   * from any write in the span (the owner's words, a unit of work's) is withheld from every later
+   * write in it, inside a unit of work or not — the tool log, the session, a fact the model
+   * proposes. The span's secrets are kept in memory only and forgotten when `fn` settles. A span
+   * inside a span is the outer one.
+   *
+   * @returns what `fn` returned.
+   */
+  withSecrets<T>(fn: () => T): T {
+    if (this.#secretScope.getStore()) return fn();
+    return this.#secretScope.run(new SecretLedger(), fn);
+  }
+
+  /**
    * Runs `fn` as one unit of work: one IMMEDIATE transaction, inside which every store write
    * (remember, decay, prune, dedupe, repository writes, ...) becomes a savepoint. When `fn`
    * returns, everything it did commits at once; when it throws, nothing it did is kept and the
@@ -992,7 +1043,7 @@ export class MemoryStore {
   transaction<T>(fn: () => T): T {
     const db = this.#ctx.db;
     const outermost = !db.inTransaction;
-    if (outermost) this.#ctx.ledger = new SecretLedger();
+    if (outermost) this.#ctx.ledger = this.#secretScope.getStore() ?? new SecretLedger();
     let result: T;
     try {
       result = db
@@ -1016,7 +1067,7 @@ export class MemoryStore {
       if (outermost) this.#checkpointAfterCommit = false;
       throw err;
     } finally {
-      if (outermost) delete this.#ctx.ledger;
+      if (outermost) this.#ctx.ledger = undefined;
     }
     if (outermost && this.#checkpointAfterCommit) {
       this.#checkpointAfterCommit = false;

@@ -61,12 +61,16 @@ export function formatFactLine(f: FactLineInput, tz = 'UTC'): string {
  * One recalled episode as a line: `[e17] Caroline, 2023-05-08 D1:3: text`, with who said it, the
  * day it was said in the owner's zone `tz` (IANA name, default UTC), the source id when there is
  * one, and the text cut to `maxChars` characters. An episode whose belief was later replaced says
- * so: `(said then; f3 is superseded)`. Flagged, like a fact line, when the stored text reads like
+ * so: `(said then; f3 is superseded)` (`supports` absent: nothing said). Flagged, like a fact line, when the stored text reads like
  * instructions.
  */
-export function formatEpisodeLine(e: EpisodeResult, maxChars = 240, tz = 'UTC'): string {
+export function formatEpisodeLine(
+  e: Pick<EpisodeResult, 'id' | 'text' | 'provenance'> & Partial<Pick<EpisodeResult, 'supports'>>,
+  maxChars = 240,
+  tz = 'UTC',
+): string {
   const p = e.provenance;
-  const stale = e.supports.filter((s) => s.status !== 'active' && s.status !== 'pending');
+  const stale = (e.supports ?? []).filter((s) => s.status !== 'active' && s.status !== 'pending');
   const note = stale.length
     ? ` (said then; ${stale.map((s) => `f${s.id} is ${s.status}`).join(', ')})`
     : '';

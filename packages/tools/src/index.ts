@@ -7,7 +7,7 @@
  * - The toolbox ({@link Toolbox}, `toolbox.ts`): the tools a turn offers its model under the
  *   owner's policies; one call parsed, decided (policy, grant, the owner's answer), run with a time
  *   limit, logged, and returned as data (credentials withheld, outside output fenced).
- * - The memory tools (`memory/`: remember, recall, history, forget, review_pending;
+ * - The memory tools (`memory/`: remember, recall, history, why, forget, review_pending;
  *   {@link memoryTools}): reads answer at once, writes are staged for keel's write review.
  * - The slash commands every door shares (`slash/`: {@link runSlashCommand}), the owner's purge,
  *   one way for every door, the CLI's verbs included ({@link purgeText}, {@link forgetAndPurge}:
@@ -106,6 +106,7 @@ export {
   recallTool,
   rememberTool,
   reviewPendingTool,
+  whyTool,
 } from './memory/index.js';
 export {
   runSlashCommand,
@@ -123,6 +124,7 @@ export {
   purgeText,
 } from './slash/purge.js';
 export { historyLine, type TurnReply } from './slash/reply.js';
+export { explained, WHY_EPISODE_CHARS, whyLines, whyText } from './slash/why.js';
 export {
   askFailedText,
   type CallOptions,

@@ -1,6 +1,9 @@
 /**
- * `keel import <file> --format locomo|longmemeval`: stores every turn of a conversation archive as
- * an episode (rerunning adds nothing), then embeds what it queued when an embedder can run, with
+ * `keel import <file> [--format locomo|longmemeval]`: a keel export (`keel export --format json`,
+ * recognised by its content: `"format": "keel-export"`) is brought into an empty KEEL_HOME whole
+ * (`MemoryStore.importKeelExport`: its beliefs, their history, evidence and tombstones; refused
+ * with `STORE_NOT_EMPTY` when the store holds beliefs). A conversation archive stores every turn
+ * as an episode (rerunning adds nothing). Either way it then embeds what it queued when an embedder can run, with
  * progress bars on a terminal. Prints what was added, skipped and embedded (`--json`: the import
  * result with `duration_ms`, `turns_per_second` and a `vectors` object with its own `duration_ms`).
  *
@@ -13,6 +16,7 @@ import { closeStore, openStore } from '@keel/host';
 import {
   type EmbedderSelection,
   type ImportFormat,
+  isKeelExport,
   type MemoryStore,
   parseImport,
 } from '@keel/memory';
@@ -26,16 +30,19 @@ import { configuredEmbedder } from './models.js';
 export function registerImportCommand(program: Command, config: Config): void {
   program
     .command('import')
-    .description('import a conversation; every turn becomes an episode (rerunning adds nothing)')
+    .description(
+      'import a keel export into an empty home, or a conversation (every turn becomes an episode; rerunning adds nothing)',
+    )
     .argument('<file>', 'a JSON file')
     .addOption(
-      new Option('--format <format>', 'the file format')
-        .choices(['locomo', 'longmemeval'])
-        .makeOptionMandatory(),
+      new Option(
+        '--format <format>',
+        "a conversation archive's format (a keel export is recognised without it)",
+      ).choices(['locomo', 'longmemeval']),
     )
     .option('--no-embed', 'store the turns only; keel reindex embeds them later')
     .action(
-      action((file: string, opts: { format: ImportFormat; embed: boolean }, cmd: Command) =>
+      action((file: string, opts: { format?: ImportFormat; embed: boolean }, cmd: Command) =>
         importFile(config, file, opts.format, opts.embed, json(cmd)),
       ),
     );
@@ -124,7 +131,7 @@ async function embedImported(
 async function importFile(
   config: Config,
   file: string,
-  format: ImportFormat,
+  format: ImportFormat | undefined,
   embed: boolean,
   asJson: boolean,
 ): Promise<void> {
@@ -140,6 +147,12 @@ async function importFile(
     data = JSON.parse(bytes.toString('utf8'));
   } catch (err) {
     throw new KeelError('IMPORT_FORMAT', `${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (isKeelExport(data)) return importExport(config, file, data, embed, asJson);
+  if (format === undefined) {
+    throw new KeelError('IMPORT_FORMAT', `${file} is not a keel export; name its format`, {
+      fix: 'Give --format locomo or --format longmemeval for a conversation archive; a keel export is a file written by keel export --format json.',
+    });
   }
   const parsed = parseImport(data, format);
   const store = openStore(config);
@@ -192,6 +205,54 @@ async function importFile(
               : [
                   `no vectors for ${vectors.pending} row(s) (${vectors.reason}): recall of them is lexical; keel reindex embeds them once an embedder is set up`,
                 ]),
+        ].join('\n'),
+    );
+  } catch (err) {
+    failure = err;
+    throw err;
+  } finally {
+    closeStore(store, failure);
+  }
+}
+
+/**
+ * Brings a keel export into the store (which must hold no beliefs), embeds what it queued, and
+ * prints what it wrote (`--json`: `{ "format": "keel-export", "beliefs", "active", "tombstones",
+ * "episodes", "exported_at", "vectors" }`).
+ *
+ * @throws KeelError `IMPORT_FORMAT`, `STORE_NOT_EMPTY` (nothing written), and as `MemoryStore.open`.
+ */
+async function importExport(
+  config: Config,
+  file: string,
+  data: unknown,
+  embed: boolean,
+  asJson: boolean,
+): Promise<void> {
+  const store = openStore(config);
+  let failure: unknown;
+  try {
+    const r = store.importKeelExport(data);
+    const vectors = await embedImported(config, store, embed, !asJson && process.stderr.isTTY);
+    emit(
+      asJson,
+      {
+        format: 'keel-export',
+        beliefs: r.beliefs,
+        active: r.active,
+        tombstones: r.tombstones,
+        episodes: r.episodes,
+        exported_at: r.exportedAt,
+        vectors,
+      },
+      () =>
+        [
+          `imported the keel export ${file}: ${r.beliefs} belief(s) (${r.active} current), ${r.tombstones} tombstone(s), ${r.episodes} episode(s)`,
+          ...(vectors.pending > 0 && vectors.reason !== null
+            ? [
+                `vectors pending for ${vectors.pending} row(s) (${vectors.reason}); keel reindex fills them`,
+              ]
+            : []),
         ].join('\n'),
     );
   } catch (err) {

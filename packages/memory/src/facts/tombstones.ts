@@ -70,6 +70,50 @@ export function bury(ctx: StoreContext, fact: Fact, reason: TombstoneReason, now
   return id;
 }
 
+/** A tombstone as a keel export recorded it (hashes only), its fact ids already mapped. */
+export interface RestoredTombstone {
+  scope: Scope;
+  kind: Slot['kind'] | null;
+  key: string | null;
+  valueHash: string;
+  /** Per spelling of the value, the hashes of its folded content words; null when none were kept. */
+  content: string[][] | null;
+  reason: TombstoneReason;
+  factId: number | null;
+  createdAt: number;
+  liftedAt: number | null;
+  liftedBy: number | null;
+}
+
+/**
+ * Writes a tombstone as a keel export recorded it, so a value forgotten before the move stays
+ * forgotten after it.
+ *
+ * @returns the tombstone's id.
+ */
+export function restoreTombstone(ctx: StoreContext, t: RestoredTombstone): number {
+  const id = Number(
+    stmt(
+      ctx.db,
+      `INSERT INTO tombstones (scope, kind, key, value_hash, reason, fact_id, created_at, lifted_at,
+         lifted_by, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      t.scope,
+      t.kind,
+      t.key,
+      t.valueHash,
+      t.reason,
+      t.factId,
+      t.createdAt,
+      t.liftedAt,
+      t.liftedBy,
+      t.content === null ? null : JSON.stringify(t.content),
+    ).lastInsertRowid,
+  );
+  noteInsert(ctx.db, 'tombstones', id);
+  return id;
+}
+
 /**
  * Leaves a tombstone of content alone (no slot): `value`'s folded content is refused in every slot
  * of `scope` to every writer but the owner. What a purge by mention buries.

@@ -19,6 +19,7 @@
  * | {@link erase}     | any but current     | the same, value purged               |
  * | {@link scrubValue}| any                 | the same, a purged value cut out of it |
  * | {@link mergeInto} | active (a duplicate)| superseded by the keeper, evidence moved |
+ * | {@link restore}   | (nothing)           | any, as a keel export recorded it (import) |
  *
  * Every function runs inside the caller's transaction; none journals (the caller does, with the
  * decision's reason), but each notes the rows it writes (`journal/rows.ts`) so that the caller's
@@ -345,6 +346,86 @@ export function mergeInto(
        updated_at = ? WHERE id = ?`,
   ).run(count, confidence, dup.last_seen_at, change.now, keeper.id);
   return { moved, confidence, evidenceCount: count };
+}
+
+/** What {@link restore} writes: a fact row as a keel export recorded it, ids already mapped. */
+export interface RestoredFact {
+  slot: Slot;
+  value: string;
+  valueHash: string;
+  status: Fact['status'];
+  source: Source;
+  confidence: number;
+  createdAt: number;
+  updatedAt: number;
+  lastSeenAt: number;
+  lastDecayedAt: number | null;
+  validFrom: number | null;
+  validTo: number | null;
+  purgedAt: number | null;
+  statusReason: string | null;
+  /** Each piece of evidence: the episode (its id in this store), its source and when it was seen. */
+  evidence: readonly { episodeId: number; source: Source; observedAt: number }[];
+}
+
+/**
+ * Writes a fact row as a keel export recorded it (status, source, confidence, times), with its
+ * evidence; its links are set afterwards by {@link restoreLinks}, once every row of the export
+ * exists. Only an import into a store without beliefs calls this (one active row per slot holds
+ * as it held where the export was made).
+ *
+ * @returns the new row's id.
+ */
+export function restore(ctx: StoreContext, f: RestoredFact): number {
+  const id = Number(
+    stmt(
+      ctx.db,
+      `INSERT INTO facts
+        (scope, kind, key, value, value_hash, status, source, confidence, evidence_count, created_at,
+         updated_at, last_seen_at, last_decayed_at, valid_from, valid_to, status_reason, purged_at)
+        VALUES (@scope, @kind, @key, @value, @value_hash, @status, @source, @confidence, @evidence,
+         @created_at, @updated_at, @last_seen_at, @last_decayed_at, @valid_from, @valid_to,
+         @status_reason, @purged_at)`,
+    ).run({
+      scope: f.slot.scope,
+      kind: f.slot.kind,
+      key: f.slot.key,
+      value: f.value,
+      value_hash: f.valueHash,
+      status: f.status,
+      source: f.source,
+      confidence: f.confidence,
+      evidence: f.evidence.length,
+      created_at: f.createdAt,
+      updated_at: f.updatedAt,
+      last_seen_at: f.lastSeenAt,
+      last_decayed_at: f.lastDecayedAt,
+      valid_from: f.validFrom,
+      valid_to: f.validTo,
+      status_reason: f.statusReason,
+      purged_at: f.purgedAt,
+    }).lastInsertRowid,
+  );
+  noteInsert(ctx.db, 'facts', id);
+  for (const e of f.evidence) addEvidence(ctx, id, e.episodeId, e.source, e.observedAt);
+  return id;
+}
+
+/** Sets a restored row's supersession and conflict links (ids in this store). */
+export function restoreLinks(
+  ctx: StoreContext,
+  id: number,
+  links: {
+    supersedesId: number | null;
+    supersededById: number | null;
+    conflictsWithId: number | null;
+  },
+): void {
+  noteChange(ctx.db, 'facts', id);
+  stmt(
+    ctx.db,
+    'UPDATE facts SET supersedes_id = ?, superseded_by_id = ?, conflicts_with_id = ? WHERE id = ?',
+  ).run(links.supersedesId, links.supersededById, links.conflictsWithId, id);
 }
 
 /** Uses of one fact that recall counted and the store has not written yet. */

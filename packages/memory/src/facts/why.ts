@@ -77,6 +77,7 @@ const OP_WORDS: Record<string, string> = {
   keep: 'kept by the owner after a forget request',
   ask: 'asked the owner whether it still holds',
   answer: 'the owner answered a question about it',
+  import: 'brought in from a keel export',
 };
 
 /**
@@ -108,8 +109,8 @@ export function explainBelief(ctx: StoreContext, id: number): BeliefExplanation 
   };
 }
 
-/** The journal's fact entries about `ids`, oldest first. */
-function changesOf(ctx: StoreContext, ids: readonly number[]): WhyChange[] {
+/** The journal's fact entries about `ids`, oldest first (also what an export carries). */
+export function changesOf(ctx: StoreContext, ids: readonly number[]): WhyChange[] {
   if (ids.length === 0) return [];
   const rows = stmt(
     ctx.db,

@@ -13,7 +13,7 @@
  * @module
  */
 
-import { sha256, withholdSecrets } from '@keel/language';
+import { sha256, wellFormed, withholdSecrets } from '@keel/language';
 import { countRows, type StoreContext, stmt } from '../context.js';
 import { columnHolder, type OwnerTextHolder, storedText } from '../redaction.js';
 
@@ -123,7 +123,9 @@ export class ToolCallsRepo {
         call.tool,
         call.origin,
         call.effect,
-        storedText(capped(args, TOOL_ARGUMENTS_CHARS), this.ctx.ledger),
+        // Withheld field by field above: a second scan of the JSON text would read `"key":"wifi"`
+        // as a credential named key, and withhold the word everywhere after it in the turn.
+        wellFormed(capped(args, TOOL_ARGUMENTS_CHARS)),
         call.policy,
         call.approval,
         call.approvedBy,

@@ -1,6 +1,7 @@
 /**
- * The memory tools the model may call: remember, recall, history, forget and review_pending, as
- * {@link Tool}s of origin `memory`. Reads (`recall`, `history`, `review_pending`) answer at once;
+ * The memory tools the model may call: remember, recall, history, why, forget and review_pending,
+ * as {@link Tool}s of origin `memory`. Reads (`recall`, `history`, `why`, `review_pending`) answer
+ * at once;
  * writes (`remember`, `forget`) are staged ({@link StagedWrite}) and applied through the store's
  * write review when the turn completes, so a failed turn never becomes memory. The model writes as
  * `inferred` and cannot force past the evidence gate.
@@ -20,6 +21,7 @@ import { KINDS, parseFactId, parseSlot, REFUSED_UNSAID } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { z } from 'zod';
 import type { AnyTool, StagedWrite, Tool, ToolContext, ToolResult } from '../contract.js';
+import { whyLines } from '../slash/why.js';
 
 const rememberInput = z.object({
   kind: z.enum(KINDS).describe('what sort of belief'),
@@ -38,6 +40,9 @@ const recallInput = z.object({
   limit: z.number().int().min(1).max(30).optional().describe('results, default 8'),
 });
 const historyInput = z.object({ slot: z.string().describe('kind/key, e.g. preference/coffee') });
+const whyInput = z.object({
+  id: z.union([z.string(), z.number()]).describe('the fact id, e.g. f42'),
+});
 const forgetInput = z.object({
   id: z.union([z.string(), z.number()]).describe('the fact id, e.g. f42'),
   reason: z.string().max(500).optional(),
@@ -171,6 +176,32 @@ export const historyTool: Tool<z.infer<typeof historyInput>> = {
   }),
 };
 
+/**
+ * `why`: why keel holds a belief: every version of its slot (former values labelled), each
+ * version's evidence episodes (the door, when, what was said) and who changed it when, as the
+ * owner reads it from `keel why` (`whyLines`).
+ */
+export const whyTool: Tool<z.infer<typeof whyInput>> = {
+  name: 'why',
+  description:
+    'Why keel believes something: the belief, its former values, the conversations that are its evidence (door, time, what was said) and who changed it when. Use when the owner asks why you believe or remember something.',
+  input: whyInput,
+  effect: 'read',
+  origin: 'memory',
+  summary: (input) => `why ${String(input.id)}`,
+  execute: guarded('why', (input, context) => {
+    const id = parseFactId(input.id);
+    const why = context.store.why(id);
+    if (!why) return { content: `no fact f${id}`, isError: true, factIds: [], exit: 'not_found' };
+    return {
+      content: whyLines(why, context.tz).join('\n'),
+      isError: false,
+      factIds: why.chain.map((f) => f.id),
+      exit: 'ok',
+    };
+  }),
+};
+
 /** `forget`: stages a request to forget a belief; the owner decides (nothing is forgotten here). */
 export const forgetTool: Tool<z.infer<typeof forgetInput>> = {
   name: 'forget',
@@ -227,5 +258,5 @@ export const reviewPendingTool: Tool<z.infer<typeof reviewInput>> = {
 
 /** The memory tools in the order the model is offered them. */
 export function memoryTools(): AnyTool[] {
-  return [rememberTool, recallTool, historyTool, forgetTool, reviewPendingTool];
+  return [rememberTool, recallTool, historyTool, whyTool, forgetTool, reviewPendingTool];
 }

@@ -1,5 +1,5 @@
 /**
- * The slash commands every front door shares: /recall /history /beliefs /review /confirm /reject /forget
+ * The slash commands every front door shares: /recall /history /why /beliefs /review /confirm /reject /forget
  * /purge /keep /status /help /quit. A purge (`/forget <id> --purge`, `/purge <text>`) first lists
  * what it would erase; the owner's `--yes` line is the answer that erases, through the purge verbs
  * the CLI uses too (`purge.ts`: the store, then keel's backups), and its reply says how many
@@ -28,11 +28,13 @@ import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { cancelWords, reminderListLine } from '../builtin/remind.js';
 import { backupsLine, forgetAndPurge, forgetPurgeTarget, purgeText } from './purge.js';
 import { historyLine, type TurnReply } from './reply.js';
+import { whyText } from './why.js';
 
 /** Help text for the slash commands. */
 export const SLASH_HELP = [
   '/recall <query>          what keel remembers about something',
   '/history <kind>/<key>    every version of a belief, newest first',
+  '/why <id>                why keel believes it: its versions, their evidence, who changed it',
   '/beliefs [kind] [source] every belief keel holds now, by kind and key (pending conflicts marked)',
   '/review                  pending conflicts and questions, weak and stale beliefs',
   '/confirm <id>            make a belief yours (owner_confirmed, 1.0); /confirm q<id> answers yes',
@@ -121,6 +123,8 @@ export async function runSlashCommand(
       if (rows.length === 0) return { text: `no history for ${arg}` };
       return { text: rows.map((f) => `${historyLine(f)}`).join('\n') };
     }
+    case 'why':
+      return { text: whyText(store, parseFactId(need('a fact id')), context.tz ?? 'UTC') };
     case 'review': {
       const q = store.review();
       const lines: string[] = [];
