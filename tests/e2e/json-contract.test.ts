@@ -231,6 +231,7 @@ const walkedArgs: string[][] = [];
 const ONLY_FAILS: Record<string, string> = {
   setup: 'asks a person at a terminal (tests/e2e/setup*.test.ts drive it)',
   discord: 'runs until stopped (tests/e2e/discord.test.ts)',
+  web: 'runs until stopped (tests/e2e/web.test.ts)',
   'discord pair': 'waits for the owner to DM a code (tests/e2e/discord-pairing.test.ts)',
   mcp: 'serves MCP on stdio until its client closes it (tests/e2e/mcp-server.test.ts)',
 };
@@ -686,6 +687,8 @@ describe('every verb prints an error the same way, and exits non-zero', () => {
         KEEL_DISCORD_API_URL: `http://127.0.0.1:${refused}/api`,
       },
     });
+    await failing(['web'], 'CONFIG_INVALID', { env: { KEEL_TZ: 'Mars/Olympus' } });
+    await failing(['web', '--port', '70000'], 'INVALID_INPUT');
     await failing(['discord', 'pair'], 'CONFIG_INVALID', { env: { DISCORD_TOKEN: '' } });
     await failing(['discord', 'invite'], 'CONFIG_INVALID', { env: { DISCORD_TOKEN: '' } });
     const discord = await FakeDiscord.start();

@@ -3,8 +3,8 @@
 //
 //   keel.mjs     the `keel` command
 //   think.mjs    the think service, discord.mjs the Discord door, mcp.mjs keel's memory as an MCP
-//                server (`keel think`, `keel discord` and `keel mcp` start them as child
-//                processes, from beside keel.mjs)
+//                server, web.mjs the web page (`keel think`, `keel discord`, `keel mcp` and `keel web`
+//                start them as child processes, from beside keel.mjs)
 //   chunk-*.mjs  code they share, and the parts each loads only when used (a verb's module, a
 //                model client, discord.js…): every dynamic import() becomes a chunk of its own.
 //
@@ -126,6 +126,7 @@ const result = await build({
     think: '../think/src/main.ts',
     discord: '../discord/src/main.ts',
     mcp: '../mcp/src/main.ts',
+    web: '../web/src/main.ts',
   },
   outdir: OUT,
   bundle: true,

@@ -4,8 +4,8 @@
  * (`apps/cli/dist/`); every module of either sits one folder below the CLI's package folder.
  *
  * - {@link keelMain}: the `keel` entry point (what the service units run);
- * - {@link appMain}: the think service's, the Discord door's and the MCP server's entry points (the
- *   CLI starts them as child processes; no app imports another);
+ * - {@link appMain}: the think service's, the Discord door's, the MCP server's and the web page's
+ *   entry points (the CLI starts them as child processes; no app imports another);
  * - {@link embedderRuntimeDir}: where `keel models pull` installs the local embedder's runtime.
  *
  * @module
@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** An app the CLI starts. */
-export type App = 'think' | 'discord' | 'mcp';
+export type App = 'think' | 'discord' | 'mcp' | 'web';
 
 /** Whether `from` (a module URL) is part of the bundle: `keel.mjs` sits beside it. */
 function bundled(from: string): boolean {

@@ -224,6 +224,17 @@ export const VERBS: readonly Verb[] = [
     },
   },
   {
+    name: 'web',
+    usage: '[options]',
+    summary:
+      "show keel's memory in your browser: a local page only you can open (prints its URL; see the README)",
+    // The configuration is checked here too, so a bad one is reported before the page starts.
+    define: async (program, config) => {
+      config();
+      (await import('./commands/web.js')).registerWebCommand(program);
+    },
+  },
+  {
     name: 'think',
     usage: '[options]',
     summary:

@@ -39,7 +39,8 @@
  *   ({@link EXIT}).
  * - Live checks ({@link runChecks}, `keel doctor`): the chat model takes its key and has its
  *   model, the belief gate's model is pulled, Discord takes the bot token and an owner is paired,
- *   the services run; each a {@link CheckResult} with its code and fix.
+ *   the services run; each a {@link CheckResult} with its code and fix. The whole report
+ *   ({@link doctorReport}) that `keel doctor` prints and `keel web` shows.
  * - Pairing ({@link Pairing}): the one-time code a door's owner sends to become its owner, its
  *   expiry and its three tries ({@link newPairingCode}, {@link formatPairingCode}).
  * - The `--json` contract ({@link formatJson}): snake_case keys at every depth, instants as ISO
@@ -120,6 +121,14 @@ export {
   setConfigValues,
   settingFor,
 } from './config-file.js';
+export {
+  DOCTOR_CAPTURE_FAILURES,
+  type DoctorOptions,
+  type DoctorReport,
+  doctorReport,
+  type EmbedderReport,
+  embedderReport,
+} from './doctor-report.js';
 export { DOOR_EMBED_LIMIT, DoorVectors, type DoorVectorsOptions } from './door-vectors.js';
 export {
   contractProblems,

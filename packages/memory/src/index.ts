@@ -144,6 +144,7 @@ export {
 export {
   type ForgetResult,
   type OwnerActionOptions,
+  type OwnerActor,
   type PendingItem,
   type ReviewQueue,
   WEAK_BELIEF_THRESHOLD,
@@ -244,13 +245,13 @@ export {
 } from './redaction.js';
 export type { GateInput, QueuedTurn, QueueState } from './repos/belief-queue.js';
 export { WATERMARK_KEY } from './repos/belief-queue.js';
-export type { NightCounts } from './repos/diary.js';
+export type { DiaryEntry, NightCounts } from './repos/diary.js';
 export {
   type ConversationTurn,
   type EpisodeInput,
   MAX_EPISODE_CHARS,
 } from './repos/episodes.js';
-export type { DueInterrupt } from './repos/interrupts.js';
+export type { DueInterrupt, PendingInterrupt } from './repos/interrupts.js';
 export {
   type CancelledReminder,
   type CreatedReminder,
@@ -270,7 +271,7 @@ export type {
   TurnRow,
   TurnStatus,
 } from './repos/session.js';
-export type { RunKind, RunOutcome, TickInfo } from './repos/think-runs.js';
+export type { RunKind, RunOutcome, ThinkRunRow, TickInfo } from './repos/think-runs.js';
 export {
   type GrantScope,
   TOOL_APPROVALS,

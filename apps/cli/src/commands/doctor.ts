@@ -23,34 +23,15 @@
  *
  * @module
  */
-import { type ChatChoice, chooseChatModel } from '@keel/agent';
 import { KeelError } from '@keel/errors';
-import {
-  backupsPath,
-  CHECK_TIMEOUT_MS,
-  type CheckResult,
-  closeStore,
-  commandRunner,
-  damageError,
-  newestBackup,
-  openStore,
-  pendingRecovery,
-  readLockHolder,
-  runChecks,
-  type ServiceFacts,
-  serviceStatus,
-} from '@keel/host';
+import { DOCTOR_CAPTURE_FAILURES, type DoctorReport, doctorReport } from '@keel/host';
 import { count } from '@keel/language';
-import { LATEST_VERSION, MemoryStore } from '@keel/memory';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { asTyped, fixesAsTyped } from '../invocation.js';
 import { action, EXIT, emit, wantsJson as json } from '../output.js';
-import { embedderReport } from './models.js';
 import { serviceSetup } from './service.js';
 
-/** Capture failures the report lists, newest first. */
-const DOCTOR_CAPTURE_FAILURES = 5;
 /** A capture failure this recent (ms) counts as "failed recently" in the text report: 30 days. */
 const RECENT_CAPTURE_MS = 30 * 86_400_000;
 
@@ -84,54 +65,7 @@ async function doctor(
   live: boolean,
   full: boolean,
 ): Promise<number> {
-  let store: MemoryStore;
-  let integrity = 'ok';
-  try {
-    store = openStore(config, 'full');
-  } catch (err) {
-    const damage = damageError(err);
-    if (!damage) throw err;
-    const problems = (damage.details as { problems?: string[] } | undefined)?.problems;
-    integrity = problems?.length ? problems.join('; ') : damage.message;
-    store = MemoryStore.open(config.paths.db, { readonly: true });
-  }
-  let report: ReturnType<typeof doctorReport>;
-  let chat: ChatChoice;
-  let chatError: KeelError | null = null;
-  try {
-    chat = await chooseChatModel(config.chat);
-  } catch (err) {
-    if (!KeelError.isInstance(err)) throw err;
-    chatError = err;
-    chat = { model: null, provider: 'offline', reason: `${err.code}: ${err.message}` };
-  }
-  let lastTickAt: number | null = null;
-  try {
-    lastTickAt = store.thinkRuns.lastTick()?.started_at ?? null;
-  } catch (err) {
-    if (integrity === 'ok') throw err; // a damaged file may not be readable: then not judged
-  }
-  const services = await serviceFacts(config);
-  const checks = runChecks(config, {
-    live,
-    services: (name) => services.get(name) ?? null,
-    chat: chatError ?? chat,
-    ...(integrity === 'ok' ? { lastTickAt } : {}),
-  });
-  try {
-    const vectors =
-      integrity === 'ok'
-        ? await embedderReport(config, store)
-        : {
-            embedder: null,
-            vectors: { available: false, reason: 'not checked: the database is damaged' },
-            recall_mode: 'lexical' as const,
-          };
-    report = doctorReport(config, store, integrity, vectors, chat, await checks, live, full);
-  } finally {
-    if (integrity === 'ok') closeStore(store);
-    else store.close();
-  }
+  const report = await doctorReport(config, { live, full, services: serviceSetupOrNull(config) });
   const text = () =>
     [
       `data folder   ${report.home}`,
@@ -188,52 +122,20 @@ async function doctor(
 }
 
 /**
- * What `keel service status` finds of the think service and the Discord door (installed, their
- * manager reachable, their state, the last lines of their log), for the service checks; empty
- * where keel installs no services (another system) or this keel cannot name itself.
+ * Where and for whom this keel installs its services, for the service checks; null where keel
+ * installs no services (another system) or this keel cannot name itself.
  */
-async function serviceFacts(config: Config): Promise<Map<string, ServiceFacts>> {
-  const facts = new Map<string, ServiceFacts>();
-  let setup: ReturnType<typeof serviceSetup>;
+function serviceSetupOrNull(config: Config): ReturnType<typeof serviceSetup> | null {
   try {
-    setup = serviceSetup(config);
+    return serviceSetup(config);
   } catch (err) {
-    if (KeelError.isInstance(err)) return facts;
+    if (KeelError.isInstance(err)) return null;
     throw err;
   }
-  // Doctor's other live checks stop at CHECK_TIMEOUT_MS: a hung service manager does too.
-  const status = await serviceStatus(
-    ['think', 'discord'],
-    { ...setup, run: setup.run ?? commandRunner(CHECK_TIMEOUT_MS) },
-    { logLines: 3 },
-  );
-  for (const s of status.services) {
-    facts.set(s.name, {
-      installed: s.installed,
-      manager: status.manager,
-      managerReachable: status.reachable,
-      state: s.state,
-      logLines: s.logLines,
-    });
-  }
-  return facts;
 }
 
 /** A check as `--json` prints it. */
-type CheckJson = ReturnType<typeof checkJson>;
-
-/** A check in snake_case, with null for what it does not have. */
-function checkJson(c: CheckResult) {
-  return {
-    name: c.name,
-    ok: c.ok,
-    status: c.status,
-    detail: c.detail,
-    code: c.code ?? null,
-    fix: c.fix ?? null,
-    duration_ms: c.durationMs,
-  };
-}
+type CheckJson = DoctorReport['checks'][number];
 
 /** What the live check says of the model line: `: the key works`, `: FAILED (MODEL_AUTH, …)`. */
 function modelVerdict(checks: CheckJson[]): string {
@@ -271,7 +173,7 @@ function checkLines(checks: CheckJson[], live: boolean): string[] {
  * What to do about a damaged database: restore a backup (the newest named) with `keel restore`,
  * then `keel recover` for the lines kept meanwhile.
  */
-function damageAdvice(report: ReturnType<typeof doctorReport>): string {
+function damageAdvice(report: DoctorReport): string {
   const restore = report.backup.newest
     ? `keel restore ${report.backup.newest} (the newest backup; keel backup makes them)`
     : `keel restore <file> with a backup (keel backup makes them; none is in ${report.backup.folder})`;
@@ -282,163 +184,8 @@ function damageAdvice(report: ReturnType<typeof doctorReport>): string {
   return `keel writes nothing to it now. Restore: stop keel think and keel discord, then ${restore}; the damaged file is kept beside${recover}.`;
 }
 
-/** The doctor report (`--json` prints it as it is). */
-function doctorReport(
-  config: Config,
-  store: MemoryStore,
-  integrity: string,
-  vectors: Awaited<ReturnType<typeof embedderReport>>,
-  chat: ChatChoice,
-  checks: CheckResult[],
-  live: boolean,
-  full: boolean,
-) {
-  const sqlite = store.sqliteVersion();
-  const stats = store.stats();
-  const journal = journalCheck(store, integrity, full);
-  const backup = newestBackup(config.home);
-  const recovery = pendingRecovery(config.home);
-  return {
-    /** False when the database is damaged, its journal broken, or a live check failed (exit 1). */
-    ok: integrity === 'ok' && journal?.ok === true && checks.every((c) => c.ok),
-    home: config.home,
-    database: config.paths.db,
-    schema_version: LATEST_VERSION,
-    sqlite,
-    fts5: true,
-    /** SQLite's quick_check: "ok", or what is damaged. */
-    integrity,
-    vectors: vectors.vectors,
-    embedder: vectors.embedder,
-    recall_mode: vectors.recall_mode,
-    model: chat.model
-      ? {
-          configured: true,
-          provider: chat.provider,
-          name: chat.model.model,
-          reason: `${chat.provider} ${chat.model.model} (${chat.reason})`,
-        }
-      : {
-          configured: false,
-          provider: 'offline',
-          name: null,
-          reason: `offline: ${chat.reason}; run keel setup to choose a model (or set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run Ollama)`,
-        },
-    ollama_host: config.chat.ollamaHost,
-    counts: {
-      facts: stats.facts,
-      active: stats.active,
-      pending: stats.pending,
-      episodes: stats.episodes,
-    },
-    think: thinkStatus(config, store),
-    /** The model's tools: which built-ins are on, where they reach, what the log and grants hold. */
-    tools: toolsStatus(config, store, integrity),
-    /** The newest captures that failed (their turns went on), newest first; null if unreadable. */
-    capture_failures: captureFailures(store, integrity),
-    /** Current beliefs the journal does not explain (left out of recall); null if unreadable. */
-    unexplained: unexplained(store, integrity),
-    /** The journal check (`keel verify`): every break with its fix; null when damaged. */
-    journal,
-    /** The newest copy in `$KEEL_HOME/backups` (`keel backup`), and when it was made. */
-    backup: {
-      folder: backupsPath(config.home),
-      newest: backup?.path ?? null,
-      at: backup ? new Date(backup.at).toISOString() : null,
-    },
-    /** Lines kept in the recovery file while the database was damaged (`keel recover`). */
-    recovery,
-    /** Whether the checks that use the network ran (`--offline`: not). */
-    live,
-    /** The live checks: does what is configured work? */
-    checks: checks.map(checkJson),
-    degraded: [
-      ...(vectors.recall_mode === 'lexical' ? ['vectors: lexical-only recall'] : []),
-      ...(chat.model ? [] : ['model: offline terminal']),
-      ...(integrity === 'ok'
-        ? []
-        : [
-            `database: damaged (${integrity}); restore a backup with keel restore <file>${backup ? ` (newest: ${backup.path})` : ' (keel backup makes them)'}${recovery.lines ? ', then keel recover' : ''}`,
-          ]),
-      ...(journal && !journal.ok
-        ? [`journal: ${journal.problems.length} break(s); keel verify names them`]
-        : []),
-      ...(integrity === 'ok' && recovery.lines > 0
-        ? [`recovery: ${recovery.lines} line(s) wait in ${recovery.path}; keel recover`]
-        : []),
-    ],
-  };
-}
-
-/**
- * The model's tools as the configuration and the database show them: the built-ins on, the
- * workspace and roots, how many calls the tool log holds, the owner's standing "always" answers
- * and the reminders waiting (null counts when the database is damaged).
- */
-function toolsStatus(config: Config, store: MemoryStore, integrity: string) {
-  const readable = integrity === 'ok';
-  return {
-    enabled: config.tools.enabled,
-    workspace: config.tools.workspace,
-    roots: config.tools.roots,
-    mcp_config: config.tools.mcpConfig,
-    calls: readable ? store.toolCalls.count() : null,
-    grants: readable ? store.toolGrants.list().length : null,
-    reminders_pending: readable
-      ? store.reminders.list().filter((r) => r.status === 'pending').length
-      : null,
-  };
-}
-
-/**
- * The think service as the database and its lock file show it: whether a service holds the lock
- * (its PID alive), the last tick, the last curated night, and what waits in the belief queue.
- */
-function thinkStatus(config: Config, store: MemoryStore) {
-  const holder = readLockHolder(config.home);
-  const running = holder?.alive
-    ? { pid: holder.pid, since: new Date(holder.startedAt).toISOString() }
-    : null;
-  const tick = store.thinkRuns.lastTick();
-  const night = store.diary.lastNight();
-  const queue = store.beliefQueue.counts();
-  return {
-    running,
-    last_tick: tick
-      ? { status: tick.status, at: new Date(tick.started_at).toISOString(), gate: tick.gate }
-      : null,
-    last_night: night,
-    queue,
-  };
-}
-
-/**
- * The journal check `keel verify` makes (the chain, its anchor, the triggers, replay against the
- * rows): every break with its fix; null when the database is damaged (not read).
- */
-/**
- * The journal check: incremental from the last whole check (less than a day old) unless `full`;
- * null when the database is damaged.
- */
-function journalCheck(store: MemoryStore, integrity: string, full: boolean) {
-  if (integrity !== 'ok') return null;
-  // The file passed the quick check when it was opened (`openStore(config, 'full')`).
-  const r = store.verify({ incremental: !full, quickChecked: true });
-  return {
-    ok: r.ok,
-    entries: r.journal.entries,
-    head: r.end.seq,
-    anchor: r.anchorFile,
-    /** `whole`: every entry hashed again; `incremental`: those from `hashed_from` on. */
-    scope: r.scope,
-    /** The first entry hashed again (1: every entry). */
-    hashed_from: r.journal.from,
-    problems: r.problems.map((p) => ({ check: p.check, detail: p.detail, fix: p.fix ?? null })),
-  };
-}
-
 /** The journal line and one line per break with its fix. */
-function journalLines(journal: ReturnType<typeof journalCheck>): string[] {
+function journalLines(journal: DoctorReport['journal']): string[] {
   if (!journal) return ['journal       not checked: the database is damaged'];
   const hashed =
     journal.scope === 'whole'
@@ -458,32 +205,6 @@ function journalLines(journal: ReturnType<typeof journalCheck>): string[] {
       ...(p.fix ? [`    fix: ${p.fix}`] : []),
     ]),
   ];
-}
-
-/**
- * The ids of current beliefs the journal does not explain; null when the database is damaged (no
- * row of a damaged file is vouched for).
- */
-function unexplained(store: MemoryStore, integrity: string): number[] | null {
-  return integrity === 'ok' ? store.unexplainedBeliefs() : null;
-}
-
-/**
- * The newest capture failures as the report shows them; null when the database is damaged and
- * the journal cannot be read (the rest of the report still stands).
- */
-function captureFailures(store: MemoryStore, integrity: string) {
-  try {
-    return store.captureFailures(DOCTOR_CAPTURE_FAILURES).map((f) => ({
-      at: new Date(f.at).toISOString(),
-      episode_id: f.episodeId,
-      code: f.code,
-      message: f.message,
-    }));
-  } catch (err) {
-    if (integrity === 'ok') throw err;
-    return null;
-  }
 }
 
 /**

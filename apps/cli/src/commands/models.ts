@@ -1,8 +1,8 @@
 /**
  * The embedder verbs: `keel models pull|list|runtime` (the one explicit download step: the model,
  * and the local embedder's runtime when it is not installed yet; see `runtime.ts`) and
- * `keel reindex` (bring every vector up to date with the current embedder), plus the helpers the
- * other verbs use to pick the embedder from the configuration and to report it in `keel doctor`.
+ * `keel reindex` (bring every vector up to date with the current embedder), plus the helper the
+ * other verbs use to pick the embedder from the configuration.
  *
  * @module
  */
@@ -10,15 +10,7 @@
 import { KeelError } from '@keel/errors';
 import { closeStore, configuredEmbedder, openStore } from '@keel/host';
 import { count } from '@keel/language';
-import {
-  type EmbedderSelection,
-  listInstalledModels,
-  type MemoryStore,
-  MINILM,
-  MODELS,
-  pullModel,
-  type VectorStatus,
-} from '@keel/memory';
+import { listInstalledModels, MINILM, MODELS, pullModel, type VectorStatus } from '@keel/memory';
 import { MultiBar, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
@@ -32,61 +24,6 @@ import {
 
 /** The embedder the configuration asks for, or the first available (see `@keel/host`). */
 export { configuredEmbedder } from '@keel/host';
-
-/** What `keel doctor` shows about the embedder and the vector arm. */
-export interface EmbedderReport {
-  embedder: { name: string; model: string; dim: number } | null;
-  vectors: {
-    available: boolean;
-    reason: string | null;
-    state?: VectorStatus['state'];
-    stored?: VectorStatus['stored'];
-    counts?: VectorStatus['vectors'];
-    pending?: number;
-  };
-  recall_mode: 'hybrid' | 'lexical';
-}
-
-/** The embedder and vector-arm fields of `keel doctor` (never throws: it reports). */
-export async function embedderReport(config: Config, store: MemoryStore): Promise<EmbedderReport> {
-  let selection: EmbedderSelection;
-  try {
-    selection = await configuredEmbedder(config);
-  } catch (err) {
-    const reason = KeelError.isInstance(err) ? `${err.code}: ${err.message}` : String(err);
-    return { embedder: null, vectors: { available: false, reason }, recall_mode: 'lexical' };
-  }
-  if (!selection.embedder || !selection.info) {
-    return {
-      embedder: null,
-      vectors: { available: false, reason: `no embedder: ${selection.reason}` },
-      recall_mode: 'lexical',
-    };
-  }
-  const embedder = {
-    name: selection.info.provider,
-    model: selection.info.model,
-    dim: selection.info.dim,
-  };
-  try {
-    const status = (await store.useEmbedder(selection.embedder, selection.reason))!;
-    return {
-      embedder,
-      vectors: {
-        available: status.state === 'active',
-        reason: status.reason,
-        state: status.state,
-        stored: status.stored,
-        counts: status.vectors,
-        pending: status.pending,
-      },
-      recall_mode: status.state === 'active' ? 'hybrid' : 'lexical',
-    };
-  } catch (err) {
-    const reason = KeelError.isInstance(err) ? `${err.code}: ${err.message}` : String(err);
-    return { embedder, vectors: { available: false, reason }, recall_mode: 'lexical' };
-  }
-}
 
 const MB = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 

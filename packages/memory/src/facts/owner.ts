@@ -84,14 +84,30 @@ function loadFact(ctx: StoreContext, id: number): Fact {
   return fact;
 }
 
-function ownerEpisode(ctx: StoreContext, text: string, channel: string): number {
-  return addEpisode(ctx, { kind: 'command', channel, role: 'owner', text, actor: 'owner' }).id;
+function ownerEpisode(ctx: StoreContext, text: string, options: OwnerActionOptions): number {
+  const channel = options.channel ?? 'cli';
+  return addEpisode(ctx, { kind: 'command', channel, role: 'owner', text, actor: actorOf(options) })
+    .id;
 }
+
+/**
+ * Who acts in the owner's verbs, as the journal names them: the owner at a door (`owner`), or the
+ * owner through the local web page (`web`: keel web, where only the owner's browser gets in).
+ * Both carry the owner's authority; `web` says where the owner acted.
+ */
+export type OwnerActor = Extract<Actor, 'owner' | 'web'>;
 
 /** Options shared by the owner's verbs. */
 export interface OwnerActionOptions {
-  /** Channel the owner acted from (terminal, cli, discord). Default "cli". */
+  /** Channel the owner acted from (terminal, cli, discord, web). Default "cli". */
   channel?: string;
+  /** Who the journal names (see {@link OwnerActor}). Default `owner`. */
+  actor?: OwnerActor;
+}
+
+/** The journal's actor for an owner's verb. */
+export function actorOf(options: OwnerActionOptions): OwnerActor {
+  return options.actor ?? 'owner';
 }
 
 /**
@@ -115,7 +131,7 @@ export function confirm(
         `fact ${id} is ${fact.status}; only active or pending facts can be confirmed`,
       );
     }
-    const episodeId = ownerEpisode(ctx, `confirm f${id}`, options.channel ?? 'cli');
+    const episodeId = ownerEpisode(ctx, `confirm f${id}`, options);
     let superseded: Fact | null = null;
     if (fact.status === 'pending') {
       const current = activeFact(ctx, fact);
@@ -148,7 +164,7 @@ export function confirm(
     const after = factById(ctx, id)!;
     appendJournal(ctx.db, {
       at: now,
-      actor: 'owner',
+      actor: actorOf(options),
       op: 'confirm',
       entity: 'fact',
       entityId: id,
@@ -216,7 +232,7 @@ export function retireBelief(
 export function reject(ctx: StoreContext, id: number, options: OwnerActionOptions = {}): Fact {
   return ctx.db
     .transaction(() => {
-      ownerEpisode(ctx, `reject f${id}`, options.channel ?? 'cli');
+      ownerEpisode(ctx, `reject f${id}`, options);
       // Questions from the turn that proposed a pending value are answered with it: no.
       const fact = factById(ctx, id);
       if (fact?.status === 'pending' && fact.conflicts_with_id !== null) {
@@ -225,7 +241,7 @@ export function reject(ctx: StoreContext, id: number, options: OwnerActionOption
       return retireBelief(ctx, id, {
         status: 'rejected',
         reason: 'rejected',
-        actor: 'owner',
+        actor: actorOf(options),
         why: 'rejected by the owner',
       });
     })
@@ -284,16 +300,12 @@ export function forget(
     .transaction((): ForgetResult => {
       const now = ctx.now();
       let fact = loadFact(ctx, id);
-      ownerEpisode(
-        ctx,
-        `forget f${id}${options.purge ? ' --purge' : ''}`,
-        options.channel ?? 'cli',
-      );
+      ownerEpisode(ctx, `forget f${id}${options.purge ? ' --purge' : ''}`, options);
       if (fact.status === 'active' || fact.status === 'pending') {
         fact = retireBelief(ctx, id, {
           status: 'retracted',
           reason: 'forgotten',
-          actor: 'owner',
+          actor: actorOf(options),
           why: 'forgotten by the owner',
         });
       } else if (!options.purge) {
@@ -318,7 +330,7 @@ export function forget(
           retireBelief(ctx, r.id, {
             status: 'retracted',
             reason: 'forgotten',
-            actor: 'owner',
+            actor: actorOf(options),
             why: 'forgotten by the owner (it held a purged value)',
           });
         }
@@ -350,7 +362,7 @@ export function forget(
       }
       appendJournal(ctx.db, {
         at: now,
-        actor: 'owner',
+        actor: actorOf(options),
         op: 'purge',
         entity: 'fact',
         entityId: id,

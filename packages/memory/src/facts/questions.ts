@@ -24,7 +24,7 @@ import { type StoreContext, stmt } from '../context.js';
 import { appendJournal } from '../journal/journal.js';
 import { addEpisode, getEpisode } from '../repos/episodes.js';
 import type { Actor, Fact } from '../types.js';
-import { confirm, reject } from './owner.js';
+import { actorOf, confirm, type OwnerActionOptions, reject } from './owner.js';
 import { evidenceEpisodes, factById, slotRows } from './read.js';
 import { clearReviewFlags } from './review-flags.js';
 import { retractAt } from './transitions.js';
@@ -194,7 +194,7 @@ export function answerQuestion(
   ctx: StoreContext,
   id: number,
   answer: 'yes' | 'no',
-  options: { channel?: string } = {},
+  options: OwnerActionOptions = {},
 ): AnswerResult {
   return ctx.db
     .transaction((): AnswerResult => {
@@ -209,17 +209,17 @@ export function answerQuestion(
         channel: options.channel ?? 'cli',
         role: 'owner',
         text: `answer q${id} ${answer}`,
-        actor: 'owner',
+        actor: actorOf(options),
       });
       const mark = stmt(ctx.db, 'UPDATE review_flags SET cleared_at = ?, answer = ? WHERE id = ?');
       if (answer === 'no') {
         mark.run(now, 'no', id);
         for (const p of proposalsFrom(ctx, question)) {
-          reject(ctx, p.id, { channel: options.channel ?? 'cli' });
+          reject(ctx, p.id, options);
         }
         appendJournal(ctx.db, {
           at: now,
-          actor: 'owner',
+          actor: actorOf(options),
           op: 'keep',
           entity: 'fact',
           entityId: question.factId,
@@ -238,7 +238,7 @@ export function answerQuestion(
       // The same turn proposed a value for the slot: yes makes it current (it supersedes).
       const proposed = proposalsFrom(ctx, question);
       if (proposed.length > 0) {
-        confirm(ctx, proposed[0]!.id, { channel: options.channel ?? 'cli' });
+        confirm(ctx, proposed[0]!.id, options);
         return { question, answer, fact: factById(ctx, question.factId)! };
       }
       const at =
@@ -250,6 +250,7 @@ export function answerQuestion(
         validTo: at,
         why: `the owner answered yes to q${id}: "${question.said}" ends it`,
         episodeId: question.episodeId,
+        actor: actorOf(options),
       });
       return { question, answer, fact: factById(ctx, question.factId)! };
     })
@@ -298,13 +299,20 @@ export function settleQuestions(
 export function closeOwnerBelief(
   ctx: StoreContext,
   fact: Fact,
-  change: { now: number; validTo: number; why: string; episodeId: number | null },
+  change: {
+    now: number;
+    validTo: number;
+    why: string;
+    episodeId: number | null;
+    /** Who the journal names (default `owner`; `web` for the owner on the web page). */
+    actor?: Actor;
+  },
 ): void {
   retractAt(ctx, fact.id, { now: change.now, validTo: change.validTo, reason: change.why });
   const cleared = clearReviewFlags(ctx, fact.id, change.now);
   appendJournal(ctx.db, {
     at: change.now,
-    actor: 'owner',
+    actor: change.actor ?? 'owner',
     op: 'retract',
     entity: 'fact',
     entityId: fact.id,

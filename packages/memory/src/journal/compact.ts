@@ -16,6 +16,8 @@ export interface CompactOptions {
 
 /** The fields a compacted fact snapshot keeps: what can differ between two entries of one row. */
 const SNAPSHOT_KEEPS = ['id', 'status', 'source', 'confidence', 'evidence_count'] as const;
+/** Actors whose entries are the owner's own acts (at a door, or on the web page): never compacted. */
+const OWNER_ACTORS = new Set(['owner', 'web']);
 /** Ops whose `after` full-row snapshot may be compacted. */
 const SNAPSHOT_OPS = new Set(['create', 'conflict']);
 /** Ops whose `after` is a full fact row (a later one of the same fact makes earlier ones redundant). */
@@ -56,7 +58,7 @@ const isFullSnapshot = (after: unknown): after is Json =>
  *   `{id, status, source, confidence, evidence_count}`; the value, key and timestamps it dropped
  *   are in the later row. The newest full row of every fact is never compacted.
  *
- * Never compacted: anything the owner did (actor owner), supersessions (`update`, `dedupe`),
+ * Never compacted: anything the owner did (actor owner, or web: the owner on the web page), supersessions (`update`, `dedupe`),
  * forget, purge, reject, prune and retract records, refusals (`ignore`), corroborations, episodes,
  * imports, redactions, the `state` records replay reads, and each fact's newest entry. Each
  * compacted payload stays valid JSON and is marked with a `compacted` field. A run that compacted
@@ -100,7 +102,7 @@ export function compactJournal(ctx: StoreContext, options: CompactOptions): { co
         }
       }
       for (const { row, payload } of decays) {
-        if (row.at >= before || row.actor === 'owner') continue;
+        if (row.at >= before || OWNER_ACTORS.has(row.actor)) continue;
         const changes = changesOf(payload);
         const redundant = changes.filter((c) => (lastDecay.get(c.id) ?? row.seq) > row.seq);
         if (redundant.length === 0) continue;
@@ -132,7 +134,7 @@ export function compactJournal(ctx: StoreContext, options: CompactOptions): { co
         }
       }
       for (const { row, payload } of snapshots) {
-        if (row.at >= before || row.actor === 'owner' || !SNAPSHOT_OPS.has(row.op)) continue;
+        if (row.at >= before || OWNER_ACTORS.has(row.actor) || !SNAPSHOT_OPS.has(row.op)) continue;
         if (row.entity_id === null || !isFullSnapshot(payload.after)) continue;
         if ((lastFull.get(row.entity_id) ?? row.seq) <= row.seq) continue;
         const after = payload.after as Json;

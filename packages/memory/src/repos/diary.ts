@@ -16,6 +16,14 @@ export interface NightCounts {
   pruned: number;
 }
 
+/** One night of the diary, in the curator's words, with its counts. */
+export interface DiaryEntry extends NightCounts {
+  night: string;
+  text: string;
+  /** ms since epoch. */
+  written_at: number;
+}
+
 /** The curator's diary. */
 export class DiaryRepo {
   constructor(private readonly ctx: StoreContext) {}
@@ -56,6 +64,15 @@ export class DiaryRepo {
         n: string | null;
       }
     ).n;
+  }
+
+  /** The newest nights, newest first (at most `limit`, 1-365). Reads only. */
+  recent(limit = 14): DiaryEntry[] {
+    return stmt(
+      this.ctx.db,
+      `SELECT night, added, corroborated, superseded, conflicts, pruned, text, written_at
+         FROM curator_diary ORDER BY night DESC LIMIT ?`,
+    ).all(Math.min(Math.max(1, Math.floor(limit)), 365)) as DiaryEntry[];
   }
 
   /** The diary as a holder of the owner's words. */

@@ -15,6 +15,17 @@ export interface DueInterrupt {
   text: string;
 }
 
+/** An item not sent yet, as the owner's web page lists it. */
+export interface PendingInterrupt {
+  id: number;
+  text: string;
+  /** ms since epoch, or null: as soon as it can be sent. */
+  due_at: number | null;
+  attempts: number;
+  last_error: string | null;
+  created_at: number;
+}
+
 /** The interrupts. */
 export class InterruptsRepo {
   constructor(private readonly ctx: StoreContext) {}
@@ -104,6 +115,15 @@ export class InterruptsRepo {
       storedText(error, this.ctx.ledger),
       id,
     );
+  }
+
+  /** Every item not sent yet, oldest first (those out of tries included). Reads only. */
+  pending(): PendingInterrupt[] {
+    return stmt(
+      this.ctx.db,
+      `SELECT id, text, due_at, attempts, last_error, created_at FROM interrupts
+         WHERE sent_at IS NULL ORDER BY id`,
+    ).all() as PendingInterrupt[];
   }
 
   /** The interrupts as a holder of the owner's words: the message and a send error. */

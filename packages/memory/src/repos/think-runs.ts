@@ -26,6 +26,21 @@ export interface TickInfo {
   gate: string | null;
 }
 
+/** One run as the owner's web page lists it; `summary` is the run's JSON summary, parsed. */
+export interface ThinkRunRow {
+  id: number;
+  kind: RunKind;
+  status: 'running' | 'ok' | 'failed';
+  /** ms since epoch. */
+  started_at: number;
+  finished_at: number | null;
+  gate: string | null;
+  period: string | null;
+  summary: unknown;
+  error_code: string | null;
+  error: string | null;
+}
+
 /** The think service's run records. */
 export class ThinkRunsRepo {
   constructor(private readonly ctx: StoreContext) {}
@@ -96,11 +111,36 @@ export class ThinkRunsRepo {
     ).get() as TickInfo | undefined;
   }
 
+  /**
+   * The newest runs, newest first (at most `limit`, 1-500): what each examined, queued, proposed and
+   * wrote, and why it skipped a step, as its summary says. Reads only.
+   */
+  recent(limit = 50): ThinkRunRow[] {
+    const rows = stmt(
+      this.ctx.db,
+      `SELECT id, kind, status, started_at, finished_at, gate, period, summary, error_code, error
+         FROM think_runs ORDER BY id DESC LIMIT ?`,
+    ).all(Math.min(Math.max(1, Math.floor(limit)), 500)) as (Omit<ThinkRunRow, 'summary'> & {
+      summary: string | null;
+    })[];
+    return rows.map((r) => ({ ...r, summary: parseSummary(r.summary) }));
+  }
+
   /** The run records as a holder of the owner's words: summaries and errors may quote a turn. */
   holder(): OwnerTextHolder {
     return columnHolder(this.ctx, 'think_runs', [
       { column: 'summary', json: true },
       { column: 'error' },
     ]);
+  }
+}
+
+/** A stored summary parsed; one that is not JSON (never written so) is kept as its text. */
+function parseSummary(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }

@@ -15,6 +15,7 @@ import type {
   ForgetResult,
   MemoryStore,
   MentionReport,
+  OwnerActor,
   PurgeReceipt,
 } from '@keel/memory';
 
@@ -65,11 +66,16 @@ export interface PurgeDone {
  * (`MemoryStore.reachBackups`, awaited after the transaction: it reads the ledger and the
  * backups, never the store's file, and holds none of its locks).
  *
+ * @param options.actor - who the journal names: the owner at a door (default) or on the web page.
  * @throws KeelError `INVALID_INPUT` (no word to find); what the store's write throws
  *   (`DB_CORRUPT`, `JOURNAL_BROKEN`); nothing for a backup, which its line names instead.
  */
-export async function purgeText(store: MemoryStore, text: string): Promise<PurgeDone> {
-  const receipt = store.purgeMentions(text, { actor: 'owner' });
+export async function purgeText(
+  store: MemoryStore,
+  text: string,
+  options: { actor?: OwnerActor } = {},
+): Promise<PurgeDone> {
+  const receipt = store.purgeMentions(text, { actor: options.actor ?? 'owner' });
   return { receipt, backups: await store.reachBackups() };
 }
 
@@ -93,22 +99,24 @@ export interface ForgetPurgeDone {
  * backups are rewritten without it, as {@link purgeText}.
  *
  * @param options.channel - the door, recorded on the retraction.
+ * @param options.actor - who the journal names: the owner at a door (default) or on the web page.
  * @throws KeelError `NOT_FOUND` (no belief `id`), `INVALID_STATE` (it cannot be forgotten), what
  *   the store's write throws (`DB_CORRUPT`, `JOURNAL_BROKEN`).
  */
 export async function forgetAndPurge(
   store: MemoryStore,
   id: number,
-  options: { channel: string },
+  options: { channel: string; actor?: OwnerActor },
 ): Promise<ForgetPurgeDone> {
+  const actor = options.actor ?? 'owner';
   const done = store.transaction(() => {
     const target = forgetPurgeTarget(store, id);
     const already = store.fact(id)?.purged_at != null;
-    const forget = store.forget(id, { purge: true, channel: options.channel });
+    const forget = store.forget(id, { purge: true, channel: options.channel, actor });
     let receipt: PurgeReceipt | null = null;
-    if (target?.kind === 'value') receipt = store.purgeMentions(target.value, { actor: 'owner' });
+    if (target?.kind === 'value') receipt = store.purgeMentions(target.value, { actor });
     else if (target) {
-      receipt = store.purgeContent(target.content, target.valueHash, { actor: 'owner' }).receipt;
+      receipt = store.purgeContent(target.content, target.valueHash, { actor }).receipt;
     }
     return { forget, target, receipt, already };
   });
