@@ -1011,8 +1011,9 @@ export class MemoryStore {
    * Runs `fn` (synchronous or not) as one span of secrets, as an agent turn is: a secret withheld
    * from any write in the span (the owner's words, a unit of work's) is withheld from every later
    * write in it, inside a unit of work or not — the tool log, the session, a fact the model
-   * proposes. The span's secrets are kept in memory only and forgotten when `fn` settles. A span
-   * inside a span is the outer one.
+   * proposes. The span's secrets are kept in memory only, as long as work started inside the span
+   * lives (a connection opened during a turn keeps them: it can only withhold more). A span inside a
+   * span is the outer one; spans running at the same time are apart.
    *
    * @returns what `fn` returned.
    */
