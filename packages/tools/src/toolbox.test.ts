@@ -143,6 +143,18 @@ describe('MCP grants', () => {
     // control: the policy on mcp:files/read_x applies to read_x.
     expect(box.policyOf(byName('read_x'))).toBe('deny');
   });
+
+  it('a deny written under the offered name still denies (it can only over-block); allow there does not', () => {
+    const { tools, named } = served('files', ['read.x', 'write_y']);
+    const box = new Toolbox({
+      tools,
+      policies: policies({ [named('read.x')]: 'deny', [named('write_y')]: 'allow' }),
+    });
+    const byName = (name: string) => tools.find((t) => t.name === named(name))!;
+    expect(box.policyOf(byName('read.x'))).toBe('deny');
+    // control: an allow under the offered name loosens nothing; the tool asks as by default.
+    expect(box.policyOf(byName('write_y'))).toBe('ask');
+  });
 });
 
 describe('policies', () => {

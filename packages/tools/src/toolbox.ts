@@ -169,9 +169,13 @@ export class Toolbox {
   /**
    * The policy of `tool`: the owner's policy under its first policy name that has one
    * (`policyNames`, most specific first; default `[name]`), else the tool's default
-   * ({@link defaultPolicy}). Stored "always" grants are not part of it (they allow an `ask` call).
+   * ({@link defaultPolicy}); a `deny` under its offered name denies too. Stored "always" grants are
+   * not part of it (they allow an `ask` call).
    */
   policyOf(tool: AnyTool): Policy {
+    // A deny the owner wrote under the name the model is offered (as for an MCP tool before its
+    // policies named mcp:<server>/<tool>) still denies: it can only over-block, never loosen.
+    if (tool.policyNames && this.#policies.get(tool.name) === 'deny') return 'deny';
     for (const name of tool.policyNames ?? [tool.name]) {
       const policy = this.#policies.get(name);
       if (policy) return policy;
