@@ -8,7 +8,7 @@
  * appear nowhere (the control does); a second import is refused with STORE_NOT_EMPTY. The
  * Markdown export has one section per kind and confidence and source on each belief line.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keel, tempHome } from '../support/cli.js';
@@ -164,5 +164,15 @@ describe('keel export and keel import of it', () => {
     );
     expect(all).not.toContain(PURGED_VALUE);
     expect(all).not.toContain(SECRET);
+  });
+
+  it('--out over an existing 0644 file leaves it 0600 with the export; a new file is 0600 too (control)', () => {
+    const existing = join(from.home, 'shared.json');
+    writeFileSync(existing, 'old', { mode: 0o644 });
+    expect(statSync(existing).mode & 0o777).toBe(0o644);
+    run(from.home, ['export', '--out', existing]);
+    expect(statSync(existing).mode & 0o777).toBe(0o600);
+    expect(readFileSync(existing, 'utf8')).toContain(CONTROL);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 });

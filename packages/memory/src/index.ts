@@ -207,6 +207,7 @@ export {
   type HeadMark,
   parseHead,
 } from './journal/anchor.js';
+export { writeRaw as writePrivateFile } from './journal/atomic-file.js';
 export type { CompactOptions } from './journal/compact.js';
 export {
   GENESIS_HASH,

@@ -8,10 +8,9 @@
  *
  * @module
  */
-import { writeFileSync } from 'node:fs';
 import { KeelError } from '@keel/errors';
 import { formatJson } from '@keel/host';
-import type { KeelExport } from '@keel/memory';
+import { type KeelExport, writePrivateFile } from '@keel/memory';
 import { type Command, Option } from 'commander';
 import type { Config } from '../config.js';
 import { action, emit, say, wantsJson } from '../output.js';
@@ -79,7 +78,8 @@ export function registerExportCommand(program: Command, config: Config): void {
           return;
         }
         try {
-          writeFileSync(opts.out, text, { mode: 0o600 });
+          // A temporary file made 0600, renamed over the target: mode 0600 whatever was there.
+          writePrivateFile(opts.out, text);
         } catch (err) {
           throw new KeelError(
             'FILE_UNREADABLE',

@@ -191,20 +191,7 @@ async function importFile(
                 `skipped ${r.skipped.length} malformed turn(s), e.g. ${r.skipped[0]!.where}: ${r.skipped[0]!.reason}`,
               ]
             : []),
-          ...(vectors.embedded > 0
-            ? [
-                `embedded ${vectors.embedded} row(s) with ${vectors.embedder} in ${embedSeconds.toFixed(1)} s`,
-              ]
-            : []),
-          ...(vectors.reason === null || vectors.pending === 0
-            ? []
-            : vectors.embedder !== null
-              ? [
-                  `vectors pending for ${vectors.pending} row(s) (${vectors.reason}); keel reindex will fill them`,
-                ]
-              : [
-                  `no vectors for ${vectors.pending} row(s) (${vectors.reason}): recall of them is lexical; keel reindex embeds them once an embedder is set up`,
-                ]),
+          ...vectorLines(vectors, embedSeconds),
         ].join('\n'),
     );
   } catch (err) {
@@ -216,8 +203,28 @@ async function importFile(
 }
 
 /**
+ * The lines that say what an import did about vectors: how many were embedded (in `seconds`),
+ * and how many are pending and why (with or without an embedder set up).
+ */
+function vectorLines(vectors: ImportVectors, seconds: number): string[] {
+  const lines: string[] = [];
+  if (vectors.embedded > 0) {
+    lines.push(
+      `embedded ${vectors.embedded} row(s) with ${vectors.embedder} in ${seconds.toFixed(1)} s`,
+    );
+  }
+  if (vectors.reason === null || vectors.pending === 0) return lines;
+  lines.push(
+    vectors.embedder !== null
+      ? `vectors pending for ${vectors.pending} row(s) (${vectors.reason}); keel reindex will fill them`
+      : `no vectors for ${vectors.pending} row(s) (${vectors.reason}): recall of them is lexical; keel reindex embeds them once an embedder is set up`,
+  );
+  return lines;
+}
+
+/**
  * Brings a keel export into the store (which must hold no beliefs), embeds what it queued, and
- * prints what it wrote (`--json`: `{ "format": "keel-export", "beliefs", "active", "tombstones",
+ * prints what it wrote (`--json`: `{ "format": "keel-export", "beliefs", "left_out", "active", "tombstones",
  * "episodes", "exported_at", "vectors" }`).
  *
  * @throws KeelError `IMPORT_FORMAT`, `STORE_NOT_EMPTY` (nothing written), and as `MemoryStore.open`.
@@ -233,12 +240,15 @@ async function importExport(
   let failure: unknown;
   try {
     const r = store.importKeelExport(data);
+    const embedStarted = performance.now();
     const vectors = await embedImported(config, store, embed, !asJson && process.stderr.isTTY);
+    const embedSeconds = (performance.now() - embedStarted) / 1000;
     emit(
       asJson,
       {
         format: 'keel-export',
         beliefs: r.beliefs,
+        left_out: r.leftOut,
         active: r.active,
         tombstones: r.tombstones,
         episodes: r.episodes,
@@ -248,11 +258,12 @@ async function importExport(
       () =>
         [
           `imported the keel export ${file}: ${r.beliefs} belief(s) (${r.active} current), ${r.tombstones} tombstone(s), ${r.episodes} episode(s)`,
-          ...(vectors.pending > 0 && vectors.reason !== null
+          ...(r.leftOut > 0
             ? [
-                `vectors pending for ${vectors.pending} row(s) (${vectors.reason}); keel reindex fills them`,
+                `left out ${r.leftOut} belief(s) the export marks unexplained (changed outside keel's journal)`,
               ]
             : []),
+          ...vectorLines(vectors, embedSeconds),
         ].join('\n'),
     );
   } catch (err) {

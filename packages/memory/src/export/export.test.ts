@@ -4,7 +4,10 @@
 // tombstones, journaled by `import`, so verify passes and recall trusts them; a second import and
 // an import into a store with beliefs are refused (STORE_NOT_EMPTY) with nothing written.
 
+import { valueHash } from '@keel/language';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { registerFunctions } from '../db.js';
 import type { MemoryStore } from '../store.js';
 import { count, expectKeelError, factResults, openTempStore, slot, turn } from '../test-helpers.js';
 import type { KeelExport } from './format.js';
@@ -165,5 +168,132 @@ describe('importKeelExport', () => {
       () => to.store.importKeelExport({ format: 'keel-export', version: 1 }),
       'IMPORT_FORMAT',
     );
+  });
+});
+
+/** A fresh export of the seeded memory, as parsed JSON a hand may edit. */
+function seededExport(): KeelExport {
+  const from = openTempStore();
+  seed(from.store, () => from.clock.advance());
+  return JSON.parse(JSON.stringify(from.store.exportMemory())) as KeelExport;
+}
+
+const beliefOf = (x: KeelExport, key: string, status = 'active') =>
+  x.beliefs.find((b) => b.key === key && b.status === status)!;
+
+describe('importKeelExport holds the file to keel’s own rules', () => {
+  const edits: [string, (x: KeelExport) => void, RegExp][] = [
+    [
+      'a value_hash that is not the hash of the value',
+      (x) => {
+        beliefOf(x, 'bike').value = 'Brompton P Line';
+      },
+      /belief \d+ \(fact\/bike\): its value_hash is not the hash of its value/,
+    ],
+    [
+      'an inferred confidence past the evidence gate',
+      (x) => {
+        beliefOf(x, 'tea').confidence = 0.9;
+      },
+      /\(preference\/tea\): confidence 0\.9 is above what 1 piece\(s\) of evidence allow a inferred belief \(0\.7\)/,
+    ],
+    [
+      'purged without its value null',
+      (x) => {
+        const ex = x.beliefs.find((b) => b.key === 'ex_partner')!;
+        ex.value = 'Quentin';
+        ex.value_hash = valueHash('Quentin');
+      },
+      /\(fact\/ex_partner\): a value is null exactly when purged/,
+    ],
+    [
+      'a value null though not purged',
+      (x) => {
+        beliefOf(x, 'bike').purged = true;
+      },
+      /\(fact\/bike\): a value is null exactly when purged/,
+    ],
+    [
+      'two current values in one slot',
+      (x) => {
+        beliefOf(x, 'home', 'superseded').status = 'active';
+      },
+      /\(profile\/home\) and belief \d+ are both current in one slot/,
+    ],
+    [
+      'the same episode twice in one belief’s evidence',
+      (x) => {
+        const coffee = beliefOf(x, 'coffee');
+        coffee.evidence[1]!.episode = coffee.evidence[0]!.episode;
+      },
+      /\(preference\/coffee\): cites the same episode twice as evidence/,
+    ],
+    [
+      'a credential the slot names (not the value alone)',
+      (x) => {
+        const bike = beliefOf(x, 'bike');
+        bike.key = 'bank_password';
+        bike.value = 'Tr0ub4dor&3';
+        bike.value_hash = valueHash('Tr0ub4dor&3');
+      },
+      /\(fact\/bank_password\) holds what looks like a credential/,
+    ],
+  ];
+  for (const [what, edit, message] of edits) {
+    it(`refuses ${what}, naming the belief, writing nothing`, () => {
+      const x = seededExport();
+      edit(x);
+      const to = openTempStore();
+      const err = expectKeelError(() => to.store.importKeelExport(x), 'IMPORT_FORMAT');
+      expect(err.message).toMatch(message);
+      expect(count(to.store, 'SELECT count(*) AS n FROM facts')).toBe(0);
+      expect(count(to.store, 'SELECT count(*) AS n FROM episodes')).toBe(0);
+    });
+  }
+
+  it('the unedited file passes the same rules (control)', () => {
+    const x = seededExport();
+    const to = openTempStore();
+    expect(to.store.importKeelExport(x)).toMatchObject({
+      beliefs: x.beliefs.length,
+      leftOut: 0,
+    });
+    expect(to.store.verify().ok).toBe(true);
+  });
+});
+
+describe('a row the journal does not explain', () => {
+  it('is marked unexplained in the export and left out by the import; the control is imported', () => {
+    const from = openTempStore();
+    seed(from.store, () => from.clock.advance());
+    const db = new Database(from.path);
+    registerFunctions(db);
+    try {
+      const triggers = db
+        .prepare(
+          `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'facts'`,
+        )
+        .all() as { name: string; sql: string }[];
+      for (const t of triggers) db.exec(`DROP TRIGGER ${t.name}`);
+      db.prepare(
+        `UPDATE facts SET value = 'Penny-farthing', value_hash = ? WHERE key = 'bike'`,
+      ).run(valueHash('Penny-farthing'));
+      for (const t of triggers) db.exec(t.sql);
+    } finally {
+      db.close();
+    }
+    const x = JSON.parse(JSON.stringify(from.store.exportMemory())) as KeelExport;
+    const bike = beliefOf(x, 'bike');
+    expect(bike).toMatchObject({ value: 'Penny-farthing', unexplained: true });
+    const coffee = beliefOf(x, 'coffee');
+    expect(coffee.unexplained).toBeUndefined(); // control: sound rows carry no mark
+
+    const to = openTempStore();
+    const r = to.store.importKeelExport(x);
+    expect(r).toMatchObject({ beliefs: x.beliefs.length - 1, leftOut: 1 });
+    const values = to.store.beliefs().beliefs.map((f) => f.value);
+    expect(values).not.toContain('Penny-farthing');
+    expect(values).toContain('oat flat white'); // control
+    expect(to.store.verify().ok).toBe(true);
   });
 });

@@ -4,6 +4,9 @@
  * journal's changes, every tombstone (hashes only), and with `includeEpisodes` every episode. The
  * shape is documented in `format.ts`.
  *
+ * A row the journal does not explain (changed outside keel; `unexplainedFacts`) is written with
+ * `unexplained: true`, as it is: recall does not trust it, and an import leaves it out.
+ *
  * What never leaves: a purged value (the belief says `purged: true`, `value: null`; episode and
  * journal text was redacted by the purge itself) and a credential (the store keeps none: every
  * writer withholds them).
@@ -12,6 +15,7 @@
  */
 import { type StoreContext, stmt } from '../context.js';
 import { changesOf } from '../facts/why.js';
+import { unexplainedFacts } from '../journal/rows.js';
 import { PURGED } from '../redaction.js';
 import type { Episode, Fact, Source } from '../types.js';
 import {
@@ -86,14 +90,19 @@ function changesByFact(ctx: StoreContext, ids: readonly number[]): Map<number, E
   return out;
 }
 
-/** One fact row as an export holds it (a purged value left out). */
+/**
+ * One fact row as an export holds it (a purged value left out); `unexplained` marks a row the
+ * journal does not explain (changed outside keel), which an import leaves out.
+ */
 function exportedBelief(
   f: Fact,
   evidence: ExportedEvidence[],
   changes: ExportedChange[],
+  unexplained: boolean,
 ): ExportedBelief {
   const purged = isPurgedValue(f);
   return {
+    ...(unexplained ? { unexplained: true } : {}),
     id: f.id,
     scope: f.scope,
     kind: f.kind,
@@ -162,12 +171,13 @@ export function exportMemory(ctx: StoreContext, options: ExportOptions = {}): Ke
       ctx,
       facts.map((f) => f.id),
     );
+    const unexplained = unexplainedFacts(ctx.db, facts);
     const out: KeelExport = {
       format: EXPORT_FORMAT,
       version: EXPORT_VERSION,
       exported_at: isoOf(ctx.now()),
       beliefs: facts.map((f) =>
-        exportedBelief(f, evidence.get(f.id) ?? [], changes.get(f.id) ?? []),
+        exportedBelief(f, evidence.get(f.id) ?? [], changes.get(f.id) ?? [], unexplained.has(f.id)),
       ),
       tombstones: exportedTombstones(ctx),
     };

@@ -37,6 +37,8 @@
  * - A purged value is never in the file: the belief says `"purged": true` and `"value": null`
  *   (its hash stays, so the value stays refused). Episode and evidence text is as the store keeps
  *   it (purged words already cut out, credentials already withheld). Tombstones carry hashes only.
+ * - A belief whose row the journal does not explain (changed outside keel) says
+ *   `"unexplained": true`; an import leaves it out (and its links to it), and says how many.
  * - `changes` is the journal's record of the belief (who decided what, when), for reading: an
  *   import journals its own entries (actor `import`) and does not replay these.
  *
@@ -107,6 +109,8 @@ export const exportedBeliefSchema = z.object({
   superseded_by: z.number().int().positive().nullable(),
   conflicts_with: z.number().int().positive().nullable(),
   status_reason: z.string().nullable(),
+  /** True when the journal does not explain the row (changed outside keel): not imported. */
+  unexplained: z.literal(true).optional(),
   evidence: z.array(exportedEvidenceSchema).min(1),
   changes: z.array(exportedChangeSchema),
 });

@@ -61,22 +61,40 @@ export interface NewFact {
   now: number;
 }
 
-/**
- * Writes a new fact row and its first piece of evidence.
- *
- * @returns the row as stored.
- */
-export function create(ctx: StoreContext, f: NewFact): Fact {
+/** Every column of a fact row as {@link insertRow} writes it (times in ms since epoch). */
+interface FactRow {
+  slot: Slot;
+  value: string;
+  valueHash: string;
+  status: Fact['status'];
+  source: Source;
+  confidence: number;
+  evidenceCount: number;
+  createdAt: number;
+  updatedAt: number;
+  lastSeenAt: number;
+  lastDecayedAt: number | null;
+  validFrom: number | null;
+  validTo: number | null;
+  supersedesId: number | null;
+  supersededById: number | null;
+  conflictsWithId: number | null;
+  statusReason: string | null;
+  purgedAt: number | null;
+}
+
+/** The one INSERT of a fact row (noted for the journal); its evidence is the caller's. */
+function insertRow(ctx: StoreContext, f: FactRow): number {
   const id = Number(
     stmt(
       ctx.db,
       `INSERT INTO facts
         (scope, kind, key, value, value_hash, status, source, confidence, evidence_count, created_at,
-         updated_at, last_seen_at, valid_from, valid_to, supersedes_id, superseded_by_id,
-         conflicts_with_id, status_reason)
-        VALUES (@scope, @kind, @key, @value, @value_hash, @status, @source, @confidence, 1, @now, @now,
-         @now, @valid_from, @valid_to, @supersedes_id, @superseded_by_id, @conflicts_with_id,
-         @status_reason)`,
+         updated_at, last_seen_at, last_decayed_at, valid_from, valid_to, supersedes_id,
+         superseded_by_id, conflicts_with_id, status_reason, purged_at)
+        VALUES (@scope, @kind, @key, @value, @value_hash, @status, @source, @confidence, @evidence,
+         @created_at, @updated_at, @last_seen_at, @last_decayed_at, @valid_from, @valid_to,
+         @supersedes_id, @superseded_by_id, @conflicts_with_id, @status_reason, @purged_at)`,
     ).run({
       scope: f.slot.scope,
       kind: f.slot.kind,
@@ -86,16 +104,50 @@ export function create(ctx: StoreContext, f: NewFact): Fact {
       status: f.status,
       source: f.source,
       confidence: f.confidence,
-      now: f.now,
+      evidence: f.evidenceCount,
+      created_at: f.createdAt,
+      updated_at: f.updatedAt,
+      last_seen_at: f.lastSeenAt,
+      last_decayed_at: f.lastDecayedAt,
       valid_from: f.validFrom,
-      valid_to: f.validTo ?? null,
+      valid_to: f.validTo,
       supersedes_id: f.supersedesId,
-      superseded_by_id: f.supersededById ?? null,
+      superseded_by_id: f.supersededById,
       conflicts_with_id: f.conflictsWithId,
-      status_reason: f.reason,
+      status_reason: f.statusReason,
+      purged_at: f.purgedAt,
     }).lastInsertRowid,
   );
   noteInsert(ctx.db, 'facts', id);
+  return id;
+}
+
+/**
+ * Writes a new fact row and its first piece of evidence.
+ *
+ * @returns the row as stored.
+ */
+export function create(ctx: StoreContext, f: NewFact): Fact {
+  const id = insertRow(ctx, {
+    slot: f.slot,
+    value: f.value,
+    valueHash: f.valueHash,
+    status: f.status,
+    source: f.source,
+    confidence: f.confidence,
+    evidenceCount: 1,
+    createdAt: f.now,
+    updatedAt: f.now,
+    lastSeenAt: f.now,
+    lastDecayedAt: null,
+    validFrom: f.validFrom,
+    validTo: f.validTo ?? null,
+    supersedesId: f.supersedesId,
+    supersededById: f.supersededById ?? null,
+    conflictsWithId: f.conflictsWithId,
+    statusReason: f.reason,
+    purgedAt: null,
+  });
   addEvidence(ctx, id, f.episodeId, f.source, f.now);
   return factById(ctx, id)!;
 }
@@ -377,36 +429,13 @@ export interface RestoredFact {
  * @returns the new row's id.
  */
 export function restore(ctx: StoreContext, f: RestoredFact): number {
-  const id = Number(
-    stmt(
-      ctx.db,
-      `INSERT INTO facts
-        (scope, kind, key, value, value_hash, status, source, confidence, evidence_count, created_at,
-         updated_at, last_seen_at, last_decayed_at, valid_from, valid_to, status_reason, purged_at)
-        VALUES (@scope, @kind, @key, @value, @value_hash, @status, @source, @confidence, @evidence,
-         @created_at, @updated_at, @last_seen_at, @last_decayed_at, @valid_from, @valid_to,
-         @status_reason, @purged_at)`,
-    ).run({
-      scope: f.slot.scope,
-      kind: f.slot.kind,
-      key: f.slot.key,
-      value: f.value,
-      value_hash: f.valueHash,
-      status: f.status,
-      source: f.source,
-      confidence: f.confidence,
-      evidence: f.evidence.length,
-      created_at: f.createdAt,
-      updated_at: f.updatedAt,
-      last_seen_at: f.lastSeenAt,
-      last_decayed_at: f.lastDecayedAt,
-      valid_from: f.validFrom,
-      valid_to: f.validTo,
-      status_reason: f.statusReason,
-      purged_at: f.purgedAt,
-    }).lastInsertRowid,
-  );
-  noteInsert(ctx.db, 'facts', id);
+  const id = insertRow(ctx, {
+    ...f,
+    evidenceCount: f.evidence.length,
+    supersedesId: null,
+    supersededById: null,
+    conflictsWithId: null,
+  });
   for (const e of f.evidence) addEvidence(ctx, id, e.episodeId, e.source, e.observedAt);
   return id;
 }

@@ -215,7 +215,8 @@ export const whyTool: Tool<z.infer<typeof whyInput>> = {
     const why = context.store.why(id);
     if (!why) return { content: `no fact f${id}`, isError: true, factIds: [], exit: 'not_found' };
     return {
-      content: whyLines(why, context.tz).join('\n'),
+      // A value the journal does not explain is withheld from the model, as recall withholds it.
+      content: whyLines(why, context.tz, { withholdUnexplained: true }).join('\n'),
       isError: false,
       factIds: why.chain.map((f) => f.id),
       exit: 'ok',

@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeelError } from '@keel/errors';
 import { MemoryStore } from '@keel/memory';
+import { dbOf } from '@keel/memory/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolContext } from '../contract.js';
 import { memoryToolbox } from '../toolbox.js';
 import { runSlashCommand } from './commands.js';
-import { WHY_EPISODE_CHARS, whyText } from './why.js';
+import { UNEXPLAINED_VALUE_WITHHELD, WHY_EPISODE_CHARS, whyText } from './why.js';
 
 let dir: string;
 let store: MemoryStore;
@@ -131,5 +132,28 @@ describe('why as text', () => {
     expect(tool).toMatchObject({ isError: true, content: `no fact f${control.id + 100}` });
     // Control: a known id answers.
     expect(whyText(store, control.id)).toContain('Dr. Okafor');
+  });
+
+  it('the why tool withholds a value the journal does not explain; the owner’s text shows it with the warning; the control value stays', async () => {
+    const { first, second } = seed();
+    const db = dbOf(store);
+    const triggers = db
+      .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'facts'`)
+      .all() as { name: string; sql: string }[];
+    for (const t of triggers) db.exec(`DROP TRIGGER ${t.name}`);
+    db.prepare(`UPDATE facts SET value = 'Dr. Mallory' WHERE id = ?`).run(first.id);
+    for (const t of triggers) db.exec(t.sql);
+
+    const tool = await memoryToolbox().call('why', { id: second.id }, { context: context() });
+    expect(tool.isError).toBe(false);
+    expect(tool.content).not.toContain('Dr. Mallory');
+    expect(tool.content).toContain(UNEXPLAINED_VALUE_WITHHELD);
+    expect(tool.content).toContain(`not explained by the journal: f${first.id}`);
+    expect(tool.content).toContain('Dr. Park'); // control: the explained version is shown
+    // The owner's own text shows what is stored, with the warning.
+    const owner = whyText(store, second.id);
+    expect(owner).toContain('Dr. Mallory');
+    expect(owner).toContain(`not explained by the journal: f${first.id}`);
+    expect(owner).not.toContain(UNEXPLAINED_VALUE_WITHHELD);
   });
 });

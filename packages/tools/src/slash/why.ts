@@ -34,17 +34,40 @@ function versionLabel(f: Fact): string {
   return f.status;
 }
 
+/** What the model reads in place of a value the journal does not explain. */
+export const UNEXPLAINED_VALUE_WITHHELD = '[not explained by the journal: value withheld]';
+
+/** How {@link whyLines} lays an explanation out. */
+export interface WhyLinesOptions {
+  /**
+   * For the model: the value of a version the journal does not explain is replaced by
+   * {@link UNEXPLAINED_VALUE_WITHHELD}, as recall leaves such rows out. The owner (`keel why`,
+   * `/why`) sees the value with the warning. Default false.
+   */
+  withholdUnexplained?: boolean;
+}
+
 /**
  * The lines of one explanation (see the module description): the belief asked about, then every
  * version of its slot newest first (labelled `current`, `former`, `pending`, `retracted`,
  * `rejected`), each with its evidence episodes (the door it came through, when, the text cut to
  * {@link WHY_EPISODE_CHARS}) and the journal's decisions about it (when, who, what), and a line
- * for every version the journal does not explain. Times in zone `tz` (IANA name).
+ * for every version the journal does not explain (its value withheld with
+ * `withholdUnexplained`). Times in zone `tz` (IANA name).
  */
-export function whyLines(why: BeliefExplanation, tz = 'UTC'): string[] {
+export function whyLines(
+  why: BeliefExplanation,
+  tz = 'UTC',
+  options: WhyLinesOptions = {},
+): string[] {
   const lines = [`why keel believes f${why.fact.id}:`];
   for (const version of why.chain) {
-    lines.push(`${versionLabel(version)} ${historyLine(version)}`);
+    const unexplained = why.unexplained.includes(version.id);
+    const shown =
+      unexplained && options.withholdUnexplained
+        ? { ...version, value: UNEXPLAINED_VALUE_WITHHELD }
+        : version;
+    lines.push(`${versionLabel(version)} ${historyLine(shown)}`);
     for (const { episode } of why.evidence.filter((e) => e.factId === version.id)) {
       const said = formatEpisodeLine(
         {
@@ -69,7 +92,7 @@ export function whyLines(why: BeliefExplanation, tz = 'UTC'): string[] {
     }
     const changes = why.changes.filter((c) => c.factId === version.id);
     for (const c of changes) lines.push(`  ${localStamp(c.at, tz)} ${c.actor}: ${c.summary}`);
-    if (why.unexplained.includes(version.id)) {
+    if (unexplained) {
       lines.push(
         `  not explained by the journal: f${version.id} was changed outside keel (recall leaves it out; keel verify)`,
       );
