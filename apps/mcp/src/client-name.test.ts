@@ -17,4 +17,22 @@ describe('clientName', () => {
     expect(clientName(undefined)).toBe(UNNAMED_CLIENT);
     expect(clientName(' \u0007 ')).toBe(UNNAMED_CLIENT);
   });
+
+  it("never takes a name of the owner's or keel's own writers, in any case (a near name is kept)", () => {
+    for (const name of [
+      'owner',
+      'OWNER',
+      ' Owner ',
+      'keel',
+      'System',
+      'MODEL',
+      'web',
+      'Ｏｗｎｅｒ',
+    ]) {
+      const kept = clientName(name);
+      expect(kept, name).toBe(`client-${name.normalize('NFKC').trim().toLowerCase()}`);
+    }
+    expect(clientName('owner-bot')).toBe('owner-bot');
+    expect(clientName('keel web')).toBe('keel-web');
+  });
 });

@@ -12,10 +12,23 @@ export const MAX_CLIENT_NAME = 40;
 export const UNNAMED_CLIENT = 'unnamed';
 
 /**
+ * Names keel's own records give to the owner and keel's own writers: a client so named is
+ * `client-<name>` (`Owner` → `client-owner`), so no record reads as the owner's or keel's.
+ */
+export const RESERVED_CLIENT_NAMES: ReadonlySet<string> = new Set([
+  'owner',
+  'keel',
+  'system',
+  'model',
+  'web',
+]);
+
+/**
  * `name` lower-cased, with every run of characters other than letters, digits, `.` and `_`
  * (in any script) written as one `-`, trimmed of `-` at either end and cut to
  * {@link MAX_CLIENT_NAME} characters: "Claude Desktop" → `claude-desktop`,
- * "cursor-vscode 1.2" → `cursor-vscode-1.2`. A name with nothing left is {@link UNNAMED_CLIENT}.
+ * "cursor-vscode 1.2" → `cursor-vscode-1.2`. A name with nothing left is {@link UNNAMED_CLIENT};
+ * a reserved one ({@link RESERVED_CLIENT_NAMES}) is `client-<name>`.
  */
 export function clientName(name: string | undefined): string {
   const safe = (name ?? '')
@@ -24,5 +37,6 @@ export function clientName(name: string | undefined): string {
     .replace(/[^\p{L}\p{N}._]+/gu, '-')
     .replace(/^-+|-+$/g, '');
   const cut = [...safe].slice(0, MAX_CLIENT_NAME).join('').replace(/-+$/, '');
-  return cut || UNNAMED_CLIENT;
+  if (!cut) return UNNAMED_CLIENT;
+  return RESERVED_CLIENT_NAMES.has(cut) ? `client-${cut}` : cut;
 }

@@ -16,15 +16,20 @@
  * @module
  */
 import { KeelError } from '@keel/errors';
-import { redactSecrets } from '@keel/language';
-import type { MemoryStore } from '@keel/memory';
+import { redactSecrets, SecretLedger } from '@keel/language';
+import {
+  type MemoryStore,
+  REFUSED_FORGOTTEN_CONTENT,
+  REFUSED_FORGOTTEN_EPISODE,
+  REFUSED_FORGOTTEN_VALUE,
+} from '@keel/memory';
 import { buildStaticBlock, fenceMemoryResult, formatFactLine, standingInput } from '@keel/prompt';
 import {
   type AnyTool,
   type AppliedWrite,
   applyStagedWrite,
   forgetTool,
-  historyTool,
+  outsideHistoryTool,
   recallTool,
   rememberTool,
   reviewPendingTool,
@@ -57,7 +62,7 @@ export const SERVED_TOOLS: readonly ServedTool[] = [
     description:
       "Keep a belief about keel's owner. It is stored as inferred (a guess: confidence at most 0.70 at first) through keel's write review, under your client's name; only the owner's confirmation makes it more. A value that contradicts what the owner said waits for the owner's decision (a pending conflict) instead of replacing it. Use a stable key per subject so repeats corroborate and corrections supersede. Never send credentials: keel refuses them.",
   },
-  { name: 'history', tool: historyTool },
+  { name: 'history', tool: outsideHistoryTool },
   {
     name: 'review',
     tool: reviewPendingTool,
@@ -105,6 +110,27 @@ function errorText(err: unknown): string {
   return `error: ${(err as Error)?.message ?? String(err)}`;
 }
 
+/**
+ * The one reason a client reads for every refusal that rests on the owner's forgetting (a
+ * tombstone, a forgotten or purged value, key, content or episode): a reason that named it would
+ * confirm a client's guess of what the owner forgot.
+ */
+export const REFUSED_BY_REVIEW = "refused by keel's write review";
+
+/** The refusals that rest on the owner's forgetting, told to a client as {@link REFUSED_BY_REVIEW}. */
+const FORGETTING_REFUSALS: ReadonlySet<string> = new Set([
+  REFUSED_FORGOTTEN_VALUE,
+  REFUSED_FORGOTTEN_EPISODE,
+  REFUSED_FORGOTTEN_CONTENT,
+]);
+
+/** A write review's reason as a client may read it. */
+function clientReason(reason: string): string {
+  return FORGETTING_REFUSALS.has(reason) || reason.startsWith('tombstoned (')
+    ? REFUSED_BY_REVIEW
+    : reason;
+}
+
 /** What one applied write says: its decision and why, then the belief's line. */
 function appliedText(w: AppliedWrite, tz: string): string {
   if (w.decision === 'forget_requested') {
@@ -114,7 +140,7 @@ function appliedText(w: AppliedWrite, tz: string): string {
     ].join('\n');
   }
   return [
-    `remember: ${w.decision} (${w.reason})`,
+    `remember: ${w.decision} (${clientReason(w.reason)})`,
     ...(w.fact ? [formatFactLine(w.fact, tz)] : []),
     ...(w.decision === 'conflict' ? ["it waits for the owner's decision (keel review)"] : []),
   ].join('\n');
@@ -136,25 +162,38 @@ export function createMemoryServer(options: MemoryServerOptions): McpServer {
   const toolbox = new Toolbox({ tools: SERVED_TOOLS.map((s) => s.tool) });
 
   // One episode per connection: what this client writes rests on it, so a value it repeats within
-  // the connection is one piece of evidence, not many.
+  // the connection is one piece of evidence, not many. It is written in its own unit of work and
+  // kept only once committed: were it made inside the write's unit, a write that throws would roll
+  // it back while its id stayed here, and SQLite would give that id to the next episode (perhaps
+  // the owner's turn), which this client's beliefs would then cite.
   let episodeId: number | undefined;
-  const writeAs = (staged: StagedWrite): AppliedWrite | null =>
-    store.transaction(() => {
-      const actor = `mcp:${client()}` as const;
-      episodeId ??= store.addEpisode({
-        kind: 'command',
-        channel: 'mcp',
-        role: 'keel',
-        speaker: client(),
-        text: `${client()} through keel mcp`,
-        actor,
-      }).id;
-      return applyStagedWrite(store, staged, {
-        actor,
-        episodeId,
+  const episode = (): number => {
+    episodeId ??= store.transaction(
+      () =>
+        store.addEpisode({
+          kind: 'command',
+          channel: 'mcp',
+          role: 'keel',
+          speaker: `mcp:${client()}`,
+          text: `${client()} through keel mcp`,
+          actor: `mcp:${client()}`,
+        }).id,
+    );
+    return episodeId;
+  };
+  const writeAs = (staged: StagedWrite): AppliedWrite | null => {
+    const id = episode();
+    return store.transaction(() =>
+      applyStagedWrite(store, staged, {
+        actor: `mcp:${client()}`,
+        episodeId: id,
         asked: `${client()} asked to forget it through keel mcp`,
-      });
-    });
+      }),
+    );
+  };
+  // One span of secrets per connection: a secret this client sent once is withheld wherever it
+  // repeats in any later call of the connection, not only in the call that carried it.
+  const secrets = new SecretLedger();
 
   for (const s of SERVED_TOOLS) {
     const read = s.tool.effect === 'read';
@@ -165,7 +204,8 @@ export function createMemoryServer(options: MemoryServerOptions): McpServer {
         inputSchema: s.tool.input,
         annotations: { readOnlyHint: read, destructiveHint: false, openWorldHint: false },
       },
-      // One call is one span of secrets: one withheld from the tool log is withheld from the write.
+      // Every call runs in the connection's span of secrets: one withheld from the tool log is
+      // withheld from the write, and from every later call.
       (args: unknown, extra: { signal: AbortSignal }): Promise<CallToolResult> =>
         store.withSecrets(async () => {
           try {
@@ -182,7 +222,7 @@ export function createMemoryServer(options: MemoryServerOptions): McpServer {
             log(`mcp: ${s.name} from ${client()} failed: ${errorText(err).replace(/\n/g, ' ')}`);
             return served(s.name, errorText(err), true);
           }
-        }),
+        }, secrets),
     );
   }
 

@@ -19,6 +19,26 @@ function home(): string {
 }
 
 describe('announceServer / runningServers', () => {
+  it('announcing again keeps one exit listener per record (a second record adds its own)', () => {
+    const h = home();
+    const before = process.listenerCount('exit');
+    removers.push(announceServer(h, 'mcp', {}));
+    removers.push(announceServer(h, 'mcp', { client: 'cursor' }));
+    removers.push(announceServer(h, 'mcp', { client: 'cursor 2' }));
+    expect(process.listenerCount('exit')).toBe(before + 1);
+    // Control: another record is another listener.
+    removers.push(announceServer(h, 'web', { url: 'http://127.0.0.1:4103/' }));
+    expect(process.listenerCount('exit')).toBe(before + 2);
+    expect(
+      runningServers(h)
+        .map((s) => s.kind)
+        .sort(),
+    ).toEqual(['mcp', 'web']);
+    for (const r of removers.splice(0)) r();
+    expect(process.listenerCount('exit')).toBe(before);
+    expect(runningServers(h)).toEqual([]);
+  });
+
   it('lists a running server without its token, updates it in place, and forgets it once removed', () => {
     const h = home();
     const remove = announceServer(h, 'web', { url: 'http://127.0.0.1:4100/?token=s3cret#x' });

@@ -42,7 +42,9 @@ const recordName = /^(web|mcp)-(\d+)\.json$/;
 /**
  * Records that this process serves `kind` (again, to update `info`: the MCP client's name arrives
  * after start). The record goes when the process exits, or when the returned function is called.
- * A record that cannot be written is not an error: the server runs all the same.
+ * A record that cannot be written is not an error: the server runs all the same. Announcing again
+ * replaces the earlier announcement's exit listener: one record, one listener, however often
+ * `info` changes; every returned function removes the one record.
  *
  * @returns a function that removes the record.
  */
@@ -56,13 +58,20 @@ export function announceServer(home: string, kind: ServerKind, info: ServerInfo 
   } catch {
     return () => {};
   }
+  const earlier = listening.get(file);
+  if (earlier) process.off('exit', earlier);
   const remove = () => {
     process.off('exit', remove);
+    if (listening.get(file) === remove) listening.delete(file);
     rmSync(file, { force: true });
   };
+  listening.set(file, remove);
   process.on('exit', remove);
   return remove;
 }
+
+/** The exit listener of each record this process announced, by the record's file. */
+const listening = new Map<string, () => void>();
 
 /** Keeps `url` without a query or fragment (a token never lands on disk) and `client` as one line. */
 function safeInfo(info: ServerInfo): ServerInfo {

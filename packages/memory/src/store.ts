@@ -1015,11 +1015,17 @@ export class MemoryStore {
    * lives (a connection opened during a turn keeps them: it can only withhold more). A span inside a
    * span is the outer one; spans running at the same time are apart.
    *
+   * With `ledger`, the span keeps its secrets there instead of in a ledger of its own, so spans
+   * given the same ledger share them: what one withheld, every later one withholds (an MCP
+   * connection's calls, each its own span). The caller holds the ledger, in memory only, as long
+   * as it should remember.
+   *
+   * @param ledger the secrets to keep across spans; default a new one, forgotten when `fn` settles.
    * @returns what `fn` returned.
    */
-  withSecrets<T>(fn: () => T): T {
+  withSecrets<T>(fn: () => T, ledger?: SecretLedger): T {
     if (this.#secretScope.getStore()) return fn();
-    return this.#secretScope.run(new SecretLedger(), fn);
+    return this.#secretScope.run(ledger ?? new SecretLedger(), fn);
   }
 
   /**

@@ -109,6 +109,7 @@ export {
   forgetTool,
   historyTool,
   memoryTools,
+  outsideHistoryTool,
   recallTool,
   rememberTool,
   reviewPendingTool,

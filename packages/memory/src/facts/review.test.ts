@@ -16,7 +16,11 @@ import {
   turn,
 } from '../test-helpers.js';
 import type { Fact } from '../types.js';
-import { REFUSED_FORGOTTEN_EPISODE, REFUSED_FORGOTTEN_VALUE } from './review.js';
+import {
+  REFUSED_FORGOTTEN_EPISODE,
+  REFUSED_FORGOTTEN_VALUE,
+  REFUSED_OUTSIDE_REPEAT,
+} from './review.js';
 
 const COFFEE = slot('preference', 'coffee');
 const SECRET = 'sk-ant-api03-Zq9XvB7nLm2Kp4Rt6Wy8Ac1Ed3Fg5Hj7Kl9Mn0';
@@ -1006,5 +1010,33 @@ describe('another agent through MCP (actor mcp:<client>)', () => {
     expect(r.fact).toMatchObject({ status: 'pending', value: 'double espresso' });
     expect(currentOf(store).id).toBe(owner.fact!.id);
     expect(store.review().pending.map((p) => p.fact.id)).toEqual([r.fact!.id]);
+  });
+
+  it("an outside agent's repeat of what an outside agent wrote is not new evidence; the owner's is", () => {
+    const { store } = openTempStore();
+    const guess = {
+      kind: 'preference',
+      key: 'coffee',
+      value: 'oat flat white',
+      source: 'inferred',
+      channel: 'mcp',
+    } as const;
+    const first = store.remember({ ...guess, actor: 'mcp:claude-code' });
+    expect(first.decision).toBe('create');
+    // The same client reconnecting (a new episode), and another client: no new evidence.
+    for (const actor of ['mcp:claude-code', 'mcp:cursor'] as const) {
+      const again = store.remember({ ...guess, actor });
+      expect(again).toMatchObject({ decision: 'ignore', reason: REFUSED_OUTSIDE_REPEAT });
+    }
+    expect(currentOf(store).evidence_count).toBe(1);
+    // Control: the owner's sighting of the same value counts.
+    const owner = store.remember({ ...guess, source: 'owner_stated', channel: 'terminal' });
+    expect(owner.decision).not.toBe('ignore');
+    expect(currentOf(store).evidence_count).toBe(2);
+    // Control: an outside agent's first sighting of the owner's own belief counts.
+    store.remember({ kind: 'preference', key: 'tea', value: 'green tea', source: 'owner_stated' });
+    const seen = store.remember({ ...guess, key: 'tea', value: 'green tea', actor: 'mcp:cursor' });
+    expect(seen.decision).toBe('corroborate');
+    expect(currentOf(store, slot('preference', 'tea')).evidence_count).toBe(2);
   });
 });

@@ -122,6 +122,14 @@ export const REFUSED_FORGOTTEN_EPISODE =
 export const REFUSED_FORGOTTEN_CONTENT =
   'it mentions what the owner forgot (tombstoned); only the owner can restore it';
 
+/**
+ * The refusal reason when an outside agent (an `mcp:` actor) repeats a value an outside agent
+ * already wrote: a client that reconnects (a new episode) would otherwise corroborate its own
+ * guess. The owner's sighting, or keel's, still counts.
+ */
+export const REFUSED_OUTSIDE_REPEAT =
+  'an outside agent already wrote this value: its repeat is not new evidence';
+
 /** What a writer asks the store to believe. */
 export interface RememberInput {
   scope?: Scope;
@@ -384,6 +392,8 @@ interface Review {
   firstConfidence: number;
   /** Whether the cited turn supports a repeat ({@link REFUSED_NOT_EVIDENCE}). */
   supported(): boolean;
+  /** Whether an outside agent already wrote `fact`'s value while an outside agent writes now. */
+  outsideRepeat(fact: Fact): boolean;
   journal(op: Decision, factId: number | null, payload: Record<string, unknown>): void;
   ignore(reason: string, fact: Fact | null): WriteResult;
   newRow(
@@ -517,6 +527,14 @@ function openReview(
       input.episodeId === undefined ||
       getEpisode(ctx, cited)?.kind !== 'conversation' ||
       episodeSupports(ctx, cited, `${value} ${slot.key.replace(/[_.-]+/g, ' ')}`, 'any'),
+    outsideRepeat: (fact) =>
+      isMcpActor(actor) &&
+      ctx.db
+        .prepare(
+          `SELECT 1 FROM fact_evidence fe JOIN episodes e ON e.id = fe.episode_id
+           WHERE fe.fact_id = ? AND e.channel = 'mcp' LIMIT 1`,
+        )
+        .get(fact.id) !== undefined,
     journal,
     ignore: (reason, fact) => refuse(reason, fact),
     newRow: (status, links, reason) =>
@@ -562,6 +580,7 @@ function createStep(r: Review): WriteResult {
 /** CORROBORATE: the slot's current value again, from a new episode that supports it. */
 function corroborateStep(r: Review, current: Fact): WriteResult {
   if (!r.supported()) return r.ignore(REFUSED_NOT_EVIDENCE, current);
+  if (r.outsideRepeat(current)) return r.ignore(REFUSED_OUTSIDE_REPEAT, current);
   const fact = transition.corroborate(r.ctx, current, r.sighting);
   if (!fact) return r.ignore('this episode is already counted as evidence', current);
   r.liftTombstones(fact.id);

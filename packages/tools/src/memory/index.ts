@@ -18,7 +18,7 @@
  */
 import { KeelError } from '@keel/errors';
 import { supportsValue } from '@keel/language';
-import { KINDS, parseFactId, parseSlot, REFUSED_UNSAID, type Slot } from '@keel/memory';
+import { type Fact, KINDS, parseFactId, parseSlot, REFUSED_UNSAID, type Slot } from '@keel/memory';
 import { formatFactLine, formatResultLine } from '@keel/prompt';
 import { z } from 'zod';
 import type { AnyTool, StagedWrite, Tool, ToolContext, ToolResult } from '../contract.js';
@@ -176,26 +176,47 @@ function historySlot(store: ToolContext['store'], ref: string): Slot {
 }
 
 /** `history`: every version of one belief's slot, newest first. */
-export const historyTool: Tool<z.infer<typeof historyInput>> = {
-  name: 'history',
-  description:
-    'Every version of one belief (by kind/key or by a belief id such as f42), newest first, with its status (active, superseded, retracted…).',
-  input: historyInput,
-  effect: 'read',
-  origin: 'memory',
-  summary: (input) => `history of ${input.slot}`,
-  execute: guarded('history', (input, context) => {
-    const rows = context.store.history(historySlot(context.store, input.slot));
-    return {
-      content: rows.length
-        ? rows.map((f) => `${formatFactLine(f)} [${f.status}]`).join('\n')
-        : `no history for ${input.slot}`,
-      isError: false,
-      factIds: rows.map((f) => f.id),
-      exit: 'ok',
-    };
-  }),
+export const historyTool: Tool<z.infer<typeof historyInput>> = historyToolWith(false);
+
+/**
+ * `history` as an outside agent reads it (`keel mcp`): the same versions, but one the owner forgot
+ * (retracted) or rejected shows `[forgotten]` or `[rejected]` in place of its value.
+ */
+export const outsideHistoryTool: Tool<z.infer<typeof historyInput>> = historyToolWith(true);
+
+/** The placeholder of a version's value an outside agent never reads, by status. */
+const WITHHELD_VALUE: Partial<Record<Fact['status'], string>> = {
+  retracted: '[forgotten]',
+  rejected: '[rejected]',
 };
+
+/** The `history` tool; with `withhold`, forgotten and rejected values are left out. */
+function historyToolWith(withhold: boolean): Tool<z.infer<typeof historyInput>> {
+  return {
+    name: 'history',
+    description:
+      'Every version of one belief (by kind/key or by a belief id such as f42), newest first, with its status (active, superseded, retracted…).',
+    input: historyInput,
+    effect: 'read',
+    origin: 'memory',
+    summary: (input) => `history of ${input.slot}`,
+    execute: guarded('history', (input, context) => {
+      const rows = context.store.history(historySlot(context.store, input.slot));
+      const shown = (f: Fact) => {
+        const withheld = withhold ? WITHHELD_VALUE[f.status] : undefined;
+        return withheld === undefined ? f : { ...f, value: withheld };
+      };
+      return {
+        content: rows.length
+          ? rows.map((f) => `${formatFactLine(shown(f))} [${f.status}]`).join('\n')
+          : `no history for ${input.slot}`,
+        isError: false,
+        factIds: rows.map((f) => f.id),
+        exit: 'ok',
+      };
+    }),
+  };
+}
 
 /**
  * `why`: why keel holds a belief: every version of its slot (former values labelled), each
